@@ -1,0 +1,179 @@
+"""`baton` entry point: argparse only, every handler imported lazily.
+
+`main(argv) -> int` is what tests call. `baton --help`, `baton status` and
+`baton report` must stay fast: nothing heavy is imported before a handler runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import import_module
+
+EXIT_CODES = """exit codes:
+  0    plan complete (or the command did what it said)
+  1    a task failed or never reported; handoff merge stopped at a conflict
+  2    bad input, plan not approved, dirty tree or wrong branch
+  3    waiting on you or on a usage-limit reset (state saved; `baton resume` continues)
+  130  interrupted (state saved)
+"""
+
+
+def _handler(module: str, func: str) -> str:
+    return f"{module}:{func}"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole CLI contract of DESIGN.md."""
+    parser = argparse.ArgumentParser(
+        prog="baton", description="Approval-first conductor for coding agents. "
+        "With no command, opens the full-screen app.",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="store_true", help="print the version")
+    parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, target: str, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(handler=target)
+        return p
+
+    p = add("plan", "plan:cmd_plan", "draft, load, answer or print the current plan")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--goal", help="draft a plan for this goal with the planner")
+    src.add_argument("--from", dest="from_file", metavar="FILE", help="load a v1 plan document")
+    src.add_argument("--answer", nargs="+", metavar=("N", "TEXT"),
+                     help="answer planner question N (or --answer FILE with N: text lines)")
+    src.add_argument("--yes", action="store_true", help="take every recommendation")
+    p.add_argument("--new", action="store_true", help="archive the current plan first")
+    p.add_argument("--json", action="store_true", help="print the v1 plan document")
+
+    def task_cmd(name: str, field: str, value_help: str) -> None:
+        q = add(f"task-{name}", "plan:cmd_task_field", f"set a task's {value_help}")
+        q.add_argument("id", type=int, metavar="N")
+        q.add_argument("value", metavar=name.upper())
+        q.set_defaults(field=field)
+
+    task_cmd("player", "player", "player (model and effort reset to its defaults)")
+    task_cmd("model", "model", "model")
+    task_cmd("effort", "effort", "effort (low, medium, high)")
+    task_cmd("mode", "mode", "mode (build, research, manual)")
+    task_cmd("title", "title", "title")
+    task_cmd("deps", "depends_on", "dependencies (comma-separated ids, empty for none)")
+    task_cmd("scope", "scope", "scope (comma-separated paths or globs)")
+    task_cmd("check", "check", "check command (run with sh -c after the report)")
+    task_cmd("checkpoint", "checkpoint", "checkpoint flag (on or off)")
+    task_cmd("skills", "skills", "skills (comma-separated names)")
+    q = add("task-prompt", "plan:cmd_task_prompt", "set a task's prompt (from --text or stdin)")
+    q.add_argument("id", type=int, metavar="N")
+    q.add_argument("--text")
+    q = add("task-add", "plan:cmd_task_add", "add a task to the plan")
+    q.add_argument("--title", required=True)
+    q.add_argument("--player", required=True)
+    q.add_argument("--mode", default="build", choices=["build", "research", "manual"])
+    q.add_argument("--deps", default="")
+    q.add_argument("--text", default="")
+    q = add("task-remove", "plan:cmd_task_remove", "remove a task nothing depends on")
+    q.add_argument("id", type=int, metavar="N")
+    add("approve", "plan:cmd_approve", "approve the whole plan")
+    add("trust", "info:cmd_trust", "trust this repository's baton.toml (records its hash)")
+
+    q = add("run", "run:cmd_run", "run the approved plan (a view on the conductor)")
+    q.add_argument("--approve", action="store_true", help="approve the plan (and checkpoints)")
+    q.add_argument("--detach", action="store_true", help="start the conductor and return")
+    q = add("resume", "run:cmd_resume", "continue a paused or interrupted run")
+    q.add_argument("--detach", action="store_true")
+    q = add("status", "info:cmd_status", "plan, conductor and task states")
+    q.add_argument("--json", action="store_true")
+    q = add("logs", "info:cmd_logs", "a task's agent output")
+    q.add_argument("id", type=int, metavar="N")
+    q.add_argument("-f", "--follow", action="store_true")
+    q = add("log", "info:cmd_log", "the run's event log")
+    q.add_argument("--json", action="store_true", help="JSON lines")
+    q = add("retry", "run:cmd_retry", "run a failed, parked or paused task again")
+    q.add_argument("id", type=int, metavar="N")
+    q.add_argument("--feedback", default=None)
+    q = add("stop", "run:cmd_stop", "stop a running task (its work is kept)")
+    q.add_argument("id", type=int, metavar="N")
+    q = add("done", "run:cmd_done", "mark a manual task done")
+    q.add_argument("id", type=int, metavar="N")
+    q = add("checkpoint-answer", "run:cmd_checkpoint_answer", "answer a task's checkpoint")
+    q.add_argument("id", type=int, metavar="N")
+    q.add_argument("answer", choices=["yes", "no"])
+
+    q = add("handoff", "handoff:cmd_handoff", "review or merge the landed work")
+    hs = q.add_subparsers(dest="action", metavar="ACTION", required=True)
+    r = hs.add_parser("review", help="the combined diff of landed tasks")
+    r.add_argument("--task", type=int, metavar="N")
+    r.add_argument("--json", action="store_true")
+    r.add_argument("--stat", action="store_true", help="files and line counts only")
+    hs.add_parser("merge", help="merge landed task branches onto your branch in plan order")
+    q = add("discard", "handoff:cmd_discard", "discard a task's work (and its dependents')")
+    q.add_argument("id", type=int, metavar="N")
+    q.add_argument("--with-dependents", action="store_true")
+    q = add("gc", "handoff:cmd_gc", "remove worktrees of merged or discarded work")
+    q.add_argument("--dry-run", action="store_true")
+
+    q = add("players", "info:cmd_players", "which players are ready, and why not")
+    q.add_argument("--json", action="store_true")
+    add("doctor", "info:cmd_doctor", "check this machine and say how to fix what is missing")
+    q = add("demo", "demo:cmd_demo", "run a sample plan end to end, offline")
+    q.add_argument("--keep", action="store_true", help="keep the sample repository")
+    q.add_argument("--dir", help="where to make the sample repository")
+
+    q = add("attempt", "agent:cmd_attempt", argparse.SUPPRESS)
+    q.add_argument("attempt_id", type=int)
+    q.add_argument("--state", required=True)
+    q = add("conductor", "agent:cmd_conductor", argparse.SUPPRESS)
+    q.add_argument("--root", required=True)
+    q = add("report", "agent:cmd_report", "(for agents) report done, failed or progress")
+    q.add_argument("status", choices=["done", "failed", "progress"])
+    q.add_argument("message", nargs="?", default=None)
+    q.add_argument("--summary")
+    q.add_argument("--reason")
+    q = add("checkpoint", "agent:cmd_checkpoint", "(for agents) ask before an irreversible step")
+    q.add_argument("what")
+    q.add_argument("--evidence", metavar="FILE")
+    add("mcp", "agent:cmd_mcp", "(for agents) the stdio MCP server with baton_report")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; return its exit code. Errors are one clear line each, no traceback."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help is 0, a usage error is 2
+        return int(exc.code or 0)
+    if args.version:
+        from baton_tui import __version__
+
+        print(f"baton {__version__}")
+        return 0
+    if args.directory:
+        import os
+
+        os.chdir(args.directory)
+    from baton_tui.errors import BatonError
+
+    try:
+        if not getattr(args, "command", None):
+            from baton_tui.tui.launch import run_app
+
+            return run_app()
+        module, func = args.handler.split(":")
+        handler = getattr(import_module(f"baton_tui.commands.{module}"), func)
+        return int(handler(args) or 0)
+    except BatonError as exc:
+        for line in exc.lines:
+            print(f"baton: {line}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        print("baton: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""`baton plan`, `baton task-*`, `baton approve`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+from baton_tui.errors import BatonError
+from baton_tui.plan import current as plans
+from baton_tui.plan.edits import parse_ids, parse_list
+from baton_tui.plan.model import PlanDocument, parse_text
+from baton_tui.workspace import Workspace
+
+
+def _read_source(name: str) -> tuple[str, str]:
+    if name == "-":
+        return sys.stdin.read(), "stdin"
+    path = Path(name)
+    try:
+        return path.read_text(encoding="utf-8"), name
+    except FileNotFoundError:
+        raise BatonError(f"{name}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BatonError(f"{name}: cannot read: {exc}") from None
+
+
+def render_plan(doc: PlanDocument, approved: bool, slug: str) -> str:
+    """The plan as a person reads it in a terminal."""
+    lines = [f"plan {slug} — {'approved' if approved else 'not approved'} · autonomy "
+             f"{doc.autonomy}", f"goal: {doc.goal}", ""]
+    for t in doc.tasks:
+        who = " · ".join(x for x in (t.player, t.model, t.effort) if x)
+        deps = f" after {', '.join(map(str, t.depends_on))}" if t.depends_on else ""
+        lines.append(f"  {t.id:>2}. {t.title}  [{t.mode}] {who}{deps}")
+        extras = []
+        if t.skills:
+            extras.append("skills " + ", ".join(t.skills))
+        if t.scope:
+            extras.append("scope " + ", ".join(t.scope))
+        if t.checkpoint:
+            extras.append("checkpoint")
+        if t.check:
+            extras.append(f"check: {t.check}")
+        if extras:
+            lines.append("      " + " · ".join(extras))
+    for q in doc.questions:
+        lines.append(f"  ? {q.question} — {q.answer or 'recommended: ' + q.recommendation}")
+    return "\n".join(lines)
+
+
+def cmd_plan(args: Namespace) -> int:
+    ws = Workspace()
+    if args.from_file:
+        text, source = _read_source(args.from_file)
+        doc = parse_text(text, source)
+        row = plans.store_new_plan(ws, doc, new=args.new, source=source)
+        if args.json:
+            print(json.dumps(row.doc, indent=2))
+        else:
+            print(f"plan {row.slug}: {len(doc.tasks)} task(s) loaded, not approved — review with "
+                  f"`baton plan`, then `baton approve`")
+        return 0
+    if args.goal or args.answer or args.yes:
+        from baton_tui.plan.planner_cli import plan_command
+
+        return plan_command(ws, args)
+    cur = plans.current(ws)
+    assert cur is not None
+    if args.json:
+        print(json.dumps(cur.doc.dump(), indent=2))
+    else:
+        print(render_plan(cur.doc, cur.row.approved, cur.row.slug))
+    return 0
+
+
+def _convert(field: str, value: str) -> object:
+    if field == "depends_on":
+        return parse_ids(value)
+    if field in ("scope", "skills"):
+        return parse_list(value)
+    if field == "checkpoint":
+        if value not in ("on", "off"):
+            raise BatonError(f"checkpoint takes on or off, not {value!r}")
+        return value == "on"
+    if field in ("model", "check", "effort") and value.strip() in ("", "default", "none"):
+        return None
+    return value
+
+
+def cmd_task_field(args: Namespace) -> int:
+    ws = Workspace()
+    value = _convert(args.field, args.value)
+    doc = plans.edit_task(ws, args.id, args.field, value)
+    task = doc.task(args.id)
+    shown = getattr(task, args.field)
+    extra = f" (model {task.model or 'default'}, effort {task.effort or 'default'})" \
+        if args.field == "player" else ""
+    print(f"task {args.id}: {args.field.replace('depends_on', 'deps')} = "
+          f"{json.dumps(shown) if not isinstance(shown, str) else shown}{extra}")
+    return 0
+
+
+def cmd_task_prompt(args: Namespace) -> int:
+    ws = Workspace()
+    text = args.text if args.text is not None else sys.stdin.read()
+    if not text.strip():
+        raise BatonError("the prompt is empty: pass --text or pipe the prompt on stdin")
+    plans.edit_task(ws, args.id, "prompt", text)
+    print(f"task {args.id}: prompt set ({len(text)} characters)")
+    return 0
+
+
+def cmd_task_add(args: Namespace) -> int:
+    ws = Workspace()
+    new_id = plans.add_task(ws, args.title, args.player, args.mode, parse_ids(args.deps),
+                            args.text)
+    print(f"task {new_id} added")
+    return 0
+
+
+def cmd_task_remove(args: Namespace) -> int:
+    ws = Workspace()
+    plans.remove_task(ws, args.id)
+    print(f"task {args.id} removed")
+    return 0
+
+
+def cmd_approve(args: Namespace) -> int:
+    ws = Workspace()
+    row, warnings = plans.approve(ws)
+    for warning in warnings:
+        print(f"baton: warning: {warning}", file=sys.stderr)
+    where = f" onto {row.base_branch} at {row.base_commit[:10]}" if row.base_commit else ""
+    print(f"plan {row.slug} approved{where} — start it with `baton run`")
+    return 0

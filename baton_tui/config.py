@@ -1,0 +1,280 @@
+"""Configuration: the repo's `baton.toml`, the personal config (wins), documented env (wins).
+
+Each file is validated on its own first, so an error names the file that holds it.
+Commands that come from the repo's file run only once the person trusts it
+(see `trust_problem`); the personal config is trusted as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from baton_tui.errors import BatonError
+from baton_tui.paths import personal_config_path
+from baton_tui.validation import error_lines
+
+BUILTIN_PLAYERS = (
+    "claude-code", "codex", "opencode", "gemini", "aider", "cursor-agent", "goose", "amp",
+    "anthropic", "openai", "script",
+)
+RESERVED_PLAYER_KEYS = ("default", "research", "custom")
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(value: Any) -> float:
+    """Seconds from a number or a string such as `90`, `30m`, `6h`."""
+    if isinstance(value, bool):
+        raise ValueError("must be a number of seconds or a duration such as '30m'")
+    if isinstance(value, (int, float)):
+        seconds = float(value)
+    else:
+        match = _DURATION.match(str(value))
+        if not match:
+            raise ValueError("must be a number of seconds or a duration such as '30m' or '6h'")
+        seconds = float(match.group(1)) * _UNITS[match.group(2)]
+    if seconds < 0:
+        raise ValueError("must not be negative")
+    return seconds
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PlayerSettings(_Strict):
+    """`[players.<built-in name>]`: point a built-in player elsewhere or extend it."""
+
+    bin: str | None = None
+    """Another binary for this player (a command: only from a trusted baton.toml)."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Environment variables added for this player's attempts."""
+    max_parallel: int | None = Field(default=None, ge=1)
+    """At most this many of its tasks at once."""
+    models: list[str] = Field(default_factory=list)
+    """Extra model names, added to the player's own catalog."""
+
+
+class CustomPlayer(_Strict):
+    """`[players.custom.<name>]`: any agent program that follows Baton's report rules."""
+
+    command: list[str] = Field(min_length=1)
+    """argv for build mode; the prompt arrives on stdin and in BATON_PROMPT_FILE."""
+    research_command: list[str] | None = None
+    """argv for read-only research; without it the player takes no research tasks."""
+    env: dict[str, str] = Field(default_factory=dict)
+    max_parallel: int | None = Field(default=None, ge=1)
+    resume_command: list[str] | None = None
+    """Optional argv to continue a paused attempt (BATON_RESUME=1 is set either way)."""
+
+
+class PlayersConfig(_Strict):
+    """`[players]`: defaults, per-player settings and custom players."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    default: str | None = None
+    """Player for new build tasks."""
+    research: str | None = None
+    """Player for research tasks."""
+    custom: dict[str, CustomPlayer] = Field(default_factory=dict)
+    settings: dict[str, PlayerSettings] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_builtin_tables(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        settings = dict(data.pop("settings", {}) or {})
+        for key in list(data):
+            if key in RESERVED_PLAYER_KEYS:
+                continue
+            if key in BUILTIN_PLAYERS:
+                settings[key] = data.pop(key)
+            else:
+                raise ValueError(
+                    f"unknown player {key!r} (built-in: {', '.join(BUILTIN_PLAYERS)}; "
+                    f"your own agents go under [players.custom.{key}])")
+        data["settings"] = settings
+        return data
+
+    @field_validator("custom")
+    @classmethod
+    def _custom_names(cls, value: dict[str, CustomPlayer]) -> dict[str, CustomPlayer]:
+        for name in value:
+            if name in BUILTIN_PLAYERS or name in RESERVED_PLAYER_KEYS:
+                raise ValueError(f"custom player {name!r} reuses a reserved or built-in name")
+            if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]*", name):
+                raise ValueError(f"custom player name {name!r}: use lowercase letters, digits, -_.")
+        return value
+
+
+class LimitsConfig(_Strict):
+    """`[limits]`: parallelism and how long Baton waits."""
+
+    max_parallel: int = Field(default=4, ge=1, le=64)
+    """Tasks running at once across all players."""
+    max_wait: float = 3600.0
+    """`baton run` waits through usage-limit resets up to this long, then exits 3."""
+    stall: float = 900.0
+    """An agent silent (no output, no report) this long is stopped and fails visibly."""
+    checkpoint_wait: float = 20.0
+    """How long `baton checkpoint` waits for the person before answering 3 (not decided yet)."""
+    retries: int = Field(default=3, ge=0, le=10)
+    """A 429 without a reset time is retried this many times with backoff, then fails."""
+
+    @field_validator("max_wait", "stall", "checkpoint_wait", mode="before")
+    @classmethod
+    def _duration(cls, value: Any) -> float:
+        return parse_duration(value)
+
+
+class WorktreeConfig(_Strict):
+    """`[worktree]`: how a task's worktree is prepared."""
+
+    copy_: list[str] = Field(default_factory=list, alias="copy")
+    """Ignored files copied into every new worktree (e.g. `.env`)."""
+    setup: str | None = None
+    """Shell command run once in a new worktree (a command: trusted baton.toml only)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class ChecksConfig(_Strict):
+    """`[checks]`: a run-level check on the integration branch after every task landed."""
+
+    run: str | None = None
+
+
+class Config(_Strict):
+    """Everything Baton reads from configuration."""
+
+    planner: str = "claude-code"
+    """Player that drafts plans (`claude-code`, `codex` or a native route)."""
+    autonomy: Literal["guarded", "watch", "autopilot"] = "guarded"
+    """Supervision for new plans."""
+    players: PlayersConfig = Field(default_factory=PlayersConfig)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    worktree: WorktreeConfig = Field(default_factory=WorktreeConfig)
+    checks: ChecksConfig = Field(default_factory=ChecksConfig)
+    keys: dict[str, str] = Field(default_factory=dict)
+    """TUI key remapping: binding id -> key(s), e.g. `approve = "ctrl+a"`."""
+
+
+class LoadedConfig:
+    """The merged config plus where its commands came from."""
+
+    def __init__(self, config: Config, project_path: Path, project_raw: dict[str, Any],
+                 personal_raw: dict[str, Any]):
+        self.config = config
+        self.project_path = project_path
+        self.project_raw = project_raw
+        self.personal_raw = personal_raw
+
+    def project_commands(self) -> list[str]:
+        """Dotted keys of commands that the repo's baton.toml (not the personal config) sets."""
+        found: list[str] = []
+        proj, pers = self.project_raw, self.personal_raw
+
+        def sets(raw: dict[str, Any], *path: str) -> bool:
+            node: Any = raw
+            for key in path:
+                if not isinstance(node, dict) or key not in node:
+                    return False
+                node = node[key]
+            return True
+
+        for name in (proj.get("players", {}) or {}).get("custom", {}) or {}:
+            for key in ("command", "research_command", "resume_command"):
+                if sets(proj, "players", "custom", name, key) and not sets(
+                        pers, "players", "custom", name, key):
+                    found.append(f"players.custom.{name}.{key}")
+        for name in proj.get("players", {}) or {}:
+            if name in BUILTIN_PLAYERS and sets(proj, "players", name, "bin") and not sets(
+                    pers, "players", name, "bin"):
+                found.append(f"players.{name}.bin")
+        if sets(proj, "worktree", "setup") and not sets(pers, "worktree", "setup"):
+            found.append("worktree.setup")
+        if sets(proj, "checks", "run") and not sets(pers, "checks", "run"):
+            found.append("checks.run")
+        return found
+
+    def project_hash(self) -> str | None:
+        return file_hash(self.project_path)
+
+
+def file_hash(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BatonError(f"{path}: cannot read: {exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise BatonError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _validate(raw: dict[str, Any], label: str) -> Config:
+    try:
+        return Config.model_validate(raw)
+    except ValidationError as exc:
+        lines = error_lines(exc, raw, f"{label}: ")
+        raise BatonError(lines[0], code=2, lines=lines) from None
+
+
+def _env_overrides() -> dict[str, Any]:
+    """The documented environment names; other BATON_* variables are not configuration."""
+    over: dict[str, Any] = {}
+    if os.environ.get("BATON_PLANNER"):
+        over["planner"] = os.environ["BATON_PLANNER"]
+    if os.environ.get("BATON_AUTONOMY"):
+        value = os.environ["BATON_AUTONOMY"]
+        if value not in ("guarded", "watch", "autopilot"):
+            raise BatonError(f"BATON_AUTONOMY: {value!r} is not one of guarded, watch, autopilot")
+        over["autonomy"] = value
+    if os.environ.get("BATON_MAX_PARALLEL"):
+        value = os.environ["BATON_MAX_PARALLEL"]
+        if not value.strip().isdigit() or int(value) < 1:
+            raise BatonError(f"BATON_MAX_PARALLEL: {value!r} is not a whole number of at least 1")
+        over["limits"] = {"max_parallel": int(value)}
+    return over
+
+
+def load_config(repo_root: Path) -> LoadedConfig:
+    """Read, validate and merge the three sources; a broken one is a one-line BatonError."""
+    project_path = repo_root / "baton.toml"
+    personal_path = personal_config_path()
+    project_raw = _read_toml(project_path)
+    personal_raw = _read_toml(personal_path)
+    _validate(project_raw, str(project_path.name))
+    _validate(personal_raw, str(personal_path))
+    merged = _merge(_merge(project_raw, personal_raw), _env_overrides())
+    config = _validate(merged, "configuration")
+    return LoadedConfig(config, project_path, project_raw, personal_raw)

@@ -1,0 +1,93 @@
+"""Where things live: the repository, its store, Baton's home.
+
+Found with the standard library only (no `git` subprocess), so `baton status`
+and `baton report` stay fast.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class RepoPaths:
+    """The repository (or plain folder) Baton works in, and where its state lives."""
+
+    root: Path
+    git_common_dir: Path | None
+
+    @property
+    def is_git(self) -> bool:
+        return self.git_common_dir is not None
+
+    @property
+    def state_dir(self) -> Path:
+        """`<git common dir>/baton` in a repository, `.baton/state` in a plain folder."""
+        if self.git_common_dir is not None:
+            return self.git_common_dir / "baton"
+        return self.root / ".baton" / "state"
+
+    @property
+    def store_path(self) -> Path:
+        return self.state_dir / "baton.db"
+
+    @property
+    def project_config(self) -> Path:
+        return self.root / "baton.toml"
+
+
+def _common_dir_of(dot_git: Path) -> Path | None:
+    """Resolve `.git` (a directory, or a worktree's `gitdir:` file) to the common dir."""
+    if dot_git.is_dir():
+        return dot_git.resolve()
+    try:
+        text = dot_git.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    gitdir = Path(text[len("gitdir:"):].strip())
+    if not gitdir.is_absolute():
+        gitdir = (dot_git.parent / gitdir).resolve()
+    commondir = gitdir / "commondir"
+    if commondir.is_file():
+        common = Path(commondir.read_text(encoding="utf-8").strip())
+        return (common if common.is_absolute() else gitdir / common).resolve()
+    return gitdir.resolve()
+
+
+def find_repo(start: Path | str | None = None) -> RepoPaths:
+    """The enclosing git work tree of `start`, or `start` itself as a plain folder.
+
+    A folder that already holds `.baton/state` is used as a plain-folder root.
+    """
+    here = Path(start or os.getcwd()).resolve()
+    for candidate in (here, *here.parents):
+        dot_git = candidate / ".git"
+        if dot_git.exists():
+            common = _common_dir_of(dot_git)
+            if common is not None:
+                return RepoPaths(candidate, common)
+        if (candidate / ".baton" / "state").is_dir():
+            return RepoPaths(candidate, None)
+    return RepoPaths(here, None)
+
+
+def baton_home() -> Path:
+    """`$BATON_HOME`, else the user data dir (`$XDG_DATA_HOME/baton`)."""
+    explicit = os.environ.get("BATON_HOME")
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "baton"
+
+
+def personal_config_path() -> Path:
+    """`$BATON_CONFIG`, else `$XDG_CONFIG_HOME/baton/config.toml` (`~/.config/...`)."""
+    explicit = os.environ.get("BATON_CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "baton" / "config.toml"

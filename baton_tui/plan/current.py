@@ -1,0 +1,204 @@
+"""The repository's current plan: load, replace, edit, approve — the rules of DESIGN.md.
+
+One current plan per repository. A new plan replaces one that has not started;
+while the current plan has work neither merged nor discarded, a new one is
+refused unless `new=True` archives the current plan first. Every edit is
+validated whole, refused on a started task (reassigning a paused or failed one
+excepted) and voids the approval.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from baton_tui.errors import BatonError
+from baton_tui.plan import edits
+from baton_tui.plan.model import PlanDocument, parse_document
+from baton_tui.plan.slug import slugify, unique_slug
+from baton_tui.plan.validate import ensure_valid
+from baton_tui.store.db import PlanRow
+from baton_tui.store.events import TaskView, fold
+from baton_tui.workspace import Workspace
+
+# A finished non-build task has nothing left to merge.
+_SETTLED_OTHER = frozenset({"done", "merged", "discarded"})
+
+
+@dataclass
+class Current:
+    """The current plan row, its parsed document and each task's view."""
+
+    row: PlanRow
+    doc: PlanDocument
+    views: dict[int, TaskView]
+
+    def view(self, task_id: int) -> TaskView:
+        return self.views.get(task_id, TaskView())
+
+    def started(self, task_id: int) -> bool:
+        view = self.view(task_id)
+        return view.started or view.state not in ("draft", "queued")
+
+    def open_work(self) -> list[int]:
+        """Started tasks whose work is neither merged nor discarded."""
+        open_ids = []
+        for task in self.doc.tasks:
+            if not self.started(task.id):
+                continue
+            state = self.view(task.id).state
+            settled = {"merged", "discarded"} if task.mode == "build" else _SETTLED_OTHER
+            if state not in settled:
+                open_ids.append(task.id)
+        return open_ids
+
+
+def current(ws: Workspace, required: bool = True) -> Current | None:
+    """The current plan, or a clear error (exit 2) when there is none."""
+    row = ws.store.current_plan()
+    if row is None:
+        if required:
+            raise BatonError("no plan yet: draft one with `baton plan --goal \"…\"` or load one "
+                             "with `baton plan --from FILE`")
+        return None
+    return Current(row, parse_document(row.doc, "stored plan"), fold(ws.store.events(row.id)))
+
+
+def validate(ws: Workspace, doc: PlanDocument, source: str) -> PlanDocument:
+    return ensure_valid(doc, ws.catalog, set(ws.skills), source)
+
+
+def store_new_plan(ws: Workspace, doc: PlanDocument, *, new: bool = False,
+                   transcript: list[Any] | None = None, source: str = "plan") -> PlanRow:
+    """Make `doc` the current plan, following the replacement rules."""
+    validate(ws, doc, source)
+    with ws.store.tx():
+        existing = current(ws, required=False)
+        if existing is not None:
+            open_work = existing.open_work()
+            if open_work and not new:
+                raise BatonError(
+                    f"the current plan ({existing.row.slug}) has work that is neither merged nor "
+                    f"discarded (tasks {', '.join(map(str, open_work))}); finish it with "
+                    f"`baton handoff merge` or `baton discard N`, or pass --new to archive it")
+            ws.store.update_plan(existing.row.id, archived=True)
+            ws.store.append(existing.row.id, None, "plan.archived",
+                            {"reason": "new plan" if open_work else "replaced before it started"})
+        slug = unique_slug(slugify(doc.goal), ws.store.slugs())
+        plan_id = ws.store.insert_plan(slug, doc.dump(), transcript)
+        ws.store.append(plan_id, None, "plan.created", {"source": source, "tasks": len(doc.tasks)})
+    row = ws.store.plan(plan_id)
+    assert row is not None
+    return row
+
+
+def _refuse_if_started(cur: Current, task_id: int, fields: set[str]) -> bool:
+    """Raise when the edit touches a started task; True when it is a reassignment."""
+    if not cur.started(task_id):
+        return False
+    state = cur.view(task_id).state
+    if state in ("paused", "failed", "parked") and fields <= edits.REASSIGN_FIELDS:
+        return True
+    raise BatonError(f"task {task_id} has started ({state}): its fields are frozen; a paused or "
+                     f"failed task may only be reassigned (player, model, effort) and retried")
+
+
+def save_edit(ws: Workspace, cur: Current, new_doc: PlanDocument, what: str,
+              task_id: int | None, void: bool = True, extra: dict[str, Any] | None = None) -> None:
+    """Store an edited document (validated), recording the edit and voiding approval."""
+    validate(ws, new_doc, what)
+    with ws.store.tx():
+        row = ws.store.current_plan()
+        if row is None or row.id != cur.row.id or row.revision != cur.row.revision:
+            raise BatonError("the plan changed while this edit was being made; try again")
+        fields: dict[str, Any] = {"doc": new_doc.dump(), "revision": row.revision + 1}
+        if void and row.approved:
+            fields["approved"] = False
+        ws.store.update_plan(row.id, **fields)
+        ws.store.append(row.id, task_id, "plan.edited", {"edit": what, **(extra or {})})
+        if void and row.approved:
+            ws.store.append(row.id, None, "plan.approval_voided", {"edit": what})
+
+
+def edit_task(ws: Workspace, task_id: int, field: str, value: Any) -> PlanDocument:
+    """Set one field of one task, by the rules above. Returns the new document."""
+    cur = current(ws)
+    assert cur is not None
+    cur.doc.task(task_id)
+    changed = {field} | ({"model", "effort"} if field == "player" else set())
+    reassign = _refuse_if_started(cur, task_id, changed)
+    new_doc = edits.set_field(cur.doc, task_id, field, value, ws.catalog)
+    save_edit(ws, cur, new_doc, "task-" + {"depends_on": "deps"}.get(field, field), task_id, void=not reassign,
+              extra={"value": value if not isinstance(value, str) or len(value) < 200 else
+                     value[:200] + "…"})
+    return new_doc
+
+
+def add_task(ws: Workspace, title: str, player: str, mode: str = "build",
+             deps: list[int] | None = None, prompt: str = "") -> int:
+    cur = current(ws)
+    assert cur is not None
+    removed = cur.row.options.get("removed_ids", [])
+    next_id = max([t.id for t in cur.doc.tasks] + removed) + 1
+    new_doc, new_id = edits.add_task(cur.doc, title, player, mode, deps, prompt, next_id,
+                                     ws.catalog)
+    save_edit(ws, cur, new_doc, "task-add", new_id)
+    return new_id
+
+
+def remove_task(ws: Workspace, task_id: int) -> None:
+    cur = current(ws)
+    assert cur is not None
+    _refuse_if_started(cur, task_id, {"removed"})
+    new_doc = edits.remove_task(cur.doc, task_id)
+    save_edit(ws, cur, new_doc, "task-remove", task_id)
+    options = dict(cur.row.options)
+    options["removed_ids"] = sorted(set(options.get("removed_ids", [])) | {task_id})
+    ws.store.update_plan(cur.row.id, options=options)
+
+
+def set_autonomy(ws: Workspace, level: str) -> None:
+    """Autonomy is a plan-level setting; changing it voids approval like any edit."""
+    cur = current(ws)
+    assert cur is not None
+    raw = cur.doc.dump()
+    raw["autonomy"] = level
+    save_edit(ws, cur, parse_document(raw, "autonomy"), "autonomy", None)
+
+
+def approve(ws: Workspace) -> tuple[PlanRow, list[str]]:
+    """Approve the whole plan; record the person's branch and commit. Returns warnings."""
+    cur = current(ws)
+    assert cur is not None
+    validate(ws, cur.doc, "plan")
+    warnings: list[str] = []
+    branch = commit = None
+    if ws.paths.is_git:
+        from baton_tui.gitops import git
+
+        try:
+            branch = git.current_branch(ws.root)
+            commit = git.head_commit(ws.root)
+        except git.GitError:
+            raise BatonError("the repository has no commit yet: commit something first, so "
+                             "tasks have a base to start from") from None
+        if branch is None:
+            raise BatonError("HEAD is detached: switch to the branch the work should land on "
+                             "before approving")
+        if git.is_dirty(ws.root):
+            warnings.append("your tree has uncommitted changes to tracked files: agents will not "
+                            "see them (they start from the last commit)")
+    with ws.store.tx():
+        row = ws.store.current_plan()
+        assert row is not None
+        if row.base_commit and cur.open_work():
+            # A running plan keeps the base it started from.
+            branch, commit = row.base_branch, row.base_commit
+        ws.store.update_plan(row.id, approved=True, approved_at=time.time(),
+                             base_branch=branch, base_commit=commit)
+        ws.store.append(row.id, None, "plan.approved", {"branch": branch, "commit": commit,
+                                                        "warnings": warnings})
+    row = ws.store.current_plan()
+    assert row is not None
+    return row, warnings

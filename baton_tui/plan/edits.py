@@ -1,0 +1,99 @@
+"""Edits to a plan document: pure functions from a document to a new one.
+
+Each returns a fresh document; the caller (`plan.current.edit_task`) validates it,
+refuses edits to started tasks, stores it and voids approval.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from baton_tui.errors import BatonError
+from baton_tui.plan.model import EFFORTS, MODES, PlanDocument, Task
+
+if TYPE_CHECKING:
+    from baton_tui.players.registry import Catalog
+
+# Fields a paused or failed task may still change: reassigning it to another player.
+REASSIGN_FIELDS = frozenset({"player", "model", "effort"})
+
+
+def parse_ids(text: str) -> list[int]:
+    """`"1,2, 3"` -> [1, 2, 3]; empty text -> []."""
+    ids: list[int] = []
+    for part in text.replace(" ", ",").split(","):
+        if not part:
+            continue
+        if not part.isdigit() or int(part) < 1:
+            raise BatonError(f"{part!r} is not a task id (use comma-separated numbers, e.g. 1,3)")
+        ids.append(int(part))
+    return ids
+
+
+def parse_list(text: str) -> list[str]:
+    """`"a, b"` -> ["a", "b"]; empty text -> []."""
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def _with_task(doc: PlanDocument, task_id: int, **changes: Any) -> PlanDocument:
+    doc.task(task_id)  # raises a clear error for an unknown id
+    raw = doc.dump()
+    for task in raw["tasks"]:
+        if task["id"] == task_id:
+            task.update(changes)
+    from baton_tui.plan.model import parse_document
+
+    return parse_document(raw, "edit")
+
+
+def set_field(doc: PlanDocument, task_id: int, field: str, value: Any,
+              catalog: "Catalog | None" = None) -> PlanDocument:
+    """Set one task field. Changing the player resets model and effort to its defaults."""
+    if field == "player":
+        if catalog is not None and value not in catalog.players:
+            raise BatonError(f"unknown player {value!r} (known: {', '.join(catalog.names())})")
+        model, effort = catalog.defaults(value) if catalog is not None else (None, None)
+        return _with_task(doc, task_id, player=value, model=model, effort=effort)
+    if field == "effort" and value is not None and value not in EFFORTS:
+        raise BatonError(f"effort {value!r} is not one of {', '.join(EFFORTS)}")
+    if field == "mode" and value not in MODES:
+        raise BatonError(f"mode {value!r} is not one of {', '.join(MODES)}")
+    if field not in Task.model_fields or field == "id":
+        raise BatonError(f"tasks have no editable field {field!r}")
+    return _with_task(doc, task_id, **{field: value})
+
+
+def add_task(doc: PlanDocument, title: str, player: str, mode: str = "build",
+             deps: list[int] | None = None, prompt: str = "", next_id: int | None = None,
+             catalog: "Catalog | None" = None) -> tuple[PlanDocument, int]:
+    """Append a task with the next free id; returns the new document and that id."""
+    new_id = next_id or (max(t.id for t in doc.tasks) + 1)
+    model, effort = catalog.defaults(player) if catalog is not None and player in catalog.players \
+        else (None, None)
+    raw = doc.dump()
+    raw["tasks"].append({"id": new_id, "title": title, "prompt": prompt or title, "player": player,
+                         "model": model, "effort": effort, "mode": mode,
+                         "depends_on": deps or []})
+    from baton_tui.plan.model import parse_document
+
+    return parse_document(raw, "task-add"), new_id
+
+
+def remove_task(doc: PlanDocument, task_id: int) -> PlanDocument:
+    """Remove a task nothing depends on (the person re-points dependents first)."""
+    doc.task(task_id)
+    dependents = [t.id for t in doc.tasks if task_id in t.depends_on]
+    if dependents:
+        raise BatonError(f"task {task_id} cannot be removed: task(s) "
+                         f"{', '.join(map(str, dependents))} depend on it — change their "
+                         f"dependencies first (baton task-deps N IDS)")
+    if len(doc.tasks) == 1:
+        raise BatonError("the plan's last task cannot be removed; load a new plan instead")
+    raw = doc.dump()
+    raw["tasks"] = [t for t in raw["tasks"] if t["id"] != task_id]
+    from baton_tui.plan.model import parse_document
+
+    return parse_document(raw, "task-remove")
+
+
+Edit = Callable[[PlanDocument], PlanDocument]

@@ -1,0 +1,147 @@
+"""The player adapter contract: what Baton needs to know about one coding agent.
+
+A player turns an attempt (task, mode, prompt file, worktree, environment) into an
+argv list that the attempt shim runs in its own process group, and reads the
+agent's raw output back into facts (session id, tokens, cost, final text,
+usage-limit stop). Adapters never edit the person's own agent configuration:
+per-attempt settings go into files under the attempt's own directory.
+
+Implementing a player:
+  * `detect()` — installed? signed in? which version? (only ready players are offered)
+  * `models`, `default_model`, `efforts` — the catalog (`models = None`: any name accepted)
+  * `launch(ctx)` — argv + extra env for build or research; research must be really read-only
+    and still let the report through (shell `baton report` or the MCP tools)
+  * `resume(ctx)` — argv to continue a saved session (`ctx.session_id`), or None
+  * `progress(line)` — one short human line from one output line, or None
+  * `outcome(text)` — what the whole log says: session id, tokens, cost, limits, errors
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class Detection:
+    """Whether a player can be offered, and why not."""
+
+    name: str
+    ready: bool
+    reason: str = ""
+    version: str | None = None
+    path: str | None = None
+    fix: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name, "ready": self.ready, "reason": self.reason,
+                "version": self.version, "path": self.path, "fix": self.fix}
+
+
+@dataclass
+class AttemptContext:
+    """Everything a player needs to build one attempt's command line."""
+
+    task_id: int
+    mode: str                    # build | research
+    prompt_path: Path            # 0600, outside the worktree
+    prompt: str
+    worktree: Path
+    attempt_dir: Path            # per-attempt files (MCP config, settings) live here
+    env: dict[str, str]          # BATON_* and PATH additions, already composed
+    model: str | None = None
+    effort: str | None = None
+    session_id: str | None = None
+    resume_message: str | None = None
+    settings_env: dict[str, str] = field(default_factory=dict)
+    bin: str | None = None
+
+
+@dataclass
+class Launch:
+    """An argv list plus the environment it adds; the prompt goes on stdin when asked."""
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    stdin_prompt: bool = False
+
+
+@dataclass
+class Outcome:
+    """What an attempt's output says, beyond the report."""
+
+    session_id: str | None = None
+    tokens: int = 0
+    cost: float = 0.0
+    final_text: str | None = None
+    success_event: bool | None = None     # a final "result" event said success / failure
+    error: str | None = None
+    limit_until: float | None = None      # a usage limit with a known reset time
+    rate_limited: bool = False            # a 429 without a reset time
+    report: dict[str, Any] | None = None  # for agents that report in their output (Aider)
+
+
+class Player:
+    """Base adapter. Subclasses fill in the class attributes and override the methods."""
+
+    name: str = ""
+    binary: str | None = None
+    models: tuple[str, ...] | None = None     # None: any model name is accepted
+    default_model: str | None = None
+    efforts: tuple[str, ...] = ("low", "medium", "high")
+    default_effort: str | None = None
+    research: bool = True
+    checkpoints: bool = True
+    resumable: bool = True
+    max_parallel: int | None = None
+
+    def __init__(self, bin_path: str | None = None, env: dict[str, str] | None = None,
+                 extra_models: list[str] | None = None):
+        self.bin = bin_path
+        self.env = dict(env or {})
+        self.extra_models = list(extra_models or [])
+
+    # catalog ---------------------------------------------------------------
+    def catalog(self) -> tuple[str, ...] | None:
+        if self.models is None:
+            return None
+        return tuple(dict.fromkeys([*self.models, *self.extra_models]))
+
+    def model_problem(self, model: str | None) -> str | None:
+        catalog = self.catalog()
+        if model is None or catalog is None or model in catalog:
+            return None
+        return f"player {self.name!r} cannot start model {model!r} (its models: {', '.join(catalog)})"
+
+    def effort_problem(self, effort: str | None) -> str | None:
+        if effort is None or effort in self.efforts:
+            return None
+        if not self.efforts:
+            return f"player {self.name!r} has no effort levels"
+        return f"player {self.name!r} has no effort {effort!r} (it has: {', '.join(self.efforts)})"
+
+    # detection ---------------------------------------------------------------
+    def executable(self) -> str | None:
+        return shutil.which(self.bin or self.binary or "") if (self.bin or self.binary) else None
+
+    def detect(self) -> Detection:
+        path = self.executable()
+        if path is None:
+            return Detection(self.name, False, f"{self.bin or self.binary} not found on PATH",
+                             fix=f"install {self.name} or set [players.{self.name}] bin")
+        return Detection(self.name, True, "", path=path)
+
+    # running -----------------------------------------------------------------
+    def launch(self, ctx: AttemptContext) -> Launch:
+        raise NotImplementedError(f"Baton cannot start {self.name} yet")
+
+    def resume(self, ctx: AttemptContext) -> Launch | None:
+        return None
+
+    def progress(self, line: str) -> str | None:
+        return None
+
+    def outcome(self, text: str) -> Outcome:
+        return Outcome()

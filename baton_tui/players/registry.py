@@ -1,0 +1,67 @@
+"""Which players exist for this repository, and the catalog that plan validation asks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from baton_tui.config import Config
+from baton_tui.players.base import Player
+from baton_tui.players.builtin import BUILTIN_CLASSES
+from baton_tui.players.custom import CustomPlayer, ScriptPlayer
+
+
+def build_players(config: Config) -> dict[str, Player]:
+    """Built-in players (with their `[players.NAME]` settings), `script`, and custom players."""
+    players: dict[str, Player] = {}
+    for name, cls in BUILTIN_CLASSES.items():
+        settings = config.players.settings.get(name)
+        player = cls(settings.bin if settings else None, settings.env if settings else None,
+                     settings.models if settings else None)
+        if settings and settings.max_parallel:
+            player.max_parallel = settings.max_parallel
+        players[name] = player
+    players["script"] = ScriptPlayer()
+    for name, custom in config.players.custom.items():
+        players[name] = CustomPlayer(name, custom.command, custom.research_command,
+                                     custom.resume_command, custom.env, custom.max_parallel)
+    return players
+
+
+@dataclass
+class Catalog:
+    """Answers plan validation: which players exist, what models and efforts they take."""
+
+    players: dict[str, Player]
+
+    @classmethod
+    def from_config(cls, config: Config) -> "Catalog":
+        return cls(build_players(config))
+
+    def names(self) -> list[str]:
+        return list(self.players)
+
+    def defaults(self, player: str) -> tuple[str | None, str | None]:
+        """The model and effort a task gets when it moves to `player`."""
+        adapter = self.players[player]
+        return adapter.default_model, adapter.default_effort
+
+    def problems(self, task: "object") -> list[str]:
+        """What is wrong with one task's player, model, effort and mode."""
+        name = getattr(task, "player")
+        adapter = self.players.get(name)
+        if adapter is None:
+            return [f"unknown player {name!r} (known: {', '.join(self.names())})"]
+        found = []
+        for problem in (adapter.model_problem(getattr(task, "model")),
+                        adapter.effort_problem(getattr(task, "effort"))):
+            if problem:
+                found.append(problem)
+        mode = getattr(task, "mode")
+        if mode == "research" and not adapter.research:
+            found.append(f"player {name!r} cannot run research tasks"
+                         + (" (no research_command)" if isinstance(adapter, CustomPlayer) else ""))
+        if getattr(task, "checkpoint") and not adapter.checkpoints and mode != "manual":
+            found.append(f"player {name!r} cannot stop at a checkpoint; give this task to another")
+        if name == "script" and not getattr(task, "check"):
+            found.append("player 'script' needs a check command: it is the whole task")
+        return found

@@ -1,0 +1,300 @@
+"""The SQLite state store (WAL): plans, events, attempts, trust, the conductor.
+
+Standard library only, so `baton status` and `baton report` load nothing heavy.
+Every process (CLI, conductor, attempt shims, reports) opens its own
+connection; WAL lets readers work while one writer appends.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from baton_tui.store.events import Event
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS plans (
+    id INTEGER PRIMARY KEY,
+    slug TEXT NOT NULL UNIQUE,
+    doc TEXT NOT NULL,
+    created REAL NOT NULL,
+    revision INTEGER NOT NULL DEFAULT 0,
+    archived INTEGER NOT NULL DEFAULT 0,
+    approved INTEGER NOT NULL DEFAULT 0,
+    approved_at REAL,
+    base_branch TEXT,
+    base_commit TEXT,
+    transcript TEXT NOT NULL DEFAULT '[]',
+    options TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    plan_id INTEGER,
+    task_id INTEGER,
+    kind TEXT NOT NULL,
+    data TEXT NOT NULL DEFAULT '{}',
+    ts REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_plan ON events (plan_id, id);
+CREATE TABLE IF NOT EXISTS attempts (
+    id INTEGER PRIMARY KEY,
+    plan_id INTEGER NOT NULL,
+    task_id INTEGER NOT NULL,
+    nonce TEXT NOT NULL,
+    player TEXT NOT NULL,
+    spec TEXT NOT NULL DEFAULT '{}',
+    log_path TEXT,
+    shim_pid INTEGER,
+    pid INTEGER,
+    pgid INTEGER,
+    create_time REAL,
+    started REAL,
+    ended REAL,
+    exit_status INTEGER,
+    session_id TEXT,
+    report TEXT,
+    collected INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS attempts_task ON attempts (plan_id, task_id, id);
+CREATE TABLE IF NOT EXISTS trust (path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, trusted_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS conductor (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    pid INTEGER NOT NULL,
+    create_time REAL,
+    plan_id INTEGER,
+    started REAL NOT NULL
+);
+"""
+
+ATTEMPT_FIELDS = (
+    "id", "plan_id", "task_id", "nonce", "player", "spec", "log_path", "shim_pid", "pid", "pgid",
+    "create_time", "started", "ended", "exit_status", "session_id", "report", "collected",
+)
+
+
+@dataclass
+class PlanRow:
+    """A stored plan: the v1 document plus what Baton recorded about it."""
+
+    id: int
+    slug: str
+    doc: dict[str, Any]
+    created: float
+    revision: int
+    archived: bool
+    approved: bool
+    approved_at: float | None
+    base_branch: str | None
+    base_commit: str | None
+    transcript: list[Any]
+    options: dict[str, Any]
+
+    @property
+    def integration_branch(self) -> str:
+        return f"baton/{self.slug}/integration"
+
+
+@dataclass
+class AttemptRow:
+    """One run of one agent on one task, as the shim and the conductor recorded it."""
+
+    id: int
+    plan_id: int
+    task_id: int
+    nonce: str
+    player: str
+    spec: dict[str, Any]
+    log_path: str | None
+    shim_pid: int | None
+    pid: int | None
+    pgid: int | None
+    create_time: float | None
+    started: float | None
+    ended: float | None
+    exit_status: int | None
+    session_id: str | None
+    report: dict[str, Any] | None
+    collected: bool
+
+
+class Store:
+    """A connection to one repository's store."""
+
+    def __init__(self, path: Path | str, *, create: bool = True):
+        self.path = Path(path)
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        elif not self.path.exists():
+            raise FileNotFoundError(self.path)
+        self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute("PRAGMA busy_timeout = 30000")
+        if create:
+            mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
+            if mode != "wal":
+                self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            self.conn.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction taken up front (BEGIN IMMEDIATE), so writers queue cleanly."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # events ---------------------------------------------------------------
+    def append(self, plan_id: int | None, task_id: int | None, kind: str,
+               data: dict[str, Any] | None = None) -> int:
+        """Append one event; returns its id."""
+        cur = self.conn.execute(
+            "INSERT INTO events (plan_id, task_id, kind, data, ts) VALUES (?, ?, ?, ?, ?)",
+            (plan_id, task_id, kind, json.dumps(data or {}), time.time()),
+        )
+        return int(cur.lastrowid)
+
+    def events(self, plan_id: int | None = None, after: int = 0,
+               task_id: int | None = None) -> list[Event]:
+        sql = "SELECT * FROM events WHERE id > ?"
+        args: list[Any] = [after]
+        if plan_id is not None:
+            sql += " AND plan_id = ?"
+            args.append(plan_id)
+        if task_id is not None:
+            sql += " AND task_id = ?"
+            args.append(task_id)
+        rows = self.conn.execute(sql + " ORDER BY id", args).fetchall()
+        return [Event(r["id"], r["plan_id"], r["task_id"], r["kind"], json.loads(r["data"]), r["ts"])
+                for r in rows]
+
+    def last_event_id(self) -> int:
+        row = self.conn.execute("SELECT MAX(id) FROM events").fetchone()
+        return int(row[0] or 0)
+
+    # plans ----------------------------------------------------------------
+    @staticmethod
+    def _plan(row: sqlite3.Row) -> PlanRow:
+        return PlanRow(
+            id=row["id"], slug=row["slug"], doc=json.loads(row["doc"]), created=row["created"],
+            revision=row["revision"], archived=bool(row["archived"]), approved=bool(row["approved"]),
+            approved_at=row["approved_at"], base_branch=row["base_branch"],
+            base_commit=row["base_commit"], transcript=json.loads(row["transcript"]),
+            options=json.loads(row["options"]),
+        )
+
+    def current_plan(self) -> PlanRow | None:
+        row = self.conn.execute(
+            "SELECT * FROM plans WHERE archived = 0 ORDER BY id DESC LIMIT 1").fetchone()
+        return self._plan(row) if row else None
+
+    def plan(self, plan_id: int) -> PlanRow | None:
+        row = self.conn.execute("SELECT * FROM plans WHERE id = ?", (plan_id,)).fetchone()
+        return self._plan(row) if row else None
+
+    def slugs(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT slug FROM plans")}
+
+    def insert_plan(self, slug: str, doc: dict[str, Any], transcript: list[Any] | None = None) -> int:
+        cur = self.conn.execute(
+            "INSERT INTO plans (slug, doc, created, transcript) VALUES (?, ?, ?, ?)",
+            (slug, json.dumps(doc), time.time(), json.dumps(transcript or [])),
+        )
+        return int(cur.lastrowid)
+
+    def update_plan(self, plan_id: int, **fields: Any) -> None:
+        """Update plan columns; `doc`, `transcript` and `options` are JSON-encoded here."""
+        for key in ("doc", "transcript", "options"):
+            if key in fields:
+                fields[key] = json.dumps(fields[key])
+        for key in ("approved", "archived"):
+            if key in fields:
+                fields[key] = int(bool(fields[key]))
+        cols = ", ".join(f"{k} = ?" for k in fields)
+        self.conn.execute(f"UPDATE plans SET {cols} WHERE id = ?", (*fields.values(), plan_id))
+
+    # attempts -------------------------------------------------------------
+    @staticmethod
+    def _attempt(row: sqlite3.Row) -> AttemptRow:
+        values = {k: row[k] for k in ATTEMPT_FIELDS}
+        values["spec"] = json.loads(values["spec"] or "{}")
+        values["report"] = json.loads(values["report"]) if values["report"] else None
+        values["collected"] = bool(values["collected"])
+        return AttemptRow(**values)
+
+    def new_attempt(self, plan_id: int, task_id: int, nonce: str, player: str,
+                    spec: dict[str, Any], log_path: str) -> int:
+        cur = self.conn.execute(
+            "INSERT INTO attempts (plan_id, task_id, nonce, player, spec, log_path) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (plan_id, task_id, nonce, player, json.dumps(spec), log_path),
+        )
+        return int(cur.lastrowid)
+
+    def update_attempt(self, attempt_id: int, **fields: Any) -> None:
+        if "spec" in fields:
+            fields["spec"] = json.dumps(fields["spec"])
+        if "report" in fields and fields["report"] is not None:
+            fields["report"] = json.dumps(fields["report"])
+        if "collected" in fields:
+            fields["collected"] = int(bool(fields["collected"]))
+        cols = ", ".join(f"{k} = ?" for k in fields)
+        self.conn.execute(f"UPDATE attempts SET {cols} WHERE id = ?", (*fields.values(), attempt_id))
+
+    def attempt(self, attempt_id: int) -> AttemptRow | None:
+        row = self.conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
+        return self._attempt(row) if row else None
+
+    def attempts(self, plan_id: int, task_id: int | None = None) -> list[AttemptRow]:
+        sql, args = "SELECT * FROM attempts WHERE plan_id = ?", [plan_id]
+        if task_id is not None:
+            sql += " AND task_id = ?"
+            args.append(task_id)
+        return [self._attempt(r) for r in self.conn.execute(sql + " ORDER BY id", args)]
+
+    def latest_attempt(self, plan_id: int, task_id: int) -> AttemptRow | None:
+        row = self.conn.execute(
+            "SELECT * FROM attempts WHERE plan_id = ? AND task_id = ? ORDER BY id DESC LIMIT 1",
+            (plan_id, task_id)).fetchone()
+        return self._attempt(row) if row else None
+
+    # trust ----------------------------------------------------------------
+    def trusted_hash(self, path: str) -> str | None:
+        row = self.conn.execute("SELECT sha256 FROM trust WHERE path = ?", (path,)).fetchone()
+        return row[0] if row else None
+
+    def set_trust(self, path: str, sha256: str) -> None:
+        self.conn.execute(
+            "INSERT INTO trust (path, sha256, trusted_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, trusted_at = excluded.trusted_at",
+            (path, sha256, time.time()))
+
+    # conductor --------------------------------------------------------------
+    def conductor(self) -> sqlite3.Row | None:
+        return self.conn.execute("SELECT * FROM conductor WHERE id = 1").fetchone()
+
+    def set_conductor(self, pid: int, create_time: float | None, plan_id: int) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO conductor (id, pid, create_time, plan_id, started) "
+            "VALUES (1, ?, ?, ?, ?)", (pid, create_time, plan_id, time.time()))
+
+    def clear_conductor(self, pid: int) -> None:
+        self.conn.execute("DELETE FROM conductor WHERE id = 1 AND pid = ?", (pid,))

@@ -1,0 +1,55 @@
+"""One repository as Baton sees it: paths, store, config, players — opened lazily."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from baton_tui.paths import RepoPaths, find_repo
+from baton_tui.store.db import Store
+
+if TYPE_CHECKING:
+    from baton_tui.config import LoadedConfig
+    from baton_tui.players.registry import Catalog
+
+
+class Workspace:
+    """The engine's handle on a repository; every engine command takes one."""
+
+    def __init__(self, start: Path | str | None = None, paths: RepoPaths | None = None):
+        self.paths = paths or find_repo(start)
+
+    @property
+    def root(self) -> Path:
+        return self.paths.root
+
+    @cached_property
+    def store(self) -> Store:
+        return Store(self.paths.store_path)
+
+    @cached_property
+    def loaded(self) -> "LoadedConfig":
+        from baton_tui.config import load_config
+
+        return load_config(self.paths.root)
+
+    @property
+    def config(self):
+        return self.loaded.config
+
+    @cached_property
+    def catalog(self) -> "Catalog":
+        from baton_tui.players.registry import Catalog
+
+        return Catalog.from_config(self.config)
+
+    @cached_property
+    def skills(self) -> dict:
+        from baton_tui.skills import load_skills
+
+        return load_skills(self.paths.root)
+
+    def close(self) -> None:
+        if "store" in self.__dict__:
+            self.store.close()
