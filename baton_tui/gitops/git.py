@@ -1,0 +1,277 @@
+"""Thin, UI-free wrapper around the ``git`` command line.
+
+Why subprocess and not GitPython: GitPython is slow to import (it matters for a CLI that starts
+often) and hides the exact commands run. Every call here is an argv list (never a shell string),
+runs with ``GIT_TERMINAL_PROMPT=0`` (a background conductor must never wait on a credential
+prompt) and ``LC_ALL=C`` (messages we parse stay in English), and with stdin closed unless input
+is given (so git can never block on the terminal).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+__all__ = [
+    "GitError",
+    "git",
+    "run_git",
+    "git_version",
+    "supports_worktrees",
+    "repo_root",
+    "common_dir",
+    "git_dir",
+    "current_branch",
+    "head_commit",
+    "rev_parse",
+    "is_dirty",
+    "dirty_files",
+    "identity_env",
+    "BATON_IDENTITY",
+    "NO_HOOKS",
+]
+
+# Variables that would redirect git away from the repository we pass as ``cwd`` (they are set
+# when Baton itself runs inside a git hook, for instance). They are dropped from the inherited
+# environment; callers that mean them pass them explicitly through ``env``.
+_REDIRECTING_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+)
+
+#: Prefix for git commands that must run no hook at all: Baton's own plumbing commits and ref
+#: moves (``update-ref`` runs the reference-transaction hook) are not the person's commits, and a
+#: failing or slow hook must not decide whether an agent's work is kept.
+NO_HOOKS: tuple[str, ...] = ("-c", f"core.hooksPath={os.devnull}")
+
+#: The identity Baton commits under when the repository has none configured.
+BATON_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Baton",
+    "GIT_AUTHOR_EMAIL": "baton@localhost",
+    "GIT_COMMITTER_NAME": "Baton",
+    "GIT_COMMITTER_EMAIL": "baton@localhost",
+}
+
+
+class GitError(Exception):
+    """A git command failed.
+
+    Carries the argv (``args_``, named so to leave ``Exception.args`` alone), git's stderr and
+    its exit status, so callers can tell "not found" from "conflict" from "lock held" without
+    re-running anything.
+    """
+
+    def __init__(self, args: list[str], stderr: str, returncode: int, message: str | None = None):
+        self.args_ = list(args)
+        self.stderr = stderr
+        self.returncode = returncode
+        detail = message or (stderr.strip().splitlines() or ["(no output)"])[-1]
+        super().__init__(f"git {' '.join(self.args_)} failed (exit {returncode}): {detail}")
+
+
+def _env(extra: dict | None) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in _REDIRECTING_VARS}
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["LC_ALL"] = "C"
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_git(
+    cwd: str | os.PathLike,
+    *args: str,
+    input: str | None = None,
+    env: dict | None = None,
+) -> subprocess.CompletedProcess:
+    """Run git and return the completed process whatever its exit status.
+
+    For the commands whose exit status *is* the answer (``merge-base --is-ancestor``,
+    ``merge-tree``): ``git()`` would have to turn those into exceptions.
+    """
+    argv = ["git", *[os.fspath(a) for a in args]]
+    try:
+        return subprocess.run(
+            argv,
+            cwd=os.fspath(cwd),
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="surrogateescape",
+            env=_env(env),
+        )
+    except FileNotFoundError as exc:
+        # Either git is missing or cwd does not exist: both are "git could not run".
+        raise GitError(argv[1:], str(exc), 127) from exc
+
+
+def git(
+    cwd: str | os.PathLike,
+    *args: str,
+    input: str | None = None,
+    env: dict | None = None,
+    check: bool = True,
+) -> str:
+    """Run ``git args…`` in ``cwd`` and return stdout without its trailing newline.
+
+    Raises ``GitError`` on a non-zero exit unless ``check`` is False.
+    """
+    proc = run_git(cwd, *args, input=input, env=env)
+    if check and proc.returncode != 0:
+        raise GitError(list(args), proc.stderr, proc.returncode)
+    out = proc.stdout
+    return out[:-1] if out.endswith("\n") else out
+
+
+@functools.lru_cache(maxsize=1)
+def git_version() -> tuple[int, int, int] | None:
+    """The installed git's version, or None when git is missing.
+
+    Baton degrades (tasks run in the folder, one at a time) without a usable git, so this must
+    never raise.
+    """
+    if shutil.which("git") is None:
+        return None
+    try:
+        proc = subprocess.run(
+            ["git", "--version"], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+            env=_env(None), timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", proc.stdout)
+    if proc.returncode != 0 or not m:
+        return None
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
+def supports_worktrees() -> bool:
+    """True when git can run Baton's worktree model: 2.38+, for ``merge-tree --write-tree``.
+
+    Landing without touching any checkout depends on that merge-tree mode.
+    """
+    v = git_version()
+    return v is not None and v >= (2, 38, 0)
+
+
+def repo_root(path: str | os.PathLike) -> Path | None:
+    """The top of the working tree containing ``path``, or None (not a repo, bare, or missing)."""
+    p = Path(path)
+    if not p.is_dir():
+        p = p.parent
+    try:
+        proc = run_git(p, "rev-parse", "--show-toplevel")
+    except GitError:
+        return None
+    if proc.returncode != 0 or not proc.stdout.strip():
+        return None
+    return Path(proc.stdout.rstrip("\n")).resolve()
+
+
+def common_dir(path: str | os.PathLike) -> Path:
+    """The repository's shared git directory (the same from every worktree).
+
+    Where refs, objects and Baton's own repo-wide state live; per-worktree ``--git-dir``
+    would differ between the person's checkout and an agent's worktree.
+    """
+    out = git(path, "rev-parse", "--git-common-dir")
+    p = Path(out)
+    if not p.is_absolute():
+        p = Path(path) / p
+    return p.resolve()
+
+
+def git_dir(path: str | os.PathLike) -> Path:
+    """This worktree's own git directory (holds its HEAD and index)."""
+    out = git(path, "rev-parse", "--git-dir")
+    p = Path(out)
+    if not p.is_absolute():
+        p = Path(path) / p
+    return p.resolve()
+
+
+def current_branch(repo: str | os.PathLike) -> str | None:
+    """The checked-out branch's short name, or None when HEAD is detached.
+
+    An unborn branch (fresh ``git init``) still counts as checked out.
+    """
+    proc = run_git(repo, "symbolic-ref", "-q", "--short", "HEAD")
+    if proc.returncode == 0:
+        return proc.stdout.strip() or None
+    if proc.returncode == 1:
+        return None
+    raise GitError(["symbolic-ref", "-q", "--short", "HEAD"], proc.stderr, proc.returncode)
+
+
+def head_commit(repo: str | os.PathLike) -> str:
+    """The commit HEAD points at (raises GitError on an unborn branch)."""
+    return git(repo, "rev-parse", "--verify", "HEAD^{commit}")
+
+
+def rev_parse(repo: str | os.PathLike, ref: str) -> str | None:
+    """The commit ``ref`` names, or None when it names no commit.
+
+    Peels tags to their commit, since every caller wants something it can merge or diff.
+    Refs that look like options are refused rather than passed to git.
+    """
+    if not ref or ref.startswith("-"):
+        return None
+    proc = run_git(repo, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}")
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.strip() or None
+
+
+def dirty_files(repo: str | os.PathLike) -> list[str]:
+    """Tracked files with uncommitted changes (staged, unstaged or unmerged), repo-relative.
+
+    Untracked files are deliberately not counted: a merge never touches them unless it would
+    overwrite one, and git itself refuses that case.
+    """
+    out = git(
+        repo, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames",
+        env={"GIT_OPTIONAL_LOCKS": "0"},
+    )
+    return [entry[3:] for entry in out.split("\0") if len(entry) > 3]
+
+
+def is_dirty(repo: str | os.PathLike) -> bool:
+    """True when tracked files have uncommitted changes; untracked files do not count."""
+    return bool(dirty_files(repo))
+
+
+def _config_get(repo: str | os.PathLike, key: str) -> str:
+    proc = run_git(repo, "config", "--get", key)
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def identity_env(repo: str | os.PathLike) -> dict:
+    """Environment that gives Baton's commits an identity when the repo has none.
+
+    ``git commit``/``commit-tree`` refuse to run without user.name and user.email; a fresh
+    machine or a CI box often has neither, and Baton must still be able to land work. When the
+    person has an identity (config, or the GIT_AUTHOR_*/GIT_COMMITTER_* variables) we use theirs
+    and return {}; otherwise every commit says plainly that Baton made it.
+    """
+    env_has = all(
+        os.environ.get(k) for k in BATON_IDENTITY
+    )
+    if env_has:
+        return {}
+    name = os.environ.get("GIT_AUTHOR_NAME") or _config_get(repo, "user.name")
+    email = os.environ.get("GIT_AUTHOR_EMAIL") or _config_get(repo, "user.email")
+    if name and email:
+        return {}
+    return dict(BATON_IDENTITY)

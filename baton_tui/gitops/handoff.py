@@ -1,0 +1,140 @@
+"""The handoff: reviewing landed work, and merging it into the person's own branch.
+
+This is the one place Baton touches the person's checkout, so it refuses to start on the wrong
+branch or with uncommitted tracked changes, checks every merge with ``git merge-tree`` before
+doing it, and stops at the first conflict with the tree untouched — naming the files and the
+one command that finishes the merge by hand. Running it again skips what is already merged.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from baton_tui.errors import BatonError
+
+from .git import GitError, current_branch, dirty_files, git, identity_env, run_git
+from .landing import changed_files, diff_stat, diff_text, is_ancestor, merge_tree
+
+__all__ = ["TaskBranch", "MergeOutcome", "review", "merge"]
+
+
+@dataclass
+class TaskBranch:
+    """A landed task, as the handoff sees it."""
+
+    id: int
+    title: str
+    branch: str
+
+
+@dataclass
+class MergeOutcome:
+    """Which tasks were merged now, which were already merged, and the conflict that stopped
+    the run (``{"id", "branch", "files", "command"}``) if any."""
+
+    merged: list[int] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    conflict: dict | None = None
+
+
+def _section(repo, base: str, tip: str) -> dict:
+    stats = diff_stat(repo, base, tip)
+    return {
+        "files": changed_files(repo, base, tip),
+        "added": sum(a for _, a, _ in stats),
+        "deleted": sum(d for _, _, d in stats),
+        "diff": diff_text(repo, base, tip),
+    }
+
+
+def review(repo, base: str, integration: str, tasks: list[TaskBranch]) -> dict:
+    """Everything ``baton handoff review`` shows, as plain data.
+
+    The combined diff is ``base..integration``; each task's section is
+    ``merge-base(base, branch)..branch`` — what the task's branch holds beyond the run's
+    starting point (for a task cut after its dependencies landed, that includes theirs).
+    """
+    combined = _section(repo, base, integration)
+    out = {
+        "base": base,
+        "integration": integration,
+        "files": combined["files"],
+        "stats": {
+            "files": len(combined["files"]),
+            "added": combined["added"],
+            "deleted": combined["deleted"],
+        },
+        "diff": combined["diff"],
+        "tasks": [],
+    }
+    for t in tasks:
+        mb = git(repo, "merge-base", base, t.branch)
+        out["tasks"].append({"id": t.id, "title": t.title, "branch": t.branch,
+                             **_section(repo, mb, t.branch)})
+    return out
+
+
+def _shorten(paths: list[str], limit: int = 5) -> str:
+    shown = ", ".join(paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+def merge(repo, target_branch: str, tasks: list[TaskBranch]) -> MergeOutcome:
+    """Merge the task branches onto ``target_branch`` in the given (plan) order.
+
+    Refuses (BatonError, code 2) when another branch is checked out or tracked files have
+    uncommitted changes; untracked files do not block it. Per branch: skip when already merged,
+    check with ``merge-tree`` (the person's tree is not touched), then ``git merge --no-ff``.
+    A conflict stops the run before anything is written and names the command to do that merge
+    by hand; the remaining branches stay as they are, and a second run picks up from there.
+    """
+    branch = current_branch(repo)
+    if branch != target_branch:
+        shown = branch if branch else "a detached HEAD"
+        raise BatonError(
+            f"wrong branch: {shown} is checked out; handoff merges onto {target_branch} "
+            f"— run `git switch {target_branch}`",
+            code=2,
+        )
+    dirty = dirty_files(repo)
+    if dirty:
+        raise BatonError(
+            f"uncommitted changes to tracked files: {_shorten(dirty)}; commit or stash them first",
+            code=2,
+        )
+    env = {**identity_env(repo), "GIT_MERGE_AUTOEDIT": "no"}
+    outcome = MergeOutcome()
+    for t in tasks:
+        try:
+            if is_ancestor(repo, t.branch, "HEAD"):
+                outcome.skipped.append(t.id)
+                continue
+            _tree, conflicts = merge_tree(repo, "HEAD", t.branch)
+        except GitError as exc:
+            raise BatonError(f"task {t.id}: cannot merge {t.branch}: {exc}", code=2) from exc
+        if conflicts:
+            outcome.conflict = {
+                "id": t.id,
+                "branch": t.branch,
+                "files": conflicts,
+                "command": f"git merge --no-ff {t.branch}",
+            }
+            return outcome
+        msg = f"Merge task {t.id}: {t.title}"
+        proc = run_git(repo, "merge", "--no-ff", "--no-edit", "-m", msg, t.branch, env=env)
+        if proc.returncode != 0:
+            # merge-tree said clean, so this is a hook, a merge driver or an untracked file in
+            # the way; put the tree back as it was rather than leave a half-done merge.
+            gd = git(repo, "rev-parse", "--git-dir")
+            if os.path.exists(os.path.join(repo, gd, "MERGE_HEAD")):
+                run_git(repo, "merge", "--abort")
+            detail = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
+            raise BatonError(
+                f"task {t.id}: git merge of {t.branch} failed: "
+                f"{detail[-1] if detail else 'exit ' + str(proc.returncode)}",
+                code=1,
+                lines=[f"task {t.id}: git merge of {t.branch} failed", *detail],
+            )
+        outcome.merged.append(t.id)
+    return outcome

@@ -1,0 +1,203 @@
+"""Landing a task branch on the integration branch, and the diffs around it.
+
+Landing never checks anything out: ``git merge-tree --write-tree`` computes the merge in the
+object store, ``commit-tree`` records it, and ``update-ref`` with the old value moves the
+integration branch only if nobody moved it meanwhile. A conflict therefore leaves nothing
+half-merged anywhere: no ref moves, no file is written.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+from .git import NO_HOOKS, GitError, git, identity_env, rev_parse, run_git
+
+__all__ = [
+    "LandResult",
+    "land",
+    "merge_tree",
+    "is_ancestor",
+    "changed_files",
+    "diff_stat",
+    "diff_text",
+    "files_outside",
+]
+
+
+@dataclass
+class LandResult:
+    """What ``land`` did: ``ok`` with the integration commit, or the conflicted files."""
+
+    ok: bool
+    commit: str | None
+    conflicts: list[str] = field(default_factory=list)
+    message: str = ""
+
+
+def is_ancestor(repo, ancestor: str, descendant: str) -> bool:
+    """``git merge-base --is-ancestor``; raises GitError when either ref does not exist."""
+    proc = run_git(repo, "merge-base", "--is-ancestor", ancestor, descendant)
+    if proc.returncode in (0, 1):
+        return proc.returncode == 0
+    raise GitError(["merge-base", "--is-ancestor", ancestor, descendant], proc.stderr,
+                   proc.returncode)
+
+
+def merge_tree(repo, ours: str, theirs: str) -> tuple[str | None, list[str]]:
+    """Merge two commits in the object store only.
+
+    Returns (tree, []) when clean, (None, conflicted paths) on conflict; raises GitError on
+    anything else (a bad ref makes merge-tree exit 1 with no output, so that is checked).
+    """
+    args = ["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", ours, theirs]
+    proc = run_git(repo, *args)
+    fields = proc.stdout.split("\0")
+    tree = fields[0] if fields and re.fullmatch(r"[0-9a-f]{40,64}", fields[0]) else None
+    if proc.returncode == 0 and tree:
+        return tree, []
+    if proc.returncode == 1 and tree:
+        seen: dict[str, None] = {}
+        for f in fields[1:]:
+            if not f:
+                break  # an empty field ends the conflicted-file list
+            seen.setdefault(f, None)
+        return None, list(seen)
+    raise GitError(args, proc.stderr, proc.returncode)
+
+
+def _full_ref(ref: str) -> str:
+    # ``update-ref baton/x/integration`` would create .git/baton/x/integration, not a branch.
+    return ref if ref.startswith("refs/") else f"refs/heads/{ref}"
+
+
+def land(repo, branch: str, onto_ref: str, message: str, *,
+         expected_onto: str | None = None) -> LandResult:
+    """Land ``branch`` on ``onto_ref`` with a two-parent merge commit, checking nothing out.
+
+    - ``branch`` already contained in ``onto_ref``: ok, nothing changes.
+    - otherwise (even when a fast-forward would do): ``merge-tree --write-tree onto branch``,
+      ``commit-tree -p onto -p branch``, ``update-ref onto_ref new old`` — a merge commit per task
+      keeps every landing visible and undoable on the integration branch.
+    - conflict: ok=False with the conflicted files, and nothing changed anywhere.
+
+    ``expected_onto`` (optional) is the integration commit the caller checked against; if the
+    ref has moved since, or moves while we merge, ``update-ref``'s old-value check fails and
+    GitError is raised (a concurrent landing must never be overwritten).
+    """
+    ref = _full_ref(onto_ref)
+    onto = expected_onto or rev_parse(repo, ref)
+    if onto is None:
+        raise GitError(["rev-parse", ref], "", 128, f"no such branch: {onto_ref}")
+    tip = rev_parse(repo, branch)
+    if tip is None:
+        raise GitError(["rev-parse", branch], "", 128, f"no such branch: {branch}")
+    if is_ancestor(repo, tip, onto):
+        current = rev_parse(repo, ref)
+        if expected_onto and current != expected_onto:
+            raise GitError(["update-ref", ref], "", 1,
+                           f"{onto_ref} moved from {expected_onto[:12]} to {current}")
+        return LandResult(True, onto, [], f"{branch} is already on {onto_ref}")
+    tree, conflicts = merge_tree(repo, onto, tip)
+    if tree is None:
+        return LandResult(False, None, conflicts,
+                          f"{branch} conflicts with {onto_ref} in {len(conflicts)} file(s)")
+    commit = git(
+        repo, *NO_HOOKS, "commit-tree", "--no-gpg-sign", tree, "-p", onto, "-p", tip, "-F", "-",
+        input=message if message.endswith("\n") else message + "\n",
+        env=identity_env(repo),
+    )
+    # The old value makes this a compare-and-swap: raises GitError if the ref moved.
+    git(repo, *NO_HOOKS, "update-ref", "-m", f"baton: land {branch}", ref, commit, onto)
+    return LandResult(True, commit, [], f"landed {branch} on {onto_ref}")
+
+
+def changed_files(repo, base: str, tip: str) -> list[str]:
+    """Paths that differ between ``base`` and ``tip`` (renames as delete + add, so a scope
+    check sees both ends)."""
+    out = git(repo, "diff", "--name-only", "--no-renames", "-z", base, tip, "--")
+    return [p for p in out.split("\0") if p]
+
+
+def diff_stat(repo, base: str, tip: str) -> list[tuple[str, int, int]]:
+    """(path, added, deleted) per changed file from ``--numstat``; binary files count 0, 0."""
+    out = git(repo, "diff", "--numstat", "--no-renames", "-z", base, tip, "--")
+    rows: list[tuple[str, int, int]] = []
+    for entry in out.split("\0"):
+        if not entry:
+            continue
+        added, deleted, path = entry.split("\t", 2)
+        rows.append((path, int(added) if added.isdigit() else 0,
+                     int(deleted) if deleted.isdigit() else 0))
+    return rows
+
+
+def diff_text(repo, base: str, tip: str) -> str:
+    """The patch from ``base`` to ``tip``, uncoloured and with fixed a/ b/ prefixes whatever
+    the person's diff config, with undecodable bytes replaced (it is for display)."""
+    out = git(repo, "diff", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/",
+              base, tip, "--")
+    return out.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+@functools.lru_cache(maxsize=512)
+def _glob_regex(pattern: str) -> re.Pattern:
+    i, n, out = 0, len(pattern), []
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            if pattern.startswith("**", i):
+                i += 2
+                if i < n and pattern[i] == "/":
+                    i += 1
+                    out.append("(?:.*/)?")  # **/ : zero or more directories
+                else:
+                    out.append(".*")
+                continue
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pattern.find("]", i + 2 if pattern[i + 1:i + 2] in ("!", "]") else i + 1)
+            if j == -1:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1:j]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def _normalize(p: str) -> str:
+    p = p.replace("\\", "/")
+    while p.startswith("./"):
+        p = p[2:]
+    return p.lstrip("/")
+
+
+def _matches(path: str, pattern: str) -> bool:
+    pattern = _normalize(pattern).rstrip("/")
+    if not pattern or pattern in (".", "**"):
+        return True
+    rx = _glob_regex(pattern)
+    parts = path.split("/")
+    # The path itself, or any of its leading directories (``src`` and ``src/`` cover src/…).
+    return any(rx.match("/".join(parts[:k])) for k in range(len(parts), 0, -1))
+
+
+def files_outside(paths: list[str], scope: list[str]) -> list[str]:
+    """The changed paths that match none of the task's scope globs.
+
+    Globs are anchored at the repository root; ``*`` and ``?`` stay within one path component,
+    ``**`` crosses directories, and an entry naming a directory (``src/`` or ``src``) covers
+    everything below it. An empty scope allows everything.
+    """
+    if not scope:
+        return []
+    return [p for p in paths if not any(_matches(_normalize(p), s) for s in scope)]

@@ -1,0 +1,346 @@
+"""Task worktrees: creating them, committing what an agent left, snapshotting, removing.
+
+Every build task works in its own ``git worktree`` outside the person's checkout, on its own
+branch, so agents never touch the person's files. Commits made here use git plumbing over a
+temporary index: no hooks run (the person's pre-commit hook is theirs, not a gate on an agent's
+work), and nothing depends on the person having a git identity.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shutil
+import uuid
+from pathlib import Path, PurePosixPath
+
+from baton_tui.errors import BatonError
+
+from .git import NO_HOOKS, GitError, git, git_dir, repo_root, rev_parse, run_git
+from .git import identity_env
+
+__all__ = [
+    "DROPPINGS",
+    "is_dropping",
+    "ensure_branch",
+    "add_worktree",
+    "add_detached_worktree",
+    "commit_all",
+    "changed_paths",
+    "snapshot",
+    "remove_worktree",
+    "copy_into",
+    "dir_size",
+]
+
+#: File-name patterns of what agents leave behind and must never be committed: aider's chat
+#: history and caches, Baton's own prompt and report files. Matched against every path component
+#: (so ``sub/.aider.x`` and ``.aider.tags.cache/…`` are droppings too).
+DROPPINGS: tuple[str, ...] = (
+    ".aider*",
+    ".baton-prompt*",
+    ".baton-report*",
+)
+
+
+def is_dropping(path: str) -> bool:
+    """True when any component of the repo-relative ``path`` matches a DROPPINGS pattern."""
+    parts = PurePosixPath(path.replace(os.sep, "/")).parts
+    return any(fnmatch.fnmatchcase(part, pat) for part in parts for pat in DROPPINGS)
+
+
+def _dropping_excludes() -> list[str]:
+    # ``**/x`` alone does not exclude files inside a directory named x, hence the ``/**`` twin.
+    out: list[str] = []
+    for pat in DROPPINGS:
+        out.append(f":(top,exclude,glob)**/{pat}")
+        out.append(f":(top,exclude,glob)**/{pat}/**")
+    return out
+
+
+def _dropping_pathspecs() -> list[str]:
+    out: list[str] = []
+    for pat in DROPPINGS:
+        out.append(f":(top,glob)**/{pat}")
+        out.append(f":(top,glob)**/{pat}/**")
+    return out
+
+
+def _full_branch_ref(repo, branch: str) -> str:
+    if branch.startswith("refs/"):
+        return branch
+    proc = run_git(repo, "check-ref-format", "--branch", branch)
+    if proc.returncode != 0 or branch.startswith("-"):
+        raise GitError(["check-ref-format", "--branch", branch], proc.stderr, proc.returncode or 1,
+                       f"invalid branch name: {branch!r}")
+    return f"refs/heads/{branch}"
+
+
+def ensure_branch(repo: str | os.PathLike, branch: str, start_commit: str) -> str:
+    """Create ``branch`` at ``start_commit`` unless it exists; never checks anything out.
+
+    ``update-ref`` with an empty old value only creates, so a branch made concurrently (or by a
+    previous run) is kept as it is, not reset. Returns the branch's commit.
+    """
+    ref = _full_branch_ref(repo, branch)
+    existing = rev_parse(repo, ref)
+    if existing:
+        return existing
+    commit = rev_parse(repo, start_commit)
+    if commit is None:
+        raise GitError(["rev-parse", start_commit], "", 128, f"no such commit: {start_commit}")
+    proc = run_git(repo, *NO_HOOKS, "update-ref", "-m", "baton: create branch", ref, commit, "")
+    if proc.returncode != 0:
+        existing = rev_parse(repo, ref)
+        if existing:  # lost a race to someone creating it: that is fine
+            return existing
+        raise GitError(["update-ref", ref, commit, ""], proc.stderr, proc.returncode)
+    return commit
+
+
+def _check_outside(repo, path: Path) -> Path:
+    path = Path(path).expanduser()
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    path = Path(os.path.abspath(path))
+    root = repo_root(repo)
+    if root is not None:
+        resolved = path.resolve()
+        if resolved == root or resolved.is_relative_to(root):
+            raise BatonError(
+                f"worktree path {path} is inside the repository {root}; "
+                "set BATON_HOME to a folder outside it"
+            )
+    return path
+
+
+def add_worktree(repo: str | os.PathLike, path: str | os.PathLike, branch: str,
+                 start_ref: str) -> Path:
+    """Check ``branch`` out in a new worktree at ``path`` (outside the repo).
+
+    Creates the branch at ``start_ref`` when it does not exist yet; attaches to it when it does
+    (a resumed task keeps its work).
+    """
+    wt = _check_outside(repo, Path(path))
+    wt.parent.mkdir(parents=True, exist_ok=True)
+    ref = _full_branch_ref(repo, branch)
+    if rev_parse(repo, ref):
+        git(repo, "worktree", "add", "--", str(wt), branch)
+    else:
+        git(repo, "worktree", "add", "-b", branch, "--", str(wt), start_ref)
+    return wt
+
+
+def add_detached_worktree(repo: str | os.PathLike, path: str | os.PathLike, ref: str) -> Path:
+    """A worktree at ``ref`` with a detached HEAD: for research tasks, which own no branch."""
+    wt = _check_outside(repo, Path(path))
+    wt.parent.mkdir(parents=True, exist_ok=True)
+    git(repo, "worktree", "add", "--detach", "--", str(wt), ref)
+    return wt
+
+
+def _index_path(worktree) -> Path:
+    return git_dir(worktree) / "index"
+
+
+def _temp_index(worktree, tag: str) -> tuple[Path, Path]:
+    """A private copy of the worktree's index (stat info included, so ``add -A`` only hashes
+    files that really changed). Returns (real_index, temp_index)."""
+    real = _index_path(worktree)
+    tmp = real.with_name(f"index.baton-{tag}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    if real.exists():
+        shutil.copyfile(real, tmp)
+    # A missing GIT_INDEX_FILE is read as an empty index (an empty *file* is not).
+    return real, tmp
+
+
+def _commit_tree(worktree, tree: str, parents: list[str], message: str) -> str:
+    args = [*NO_HOOKS, "commit-tree", "--no-gpg-sign", tree]
+    for p in parents:
+        args += ["-p", p]
+    args += ["-F", "-"]
+    # --no-gpg-sign: a background conductor must never wait on a pinentry prompt.
+    return git(worktree, *args, input=message if message.endswith("\n") else message + "\n",
+               env=identity_env(worktree))
+
+
+def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
+    """Commit everything the agent left in ``worktree`` and return the commit (None: no change).
+
+    Stages tracked changes, new files and deletions, honouring .gitignore and leaving DROPPINGS
+    out (their tracked versions stay as they are in HEAD). Uses plumbing over a temporary index
+    (``add -A``, ``write-tree``, ``commit-tree``, ``update-ref HEAD new old``) so no hook runs and
+    a concurrent move of HEAD fails instead of being overwritten. Holds ``index.lock`` throughout
+    and installs the new index at the end, so ``git status`` is clean afterwards.
+    """
+    worktree = Path(worktree)
+    real, tmp = _temp_index(worktree, "commit")
+    lock = real.with_name(real.name + ".lock")
+    try:
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError as exc:
+        tmp.unlink(missing_ok=True)
+        raise GitError(["commit"], f"{lock} exists: another git process is running here", 128) \
+            from exc
+    os.close(fd)
+    installed = False
+    try:
+        env = {"GIT_INDEX_FILE": str(tmp)}
+        head = rev_parse(worktree, "HEAD")
+        git(worktree, "add", "-A", "--", ":/", *_dropping_excludes(), env=env)
+        # Droppings the agent staged itself go back to their HEAD state.
+        if head:
+            git(worktree, "reset", "-q", head, "--", *_dropping_pathspecs(), env=env)
+        else:
+            git(worktree, "rm", "--cached", "-r", "-q", "--ignore-unmatch", "--",
+                *_dropping_pathspecs(), env=env)
+        tree = git(worktree, "write-tree", env=env)
+        head_tree = git(worktree, "rev-parse", f"{head}^{{tree}}") if head else None
+        empty = not git(worktree, "ls-tree", "--name-only", tree) if not head else False
+        if tree == head_tree or empty:
+            if tmp.exists():
+                os.replace(tmp, real)
+                installed = True
+            return None
+        commit = _commit_tree(worktree, tree, [head] if head else [], message)
+        git(worktree, *NO_HOOKS, "update-ref", "-m", "baton: commit agent's work", "HEAD",
+            commit, head or "")
+        if tmp.exists():
+            os.replace(tmp, real)
+            installed = True
+        return commit
+    finally:
+        if not installed:
+            tmp.unlink(missing_ok=True)
+        lock.unlink(missing_ok=True)
+
+
+def changed_paths(worktree: str | os.PathLike) -> list[str]:
+    """Repo-relative paths with tracked changes, plus untracked files that are not ignored.
+
+    Used to prove a read-only (research) worktree stayed read-only; DROPPINGS are left out, since
+    a read-only agent's chat history is not a write to the project.
+    """
+    out = git(
+        worktree, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
+        env={"GIT_OPTIONAL_LOCKS": "0"},
+    )
+    paths = {entry[3:] for entry in out.split("\0") if len(entry) > 3}
+    return sorted(p for p in paths if not is_dropping(p))
+
+
+def snapshot(worktree: str | os.PathLike, ref: str, message: str) -> str | None:
+    """Commit the worktree's full state (tracked changes + untracked files) to ``ref``.
+
+    HEAD, the branch and the real index do not move: this is the safety copy taken before any
+    cleanup, and a stray write that "lands nowhere" is kept here for inspection. The commit's
+    parent is HEAD. Returns the commit, or None when the worktree has no HEAD commit.
+    """
+    if not ref.startswith("refs/"):
+        raise ValueError(f"snapshot ref must be a full ref under refs/: {ref!r}")
+    head = rev_parse(worktree, "HEAD")
+    if head is None:
+        return None
+    _real, tmp = _temp_index(worktree, "snapshot")
+    try:
+        env = {"GIT_INDEX_FILE": str(tmp)}
+        git(worktree, "add", "-A", "--", ":/", env=env)
+        tree = git(worktree, "write-tree", env=env)
+    finally:
+        tmp.unlink(missing_ok=True)
+    commit = _commit_tree(worktree, tree, [head], message)
+    git(worktree, *NO_HOOKS, "update-ref", "-m", "baton: snapshot", ref, commit)
+    return commit
+
+
+def remove_worktree(repo: str | os.PathLike, path: str | os.PathLike) -> None:
+    """Remove a worktree (even dirty) and prune git's record of it.
+
+    Only called after ``snapshot``: ``--force`` discards whatever was not committed. A worktree
+    whose folder is already gone is pruned without error.
+    """
+    proc = run_git(repo, "worktree", "remove", "--force", "--", os.fspath(path))
+    git(repo, "worktree", "prune")
+    if proc.returncode != 0 and Path(path).exists():
+        raise GitError(["worktree", "remove", "--force", os.fspath(path)], proc.stderr,
+                       proc.returncode)
+
+
+def _pattern_escapes(pattern: str) -> bool:
+    p = pattern.replace("\\", "/")
+    if os.path.isabs(pattern) or p.startswith("/") or (len(p) > 1 and p[1] == ":"):
+        return True
+    return ".." in PurePosixPath(p).parts
+
+
+def copy_into(repo: str | os.PathLike, worktree: str | os.PathLike,
+              patterns: list[str]) -> list[str]:
+    """Copy files matching ``patterns`` from the repo's working tree into ``worktree``.
+
+    For ignored files a fresh worktree lacks (``.env``, ``config/*.local``): ``[worktree] copy``.
+    Relative paths are kept; a matched directory is copied whole. Patterns that could reach
+    outside the repository (absolute paths, ``..``) are refused with a BatonError, and so is
+    any match that resolves outside it through a symlink. Files that already exist in the
+    worktree are left alone (a tracked file there is the branch's version, not the person's
+    uncommitted edit). ``.git`` is never copied. Returns the relative paths copied, sorted.
+    """
+    src_root = Path(repo).resolve()
+    dst_root = Path(worktree).resolve()
+    for pat in patterns:
+        if not pat or _pattern_escapes(pat):
+            raise BatonError(f"[worktree] copy pattern {pat!r} reaches outside the repository")
+    copied: list[str] = []
+
+    def copy_file(src: Path) -> None:
+        rel = src.relative_to(src_root)
+        if rel.parts and rel.parts[0] == ".git":
+            return
+        real = src.resolve()
+        if not (real == src_root or real.is_relative_to(src_root)):
+            raise BatonError(f"[worktree] copy: {rel.as_posix()} points outside the repository")
+        dst = dst_root / rel
+        if not dst.resolve().is_relative_to(dst_root):
+            raise BatonError(f"[worktree] copy: {rel.as_posix()} would land outside the worktree")
+        if dst.exists() or dst.is_symlink():
+            return
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(real, dst)
+        copied.append(rel.as_posix())
+
+    for pat in patterns:
+        for match in sorted(src_root.glob(pat.replace("\\", "/").rstrip("/"))):
+            if match.is_dir():
+                for dirpath, dirnames, filenames in os.walk(match):
+                    dirnames[:] = [d for d in dirnames if d != ".git"]
+                    for name in filenames:
+                        copy_file(Path(dirpath) / name)
+            elif match.is_file():
+                copy_file(match)
+    return sorted(set(copied))
+
+
+def dir_size(path: str | os.PathLike) -> int:
+    """Bytes used by files under ``path`` (symlinks not followed; 0 when missing), for gc."""
+    root = os.fspath(path)
+    try:
+        if not os.path.isdir(root) or os.path.islink(root):
+            return os.lstat(root).st_size
+    except OSError:
+        return 0
+    total = 0
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        try:
+            with os.scandir(current) as it:
+                for entry in it:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+                        else:
+                            total += entry.stat(follow_symlinks=False).st_size
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    return total

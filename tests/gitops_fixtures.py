@@ -1,0 +1,106 @@
+"""Real git repositories for the gitops tests (no mocks, real subprocesses).
+
+Imported by tests/test_gitops_*.py. Every test gets an isolated git environment: an empty HOME,
+an empty global config and no system config, and no identity in the environment — so the tests
+never depend on the machine's git setup, and Baton's own fallback identity is what commits.
+The helpers' own commits (building fixtures) pass a test identity explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+TEST_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Tester",
+    "GIT_AUTHOR_EMAIL": "tester@example.com",
+    "GIT_COMMITTER_NAME": "Tester",
+    "GIT_COMMITTER_EMAIL": "tester@example.com",
+}
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    cfg = tmp_path / "empty-gitconfig"
+    cfg.write_text("")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for k in [*TEST_IDENTITY, "EMAIL", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"]:
+        monkeypatch.delenv(k, raising=False)
+    yield
+
+
+def g(repo, *args: str, check: bool = True, identity: bool = True) -> str:
+    """Run git for the test itself (fixture building and assertions)."""
+    env = dict(os.environ)
+    if identity:
+        env.update(TEST_IDENTITY)
+    proc = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)}: {proc.stderr}")
+    return proc.stdout.strip()
+
+
+def write(root, rel: str, text: str) -> Path:
+    p = Path(root) / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+    return p
+
+
+def make_repo(path, files: dict[str, str] | None = None, branch: str = "main") -> Path:
+    """A repo with one commit holding ``files`` on ``branch``."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    g(path, "init", "-q", "-b", branch)
+    for rel, text in (files or {"README.md": "hello\n"}).items():
+        write(path, rel, text)
+    g(path, "add", "-A")
+    g(path, "commit", "-q", "-m", "initial")
+    return path
+
+
+def commit_on(repo, branch: str, files: dict[str, str | None], message: str,
+              start: str | None = None) -> str:
+    """Commit ``files`` (None deletes) on ``branch`` (created from ``start``) via a throwaway
+    worktree, leaving the main checkout where it was. Returns the commit."""
+    repo = Path(repo)
+    if start is not None:
+        g(repo, "branch", branch, start)
+    wt = repo.parent / f"wt-{branch.replace('/', '-')}-{len(list(repo.parent.iterdir()))}"
+    g(repo, "worktree", "add", "-q", str(wt), branch)
+    try:
+        for rel, text in files.items():
+            if text is None:
+                g(wt, "rm", "-q", rel)
+            else:
+                write(wt, rel, text)
+        g(wt, "add", "-A")
+        g(wt, "commit", "-q", "-m", message)
+        return g(wt, "rev-parse", "HEAD")
+    finally:
+        g(repo, "worktree", "remove", "--force", str(wt))
+
+
+def snapshot_files(root) -> dict[str, bytes]:
+    """Every file under ``root`` except .git internals, for "nothing changed" assertions."""
+    root = Path(root)
+    out = {}
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root)
+        if rel.parts[0] == ".git" or not p.is_file():
+            continue
+        out[rel.as_posix()] = p.read_bytes()
+    return out
+
+
+def all_refs(repo) -> dict[str, str]:
+    out = g(repo, "for-each-ref", "--format=%(refname) %(objectname)")
+    return dict(line.split(" ", 1) for line in out.splitlines() if line)
