@@ -21,7 +21,7 @@ AUTONOMIES: tuple[str, ...] = ("guarded", "watch", "autopilot")
 class Question(BaseModel):
     """A planner question, its recommendation, and the person's answer once given."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     question: str = Field(min_length=1)
     recommendation: str = ""
@@ -31,7 +31,7 @@ class Question(BaseModel):
 class Task(BaseModel):
     """One unit of work for one player (see DESIGN.md's task table)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     id: int = Field(ge=1)
     title: str = Field(min_length=1, max_length=200)
@@ -90,7 +90,7 @@ class Task(BaseModel):
 class PlanDocument(BaseModel):
     """The plan file, version 1 — exactly what `baton plan --json` prints."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     version: Literal[1]
     goal: str = Field(min_length=1)
