@@ -46,7 +46,8 @@ def parse_duration(value: Any) -> float:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: TOML has real types, so `max_parallel = true` or `"4"` is a mistake to name.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class PlayerSettings(_Strict):
