@@ -16,7 +16,7 @@ def _where(loc: tuple[Any, ...], root: Any) -> str:
             label = f"[{item}]"
             if isinstance(node, list) and 0 <= item < len(node):
                 node = node[item]
-                if isinstance(node, dict) and isinstance(node.get("id"), int):
+                if isinstance(node, dict) and type(node.get("id")) is int:
                     label = f"[{item}] (task {node['id']})"
             else:
                 node = None
