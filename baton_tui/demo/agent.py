@@ -1,0 +1,90 @@
+"""A scripted agent program: edits files and reports through `baton report`, per its script.
+
+It behaves like a well-mannered coding agent so the demo and the engine tests run
+offline on real processes. The script is a JSON file mapping a task id (as a
+string, or "*") to a list of steps:
+
+    {"write": "path", "content": "text"}    create or replace a file (in the cwd)
+    {"append": "path", "content": "text"}   append to a file
+    {"delete": "path"}                      delete a file
+    {"print": "text"}                       print a line of output
+    {"progress": "text"}                    `baton report progress`
+    {"sleep": 1.5}                          wait
+    {"checkpoint": "what"}                  `baton checkpoint`; exit 1 stops the script,
+                                            3 ends the turn (the resumed run continues after it)
+    {"report": "done", "summary": "…"}      `baton report done|failed`
+    {"exit": 3}                             exit with this status
+    {"hang": true}                          sleep until killed
+
+On a resumed attempt (BATON_RESUME=1) the steps after the last checkpoint run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def _baton(*args: str) -> int:
+    return subprocess.run(["baton", *args], stdin=subprocess.DEVNULL).returncode
+
+
+def steps_for(script: dict, task: str) -> list[dict]:
+    return list(script.get(task) or script.get("*") or [])
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        print("usage: python -m baton_tui.demo.agent SCRIPT.json", file=sys.stderr)
+        return 2
+    script = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    sys.stdin.read()  # the prompt; a real agent would read it
+    steps = steps_for(script, os.environ.get("BATON_TASK", "*"))
+    if os.environ.get("BATON_RESUME") == "1":
+        marks = [i for i, s in enumerate(steps) if "checkpoint" in s]
+        if marks:
+            steps = steps[marks[-1] + 1:]
+    for step in steps:
+        if "write" in step:
+            path = Path(step["write"])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(step.get("content", ""), encoding="utf-8")
+            print(f"wrote {path}", flush=True)
+        elif "append" in step:
+            with open(step["append"], "a", encoding="utf-8") as fh:
+                fh.write(step.get("content", ""))
+            print(f"appended to {step['append']}", flush=True)
+        elif "delete" in step:
+            Path(step["delete"]).unlink(missing_ok=True)
+        elif "print" in step:
+            print(step["print"], flush=True)
+        elif "progress" in step:
+            _baton("report", "progress", step["progress"])
+        elif "sleep" in step:
+            time.sleep(float(step["sleep"]))
+        elif "checkpoint" in step:
+            code = _baton("checkpoint", step["checkpoint"])
+            if code == 1:
+                _baton("report", "failed", "--reason", "the person said no at the checkpoint")
+                return 0
+            if code == 3:
+                print("checkpoint not decided yet: ending my turn", flush=True)
+                return 0
+        elif "report" in step:
+            key = "--summary" if step["report"] == "done" else "--reason"
+            _baton("report", step["report"], key, step.get("summary") or step.get("reason", ""))
+        elif "exit" in step:
+            return int(step["exit"])
+        elif step.get("hang"):
+            while True:
+                time.sleep(1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

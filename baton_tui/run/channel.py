@@ -1,0 +1,123 @@
+"""The report channel, agent side: `baton report` and `baton checkpoint` (stdlib only).
+
+An agent proves who it is with the attempt id and nonce Baton put in its
+environment. A report from a stale or foreign attempt is refused and logged.
+The same functions back the MCP tools of `baton mcp`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+from baton_tui.errors import BatonError
+from baton_tui.store.db import AttemptRow, Store
+
+# Exit codes of `baton checkpoint`, as the prompt tells the agent.
+GO, STOP, UNDECIDED = 0, 1, 3
+
+
+@dataclass
+class Caller:
+    """The attempt an agent's environment names, verified against the store."""
+
+    store: Store
+    attempt: AttemptRow
+
+
+def caller_from_env(env: dict[str, str] | None = None) -> Caller:
+    """Open the store named by BATON_STATE and check BATON_ATTEMPT / BATON_NONCE."""
+    env = dict(os.environ if env is None else env)
+    state, attempt_id, nonce = env.get("BATON_STATE"), env.get("BATON_ATTEMPT"), env.get("BATON_NONCE")
+    if not (state and attempt_id and nonce):
+        raise BatonError("`baton report` and `baton checkpoint` work only inside a task that "
+                         "Baton started (BATON_STATE, BATON_ATTEMPT and BATON_NONCE are not set)")
+    try:
+        store = Store(state, create=False)
+    except (FileNotFoundError, OSError):
+        raise BatonError(f"BATON_STATE points at {state}, which is not a Baton store") from None
+    attempt = store.attempt(int(attempt_id)) if attempt_id.isdigit() else None
+    if attempt is None or attempt.nonce != nonce:
+        task = env.get("BATON_TASK")
+        store.append(attempt.plan_id if attempt else None, int(task) if task and task.isdigit()
+                     else None, "task.report_refused", {"attempt": attempt_id,
+                                                        "why": "foreign nonce"})
+        raise BatonError("report refused: this attempt's id and nonce do not match Baton's "
+                         "records (a stale or foreign report)")
+    latest = store.latest_attempt(attempt.plan_id, attempt.task_id)
+    if attempt.ended is not None or (latest and latest.id != attempt.id):
+        store.append(attempt.plan_id, attempt.task_id, "task.report_refused",
+                     {"attempt": attempt.id, "why": "stale attempt"})
+        raise BatonError("report refused: this attempt is over (a stale nonce); Baton ignores it")
+    return Caller(store, attempt)
+
+
+def report(caller: Caller, status: str, message: str | None) -> str:
+    """Record done / failed / progress for the caller's task; returns what to tell the agent."""
+    a = caller.attempt
+    if status == "progress":
+        caller.store.append(a.plan_id, a.task_id, "task.progress",
+                            {"message": (message or "").strip()[:500], "attempt": a.id})
+        return "progress noted; carry on"
+    if status not in ("done", "failed"):
+        raise BatonError(f"report status must be done, failed or progress, not {status!r}")
+    text = (message or "").strip()
+    if not text:
+        raise BatonError("say what happened: --summary \"…\" for done, --reason \"…\" for failed")
+    payload = {"status": status, ("summary" if status == "done" else "reason"): text[:4000],
+               "ts": time.time()}
+    with caller.store.tx():
+        caller.store.update_attempt(a.id, report=payload)
+        caller.store.append(a.plan_id, a.task_id, "task.reported", {"attempt": a.id, **payload})
+    return (f"Baton recorded task {a.task_id} as {status}. End your turn now; "
+            f"Baton runs the checks and lands the work.")
+
+
+def checkpoint(caller: Caller, what: str, evidence: str | None = None,
+               wait: float | None = None) -> tuple[int, str]:
+    """Ask before an irreversible step. Returns (exit code, message for the agent)."""
+    a = caller.attempt
+    store = caller.store
+    plan = store.plan(a.plan_id)
+    assert plan is not None
+    options = plan.options
+    autonomy = plan.doc.get("autonomy", "guarded")
+    evidence_text = None
+    if evidence:
+        try:
+            with open(evidence, encoding="utf-8", errors="replace") as fh:
+                evidence_text = fh.read(20000)
+        except OSError as exc:
+            raise BatonError(f"--evidence {evidence}: cannot read: {exc}") from None
+    data = {"what": what[:2000], "attempt": a.id, "evidence": evidence_text}
+    if options.get("auto_checkpoints") or autonomy in ("watch", "autopilot"):
+        decided_by = "run --approve" if options.get("auto_checkpoints") else autonomy
+        with store.tx():
+            ev = store.append(a.plan_id, a.task_id, "task.checkpoint", data)
+            store.append(a.plan_id, a.task_id, "task.checkpoint_answered",
+                         {"checkpoint": ev, "answer": "yes", "by": decided_by})
+            store.append(a.plan_id, a.task_id, "task.continued", {"checkpoint": ev})
+        return GO, f"approved ({decided_by}): go ahead"
+    ev = store.append(a.plan_id, a.task_id, "task.checkpoint", data)
+    deadline = time.monotonic() + (options.get("checkpoint_wait", 20.0) if wait is None else wait)
+    while True:
+        answer = checkpoint_answer(store, a.plan_id, a.task_id, ev)
+        if answer is not None:
+            store.append(a.plan_id, a.task_id, "task.continued", {"checkpoint": ev})
+            if answer == "yes":
+                return GO, "the person said yes: go ahead"
+            return STOP, ("the person said no: do not take this step; finish without it "
+                          "or report failed")
+        if time.monotonic() >= deadline:
+            return UNDECIDED, ("not decided yet: end your turn now without taking the step; "
+                               "Baton resumes you with the answer")
+        time.sleep(0.25)
+
+
+def checkpoint_answer(store: Store, plan_id: int, task_id: int, checkpoint_event: int) -> str | None:
+    """The answer given to one checkpoint, if any."""
+    for event in store.events(plan_id, after=checkpoint_event, task_id=task_id):
+        if event.kind == "task.checkpoint_answered" and event.data.get("checkpoint") == checkpoint_event:
+            return event.data.get("answer")
+    return None

@@ -1,0 +1,224 @@
+"""What happens after an agent exits: report, check, read-only proof, commit, landing.
+
+"Done" is decided only here, by the agent's report (or, for the `script` player
+and a task's `check`, by an exit status) — never because output looks finished.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from baton_tui.plan.model import PlanDocument, Task
+from baton_tui.players.base import Outcome
+from baton_tui.store.db import AttemptRow, PlanRow
+from baton_tui.workspace import Workspace
+
+CHECK_TIMEOUT = 1800
+TAIL_LINES = 30
+# Landings touch the integration ref one at a time.
+LANDING_LOCK = threading.Lock()
+
+
+@dataclass
+class Intent:
+    """What the person asked for while the attempt ran."""
+
+    stop: bool = False
+    pause: bool = False
+
+
+def tail(path: str | None, lines: int = TAIL_LINES) -> str:
+    """The last lines of a log file (what a failed task shows)."""
+    if not path:
+        return ""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - 16384))
+            data = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return "\n".join(data.splitlines()[-lines:])
+
+
+def run_check(command: str, cwd: Path) -> tuple[int, str]:
+    """A task's `check` (or the run-level check): the one shell string, approved by the person."""
+    try:
+        done = subprocess.run(["sh", "-c", command], cwd=cwd, capture_output=True, text=True,
+                              timeout=CHECK_TIMEOUT, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        return 124, f"check timed out after {CHECK_TIMEOUT}s\n{exc.stdout or ''}"
+    return done.returncode, (done.stdout + done.stderr)[-8000:]
+
+
+class Finisher:
+    """Turns one ended attempt into the task's next events."""
+
+    def __init__(self, ws: Workspace, plan: PlanRow, doc: PlanDocument):
+        self.ws, self.plan, self.doc = ws, plan, doc
+        self.store = ws.store
+
+    def emit(self, task: Task, kind: str, **data: object) -> None:
+        self.store.append(self.plan.id, task.id, kind, data)
+
+    def finish(self, task: Task, attempt: AttemptRow, intent: Intent) -> str:
+        """Decide and record the task's next state; returns it."""
+        player = self.ws.catalog.players.get(task.player)
+        log_text = ""
+        if attempt.log_path and player is not None and task.player != "script":
+            try:
+                log_text = Path(attempt.log_path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                log_text = ""
+        outcome = player.outcome(log_text) if player is not None else Outcome()
+        if outcome.session_id and outcome.session_id != attempt.session_id:
+            self.store.update_attempt(attempt.id, session_id=outcome.session_id)
+        if outcome.tokens or outcome.cost:
+            self.emit(task, "task.usage", tokens=outcome.tokens, cost=outcome.cost,
+                      attempt=attempt.id)
+        spec = attempt.spec
+        workdir = Path(spec.get("cwd", self.ws.root))
+        if intent.pause:
+            self.emit(task, "task.paused", reason="interrupted", attempt=attempt.id)
+            return "paused"
+        if intent.stop:
+            self.emit(task, "task.failed", reason="stopped by you", attempt=attempt.id,
+                      output=tail(attempt.log_path))
+            return "failed"
+        report = attempt.report or outcome.report
+        if report is None and self._waiting_on_checkpoint(task, attempt):
+            return "checkpoint"
+        if task.player == "script":
+            status = attempt.exit_status
+            report = ({"status": "done", "summary": f"`{task.check}` passed"} if status == 0 else
+                      {"status": "failed", "reason": f"`{task.check}` exited {status}"})
+        if report is None:
+            return self._no_report(task, attempt, outcome)
+        if report.get("status") == "failed":
+            self.emit(task, "task.failed", reason=report.get("reason", "the agent reported "
+                      "failure"), attempt=attempt.id, output=tail(attempt.log_path))
+            return "failed"
+        if task.mode == "research":
+            return self._finish_research(task, attempt, workdir, report)
+        return self._finish_build(task, attempt, workdir, report)
+
+    def _waiting_on_checkpoint(self, task: Task, attempt: AttemptRow) -> bool:
+        last = None
+        for event in self.store.events(self.plan.id, task_id=task.id):
+            if event.kind == "task.checkpoint" and event.data.get("attempt") == attempt.id:
+                last = event
+            elif event.kind == "task.continued" and last is not None:
+                last = None
+        return last is not None
+
+    def _no_report(self, task: Task, attempt: AttemptRow, outcome: Outcome) -> str:
+        if outcome.limit_until:
+            self.emit(task, "task.paused", reason="usage limit", until=outcome.limit_until,
+                      attempt=attempt.id)
+            return "paused"
+        if outcome.rate_limited:
+            tries = sum(1 for e in self.store.events(self.plan.id, task_id=task.id)
+                        if e.kind == "task.queued" and e.data.get("rate_limited"))
+            allowed = self.ws.config.limits.retries
+            if tries < allowed:
+                delay = min(300.0, 5.0 * 2 ** tries)
+                self.emit(task, "task.queued", rate_limited=True, not_before=time.time() + delay,
+                          reason=f"rate limited (429): retry {tries + 1} of {allowed} in "
+                                 f"{int(delay)}s")
+                return "queued"
+            self.emit(task, "task.failed", reason=f"rate limited (429) after {allowed} retries",
+                      attempt=attempt.id, output=tail(attempt.log_path))
+            return "failed"
+        if attempt.spec.get("silenced"):
+            reason = f"silent for {int(attempt.spec['silenced'])}s: stopped (its branch is kept)"
+        elif attempt.exit_status is None:
+            reason = "the agent's process vanished without reporting"
+        else:
+            reason = f"exited (status {attempt.exit_status}) without reporting"
+        if outcome.error:
+            reason += f": {outcome.error}"
+        self.emit(task, "task.failed", reason=reason, attempt=attempt.id,
+                  output=tail(attempt.log_path))
+        return "failed"
+
+    def _finish_research(self, task: Task, attempt: AttemptRow, workdir: Path,
+                         report: dict) -> str:
+        if self.ws.paths.is_git and workdir != self.ws.root:
+            from baton_tui.gitops import worktrees
+
+            changed = worktrees.changed_paths(workdir)
+            if changed:
+                ref = f"refs/baton/{self.plan.slug}/research-{task.id}-{attempt.id}"
+                worktrees.snapshot(workdir, ref, f"Stray writes of research task {task.id}")
+                self.emit(task, "task.failed", attempt=attempt.id, kept=ref,
+                          reason=f"research task changed files ({', '.join(changed[:5])}): "
+                                 f"nothing landed; kept under {ref} for inspection")
+                return "failed"
+            worktrees.remove_worktree(self.ws.root, workdir)
+        self.emit(task, "task.done", summary=report.get("summary", ""), attempt=attempt.id)
+        return "done"
+
+    def _finish_build(self, task: Task, attempt: AttemptRow, workdir: Path, report: dict) -> str:
+        if task.check:
+            code, output = run_check(task.check, workdir)
+            self.emit(task, "task.check", exit=code, output=output, attempt=attempt.id)
+            if code != 0:
+                self.emit(task, "task.failed", reason=f"check `{task.check}` exited {code}",
+                          attempt=attempt.id, output=output[-3000:])
+                return "failed"
+        git_mode = self.ws.paths.is_git and workdir != self.ws.root
+        if git_mode:
+            from baton_tui.gitops import landing, worktrees
+
+            worktrees.commit_all(workdir, f"Task {task.id}: {task.title}\n\n"
+                                          f"{report.get('summary', '')}".strip())
+            branch = attempt.spec.get("branch")
+            base = self._base_of(task)
+            if base and branch:
+                changed = landing.changed_files(self.ws.root, base, f"refs/heads/{branch}")
+                outside = landing.files_outside(changed, task.scope)
+                if outside:
+                    self.emit(task, "task.flagged", message="edits outside scope: "
+                              + ", ".join(outside[:10]), files=outside)
+        if task.checkpoint and not any(e.kind == "task.checkpoint" for e in
+                                       self.store.events(self.plan.id, task_id=task.id)):
+            self.emit(task, "task.flagged", message="checkpoint task never called "
+                      "`baton checkpoint`")
+        self.emit(task, "task.done", summary=report.get("summary", ""), attempt=attempt.id)
+        if not git_mode:
+            return "done"
+        return self.land(task, attempt.spec.get("branch"))
+
+    def _base_of(self, task: Task) -> str | None:
+        """The commit the task's branch was cut from (recorded when its worktree was made)."""
+        base = None
+        for event in self.store.events(self.plan.id, task_id=task.id):
+            if event.kind == "task.started" and event.data.get("base"):
+                base = event.data["base"]
+        return base
+
+    def land(self, task: Task, branch: str | None) -> str:
+        """Land the task branch on the integration branch without checking anything out."""
+        from baton_tui.gitops import git, landing
+        from baton_tui.plan.slug import integration_branch, task_branch
+
+        branch = branch or task_branch(self.plan.slug, task.id, task.title)
+        with LANDING_LOCK:
+            try:
+                result = landing.land(self.ws.root, branch, integration_branch(self.plan.slug),
+                                      f"Land task {task.id}: {task.title}")
+            except git.GitError as exc:
+                self.emit(task, "task.failed", reason=f"landing failed: {exc.stderr or exc}"[:500])
+                return "failed"
+        if not result.ok:
+            self.emit(task, "task.failed", conflicts=result.conflicts,
+                      reason="conflict landing on the integration branch: "
+                             + ", ".join(result.conflicts[:8]) + " (branch kept; nothing merged)")
+            return "failed"
+        self.emit(task, "task.landed", commit=result.commit, at=time.time())
+        return "landed"

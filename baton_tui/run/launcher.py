@@ -1,0 +1,165 @@
+"""Start one attempt: prepare the task's directory, write its prompt, spawn the shim."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from baton_tui.errors import BatonError
+from baton_tui.plan.model import PlanDocument, Task
+from baton_tui.plan.slug import integration_branch, task_branch
+from baton_tui.players.base import AttemptContext
+from baton_tui.run import layout
+from baton_tui.run.prompt import compose, write_private
+from baton_tui.store.db import PlanRow
+from baton_tui.workspace import Workspace
+
+SETUP_TIMEOUT = 900
+
+
+class SetupFailed(Exception):
+    """The worktree's `[worktree] setup` command failed; its output is attached to the task."""
+
+    def __init__(self, message: str, output: str):
+        super().__init__(message)
+        self.output = output
+
+
+@dataclass
+class Workdir:
+    """Where an attempt runs, and what it started from."""
+
+    path: Path
+    base: str | None          # the commit the task's branch was cut from
+    branch: str | None        # None for research (detached) and folder mode
+    fresh: bool = False
+
+
+def _git_mode(ws: Workspace) -> bool:
+    from baton_tui.gitops import git
+
+    return ws.paths.is_git and git.supports_worktrees()
+
+
+def ensure_integration(ws: Workspace, plan: PlanRow) -> str:
+    """Create `baton/<slug>/integration` at the approved commit; return its branch name."""
+    from baton_tui.gitops import worktrees
+
+    branch = integration_branch(plan.slug)
+    if plan.base_commit:
+        worktrees.ensure_branch(ws.root, branch, plan.base_commit)
+    return branch
+
+
+def prepare_build(ws: Workspace, plan: PlanRow, task: Task) -> Workdir:
+    """The task's own worktree and branch, cut from the integration branch (reused on retry)."""
+    if not _git_mode(ws):
+        return Workdir(ws.root, None, None)
+    from baton_tui.gitops import git, worktrees
+
+    path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
+    branch = task_branch(plan.slug, task.id, task.title)
+    if (path / ".git").exists():
+        return Workdir(path, None, branch)
+    integration = ensure_integration(ws, plan)
+    base = git.rev_parse(ws.root, f"refs/heads/{integration}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    worktrees.add_worktree(ws.root, path, branch, base or "HEAD")
+    config = ws.config
+    if config.worktree.copy_:
+        worktrees.copy_into(ws.root, path, config.worktree.copy_)
+    if config.worktree.setup:
+        run_setup(config.worktree.setup, path)
+    return Workdir(path, base, branch, fresh=True)
+
+
+def run_setup(command: str, path: Path) -> None:
+    """`[worktree] setup` — a shell string the person approved by trusting baton.toml."""
+    try:
+        done = subprocess.run(["sh", "-c", command], cwd=path, capture_output=True, text=True,
+                              timeout=SETUP_TIMEOUT, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        raise SetupFailed(f"worktree setup timed out after {SETUP_TIMEOUT}s",
+                          str(exc.stdout or "")) from None
+    if done.returncode != 0:
+        raise SetupFailed(f"worktree setup `{command}` exited {done.returncode}",
+                          (done.stdout + done.stderr)[-4000:])
+
+
+def prepare_research(ws: Workspace, plan: PlanRow, task: Task, attempt_no: int) -> Workdir:
+    """A detached worktree of the integration branch (of HEAD before approval)."""
+    if not _git_mode(ws):
+        return Workdir(ws.root, None, None)
+    from baton_tui.gitops import git, worktrees
+
+    ref = "HEAD"
+    if plan.approved and plan.base_commit:
+        ref = f"refs/heads/{ensure_integration(ws, plan)}"
+    base = git.rev_parse(ws.root, ref)
+    path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title, f"-research-{attempt_no}")
+    if not (path / ".git").exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        worktrees.add_detached_worktree(ws.root, path, base or "HEAD")
+    return Workdir(path, base, None, fresh=True)
+
+
+def agent_env(ws: Workspace, plan: PlanRow, task: Task, attempt_id: int, nonce: str) -> dict[str, str]:
+    """What Baton adds to the person's environment for an agent."""
+    return {
+        "BATON_TASK": str(task.id), "BATON_ATTEMPT": str(attempt_id), "BATON_NONCE": nonce,
+        "BATON_STATE": str(ws.paths.store_path),
+        "PATH": f"{layout.shim_dir()}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+
+
+def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, workdir: Workdir,
+                  *, artifacts: dict[int, str], feedback: str | None = None,
+                  resume_message: str | None = None, session_id: str | None = None) -> int:
+    """Record and spawn one attempt; returns its id. The shim runs in a session of its own."""
+    from baton_tui.skills import resolve
+
+    player = ws.catalog.players.get(task.player)
+    if player is None:
+        raise BatonError(f"task {task.id}: unknown player {task.player!r}")
+    skills = resolve(task.skills, ws.skills) if task.skills else []
+    prompt = compose(doc, task, skills, artifacts, feedback, resume_message)
+    nonce = secrets.token_hex(16)
+    store = ws.store
+    attempt_id = store.new_attempt(plan.id, task.id, nonce, task.player, {}, "")
+    folder = layout.attempt_dir(ws.paths, plan.slug, task.id, attempt_id)
+    prompt_path = write_private(folder / "prompt.md", prompt)
+    log_path = folder / "output.log"
+    log_path.touch()
+    env = agent_env(ws, plan, task, attempt_id, nonce)
+    ctx = AttemptContext(task_id=task.id, mode=task.mode, prompt_path=prompt_path, prompt=prompt,
+                         worktree=workdir.path, attempt_dir=folder, env=env, model=task.model,
+                         effort=task.effort, session_id=session_id, resume_message=resume_message,
+                         bin=player.bin)
+    if task.player == "script":
+        launch_argv, launch_env, stdin_prompt = ["sh", "-c", task.check or "true"], {}, False
+    else:
+        launch = (player.resume(ctx) if session_id or resume_message else None) or player.launch(ctx)
+        launch_argv, launch_env, stdin_prompt = launch.argv, launch.env, launch.stdin_prompt
+    spec = {"argv": launch_argv, "cwd": str(workdir.path),
+            "env": {**player.env, **launch_env, **env}, "stdin_prompt": stdin_prompt,
+            "prompt_path": str(prompt_path), "base": workdir.base, "branch": workdir.branch,
+            "mode": task.mode, "resumed": bool(session_id or resume_message)}
+    store.update_attempt(attempt_id, spec=spec, log_path=str(log_path))
+    shim_log = open(folder / "shim.log", "ab")
+    proc = subprocess.Popen([sys.executable, "-m", "baton_tui", "attempt", str(attempt_id),
+                             "--state", str(ws.paths.store_path)],
+                            stdin=subprocess.DEVNULL, stdout=shim_log, stderr=subprocess.STDOUT,
+                            start_new_session=True, cwd=str(workdir.path))
+    shim_log.close()
+    from baton_tui import procs
+
+    store.update_attempt(attempt_id, shim_pid=proc.pid)
+    store.append(plan.id, task.id, "task.resumed" if spec["resumed"] else "task.started",
+                 {"attempt": attempt_id, "player": task.player, "workdir": str(workdir.path),
+                  "base": workdir.base, "branch": workdir.branch,
+                  "shim_token": procs.start_token(proc.pid)})
+    return attempt_id

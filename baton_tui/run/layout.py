@@ -1,0 +1,50 @@
+"""Where a run keeps its files: worktrees, prompts and logs under `$BATON_HOME`."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+from baton_tui.paths import RepoPaths, baton_home
+from baton_tui.plan.slug import slugify
+
+
+def repo_key(paths: RepoPaths) -> str:
+    """A stable, readable folder name per repository."""
+    anchor = str(paths.git_common_dir or paths.root)
+    return f"{slugify(paths.root.name, 30, 'repo')}-{hashlib.sha1(anchor.encode()).hexdigest()[:8]}"
+
+
+def worktree_path(paths: RepoPaths, plan_slug: str, task_id: int, title: str,
+                  suffix: str = "") -> Path:
+    return (baton_home() / "worktrees" / repo_key(paths) / plan_slug /
+            f"{task_id}-{slugify(title, 40, 'task')}{suffix}")
+
+
+def attempt_dir(paths: RepoPaths, plan_slug: str, task_id: int, attempt_id: int) -> Path:
+    path = baton_home() / "runs" / repo_key(paths) / plan_slug / f"task-{task_id}" / f"attempt-{attempt_id}"
+    path.mkdir(parents=True, exist_ok=True)
+    os.chmod(path, 0o700)
+    return path
+
+
+def conductor_log(paths: RepoPaths) -> Path:
+    path = baton_home() / "runs" / repo_key(paths) / "conductor.log"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def shim_dir() -> Path:
+    """A directory holding only `baton`, put first on agents' PATH (never a whole venv's bin)."""
+    folder = baton_home() / "bin"
+    target = folder / "baton"
+    script = f'#!/bin/sh\nexec "{sys.executable}" -m baton_tui "$@"\n'
+    if not target.exists() or target.read_text() != script:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".baton.{os.getpid()}"
+        tmp.write_text(script)
+        tmp.chmod(0o755)
+        tmp.replace(target)
+    return folder

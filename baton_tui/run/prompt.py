@@ -1,0 +1,86 @@
+"""The prompt an agent receives: the task, its skills, its inputs, and Baton's rules.
+
+Every boundary that judges the task (report, check, scope, checkpoint,
+read-only research) is announced here, in the words the agent needs.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton_tui.plan.model import PlanDocument, Task
+    from baton_tui.skills import Skill
+
+
+def rules(task: "Task", can_shell: bool = True) -> str:
+    """The closing rules of every prompt."""
+    lines = ["## Baton's rules for this task", ""]
+    if can_shell:
+        lines += [
+            "- When the task is finished, run `baton report done --summary \"what you did\"`. "
+            "If you cannot finish it, run `baton report failed --reason \"why\"`. Reporting is "
+            "the ONLY way your task counts as done or failed; ending without a report fails it.",
+            "- You may send short progress notes with `baton report progress \"…\"`.",
+        ]
+    else:
+        lines += ["- Report with the `baton_report` tool (status done or failed, with a summary);"
+                  " it is the only way your task counts as done or failed."]
+    if task.mode == "research":
+        lines.append("- This is a READ-ONLY research task: read, list and search, but do not "
+                     "create, change or delete any file. A changed worktree fails the task. Put "
+                     "your findings in the report summary: it is handed to the tasks that "
+                     "depend on this one.")
+    else:
+        lines.append("- Work only inside the current directory (your own git worktree and "
+                     "branch). Do not commit, push, or switch branches: Baton commits and lands "
+                     "your work after the report.")
+    if task.scope:
+        lines.append("- Keep your edits within: " + ", ".join(task.scope)
+                     + ". Edits outside this scope are flagged before landing.")
+    if task.check:
+        lines.append(f"- After your report Baton runs `{task.check}`; its exit status decides "
+                     "whether the task is done.")
+    if task.checkpoint:
+        lines.append(
+            "- This task has a CHECKPOINT. Before the irreversible step (migration, deletion, "
+            "dependency change) run `baton checkpoint \"what is about to happen\"` "
+            "(optionally `--evidence FILE`). Exit 0: go ahead. Exit 1: stop, do not take the "
+            "step. Exit 3: not decided yet — end your turn now without taking the step; you "
+            "will be resumed with the answer. A checkpoint task that never asks is flagged.")
+    return "\n".join(lines) + "\n"
+
+
+def compose(doc: "PlanDocument", task: "Task", skills: list["Skill"],
+            artifacts: dict[int, str], feedback: str | None = None,
+            resume_message: str | None = None, can_shell: bool = True) -> str:
+    """The whole prompt, in the order an agent should read it."""
+    from baton_tui.skills import render_skills
+
+    parts = [f"# Task {task.id}: {task.title}", "", f"Goal of the whole plan: {doc.goal}", "",
+             task.prompt.strip(), ""]
+    if artifacts:
+        parts += ["## Inputs from the tasks this one depends on", ""]
+        for dep_id, text in sorted(artifacts.items()):
+            parts += [f"### From task {dep_id}", text.strip(), ""]
+    if feedback:
+        parts += ["## Feedback on the previous attempt", feedback.strip(), ""]
+    if resume_message:
+        parts += ["## Resuming", resume_message.strip(), ""]
+    rendered = render_skills(skills)
+    if rendered:
+        parts += [rendered.strip(), ""]
+    parts.append(rules(task, can_shell))
+    return "\n".join(parts)
+
+
+def write_private(path: Path, text: str) -> Path:
+    """Write a 0600 file (the prompt lives outside the worktree, readable only by the person)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.chmod(path, 0o600)
+    return path
