@@ -26,6 +26,7 @@ class TaskBranch:
     id: int
     title: str
     branch: str
+    base: str | None = None  # the integration commit the task was cut from, when known
 
 
 @dataclass
@@ -52,8 +53,8 @@ def review(repo, base: str, integration: str, tasks: list[TaskBranch]) -> dict:
     """Everything ``baton handoff review`` shows, as plain data.
 
     The combined diff is ``base..integration``; each task's section is
-    ``merge-base(base, branch)..branch`` — what the task's branch holds beyond the run's
-    starting point (for a task cut after its dependencies landed, that includes theirs).
+    ``task.base..branch`` when the commit the task was cut from is known (only its own
+    changes), else ``merge-base(base, branch)..branch``.
     """
     combined = _section(repo, base, integration)
     out = {
@@ -69,7 +70,7 @@ def review(repo, base: str, integration: str, tasks: list[TaskBranch]) -> dict:
         "tasks": [],
     }
     for t in tasks:
-        mb = git(repo, "merge-base", base, t.branch)
+        mb = t.base or git(repo, "merge-base", base, t.branch)
         out["tasks"].append({"id": t.id, "title": t.title, "branch": t.branch,
                              **_section(repo, mb, t.branch)})
     return out

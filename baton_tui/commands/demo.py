@@ -1,0 +1,76 @@
+"""`baton demo`: a sample repository, a six-task plan, a full run, a handoff — offline."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from argparse import Namespace
+from pathlib import Path
+
+from baton_tui.errors import BatonError
+
+
+def _step(text: str) -> None:
+    print(f"\n━━ {text}", flush=True)
+
+
+def _git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Baton demo", "GIT_AUTHOR_EMAIL": "demo@localhost",
+           "GIT_COMMITTER_NAME": "Baton demo", "GIT_COMMITTER_EMAIL": "demo@localhost"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def cmd_demo(args: Namespace) -> int:
+    from baton_tui.cli import main
+    from baton_tui.demo.sample import write_sample
+    from baton_tui.gitops import git
+
+    if not git.supports_worktrees():
+        raise BatonError("the demo needs git 2.38 or newer (it shows worktrees and landing)")
+    base = Path(args.dir).resolve() if args.dir else Path(tempfile.mkdtemp(prefix="baton-demo-"))
+    base.mkdir(parents=True, exist_ok=True)
+    repo = base / "textstats"
+    if repo.exists():
+        raise BatonError(f"{repo} already exists: pick another --dir")
+    repo.mkdir()
+    os.environ["BATON_HOME"] = str(base / "baton-home")  # keep the demo's worktrees beside it
+    started = time.monotonic()
+    previous = Path.cwd()
+    try:
+        _step(f"A sample repository at {repo}")
+        plan_path = write_sample(repo)
+        _git(repo, "init", "-q", "-b", "main")
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", "textstats: reading text")
+        os.chdir(repo)
+        _step("The plan (nothing builds until it is approved)")
+        for argv in (["plan", "--from", str(plan_path)], ["plan"], ["trust"]):
+            if main(argv) != 0:
+                return 1
+        _step("Approve and run: independent tasks side by side, each in its own worktree")
+        code = main(["run", "--approve"])
+        if code != 0:
+            print(f"\nthe run ended with exit status {code}")
+            return code
+        _step("Handoff: the combined diff of the landed tasks")
+        main(["handoff", "review", "--stat"])
+        _step("Merge the task branches onto main, in plan order")
+        code = main(["handoff", "merge"])
+        if code != 0:
+            return code
+        print(_git(repo, "log", "--oneline", "--first-parent", "-8"))
+        check = subprocess.run(["python3", "-m", "unittest", "-q"], cwd=repo, capture_output=True,
+                               text=True)
+        print(f"tests on main after the merge: {'pass' if check.returncode == 0 else 'FAIL'}")
+        print(f"\ndemo finished in {time.monotonic() - started:.1f}s"
+              + (f" — the sample is kept at {repo}" if args.keep or args.dir else ""))
+        return 0 if check.returncode == 0 else 1
+    finally:
+        os.chdir(previous)
+        if not (args.keep or args.dir):
+            subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True)
+            shutil.rmtree(base, ignore_errors=True)
