@@ -1,0 +1,213 @@
+"""The Baton App: wiring only — layout, the store poller, key availability, routing.
+
+What keys do lives in `actions.py`; what they may do now in `availability.py`; the
+chat's commands in `conversation.py`. The engine runs on its own thread
+(`engine.py`), the store is read by a poller thread (`poller.py`); this module only
+moves their results onto the screen.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from functools import partial
+from typing import Any, Callable, Iterable
+
+from textual import events, on
+from textual.app import App, ComposeResult, SystemCommand
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Input
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from baton_tui.tui import bindings
+from baton_tui.tui.actions import TaskActions, detect_all
+from baton_tui.tui.availability import PLAN_ACTIONS, PlayerFacts, unavailable
+from baton_tui.tui.board import Board
+from baton_tui.tui.conversation import converse, slash
+from baton_tui.tui.engine import EngineThread
+from baton_tui.tui.messages import BoardChanged, KeyRefused, PlanStored, PlayersDetected
+from baton_tui.tui.planner_port import Planner, PlannerQuestion
+from baton_tui.tui.poller import poll_store
+from baton_tui.tui.screens.help import HelpScreen, KeyRow
+from baton_tui.tui.screens.task_detail import TaskDetail
+from baton_tui.tui.widgets.chat_pane import ChatPane
+from baton_tui.tui.widgets.header import BatonHeader
+from baton_tui.tui.widgets.plan_pane import PlanPane
+
+
+class BatonApp(TaskActions, App[int]):
+    """Chat on the left, the live plan on the right; `q` leaves any run going."""
+
+    CSS_PATH = "baton.tcss"
+    TITLE = "baton"
+    BINDINGS = bindings.APP
+
+    def __init__(self, ws: Any, *, planner: Planner | None = None,
+                 clock: Callable[[], float] = time.time, poll_interval: float = 0.25,
+                 blink: bool = True, follow_logs: bool = True, detect_players: bool = True,
+                 keymap: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.ws = ws
+        self.planner = planner
+        self.clock = clock
+        self.poll_interval = poll_interval
+        self.blink = blink
+        self.follow_logs = follow_logs
+        self.detect_on_start = detect_players
+        self.keymap = dict(keymap or {})
+        self.engine = EngineThread(ws.paths)
+        self.board = Board()
+        self.board_count = 0
+        self.detections: dict | None = None
+        self.pending_question: PlannerQuestion | None = None
+        self.select_after_refresh: int | None = None
+        self._wake = threading.Event()
+        self._focus_plan_next = True
+        players = ws.catalog.players
+        self.player_facts = PlayerFacts(
+            catalog=lambda p: players[p].catalog() if p in players else None,
+            efforts=lambda p: tuple(players[p].efforts) if p in players else ())
+
+    # layout ----------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield BatonHeader(self.ws.root.name)
+        with Horizontal(id="panes"):
+            yield ChatPane(blink=self.blink)
+            yield PlanPane()
+        yield Footer()
+
+    @property
+    def chat(self) -> ChatPane:
+        return self.query_one(ChatPane)
+
+    @property
+    def plan_pane(self) -> PlanPane:
+        return self.query_one(PlanPane)
+
+    def on_mount(self) -> None:
+        if self.keymap:
+            self.set_keymap(self.keymap)
+        self.query_one("#chat-input", Input).focus()
+        self.run_worker(self._poll, thread=True, group="poller", exclusive=True,
+                        exit_on_error=False, description="read the store")
+        if self.detect_on_start:
+            self.run_worker(self._detect, thread=True, group="detect", exit_on_error=False,
+                            description="detect players")
+
+    def on_unmount(self) -> None:
+        self.engine.close()
+
+    # background readers -----------------------------------------------------------------
+    def _poll(self) -> None:
+        worker = get_current_worker()
+        poll_store(self.ws.paths.store_path, self.clock,
+                   lambda board: self.post_message(BoardChanged(board)),
+                   lambda: worker.is_cancelled, self._wake, self.poll_interval)
+
+    def _detect(self) -> None:
+        self.post_message(PlayersDetected(detect_all(self.ws.catalog)))
+
+    def poke(self) -> None:
+        """Ask the poller to read the store now (after an engine command)."""
+        self._wake.set()
+
+    @on(PlayersDetected)
+    def _players_detected(self, event: PlayersDetected) -> None:
+        self.detections = event.detections
+
+    @on(BoardChanged)
+    def show_board(self, event: BoardChanged) -> None:
+        self.board = event.board
+        self.board_count += 1
+        self.query_one(BatonHeader).show(event.board)
+        pane = self.plan_pane
+        pane.show(event.board)
+        if self.select_after_refresh is not None and event.board.task(self.select_after_refresh):
+            pane.select(self.select_after_refresh)
+            self.select_after_refresh = None
+        if isinstance(self.screen, TaskDetail):
+            self.screen.refresh_task(event)
+        if self._focus_plan_next and not event.board.empty:
+            self._focus_plan_next = False
+            pane.focus()
+        self.refresh_bindings()
+
+    @on(PlanStored)
+    def _plan_stored(self) -> None:
+        self._focus_plan_next = True
+        self.poke()
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:
+            self.notify(f"{event.worker.description}: {event.worker.error}",
+                        title="something went wrong", severity="error", timeout=10)
+
+    # chat ---------------------------------------------------------------------------------
+    @on(ChatPane.Said)
+    def _said(self, event: ChatPane.Said) -> None:
+        if event.text.startswith("/"):
+            self.run_worker(slash(self, event.text), group="chat", exit_on_error=False,
+                            description=event.text)
+        else:
+            self.run_worker(converse(self, event.text), group="chat", exclusive=True,
+                            exit_on_error=False, description="planner")
+
+    # keys ---------------------------------------------------------------------------------
+    def why_not(self, action: str) -> str | None:
+        """Why `action` does not apply now (None: it does)."""
+        task = self.plan_pane.task if self.is_mounted else None
+        return unavailable(action, self.board, task, self.player_facts)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in PLAN_ACTIONS:
+            return None if self.why_not(action) else True
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A dimmed key was pressed: say why (bindings already ran the enabled ones)."""
+        active = self.screen.active_bindings.get(event.key)
+        if active is None or active.enabled:
+            return
+        action = active.binding.action.removeprefix("app.")
+        reason = self.why_not(action) or "not available now"
+        self.notify(reason, title=f"{active.binding.description}: not now",
+                    severity="warning", timeout=5)
+        self.post_message(KeyRefused(action, reason))
+
+    def action_swap_focus(self) -> None:
+        if self.plan_pane.has_focus:
+            self.query_one("#chat-input", Input).focus()
+        else:
+            self.plan_pane.focus()
+
+    def key_rows(self) -> list[KeyRow]:
+        """Every key with its current binding (after remapping) and why it is dimmed."""
+        rows = []
+        for binding in bindings.all_bindings():
+            keys = self.keymap.get(binding.id or "", binding.key)
+            shown = ", ".join(self.get_key_display(binding.__class__(k, binding.action))
+                              for k in keys.split(","))
+            action = binding.action.removeprefix("app.")
+            rows.append(KeyRow(shown, binding.description, binding.id or "", self.why_not(action)))
+        return rows
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.key_rows()))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for binding in bindings.PLAN:
+            action = binding.action.removeprefix("app.")
+            if action in PLAN_ACTIONS:
+                yield SystemCommand(f"plan: {binding.description}",
+                                    self.why_not(action) or f"key {binding.key}",
+                                    partial(self.palette_action, action))
+
+    async def palette_action(self, action: str) -> None:
+        reason = self.why_not(action)
+        if reason:
+            self.notify(reason, title="not now", severity="warning")
+        else:
+            await self.run_action(action)

@@ -1,0 +1,68 @@
+"""Every key as data: id, key(s), action, label. Remapped by id from `[keys]` in config.
+
+`baton.toml` / the personal config: `[keys] approve = "ctrl+a"` — applied with
+`App.set_keymap`, so the Footer and the help screen show the person's own keys.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+# Keys of the plan pane. Actions live on the App ("app." namespace), so one
+# `check_action` decides what applies now and why not.
+PLAN = [
+    Binding("tab", "app.swap_focus", "chat", id="swap", show=False),
+    Binding("j,down", "cursor(1)", "down", id="down", show=False),
+    Binding("k,up", "cursor(-1)", "up", id="up", show=False),
+    Binding("enter", "app.task_detail", "detail", id="detail"),
+    Binding("e", "app.edit_prompt", "prompt", id="prompt"),
+    Binding("R", "app.pick_player", "player", id="player"),
+    Binding("o", "app.pick_model", "model", id="model"),
+    Binding("ctrl+e", "app.pick_effort", "effort", id="effort"),
+    Binding("M", "app.pick_mode", "mode", id="mode", show=False),
+    Binding("d", "app.edit_deps", "deps", id="deps"),
+    Binding("s", "app.edit_skills", "skills", id="skills", show=False),
+    Binding("t", "app.edit_title", "title", id="title", show=False),
+    Binding("S", "app.edit_scope", "scope", id="scope", show=False),
+    Binding("c", "app.edit_check", "check", id="check", show=False),
+    Binding("C", "app.toggle_checkpoint", "checkpoint", id="checkpoint", show=False),
+    Binding("n", "app.add_task", "add", id="add", show=False),
+    Binding("D", "app.remove_task", "remove", id="remove", show=False),
+    Binding("a", "app.approve", "approve", id="approve"),
+    Binding("E", "app.run_plan", "run", id="run"),
+    Binding("f", "app.start_task", "start", id="start", show=False),
+    Binding("x", "app.stop_task", "stop", id="stop", show=False),
+    Binding("r", "app.retry_task", "retry", id="retry", show=False),
+    Binding("y", "app.answer_checkpoint", "checkpoint answer", id="answer", show=False),
+    Binding("m", "app.mark_done", "mark done", id="done", show=False),
+    Binding("p", "app.pause_run", "pause run", id="pause", show=False),
+    Binding("A", "app.pick_autonomy", "autonomy", id="autonomy", show=False),
+]
+
+# Keys that work wherever focus is (the chat input keeps printable keys for itself).
+APP = [
+    Binding("question_mark", "help", "help", id="help"),
+    Binding("q", "quit", "quit", id="quit"),
+]
+
+# Chat pane: tab leaves the input for the plan (the Screen's focus_next would too,
+# but this has an id and a label).
+CHAT = [
+    Binding("tab", "app.swap_focus", "plan", id="chat-swap", show=False),
+    Binding("escape", "app.swap_focus", "plan", id="chat-leave", show=False),
+]
+
+
+def all_bindings() -> list[Binding]:
+    return [*PLAN, *APP]
+
+
+def keymap_from_config(keys: dict[str, str]) -> dict[str, str]:
+    """Only ids Baton knows; unknown ids are reported by `unknown_keys`, not applied."""
+    known = {b.id for b in all_bindings() + CHAT if b.id}
+    return {k: v for k, v in keys.items() if k in known}
+
+
+def unknown_keys(keys: dict[str, str]) -> list[str]:
+    known = {b.id for b in all_bindings() + CHAT if b.id}
+    return sorted(k for k in keys if k not in known)

@@ -1,0 +1,42 @@
+"""Build the App (one factory for the CLI and the tests) and run it."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, Callable
+
+from baton_tui.tui.planner_port import Planner
+
+
+def make_app(ws: Any = None, *, planner: Planner | None = None,
+             clock: Callable[[], float] = time.time, poll_interval: float = 0.25,
+             blink: bool = True, follow_logs: bool = True, detect_players: bool = True):
+    """The BatonApp for `ws` (default: the repository around the current directory).
+
+    Key remapping comes from `[keys]` in the config; unknown binding ids are reported
+    on stderr rather than ignored.
+    """
+    from baton_tui.tui import bindings
+    from baton_tui.tui.app import BatonApp
+    from baton_tui.workspace import Workspace
+
+    ws = ws or Workspace()
+    keys = dict(ws.config.keys)
+    unknown = bindings.unknown_keys(keys)
+    if unknown:
+        print(f"baton: [keys] names unknown key ids: {', '.join(unknown)} "
+              f"(see `?` in the app for the ids)", file=sys.stderr)
+    return BatonApp(ws, planner=planner, clock=clock, poll_interval=poll_interval, blink=blink,
+                    follow_logs=follow_logs, detect_players=detect_players,
+                    keymap=bindings.keymap_from_config(keys))
+
+
+def run_app() -> int:
+    """`baton` with no command: open the app; quitting leaves a run going in its conductor."""
+    app = make_app()
+    try:
+        result = app.run()
+    finally:
+        app.ws.close()
+    return int(result or 0) if app.return_code in (None, 0) else int(app.return_code)

@@ -1,0 +1,89 @@
+"""App-wide messages (past tense). Widget-specific ones live on the widget that sends them."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from baton_tui.tui.board import Board
+
+
+class BoardChanged(Message):
+    """The poller read a new state of the plan from the store."""
+
+    def __init__(self, board: Board) -> None:
+        super().__init__()
+        self.board = board
+
+    def can_replace(self, message: Message) -> bool:
+        # Only the newest board matters when several queue up.
+        return isinstance(message, BoardChanged)
+
+
+class OutputRead(Message):
+    """New lines of a task's agent output (a batch); `reset` starts a new attempt."""
+
+    def __init__(self, task_id: int, lines: list[str], reset: bool = False) -> None:
+        super().__init__()
+        self.task_id = task_id
+        self.lines = lines
+        self.reset = reset
+
+
+class PlayersDetected(Message):
+    """Player detection finished: name -> Detection."""
+
+    def __init__(self, detections: dict) -> None:
+        super().__init__()
+        self.detections = detections
+
+
+class EngineRefused(Message):
+    """An engine command refused (a BatonError); shown, never swallowed."""
+
+    def __init__(self, what: str, lines: list[str]) -> None:
+        super().__init__()
+        self.what = what
+        self.lines = lines
+
+
+class PlanEdited(Message):
+    """The engine accepted an edit (`what`: a field name, `add`, `remove`, `autonomy`)."""
+
+    def __init__(self, task_id: int | None, what: str, voided: bool) -> None:
+        super().__init__()
+        self.task_id = task_id
+        self.what = what
+        self.voided = voided
+
+
+class PlanApproved(Message):
+    def __init__(self, warnings: list[str]) -> None:
+        super().__init__()
+        self.warnings = warnings
+
+
+class PlanStored(Message):
+    """A draft from the planner became the current plan."""
+
+    def __init__(self, slug: str) -> None:
+        super().__init__()
+        self.slug = slug
+
+
+class RunCommanded(Message):
+    """A run-control command went through (`command`: start_run, stop_task, …)."""
+
+    def __init__(self, command: str, task_id: int | None, result: object = None) -> None:
+        super().__init__()
+        self.command = command
+        self.task_id = task_id
+        self.result = result
+
+
+class KeyRefused(Message):
+    """A key that does not apply now was pressed; the reason was shown."""
+
+    def __init__(self, action: str, reason: str) -> None:
+        super().__init__()
+        self.action = action
+        self.reason = reason

@@ -1,0 +1,89 @@
+"""Background readers: the store poller and the log tail, both run as thread workers.
+
+Nothing here touches widgets. Each loop opens its own store connection, reads, and
+hands results to the UI through a `post` callable (`App.post_message`, thread-safe),
+only when something changed — so the event loop never waits on SQLite or a file.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+from baton_tui.store.db import Store
+from baton_tui.tui.board import Board, EventCache, build_board
+
+# A full rebuild at least this often: running tasks' elapsed time, a conductor that died.
+TICK = 1.0
+
+
+def poll_store(store_path: Path, clock: Callable[[], float], post: Callable[[Board], None],
+               cancelled: Callable[[], bool], wake: threading.Event,
+               interval: float = 0.25) -> None:
+    """Post a new Board whenever the store's events (or the clock, while running) change it."""
+    store = Store(store_path)
+    cache = EventCache()
+    last_board: Board | None = None
+    last_event = -1
+    last_full = 0.0
+    try:
+        while not cancelled():
+            newest = store.last_event_id()
+            mono = time.monotonic()
+            if newest != last_event or mono - last_full >= TICK or wake.is_set():
+                wake.clear()
+                last_event, last_full = newest, mono
+                cache.refresh(store)
+                board = build_board(store, cache.events, clock)
+                if board != last_board:
+                    last_board = board
+                    post(board)
+            wake.wait(interval)
+    finally:
+        store.close()
+
+
+def latest_log_path(store_path: Path, plan_id: int, task_id: int) -> str | None:
+    """The newest attempt's log file for a task (its own short-lived connection)."""
+    with Store(store_path) as store:
+        attempt = store.latest_attempt(plan_id, task_id)
+    return attempt.log_path if attempt else None
+
+
+def tail_log(store_path: Path, plan_id: int, task_id: int, post: Callable[[list[str], bool], None],
+             cancelled: Callable[[], bool], batch: float = 0.08, first_bytes: int = 64_000,
+             max_batch_lines: int = 2_000) -> None:
+    """Follow a task's newest attempt log, posting lines in batches of ~`batch` seconds.
+
+    `post(lines, reset)` — `reset` is True when a new attempt began (clear the view).
+    Only the tail of a long file is read at first; the whole log stays on disk.
+    """
+    path: str | None = None
+    offset = 0
+    pending = b""
+    checked = 0.0
+    while not cancelled():
+        now = time.monotonic()
+        if now - checked > 1.0:
+            checked = now
+            newest = latest_log_path(store_path, plan_id, task_id)
+            if newest != path and newest:
+                path, pending = newest, b""
+                size = os.path.getsize(path) if os.path.exists(path) else 0
+                offset = max(0, size - first_bytes)
+                post([], True)
+        if path and os.path.exists(path):
+            with open(path, "rb") as fh:
+                fh.seek(offset)
+                data = fh.read(4_000_000)
+            offset += len(data)
+            if data:
+                chunk = pending + data
+                *lines, pending = chunk.split(b"\n")
+                if lines:
+                    text = [ln.decode("utf-8", "replace").rstrip("\r") for ln in lines]
+                    post(text[-max_batch_lines:], False)
+        time.sleep(batch)

@@ -1,0 +1,157 @@
+"""Small typed modals: each returns a value (or None on escape); the caller applies it.
+
+None of them writes state: `ChoiceModal[str]` returns a choice, `TextModal` a line,
+`PickManyModal` a list, `ConfirmModal` a bool. The App hands results to the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, OptionList, SelectionList
+from textual.widgets.option_list import Option
+from textual.widgets.selection_list import Selection
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Choice(Generic[T]):
+    """One option of a picker: the value returned, the label shown."""
+
+    value: T
+    label: str
+
+
+class _Dialog(ModalScreen[T]):
+    BINDINGS = [Binding("escape", "cancel", "cancel", id="cancel")]
+
+    def __init__(self, title: str, hint: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.hint = hint
+
+    def frame(self) -> Vertical:
+        box = Vertical(classes="dialog")
+        box.border_title = self.title_text
+        if self.hint:
+            box.border_subtitle = self.hint
+        return box
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ChoiceModal(_Dialog[T | None], Generic[T]):
+    """Pick one of `choices`; the current value starts highlighted."""
+
+    def __init__(self, title: str, choices: list[Choice[T]], current: T | None = None,
+                 note: str = "") -> None:
+        super().__init__(title, "enter choose · esc cancel")
+        self.choices = choices
+        self.current = current
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        with self.frame():
+            if self.note:
+                yield Label(self.note, classes="note")
+            options = [Option(("● " if c.value == self.current else "  ") + c.label, id=str(i))
+                       for i, c in enumerate(self.choices)]
+            yield OptionList(*options, id="choices")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        for i, choice in enumerate(self.choices):
+            if choice.value == self.current:
+                options.highlighted = i
+        options.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self.choices[int(event.option.id or 0)].value)
+
+
+class TextModal(_Dialog[str | None]):
+    """One line of text (a title, a model name, feedback); enter accepts."""
+
+    def __init__(self, title: str, value: str = "", placeholder: str = "",
+                 note: str = "", blink: bool = True, allow_empty: bool = True) -> None:
+        super().__init__(title, "enter save · esc cancel")
+        self.value = value
+        self.placeholder = placeholder
+        self.note = note
+        self.blink = blink
+        self.allow_empty = allow_empty
+
+    def compose(self) -> ComposeResult:
+        with self.frame():
+            if self.note:
+                yield Label(self.note, classes="note")
+            field = Input(self.value, placeholder=self.placeholder, id="text")
+            field.cursor_blink = self.blink
+            yield field
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if not event.value.strip() and not self.allow_empty:
+            self.notify("this cannot be empty", severity="warning")
+            return
+        self.dismiss(event.value)
+
+
+class PickManyModal(_Dialog[list[T] | None], Generic[T]):
+    """Tick any of `choices` (space toggles); enter returns the ticked values in order."""
+
+    BINDINGS = [Binding("escape", "cancel", "cancel", id="cancel"),
+                Binding("enter", "accept", "save", id="accept", priority=True)]
+
+    def __init__(self, title: str, choices: list[Choice[T]], chosen: list[T],
+                 note: str = "") -> None:
+        super().__init__(title, "space tick · enter save · esc cancel")
+        self.choices = choices
+        self.chosen = chosen
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        with self.frame():
+            if self.note:
+                yield Label(self.note, classes="note")
+            yield SelectionList[int](*[Selection(c.label, i, c.value in self.chosen)
+                                       for i, c in enumerate(self.choices)], id="many")
+
+    def on_mount(self) -> None:
+        self.query_one(SelectionList).focus()
+
+    def action_accept(self) -> None:
+        ticked = set(self.query_one(SelectionList).selected)
+        self.dismiss([c.value for i, c in enumerate(self.choices) if i in ticked])
+
+
+class ConfirmModal(_Dialog[bool | None]):
+    """Yes or no; y/enter confirm, n/esc refuse."""
+
+    BINDINGS = [Binding("escape,n", "cancel", "no", id="no"),
+                Binding("y,enter", "yes", "yes", id="yes")]
+
+    def __init__(self, title: str, question: str) -> None:
+        super().__init__(title, "y yes · n no")
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with self.frame():
+            yield Label(self.question)
+
+    def action_yes(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)

@@ -1,0 +1,120 @@
+"""Task detail: the card's fields, the live agent output, the report, the check, the diff."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Log, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from baton_tui.tui.board import TaskRow
+from baton_tui.tui.detail_data import DetailData, load_detail
+from baton_tui.tui.messages import BoardChanged, OutputRead
+from baton_tui.tui.poller import tail_log
+from baton_tui.tui.widgets.task_card import card_text
+
+# Lines kept on screen; the whole log stays on disk (`baton logs N`).
+MAX_LINES = 1_000
+
+
+def fields_text(task: TaskRow) -> Text:
+    text = card_text(task)
+    text.append("\n\n")
+    text.append("prompt\n", style="bold")
+    text.append(task.prompt or "(empty)")
+    return text
+
+
+class TaskDetail(Screen[None]):
+    """Full screen for one task; its workers (log tail, loaders) end when it is popped."""
+
+    BINDINGS = [Binding("escape,q", "close", "back", id="detail-back"),
+                Binding("1", "tab('output')", "output", id="tab-output"),
+                Binding("2", "tab('report')", "report", id="tab-report"),
+                Binding("3", "tab('diff')", "diff", id="tab-diff")]
+
+    def __init__(self, task: TaskRow, plan_id: int, base_commit: str | None,
+                 store_path: Path, root: Path, follow: bool = True) -> None:
+        super().__init__()
+        self.row = task
+        self.plan_id = plan_id
+        self.base_commit = base_commit
+        self.store_path = store_path
+        self.root = root
+        self.follow = follow
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="detail"):
+            fields = VerticalScroll(Static(fields_text(self.row), id="fields"), id="fields-box")
+            fields.border_title = f"task #{self.row.id}"
+            yield fields
+            with TabbedContent(initial="output", id="detail-tabs"):
+                with TabPane("output", id="output"):
+                    yield Log(max_lines=MAX_LINES, id="log")
+                with TabPane("report & check", id="report"):
+                    yield VerticalScroll(Static("loading…", id="report-text"))
+                with TabPane("diff", id="diff"):
+                    yield VerticalScroll(Static("loading…", id="diff-text"))
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+        if self.follow:
+            self.run_worker(partial(self._tail), thread=True, group="detail-tail",
+                            exclusive=True, exit_on_error=False,
+                            description=f"follow output of task {self.row.id}")
+
+    def _tail(self) -> None:
+        worker = get_current_worker()
+        task_id = self.row.id
+        tail_log(self.store_path, self.plan_id, task_id,
+                 lambda lines, reset: self.post_message(OutputRead(task_id, lines, reset)),
+                 lambda: worker.is_cancelled)
+
+    @work(thread=True, group="detail-load", exclusive=True, exit_on_error=False,
+          description="read report, check and diff")
+    def load(self) -> DetailData:
+        data = load_detail(self.store_path, self.root, self.plan_id, self.row.id,
+                           self.base_commit, self.row.branch)
+        self.app.call_from_thread(self.show_data, data)
+        return data
+
+    def show_data(self, data: DetailData) -> None:
+        self.query_one("#report-text", Static).update(Text(data.report + "\n\n" + data.check))
+        diff = self.query_one("#diff-text", Static)
+        if data.diff.startswith("diff --git"):
+            diff.update(Syntax(data.diff, "diff", theme="ansi_dark", word_wrap=False))
+        else:
+            diff.update(Text(data.diff))
+        if data.log_path is None:
+            log = self.query_one(Log)
+            if not log.line_count:
+                log.write_line("no output yet: the task has not run")
+
+    @on(OutputRead)
+    def show_output(self, event: OutputRead) -> None:
+        log = self.query_one(Log)
+        if event.reset:
+            log.clear()
+        if event.lines:
+            log.write_lines(event.lines)
+
+    def refresh_task(self, board_changed: BoardChanged) -> None:
+        row = board_changed.board.task(self.row.id)
+        if row is not None and row != self.row:
+            self.row = row
+            self.query_one("#fields", Static).update(fields_text(row))
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def action_close(self) -> None:
+        self.dismiss(None)

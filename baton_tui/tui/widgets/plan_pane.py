@@ -1,0 +1,85 @@
+"""The plan pane: the DAG, then one card per task in dependency order, and a cursor."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from baton_tui.tui import bindings
+from baton_tui.tui.board import Board, TaskRow
+from baton_tui.tui.widgets.dag import DagView
+from baton_tui.tui.widgets.task_card import TaskCard
+
+EMPTY = ("No plan yet.\n\nState a goal in the chat on the left, or load a plan file with\n"
+         "`baton plan --from FILE`.")
+
+
+class PlanPane(VerticalScroll, can_focus=True):
+    """Focusable; j/k move the cursor, the App's actions act on the task under it."""
+
+    BINDINGS = bindings.PLAN
+    cursor = reactive(0, init=False)
+
+    class CursorMoved(Message):
+        """The focused task changed."""
+
+        def __init__(self, task_id: int | None) -> None:
+            super().__init__()
+            self.task_id = task_id
+
+    def __init__(self) -> None:
+        super().__init__(id="plan")
+        self.board = Board()
+        self.border_title = "plan"
+
+    def compose(self) -> ComposeResult:
+        yield Static(EMPTY, id="plan-empty")
+        yield DagView(id="dag")
+        yield Vertical(id="cards")
+
+    @property
+    def task(self) -> TaskRow | None:
+        if not self.board.tasks:
+            return None
+        return self.board.tasks[min(self.cursor, len(self.board.tasks) - 1)]
+
+    def show(self, board: Board) -> None:
+        """Reconcile the cards with a new board: update in place, mount only when ids change."""
+        keep = self.task.id if self.task else None
+        self.board = board
+        self.query_one("#plan-empty").display = board.empty
+        self.query_one(DagView).show(board)
+        ids = [t.id for t in board.tasks]
+        if keep in ids:
+            self.set_reactive(PlanPane.cursor, ids.index(keep))
+        self.cursor = min(self.cursor, max(0, len(ids) - 1))
+        container = self.query_one("#cards", Vertical)
+        cards = list(container.query_children(TaskCard))
+        if [c.row.id for c in cards] != ids:
+            container.remove_children()
+            container.mount_all(TaskCard(t, i == self.cursor) for i, t in enumerate(board.tasks))
+        else:
+            for i, (card, row) in enumerate(zip(cards, board.tasks)):
+                card.show(row, i == self.cursor)
+        self.border_subtitle = f"{len(ids)} tasks" if ids else ""
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        cards = list(self.query_one("#cards").query_children(TaskCard))
+        for i in (old, new):
+            if 0 <= i < len(cards):
+                cards[i].show(cards[i].row, i == new)
+        if 0 <= new < len(cards):
+            self.scroll_to_widget(cards[new], animate=False)
+        self.post_message(self.CursorMoved(self.task.id if self.task else None))
+
+    def action_cursor(self, step: int) -> None:
+        if self.board.tasks:
+            self.cursor = max(0, min(len(self.board.tasks) - 1, self.cursor + step))
+
+    def select(self, task_id: int) -> None:
+        for i, row in enumerate(self.board.tasks):
+            if row.id == task_id:
+                self.cursor = i

@@ -1,0 +1,89 @@
+"""One task as a card: its fields and, once it runs, its state in plain words."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from baton_tui.tui.board import TaskRow
+
+MARKS = {
+    "draft": "○", "queued": "◌", "running": "●", "done": "✓", "landed": "✓", "merged": "✓",
+    "paused": "‖", "checkpoint": "?", "failed": "✗", "parked": "✗", "discarded": "–",
+}
+WORD_STYLE = {
+    "running": "bold", "failed": "bold", "parked": "bold", "checkpoint": "bold reverse",
+    "paused": "italic",
+}
+
+
+def fmt_elapsed(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+def card_text(task: TaskRow, selected: bool = False) -> Text:
+    """The card's lines; plain words carry the meaning, colour (from CSS) only helps."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    gutter = "▶ " if selected else "  "
+    text.append(gutter, style="bold")
+    text.append(f"{MARKS.get(task.state, '·')} #{task.id} ", style="bold")
+    text.append(task.title, style="bold" if selected else "")
+    text.append(f"  [{task.mode}]", style="dim")
+    if task.player == "script":
+        who = "script (its check is the task)"
+    else:
+        who = " · ".join([task.player, task.model or "default model", *(
+            [task.effort] if task.effort else [])])
+    text.append(f"\n    {who}", style="")
+    facts = []
+    if task.depends_on:
+        facts.append("after " + " ".join(f"#{d}" for d in task.depends_on))
+    if task.skills:
+        facts.append("skills " + ", ".join(task.skills))
+    if task.scope:
+        facts.append("scope " + ", ".join(task.scope))
+    if facts:
+        text.append("\n    " + " · ".join(facts), style="dim")
+    extra = []
+    if task.checkpoint:
+        extra.append("⚑ checkpoint")
+    if task.check:
+        extra.append(f"check: {task.check}")
+    if task.branch:
+        extra.append(task.branch)
+    if extra:
+        text.append("\n    " + " · ".join(extra), style="dim")
+    if task.state != "draft" or task.blocked_by:
+        text.append("\n    ")
+        text.append(task.words, style=WORD_STYLE.get(task.state, ""))
+        if task.elapsed:
+            text.append(f" · {fmt_elapsed(task.elapsed)}")
+        if task.progress and task.state in ("running", "checkpoint", "paused"):
+            text.append(f" — {task.progress}", style="italic")
+    return text
+
+
+class TaskCard(Static):
+    """A card in the plan pane; re-rendered only when its row or selection changes."""
+
+    def __init__(self, task: TaskRow, selected: bool = False) -> None:
+        super().__init__(card_text(task, selected), classes=self.card_classes(task, selected))
+        self.row = task
+        self.selected = selected
+
+    @staticmethod
+    def card_classes(task: TaskRow, selected: bool) -> str:
+        state = "blocked" if task.blocked_by else task.state
+        return f"card -{state}" + (" -selected" if selected else "")
+
+    def show(self, task: TaskRow, selected: bool) -> None:
+        if task == self.row and selected == self.selected:
+            return
+        self.row, self.selected = task, selected
+        self.set_classes(self.card_classes(task, selected))
+        self.update(card_text(task, selected))
