@@ -42,8 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--goal", help="draft a plan for this goal with the planner")
     src.add_argument("--from", dest="from_file", metavar="FILE", help="load a v1 plan document")
-    src.add_argument("--answer", nargs="+", metavar=("N", "TEXT"),
-                     help="answer planner question N (or --answer FILE with N: text lines)")
+    src.add_argument("--answer", nargs="+", action="append", metavar="N TEXT",
+                     help="answer planner question N (repeatable; or --answer FILE of `N: text` "
+                     "lines)")
     src.add_argument("--yes", action="store_true", help="take every recommendation")
     p.add_argument("--new", action="store_true", help="archive the current plan first")
     p.add_argument("--json", action="store_true", help="print the v1 plan document")

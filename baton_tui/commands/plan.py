@@ -63,9 +63,7 @@ def cmd_plan(args: Namespace) -> int:
                   f"`baton plan`, then `baton approve`")
         return 0
     if args.goal or args.answer or args.yes:
-        from baton_tui.plan.planner_cli import plan_command
-
-        return plan_command(ws, args)
+        return _plan_with_planner(ws, args)
     cur = plans.current(ws)
     assert cur is not None
     if args.json:
@@ -134,4 +132,62 @@ def cmd_approve(args: Namespace) -> int:
         print(f"baton: warning: {warning}", file=sys.stderr)
     where = f" onto {row.base_branch} at {row.base_commit[:10]}" if row.base_commit else ""
     print(f"plan {row.slug} approved{where} — start it with `baton run`")
+    return 0
+
+
+def parse_answers(groups: list[list[str]]) -> dict[int, str]:
+    """`--answer 1 "text"` (repeatable), or `--answer FILE` holding `N: text` lines."""
+    answers: dict[int, str] = {}
+    for group in groups:
+        if len(group) == 1:
+            text, source = _read_source(group[0])
+            for number, line in enumerate(text.splitlines(), 1):
+                if not line.strip():
+                    continue
+                head, sep, rest = line.partition(":")
+                if not sep or not head.strip().isdigit():
+                    raise BatonError(f"{source}: line {number}: write answers as `N: text`")
+                answers[int(head)] = rest.strip()
+            continue
+        if len(group) != 2 or not group[0].isdigit():
+            raise BatonError("--answer takes a question number and the answer: --answer 1 \"…\"")
+        answers[int(group[0])] = group[1]
+    return answers
+
+
+def _print_questions(questions: list[dict]) -> None:
+    print("The planner has questions (answer with `baton plan --answer N \"…\"`, or `baton plan "
+          "--yes` to take every recommendation):")
+    for number, q in enumerate(questions, 1):
+        if q.get("answer") is None:
+            print(f"  {number}. {q['question']}")
+            if q.get("recommendation"):
+                print(f"     Recommendation: {q['recommendation']}")
+
+
+def _plan_with_planner(ws: Workspace, args: Namespace) -> int:
+    from baton_tui.plan import planner
+
+    def show(event: planner.PlannerEvent) -> None:
+        if event.kind in ("step", "repair"):
+            label = "planner" if event.kind == "step" else "repair"
+            print(f"  {label}: {event.text}", file=sys.stderr, flush=True)
+
+    if args.goal:
+        result = planner.start(ws, args.goal, new=args.new, emit=show)
+    else:
+        result = planner.answer(ws, parse_answers(args.answer or []), args.yes, emit=show)
+    if result.status == "questions":
+        session = planner.load_session(ws) or {}
+        _print_questions(session.get("questions", result.questions))
+        return 3
+    if result.status == "failed":
+        raise BatonError(result.message, code=1)
+    cur = plans.current(ws)
+    assert cur is not None
+    if args.json:
+        print(json.dumps(cur.doc.dump(), indent=2))
+    else:
+        print(render_plan(cur.doc, cur.row.approved, cur.row.slug))
+        print("\nnot approved — edit any field, then `baton approve`")
     return 0

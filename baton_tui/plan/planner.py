@@ -1,0 +1,349 @@
+"""The planner: a player run read-only in the repository turns a goal into a plan.
+
+Protocol (DESIGN.md): the planner's final message holds exactly one JSON object —
+`{"questions": [...]}` or a v1 plan document. Model output is untrusted: it is
+parsed with the plan schema and checked (players ready here, skills, cycles,
+scopes inside the repository and not overlapping between independent tasks);
+problems are fed back for a bounded number of repairs. Planning never creates
+branches or worktrees. The conversation (questions, answers, every planner
+message) is kept in the store and, once a plan exists, stored with it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from baton_tui.errors import BatonError
+from baton_tui.plan import planner_prompt as prompts
+from baton_tui.plan.dag import dependents
+from baton_tui.plan.model import PlanDocument, parse_document
+from baton_tui.plan.validate import plan_problems
+from baton_tui.players.base import AttemptContext
+from baton_tui.workspace import Workspace
+
+MAX_REPAIRS = 3
+SESSION_KEY = "planning"
+
+
+@dataclass
+class PlannerEvent:
+    """Something the planner did: a research `step`, `questions`, a `repair`, the `plan`, `failed`."""
+
+    kind: str
+    text: str
+    data: Any = None
+
+
+@dataclass
+class PlanningResult:
+    status: str                       # "questions" | "plan" | "failed"
+    questions: list[dict] = field(default_factory=list)
+    slug: str | None = None
+    message: str = ""
+
+
+Listener = Callable[[PlannerEvent], None]
+
+
+# session ---------------------------------------------------------------------
+def load_session(ws: Workspace) -> dict | None:
+    row = ws.store.conn.execute("SELECT value FROM meta WHERE key = ?", (SESSION_KEY,)).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def save_session(ws: Workspace, session: dict | None) -> None:
+    if session is None:
+        ws.store.conn.execute("DELETE FROM meta WHERE key = ?", (SESSION_KEY,))
+    else:
+        ws.store.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                              (SESSION_KEY, json.dumps(session)))
+
+
+# checks ----------------------------------------------------------------------
+def extract_json(text: str) -> dict | None:
+    """The last JSON object in the text that looks like a planner answer."""
+    decoder = json.JSONDecoder()
+    starts = [i for i, ch in enumerate(text) if ch == "{"]
+    for start in reversed(starts):
+        try:
+            obj, _end = decoder.raw_decode(text[start:])
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict) and ("tasks" in obj or "questions" in obj):
+            return obj
+    return None
+
+
+def _scope_root(pattern: str) -> str:
+    root = pattern.strip().rstrip("/")
+    for suffix in ("/**", "/*"):
+        while root.endswith(suffix):
+            root = root[: -len(suffix)]
+    return root
+
+
+def scopes_overlap(a: str, b: str) -> bool:
+    """Whether two scope entries can name the same file (conservative)."""
+    ra, rb = _scope_root(a), _scope_root(b)
+    if not ra or not rb or ra in ("**", "*") or rb in ("**", "*"):
+        return True
+    if ra == rb or ra.startswith(rb + "/") or rb.startswith(ra + "/"):
+        return True
+    return fnmatch.fnmatch(ra, b) or fnmatch.fnmatch(rb, a)
+
+
+def overlap_problems(doc: PlanDocument) -> list[str]:
+    deps = doc.deps()
+    related = {t.id: dependents(deps, t.id) for t in doc.tasks}
+    problems = []
+    tasks = [t for t in doc.tasks if t.mode == "build" and t.scope]
+    for i, a in enumerate(tasks):
+        for b in tasks[i + 1:]:
+            if b.id in related[a.id] or a.id in related[b.id]:
+                continue
+            shared = [f"{x} / {y}" for x in a.scope for y in b.scope if scopes_overlap(x, y)]
+            if shared:
+                problems.append(f"tasks {a.id} and {b.id} do not depend on each other but their "
+                                f"scopes overlap ({shared[0]}): make one depend on the other or "
+                                "split the files")
+    return problems
+
+
+def check_draft(ws: Workspace, raw: dict, ready: set[str]) -> tuple[PlanDocument | None, list[str]]:
+    """Parse and check a drafted plan; returns the document or the problems to feed back."""
+    try:
+        doc = parse_document(raw, "draft")
+    except BatonError as exc:
+        return None, exc.lines
+    problems = plan_problems(doc, ws.catalog, set(ws.skills))
+    for task in doc.tasks:
+        if task.mode != "manual" and task.player not in ready and task.player != "script":
+            problems.append(f"task {task.id}: player {task.player!r} is not ready on this machine "
+                            f"(ready: {', '.join(sorted(ready))})")
+    problems += overlap_problems(doc)
+    return (None, problems) if problems else (doc, [])
+
+
+# running the planner -----------------------------------------------------------
+def ready_players(ws: Workspace) -> set[str]:
+    return {name for name, p in ws.catalog.players.items() if name != "script" and p.detect().ready}
+
+
+def _tree_state(root: Path) -> str:
+    try:
+        return subprocess.run(["git", "status", "--porcelain=v1", "-uall"], cwd=root,
+                              capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+class _Watchdog:
+    """Stops the planner's process group when it stays silent for `seconds`."""
+
+    def __init__(self, pgid: int, seconds: float):
+        self.pgid, self.seconds, self.fired = pgid, seconds, False
+        self.timer: threading.Timer | None = None
+        self.reset()
+
+    def _fire(self) -> None:
+        self.fired = True
+        try:
+            os.killpg(self.pgid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+
+    def reset(self) -> None:
+        self.cancel()
+        self.timer = threading.Timer(self.seconds, self._fire)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+
+
+def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
+                emit: Listener) -> str:
+    """Run the planner player once, read-only, streaming its steps; returns its final text."""
+    from baton_tui.run import layout
+
+    player = ws.catalog.players[session["player"]]
+    turn = session["turns"] = session.get("turns", 0) + 1
+    folder = layout.attempt_dir(ws.paths, "planner", 0, int(session["id"]) * 100 + turn)
+    from baton_tui.run.prompt import write_private
+
+    prompt_path = write_private(folder / "prompt.md", message)
+    env = {"BATON_STATE": str(ws.paths.store_path), "BATON_TASK": "0",
+           "PATH": f"{layout.shim_dir()}{os.pathsep}{os.environ.get('PATH', '')}"}
+    ctx = AttemptContext(task_id=0, mode="research", prompt_path=prompt_path, prompt=message,
+                         worktree=ws.root, attempt_dir=folder, env=env,
+                         session_id=session.get("session_id") if resume else None,
+                         resume_message=message if resume else None, bin=player.bin)
+    launch = (player.resume(ctx) if resume and session.get("session_id") else None) \
+        or player.launch(ctx)
+    before = _tree_state(ws.root)
+    log_path = folder / "output.log"
+    stdin = open(prompt_path, "rb") if launch.stdin_prompt else subprocess.DEVNULL
+    stall = ws.config.limits.stall
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(launch.argv, cwd=ws.root, stdin=stdin, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT,
+                                env={**os.environ, **player.env, **launch.env, **env},
+                                process_group=0)
+        assert proc.stdout is not None
+        watchdog = _Watchdog(proc.pid, stall)
+        try:
+            for raw in proc.stdout:
+                watchdog.reset()
+                log.write(raw)
+                step = player.progress(raw.decode("utf-8", "replace").rstrip("\n"))
+                if step:
+                    emit(PlannerEvent("step", step))
+            proc.wait()
+        finally:
+            watchdog.cancel()
+        if watchdog.fired:
+            raise BatonError(f"the planner was silent for {int(stall)}s and was stopped", code=1)
+    if hasattr(stdin, "close"):
+        stdin.close()
+    after = _tree_state(ws.root)
+    if after != before:
+        raise BatonError("the planner changed the repository although it runs read-only; "
+                         "planning stopped (nothing of it was kept as a plan). Changes:\n"
+                         + after[:2000], code=1)
+    text = log_path.read_text(encoding="utf-8", errors="replace")
+    outcome = player.outcome(text)
+    if outcome.session_id:
+        session["session_id"] = outcome.session_id
+    if outcome.limit_until or outcome.rate_limited:
+        raise BatonError(f"the planner ({session['player']}) hit a usage or rate limit; try again "
+                         "later or set another planner (BATON_PLANNER)", code=3)
+    final = outcome.final_text or text
+    if proc.returncode not in (0, None) and extract_json(final) is None:
+        detail = outcome.error or (text.strip().splitlines() or ["no output"])[-1]
+        raise BatonError(f"the planner ({session['player']}) exited {proc.returncode}: {detail}",
+                         code=1)
+    return final
+
+
+def _converse(ws: Workspace, session: dict, message: str, resume: bool,
+              emit: Listener) -> PlanningResult:
+    ready = ready_players(ws)
+    for attempt in range(MAX_REPAIRS + 1):
+        session["transcript"].append({"role": "baton", "text": message})
+        final = _run_player(ws, session, message, resume or attempt > 0, emit)
+        session["transcript"].append({"role": "planner", "text": final})
+        save_session(ws, session)
+        raw = extract_json(final)
+        if raw is None:
+            problems = ["your final message held no JSON object"]
+        elif "tasks" not in raw:
+            questions = [q for q in raw.get("questions", []) if isinstance(q, dict)
+                         and isinstance(q.get("question"), str) and q["question"].strip()]
+            if questions:
+                session["questions"] = [{"question": q["question"].strip(),
+                                         "recommendation": str(q.get("recommendation") or ""),
+                                         "answer": None} for q in questions]
+                save_session(ws, session)
+                emit(PlannerEvent("questions", f"{len(questions)} question(s)",
+                                  session["questions"]))
+                return PlanningResult("questions", session["questions"])
+            problems = ["questions must be a non-empty list of {question, recommendation}"]
+        else:
+            raw.setdefault("version", 1)
+            raw.setdefault("goal", session["goal"])
+            if session.get("questions") and not raw.get("questions"):
+                raw["questions"] = session["questions"]
+            doc, problems = check_draft(ws, raw, ready)
+            if doc is not None:
+                from baton_tui.plan.current import store_new_plan
+
+                row = store_new_plan(ws, doc, new=session.get("new", False),
+                                     transcript=session["transcript"], source="planner")
+                save_session(ws, None)
+                emit(PlannerEvent("plan", f"plan {row.slug}: {len(doc.tasks)} task(s)", row.slug))
+                return PlanningResult("plan", slug=row.slug)
+        emit(PlannerEvent("repair", "; ".join(problems)[:500], problems))
+        message = prompts.repair_message(problems)
+    session["failed"] = problems
+    save_session(ws, session)
+    text = (f"the planner's draft was still invalid after {MAX_REPAIRS} repairs: "
+            + "; ".join(problems[:5]) + " — the transcript is kept (`baton plan --goal` again)")
+    emit(PlannerEvent("failed", text, problems))
+    return PlanningResult("failed", message=text)
+
+
+def start(ws: Workspace, goal: str, new: bool = False,
+          emit: Listener = lambda event: None) -> PlanningResult:
+    """Plan a goal from scratch with the configured planner."""
+    from baton_tui.plan.current import current
+
+    cur = current(ws, required=False)
+    if cur is not None and cur.open_work() and not new:
+        raise BatonError(f"the current plan ({cur.row.slug}) has work that is neither merged nor "
+                         "discarded; finish it, or pass --new to archive it")
+    name = ws.config.planner
+    player = ws.catalog.players.get(name)
+    if player is None:
+        raise BatonError(f"planner {name!r} is not a player (set `planner` in baton.toml or "
+                         f"BATON_PLANNER to one of: {', '.join(ws.catalog.names())})")
+    found = player.detect()
+    if not found.ready:
+        raise BatonError(f"planner {name!r} is not ready: {found.reason}"
+                         + (f" — {found.fix}" if found.fix else "")
+                         + "; or set BATON_PLANNER to a ready player")
+    if not player.research:
+        raise BatonError(f"planner {name!r} has no read-only profile, so it cannot plan")
+    from baton_tui.trust import ensure_trusted
+
+    ensure_trusted(ws, {name}, keys=())
+    files = prompts.repo_files(ws.root)
+    skills = {n: s.when or s.description for n, s in ws.skills.items()}
+    ready = sorted(ready_players(ws))
+    message = prompts.instructions(goal, prompts.snapshot(ws.root, files), ready,
+                                   ws.config.players.default, ws.config.players.research, skills)
+    session = {"id": int(time.time() * 1000) % 10_000_000, "goal": goal, "player": name,
+               "new": new, "questions": [], "transcript": []}
+    emit(PlannerEvent("step", f"{name} is reading the repository ({len(files)} files)"))
+    return _converse(ws, session, message, False, emit)
+
+
+def pending_questions(ws: Workspace) -> list[dict]:
+    session = load_session(ws)
+    return [q for q in (session or {}).get("questions", []) if q.get("answer") is None]
+
+
+def answer(ws: Workspace, answers: dict[int, str], take_recommendations: bool = False,
+           emit: Listener = lambda event: None) -> PlanningResult:
+    """Record answers (1-based), then continue planning once every question has one."""
+    session = load_session(ws)
+    if not session or not session.get("questions"):
+        raise BatonError("no planner questions are waiting (start with `baton plan --goal \"…\"`)")
+    from baton_tui.trust import ensure_trusted
+
+    ensure_trusted(ws, {session["player"]}, keys=())
+    questions = session["questions"]
+    for number, text in answers.items():
+        if not 1 <= number <= len(questions):
+            raise BatonError(f"there is no question {number} (questions 1–{len(questions)})")
+        if not text.strip():
+            raise BatonError(f"the answer to question {number} is empty")
+        questions[number - 1]["answer"] = text.strip()
+    if take_recommendations:
+        for q in questions:
+            if q.get("answer") is None:
+                q["answer"] = q.get("recommendation") or "as you recommend"
+    save_session(ws, session)
+    if any(q.get("answer") is None for q in questions):
+        return PlanningResult("questions", [q for q in questions if q.get("answer") is None])
+    return _converse(ws, session, prompts.answers_message(questions), True, emit)

@@ -1,0 +1,113 @@
+"""What the planner is told: the goal, a snapshot of the repository, the ready players,
+the skills, the plan schema, and the rules of the planner protocol."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+SNAPSHOT_FILES = 400
+README_CHARS = 3000
+TEST_MARKERS = ("pytest.ini", "conftest.py", "tox.ini", "package.json", "Cargo.toml", "go.mod",
+                "Makefile", "tests", "test", "spec")
+
+
+def repo_files(root: Path) -> list[str]:
+    """Tracked and untracked-but-not-ignored files (git), or a bounded walk without git."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=root,
+                             capture_output=True, check=True, timeout=60).stdout
+        return sorted({p for p in out.decode("utf-8", "replace").split("\0") if p})
+    except (OSError, subprocess.SubprocessError):
+        found: list[str] = []
+        for path in sorted(root.rglob("*")):
+            if any(part.startswith(".") for part in path.relative_to(root).parts):
+                continue
+            if path.is_file():
+                found.append(str(path.relative_to(root)))
+            if len(found) >= 20000:
+                break
+        return found
+
+
+def snapshot(root: Path, files: list[str]) -> str:
+    """A compact view of the repository for the planner's first message."""
+    lines = [f"Repository: {root.name} — {len(files)} files."]
+    top: dict[str, int] = {}
+    for path in files:
+        head = path.split("/", 1)[0] + ("/" if "/" in path else "")
+        top[head] = top.get(head, 0) + 1
+    lines.append("Top level: " + ", ".join(f"{k} ({v})" if k.endswith("/") else k
+                                          for k, v in sorted(top.items())[:60]))
+    shown = files[:SNAPSHOT_FILES]
+    lines.append("Files" + (f" (first {SNAPSHOT_FILES})" if len(files) > SNAPSHOT_FILES else "")
+                 + ":\n" + "\n".join(shown))
+    for name in ("README.md", "README.rst", "README"):
+        if name in files:
+            text = (root / name).read_text(encoding="utf-8", errors="replace")[:README_CHARS]
+            lines.append(f"{name} (start):\n{text}")
+            break
+    has_tests = any(p.split("/")[0] in TEST_MARKERS or Path(p).name in TEST_MARKERS
+                    or Path(p).name.startswith("test_") for p in files)
+    lines.append("The repository has tests." if has_tests else "No test suite was found.")
+    return "\n\n".join(lines)
+
+
+SCHEMA = {
+    "version": 1, "goal": "the goal, restated in one line", "autonomy": "guarded",
+    "questions": [{"question": "…", "recommendation": "…", "answer": "…"}],
+    "tasks": [{"id": 1, "title": "one line", "prompt": "the full instruction for the agent",
+               "player": "one of the ready players", "model": None, "effort": "medium",
+               "mode": "build | research | manual", "depends_on": [], "skills": ["tdd"],
+               "scope": ["paths/or/globs/**"], "checkpoint": False,
+               "check": "a shell command whose exit status proves the task, or null"}],
+}
+
+
+def instructions(goal: str, snap: str, players: list[str], default: str | None,
+                 research: str | None, skills: dict[str, str]) -> str:
+    skill_lines = "\n".join(f"- {name}: {when}" for name, when in sorted(skills.items()))
+    return f"""You are Baton's planner. You are READ-ONLY: read, list and search the repository, never
+write, edit, move or delete anything. Study the code, then draft a plan for this goal:
+
+GOAL: {goal}
+
+{snap}
+
+Players ready on this machine (use only these): {', '.join(players)}.
+{f'Default player for build tasks: {default}.' if default else ''}
+{f'Player for research tasks: {research}.' if research else ''}
+Skills you may attach to tasks (by name, where they help):
+{skill_lines}
+
+Rules:
+- Ask ONLY questions whose answer changes the plan, each with your recommendation. If you have
+  such questions, your final message is exactly one JSON object:
+  {{"questions": [{{"question": "…", "recommendation": "…"}}]}}
+- Otherwise your final message is exactly one JSON object: a version 1 plan document, shaped as
+  {json.dumps(SCHEMA)}
+- Split the work into tasks that can run in parallel in separate git worktrees; make a task
+  depend on another only when it needs its result. Independent tasks must not have overlapping
+  scopes. Scopes are paths inside the repository.
+- Use mode "research" for read-only investigation whose findings later tasks need, "manual" for
+  steps only a person can do, "build" for code changes.
+- Set "checkpoint": true on risky steps (migrations, deletions, dependency changes).
+- Where the repository has tests, give build tasks a "check" command that runs the relevant ones.
+- Each task's prompt must be complete on its own: the agent sees only its task.
+- No prose after the JSON object; no code fences needed.
+"""
+
+
+def repair_message(problems: list[str]) -> str:
+    return ("Your plan was rejected. Fix every problem below and answer again with exactly one "
+            "JSON object (the whole corrected plan):\n- " + "\n- ".join(problems))
+
+
+def answers_message(questions: list[dict]) -> str:
+    lines = ["The person answered your questions:"]
+    for q in questions:
+        lines.append(f"- {q['question']} → {q.get('answer')}")
+    lines.append("Now draft the plan: your final message is exactly one JSON object, a version 1 "
+                 "plan document (include these questions with their answers).")
+    return "\n".join(lines)

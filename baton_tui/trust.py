@@ -1,0 +1,40 @@
+"""Trust: commands from a repository's baton.toml run only once the person trusts the file.
+
+`baton trust` records the file's hash in the store; a changed file must be trusted
+again. The personal config is trusted as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from baton_tui.errors import BatonError
+from baton_tui.workspace import Workspace
+
+
+def untrusted_commands(ws: Workspace, players: Iterable[str],
+                       keys: Iterable[str] = ("worktree.setup", "checks.run")) -> list[str]:
+    """The repo-file commands these players (and these keys) would run, unless trusted as is."""
+    loaded = ws.loaded
+    commands = loaded.project_commands()
+    if not commands:
+        return []
+    players = set(players)
+    wanted = set(keys)
+    needed = [c for c in commands if c in wanted
+              or any(c.startswith(f"players.custom.{p}.") or c == f"players.{p}.bin"
+                     for p in players)]
+    if not needed or ws.store.trusted_hash(str(loaded.project_path)) == loaded.project_hash():
+        return []
+    return needed
+
+
+def ensure_trusted(ws: Workspace, players: Iterable[str],
+                   keys: Iterable[str] = ("worktree.setup", "checks.run")) -> None:
+    """Refuse, saying how to trust the file, when it would run untrusted commands."""
+    needed = untrusted_commands(ws, players, keys)
+    if needed:
+        was = ws.store.trusted_hash(str(ws.loaded.project_path))
+        state = "changed since you trusted it" if was else "not trusted"
+        raise BatonError(f"baton.toml is {state}; its commands ({', '.join(needed)}) are refused "
+                         f"— review the file, then run `baton trust`")
