@@ -1,0 +1,253 @@
+"""`baton discard N [--with-dependents]` and `baton gc [--dry-run]` through the real CLI.
+
+The rule under test: nothing Baton does deletes a branch or a worktree with unmerged work
+unless the person discards that task, and before any cleanup a worktree's state is committed
+to a ref of its own (`refs/baton/…`).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import git, write_plan
+
+pytestmark = pytest.mark.slow
+
+
+def use_agent(repo: Path, baton, script: dict) -> None:
+    script_path = repo.parent / "agent-script.json"
+    script_path.write_text(json.dumps(script))
+    argv = [sys.executable, "-m", "baton_tui.demo.agent", str(script_path)]
+    (repo / "baton.toml").write_text(f"[players.custom.bot]\ncommand = {json.dumps(argv)}\n")
+    git(repo, "add", "baton.toml")
+    git(repo, "commit", "-q", "-m", "baton.toml")
+    assert baton("trust").returncode == 0
+
+
+def task(id: int, title: str, deps: tuple[int, ...] = ()) -> dict:
+    return {"id": id, "title": title, "prompt": f"do {title}", "player": "bot",
+            "depends_on": list(deps)}
+
+
+def done(path: str, text: str) -> list[dict]:
+    return [{"write": path, "content": text}, {"report": "done", "summary": f"wrote {path}"}]
+
+
+def run_plan(repo: Path, baton, tasks: list[dict], expect: int = 0) -> None:
+    plan = write_plan(repo.parent / "plan.json", tasks, goal="Cleanup goal")
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    result = baton("run", "--approve")
+    assert result.returncode == expect, result.stdout + result.stderr
+
+
+def states(baton) -> dict[int, str]:
+    return {t["id"]: t["state"] for t in baton.json("status", "--json")["tasks"]}
+
+
+def branches(baton) -> dict[int, str]:
+    return {t["id"]: t["branch"] for t in baton.json("status", "--json")["tasks"]}
+
+
+def worktrees(baton) -> dict[int, Path]:
+    """Each task's worktree, from the run log (`task.started` events)."""
+    out = baton("log", "--json")
+    assert out.returncode == 0
+    found = {}
+    for line in out.stdout.splitlines():
+        event = json.loads(line)
+        if event["kind"] == "task.started":
+            found[event["task"]] = Path(event["data"]["workdir"])
+    return found
+
+
+def refs(repo: Path, prefix: str = "refs/baton/") -> list[str]:
+    return git(repo, "for-each-ref", "--format=%(refname)", prefix).split()
+
+
+def branch_exists(repo: Path, branch: str) -> bool:
+    return subprocess.run(["git", "rev-parse", "--verify", "-q", f"refs/heads/{branch}"],
+                          cwd=repo, capture_output=True).returncode == 0
+
+
+def tree_files(repo: Path, commit: str) -> list[str]:
+    return git(repo, "ls-tree", "-r", "--name-only", commit).splitlines()
+
+
+# --------------------------------------------------------------------------- discard
+
+def test_discard_a_landed_task_requires_its_dependents(repo, baton):
+    use_agent(repo, baton, {"1": done("base.txt", "b\n"), "2": done("uses.txt", "u\n"),
+                            "3": done("free.txt", "f\n")})
+    run_plan(repo, baton, [task(1, "Base"), task(2, "Uses base", (1,)), task(3, "Free")])
+    assert states(baton) == {1: "landed", 2: "landed", 3: "landed"}
+    trees = worktrees(baton)
+    # a leftover the agent did not commit is part of the state kept
+    (trees[1] / "scratch.txt").write_text("left behind\n")
+
+    refused = baton("discard", "1")
+    assert refused.returncode == 2
+    assert "depend on it" in refused.stderr and "2" in refused.stderr
+    assert "--with-dependents" in refused.stderr
+    assert states(baton) == {1: "landed", 2: "landed", 3: "landed"}
+    assert refs(repo) == []
+
+    result = baton("discard", "1", "--with-dependents")
+    assert result.returncode == 0, result.stderr
+    assert "task 1 (Base) discarded" in result.stdout
+    assert "task 2 (Uses base) discarded" in result.stdout
+    assert states(baton) == {1: "discarded", 2: "discarded", 3: "landed"}
+
+    kept = refs(repo, "refs/baton/cleanup-goal/discarded/")
+    assert len(kept) == 2
+    one = next(r for r in kept if r.rsplit("/", 1)[1].startswith("1-"))
+    two = next(r for r in kept if r.rsplit("/", 1)[1].startswith("2-"))
+    assert one in result.stdout and two in result.stdout
+    assert {"base.txt", "scratch.txt"} <= set(tree_files(repo, one))
+    assert "uses.txt" in tree_files(repo, two)
+    # discarding keeps the worktrees and branches until gc; the handoff skips them
+    assert trees[1].exists() and trees[2].exists()
+    merged = baton("handoff", "merge")
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert "merged task 3" in merged.stdout
+    assert "task 1" not in merged.stdout and "task 2" not in merged.stdout
+    assert (repo / "free.txt").exists()
+    assert not (repo / "base.txt").exists() and not (repo / "uses.txt").exists()
+
+    again = baton("discard", "1")
+    assert again.returncode == 2 and "already discarded" in again.stderr
+
+
+def test_discard_a_leaf_task_needs_no_flag(repo, baton):
+    use_agent(repo, baton, {"1": done("base.txt", "b\n"), "2": done("uses.txt", "u\n")})
+    run_plan(repo, baton, [task(1, "Base"), task(2, "Uses base", (1,))])
+    result = baton("discard", "2")
+    assert result.returncode == 0, result.stderr
+    assert states(baton) == {1: "landed", 2: "discarded"}
+
+
+def test_discard_a_failed_task(repo, baton):
+    use_agent(repo, baton, {
+        "1": [{"write": "half.txt", "content": "half done\n"},
+              {"report": "failed", "reason": "the tests will not pass"}],
+        "2": done("ok.txt", "ok\n"),
+    })
+    run_plan(repo, baton, [task(1, "Broken"), task(2, "Fine")], expect=1)
+    assert states(baton) == {1: "failed", 2: "landed"}
+    status = baton.json("status", "--json")
+    assert "tests will not pass" in status["tasks"][0]["reason"]
+
+    result = baton("discard", "1")
+    assert result.returncode == 0, result.stderr
+    assert states(baton) == {1: "discarded", 2: "landed"}
+    kept = refs(repo, "refs/baton/cleanup-goal/discarded/")
+    assert len(kept) == 1 and kept[0].rsplit("/", 1)[1].startswith("1-")
+    assert "half.txt" in tree_files(repo, kept[0])
+    # with the failed task discarded, the plan completes at the handoff
+    merged = baton("handoff", "merge")
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert "have not landed" not in merged.stdout
+    assert baton.json("status", "--json")["plan"]["state"] == "merged"
+
+
+def test_discard_a_merged_task_is_refused(repo, baton):
+    use_agent(repo, baton, {"*": done("x.txt", "x\n")})
+    run_plan(repo, baton, [task(1, "X")])
+    assert baton("handoff", "merge").returncode == 0
+    result = baton("discard", "1")
+    assert result.returncode == 2 and "already merged" in result.stderr
+    assert states(baton) == {1: "merged"}
+
+
+# --------------------------------------------------------------------------- gc
+
+@pytest.fixture
+def mixed(repo, baton):
+    """Task 1 merged, 2 landed but unmerged (conflict), 3 discarded, 4 failed."""
+    use_agent(repo, baton, {
+        "1": done("one.txt", "1\n"),
+        "2": done("README.md", "agent readme\n"),
+        "3": done("three.txt", "3\n"),
+        "4": [{"write": "four.txt", "content": "4\n"}, {"report": "failed", "reason": "no"}],
+    })
+    run_plan(repo, baton, [task(1, "One"), task(2, "Two"), task(3, "Three"), task(4, "Four")],
+             expect=1)
+    (repo / "README.md").write_text("person readme\n")
+    git(repo, "commit", "-q", "-am", "person edits README")
+    assert baton("discard", "3").returncode == 0
+    merge = baton("handoff", "merge")
+    assert merge.returncode == 1, merge.stdout + merge.stderr
+    assert states(baton) == {1: "merged", 2: "landed", 3: "discarded", 4: "failed"}
+    return repo
+
+
+def test_gc_dry_run_lists_what_would_go_and_removes_nothing(mixed, baton):
+    repo = mixed
+    trees = worktrees(baton)
+    refs_before = refs(repo)
+    listed_before = git(repo, "worktree", "list", "--porcelain")
+
+    result = baton("gc", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert f"would remove {trees[1]} (merged" in out
+    assert f"would remove {trees[3]} (discarded" in out
+    assert str(trees[2]) not in out and str(trees[4]) not in out
+    assert "would free" in out and "in 2 worktree(s)" in out
+    size = out.split("would free ")[1].split(" in ")[0]
+    number, unit = size.split()
+    assert float(number) > 0 and unit in ("B", "KB", "MB", "GB")
+    for path in trees.values():
+        assert (path / ".git").exists()
+    assert refs(repo) == refs_before
+    assert git(repo, "worktree", "list", "--porcelain") == listed_before
+
+
+def test_gc_removes_only_merged_or_discarded_worktrees_each_kept_under_a_ref(mixed, baton):
+    repo = mixed
+    trees = worktrees(baton)
+    names = branches(baton)
+    (trees[1] / "notes.txt").write_text("uncommitted note\n")
+
+    result = baton("gc")
+    assert result.returncode == 0, result.stderr
+    assert f"removed {trees[1]}" in result.stdout and f"removed {trees[3]}" in result.stdout
+    assert "freed" in result.stdout and "in 2 worktree(s)" in result.stdout
+
+    assert not trees[1].exists() and not trees[3].exists()
+    # never unmerged work: the landed-but-unmerged and the failed task keep worktree and branch
+    assert (trees[2] / "README.md").read_text() == "agent readme\n"
+    assert (trees[4] / "four.txt").read_text() == "4\n"
+    assert branch_exists(repo, names[2]) and branch_exists(repo, names[4])
+    listed = git(repo, "worktree", "list", "--porcelain")
+    assert str(trees[2]) in listed and str(trees[4]) in listed
+    assert str(trees[1]) not in listed and str(trees[3]) not in listed
+
+    kept = refs(repo, "refs/baton/cleanup-goal/gc/")
+    assert sorted(r.rsplit("/", 1)[1].split("-")[0] for r in kept) == ["1", "3"]
+    one = next(r for r in kept if r.rsplit("/", 1)[1].startswith("1-"))
+    assert {"one.txt", "notes.txt"} <= set(tree_files(repo, one))
+    assert git(repo, "show", f"{one}:notes.txt") == "uncommitted note"
+    # the state is untouched by gc: what was merged stays merged, the rest stays as it was
+    assert states(baton) == {1: "merged", 2: "landed", 3: "discarded", 4: "failed"}
+
+    second = baton("gc")
+    assert second.returncode == 0
+    assert "in 0 worktree(s)" in second.stdout
+    assert (trees[2] / ".git").exists() and (trees[4] / ".git").exists()
+
+
+def test_gc_with_nothing_merged_removes_nothing(repo, baton):
+    use_agent(repo, baton, {"*": done("x.txt", "x\n")})
+    run_plan(repo, baton, [task(1, "X"), task(2, "Y")])
+    trees = worktrees(baton)
+    result = baton("gc")
+    assert result.returncode == 0
+    assert "in 0 worktree(s)" in result.stdout
+    assert "only merged or discarded work is collected" in result.stdout
+    assert all((p / ".git").exists() for p in trees.values())
+    assert refs(repo) == []
