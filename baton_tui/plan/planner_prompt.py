@@ -14,11 +14,12 @@ TEST_MARKERS = ("pytest.ini", "conftest.py", "tox.ini", "package.json", "Cargo.t
 
 
 def repo_files(root: Path) -> list[str]:
-    """Tracked and untracked-but-not-ignored files (git), or a bounded walk without git."""
+    """Tracked files (git) — what tasks will see, since worktrees start from commits —
+    or a bounded walk without git."""
     try:
-        out = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=root,
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=root,
                              capture_output=True, check=True, timeout=60).stdout
-        return sorted({p for p in out.decode("utf-8", "replace").split("\0") if p})
+        return [p for p in out.decode("utf-8", "replace").split("\0") if p]
     except (OSError, subprocess.SubprocessError):
         found: list[str] = []
         for path in sorted(root.rglob("*")):
@@ -48,8 +49,8 @@ def snapshot(root: Path, files: list[str]) -> str:
             text = (root / name).read_text(encoding="utf-8", errors="replace")[:README_CHARS]
             lines.append(f"{name} (start):\n{text}")
             break
-    has_tests = any(p.split("/")[0] in TEST_MARKERS or Path(p).name in TEST_MARKERS
-                    or Path(p).name.startswith("test_") for p in files)
+    names = {p.rsplit("/", 1)[-1] for p in files} | {k.rstrip("/") for k in top}
+    has_tests = bool(names & set(TEST_MARKERS)) or any(n.startswith("test_") for n in names)
     lines.append("The repository has tests." if has_tests else "No test suite was found.")
     return "\n\n".join(lines)
 
