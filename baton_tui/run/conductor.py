@@ -67,6 +67,7 @@ class Conductor:
         self.last_event = 0
         self.announced_manual: set[int] = set()
         self._seen_activity: dict[int, int] = {}
+        self.started_after = self.store.last_event_id()
         from baton_tui.run.launcher import _git_mode
 
         self.git_mode = _git_mode(ws)
@@ -91,7 +92,10 @@ class Conductor:
         self.store.append(self.plan.id, task_id, kind, data)
 
     def _take_requests(self, new: list[Event]) -> None:
+        """Stop and pause requests made while this conductor runs (older ones are history)."""
         for event in new:
+            if event.id <= self.started_after:
+                continue
             if event.kind == "task.stop_requested" and event.task_id is not None:
                 self.intents.setdefault(event.task_id, Intent()).stop = True
                 self._signal(event.task_id)
@@ -218,8 +222,14 @@ class Conductor:
 
     # following ------------------------------------------------------------
     def reconcile(self) -> None:
-        """Reattach to attempts that outlived a previous conductor; collect finished ones."""
+        """Reattach to attempts that outlived a previous conductor; collect finished ones.
+
+        A build task left `done` but not landed (the conductor died while landing) lands now.
+        """
         for task in self.doc.tasks:
+            if self.git_mode and task.mode == "build" and self.state(task.id) == "done":
+                self.finishing[task.id] = asyncio.ensure_future(self._land_again(task))
+                continue
             if self.state(task.id) not in ("running", "checkpoint"):
                 continue
             attempt = self.store.latest_attempt(self.plan.id, task.id)
@@ -245,8 +255,6 @@ class Conductor:
             return False
         # The shim is gone: finished only once the agent's group is gone too.
         if attempt.pgid and procs.group_alive(attempt.pgid):
-            return False
-        if attempt.shim_pid is None:
             return False
         return True
 
@@ -335,6 +343,16 @@ class Conductor:
             state = "failed"
         if state == "failed" and self.doc.autonomy == "autopilot" and not intent.stop:
             self._autopilot_retry(task)
+
+    async def _land_again(self, task: Task) -> None:
+        def work() -> None:
+            ws = Workspace(paths=self.ws.paths)
+            try:
+                Finisher(ws, self.plan, self.doc).land(task, None)
+            finally:
+                ws.close()
+
+        await asyncio.to_thread(work)
 
     def _autopilot_retry(self, task: Task) -> None:
         """Autopilot: retry a failed task once with its failure as feedback, then park it."""
