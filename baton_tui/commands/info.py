@@ -68,6 +68,8 @@ def render_status(status: dict) -> str:
             extra += f"  — {task['progress'][:60]}"
         lines.append(f"  #{task['id']:<3}{task['title'][:width]:<{width}}  "
                      f"{describe_state(task):<22} {task['mode']:<8} {who}{extra}")
+        for flag in task.get("flags", [])[-2:]:
+            lines.append(f"       ⚑ {flag}")
     summary = status.get("summary")
     if summary and summary["wall"]:
         speed = f" · speedup {summary['speedup']}×" if summary["speedup"] else ""

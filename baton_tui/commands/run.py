@@ -44,6 +44,9 @@ def _line(event: Event, titles: dict[int, str]) -> str | None:
         return f"{who}: {data.get('message', '')}"
     if kind == "task.flagged":
         return f"{who}: flagged — {data.get('message', '')}"
+    if kind == "conductor.crashed":
+        return (f"the conductor stopped unexpectedly ({data.get('error')}); running agents go on "
+                "— `baton resume` reattaches to them")
     if kind == "run.check":
         return f"run check: exit {data.get('exit')}"
     return None

@@ -14,13 +14,14 @@ import os
 import signal
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from baton_tui import procs
 from baton_tui.errors import BatonError
 from baton_tui.plan.current import current
 from baton_tui.plan.dag import remaining_path
 from baton_tui.plan.model import PlanDocument, Task
-from baton_tui.run import launcher
+from baton_tui.run import launcher, supervisor
 from baton_tui.run.finish import Finisher, Intent, run_check
 from baton_tui.store.db import AttemptRow, PlanRow
 from baton_tui.store.events import Event, TaskView, fold
@@ -45,6 +46,7 @@ class Tracked:
     last_progress: float = 0.0
     pending_line: str | None = None
     signalled: float | None = None
+    watch: supervisor.Watch = field(default_factory=supervisor.Watch)
 
 
 def _satisfied(dep: Task, state: str, git_mode: bool) -> bool:
@@ -283,6 +285,8 @@ class Conductor:
                 continue
             if tracked.signalled and time.monotonic() - tracked.signalled > STOP_GRACE:
                 procs.signal_group(attempt.pgid, signal.SIGKILL)
+            if self.doc.autonomy == "watch":
+                self._supervise(task_id, tracked, attempt)
             quiet = time.monotonic() - tracked.last_activity
             if stall and quiet > stall and tracked.signalled is None and self.state(task_id) == "running":
                 spec = dict(attempt.spec)
@@ -290,6 +294,21 @@ class Conductor:
                 self.store.update_attempt(attempt.id, spec=spec)
                 self.emit(task_id, "task.flagged", message=f"silent for {int(quiet)}s: stopping it")
                 self._signal(task_id)
+
+    def _supervise(self, task_id: int, tracked: Tracked, attempt: AttemptRow) -> None:
+        """Watch mode: flag a stall before it is stopped, and edits outside the scope."""
+        watch = tracked.watch
+        quiet = supervisor.quiet_for(tracked.last_activity, self.ws.config.limits.stall)
+        if quiet and watch.once("quiet"):
+            self.emit(task_id, "task.flagged", message=f"quiet for {int(quiet)}s — stalled? "
+                      f"(`baton stop {task_id}` to take over)", flag="stall")
+        cwd = attempt.spec.get("cwd")
+        task = self._task(task_id)
+        if cwd and task.mode == "build" and self.git_mode:
+            outside = supervisor.off_plan(watch, Path(cwd), task.scope)
+            if outside:
+                self.emit(task_id, "task.flagged", flag="scope",
+                          message="editing outside its scope: " + ", ".join(outside[:8]))
 
     def _read_output(self, tracked: Tracked, attempt: AttemptRow) -> None:
         size = self._log_size(attempt)
@@ -305,6 +324,11 @@ class Conductor:
                     text = player.progress(line)
                     if text:
                         tracked.pending_line = text
+                    looping = supervisor.loop_line(tracked.watch, text or line)
+                    if looping and self.doc.autonomy == "watch" and tracked.watch.once("loop"):
+                        self.emit(tracked.task_id, "task.flagged", flag="loop",
+                                  message=f"looping: “{looping[:80]}” {supervisor.LOOP_REPEATS}"
+                                          "× in a row")
         elif any(e.task_id == tracked.task_id and e.id > self._seen_activity.get(tracked.task_id, 0)
                  for e in self.events[-50:]):
             tracked.last_activity = time.monotonic()
@@ -348,7 +372,7 @@ class Conductor:
         def work() -> None:
             ws = Workspace(paths=self.ws.paths)
             try:
-                Finisher(ws, self.plan, self.doc).land(task, None)
+                Finisher(ws, self.plan, self.doc).commit_and_land(task)
             finally:
                 ws.close()
 
@@ -481,6 +505,14 @@ def conduct(root: str) -> int:
     ws.store.set_conductor(os.getpid(), procs.start_token(os.getpid()), plan.id if plan else 0)
     try:
         return asyncio.run(Conductor(ws).run())
+    except Exception as exc:
+        # Attempts keep running under their shims; `baton resume` reattaches to them.
+        import traceback
+
+        traceback.print_exc()
+        ws.store.append(plan.id if plan else None, None, "conductor.crashed",
+                        {"error": f"{type(exc).__name__}: {exc}"[:500]})
+        return 1
     finally:
         ws.store.clear_conductor(os.getpid())
         lock.release()

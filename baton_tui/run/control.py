@@ -157,17 +157,26 @@ def retry_task(ws: Workspace, task_id: int, feedback: str | None = None) -> int:
 
 
 def mark_done(ws: Workspace, task_id: int) -> None:
-    """The person did a manual task themselves."""
+    """The person did the task: a manual task, or a stopped build task they took over.
+
+    Taking over: after `baton stop N`, the person finishes the work in the task's worktree;
+    `baton done N` then has the conductor commit it and land it like an agent's.
+    """
     cur = _require_task(ws, task_id)
     task = cur.doc.task(task_id)
-    if task.mode != "manual":
-        raise BatonError(f"task {task_id} is a {task.mode} task: only manual tasks are marked "
-                         "done by hand (an agent's task is done when it reports)")
     state = cur.view(task_id).state
-    if state not in ("draft", "queued"):
+    took_over = task.mode == "build" and state in RESTARTABLE
+    if task.mode != "manual" and not took_over:
+        raise BatonError(f"task {task_id} is a {task.mode} task ({state}): an agent's task is done "
+                         f"when it reports; to finish it yourself, `baton stop {task_id}` first")
+    if task.mode == "manual" and state not in ("draft", "queued"):
         raise BatonError(f"task {task_id} is already {state}")
-    ws.store.append(cur.row.id, task_id, "task.done", {"summary": "done by hand", "by": "person"})
-    if cur.row.options.get("run_requested"):
+    if took_over:
+        ensure_trusted(ws, cur)
+    ws.store.append(cur.row.id, task_id, "task.done",
+                    {"summary": "taken over and finished by you" if took_over else "done by hand",
+                     "by": "person", "took_over": took_over})
+    if took_over or cur.row.options.get("run_requested"):
         spawn_conductor(ws)
 
 

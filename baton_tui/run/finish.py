@@ -202,6 +202,17 @@ class Finisher:
                 base = event.data["base"]
         return base
 
+    def commit_and_land(self, task: Task) -> str:
+        """Land a task marked done outside an attempt's end: a taken-over task, or one whose
+        conductor died while landing. Whatever is in its worktree is committed first."""
+        from baton_tui.gitops import worktrees
+        from baton_tui.run import layout
+
+        path = layout.worktree_path(self.ws.paths, self.plan.slug, task.id, task.title)
+        if (path / ".git").exists():
+            worktrees.commit_all(path, f"Task {task.id}: {task.title}")
+        return self.land(task, None)
+
     def land(self, task: Task, branch: str | None) -> str:
         """Land the task branch on the integration branch without checking anything out."""
         from baton_tui.gitops import git, landing
