@@ -50,6 +50,7 @@ class TaskDetail(Screen[None]):
         self.store_path = store_path
         self.root = root
         self.follow = follow
+        self.data: DetailData | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="detail"):
@@ -88,6 +89,7 @@ class TaskDetail(Screen[None]):
         return data
 
     def show_data(self, data: DetailData) -> None:
+        self.data = data
         self.query_one("#report-text", Static).update(Text(data.report + "\n\n" + data.check))
         diff = self.query_one("#diff-text", Static)
         if data.diff.startswith("diff --git"):
