@@ -1,0 +1,156 @@
+"""Snapshots of the app's looks at 120×40 and 80×24 (fixed clock, no blink, fixed paths).
+
+Update only after reading the report: `pytest tests/test_tui_snapshots.py --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from test_tui_support import FIXED_NOW, make, planned, wait_for, ws  # noqa: E402
+
+from baton_tui.plan.current import current  # noqa: E402
+from baton_tui.tui.planner_port import PlannerQuestion, ResearchStep, ScriptedPlanner  # noqa: E402
+from baton_tui.tui.screens.prompt_editor import PromptEditor  # noqa: E402
+from baton_tui.tui.screens.task_detail import TaskDetail  # noqa: E402
+
+__all__ = ["ws", "planned"]
+
+SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+async def loaded(pilot, plan: bool = True) -> None:
+    app = pilot.app
+    await wait_for(pilot, lambda: app.board_count > 0)
+    await wait_for(pilot, lambda: len(app.query_one("#chat-log").lines) > 0)
+    if plan:
+        await wait_for(pilot, lambda: app.focused is app.plan_pane)
+    await pilot.pause()
+
+
+def backdate(ws, plan_id: int, stamps: list[float]) -> None:
+    """Fix the events' timestamps (the test owns the store; the app never writes it)."""
+    rows = ws.store.conn.execute("SELECT id FROM events WHERE plan_id = ? AND kind LIKE 'task.%' "
+                                 "ORDER BY id", (plan_id,)).fetchall()
+    for (event_id,), ts in zip(rows, stamps):
+        ws.store.conn.execute("UPDATE events SET ts = ? WHERE id = ?", (ts, event_id))
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestStart:
+    """Opening Baton: with no plan, and with a planner question in the chat."""
+
+    def test_empty_start(self, ws, snap_compare, size):
+        async def before(pilot):
+            await loaded(pilot, plan=False)
+
+        assert snap_compare(make(ws), terminal_size=size, run_before=before)
+
+    def test_planner_question(self, ws, snap_compare, size):
+        planner = ScriptedPlanner([[
+            ResearchStep("reading src/limiter.py"),
+            ResearchStep("checking how requests are authenticated"),
+            PlannerQuestion("Should the limit apply per user or per API key?", "per API key"),
+        ]])
+        app = make(ws, planner=planner)
+
+        async def before(pilot):
+            await loaded(pilot, plan=False)
+            await pilot.press(*"Rate-limit the API", "enter")
+            await wait_for(pilot, lambda: app.pending_question is not None)
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestPlan:
+    """The plan pane: a draft, a task being edited, a run with a paused and a failed task."""
+
+    def test_draft_plan(self, planned, snap_compare, size):
+        async def before(pilot):
+            await loaded(pilot)
+
+        assert snap_compare(make(planned), terminal_size=size, run_before=before)
+
+    def test_editing_a_prompt(self, planned, snap_compare, size):
+        app = make(planned)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await pilot.press("j", "e")
+            await wait_for(pilot, lambda: isinstance(app.screen, PromptEditor))
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=size, run_before=before)
+
+    def test_running_with_paused_and_failed(self, planned, snap_compare, size):
+        plan_id = current(planned).row.id
+        store = planned.store
+        store.append(plan_id, 1, "task.started", {})
+        store.append(plan_id, 1, "task.done", {"summary": "hot paths mapped"})
+        store.append(plan_id, 2, "task.started", {})
+        store.append(plan_id, 2, "task.progress", {"message": "writing the bucket tests"})
+        store.append(plan_id, 3, "task.started", {})
+        store.append(plan_id, 3, "task.paused", {"until": FIXED_NOW + 3 * 3600})
+        backdate(planned, plan_id, [FIXED_NOW - 600, FIXED_NOW - 420, FIXED_NOW - 400,
+                                    FIXED_NOW - 390, FIXED_NOW - 380, FIXED_NOW - 200])
+        # A fourth task that failed, so one card says why.
+        from baton_tui.plan.current import add_task
+
+        add_task(planned, "Update the changelog", "demo", "build", [1])
+        store.append(plan_id, 5, "task.started", {})
+        store.append(plan_id, 5, "task.failed", {"reason": "the agent exited without reporting"})
+        rows = store.conn.execute("SELECT id FROM events WHERE task_id = 5 ORDER BY id").fetchall()
+        for (event_id,), ts in zip(rows[-2:], [FIXED_NOW - 300, FIXED_NOW - 250]):
+            store.conn.execute("UPDATE events SET ts = ? WHERE id = ?", (ts, event_id))
+
+        async def before(pilot):
+            await loaded(pilot)
+            await wait_for(pilot, lambda: pilot.app.board.task(5) is not None
+                           and pilot.app.board.task(5).state == "failed")
+            await pilot.press("j")
+            await pilot.pause()
+
+        assert snap_compare(make(planned), terminal_size=size, run_before=before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestDetail:
+    """The task detail screen with live agent output."""
+
+    def test_task_detail(self, planned, snap_compare, size):
+        plan_id = current(planned).row.id
+        store = planned.store
+        log = planned.root.parent / "attempt-1.log"
+        log.write_text("".join(f"agent: step {i} — reading src/limiter.py\n" for i in range(40)))
+        store.new_attempt(plan_id, 1, "nonce", "demo", {}, str(log))
+        store.append(plan_id, 1, "task.started", {})
+        store.append(plan_id, 1, "task.progress", {"message": "step 39"})
+        backdate(planned, plan_id, [FIXED_NOW - 95, FIXED_NOW - 5])
+        app = make(planned)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, TaskDetail))
+            await wait_for(pilot, lambda: app.screen.query_one("Log").line_count >= 40)
+            await wait_for(pilot, lambda: app.screen.data is not None)
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=size, run_before=before)
