@@ -1,0 +1,195 @@
+"""End-to-end failures: each fails visibly, independent work still lands, dependents are blocked."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "agents"))
+
+from kit import (  # noqa: E402
+    branches, events, git, kinds, load_plan, program, script_agent, status, task, tree_files,
+    write_config,
+)
+
+
+def failed_event(evs: list[dict], task_id: int) -> dict:
+    return [e for e in evs if e["kind"] == "task.failed" and e.get("task") == task_id][-1]
+
+
+@pytest.mark.slow
+def test_failed_tasks_do_not_stop_independent_ones_and_block_their_dependents(
+        repo, baton, tmp_path):
+    agent = script_agent(tmp_path, "f", {
+        "1": [{"print": "tail-line-one: cannot parse config"},
+              {"report": "failed", "summary": "", "reason": "config format unknown"}],
+        "2": [{"write": "half.txt", "content": "half\n"}, {"print": "Traceback: boom-two"},
+              {"exit": 1}],
+        "3": [{"write": "quiet.txt", "content": "q\n"}, {"print": "last words of three"}],
+        "4": [{"sleep": 1.5}, {"write": "sibling.txt", "content": "s\n"},
+              {"report": "done", "summary": "sibling fine"}],
+        "5": [{"report": "done", "summary": "never runs"}],
+        "6": [{"report": "done", "summary": "never runs"}],
+    })
+    write_config(repo, {"agent": agent}, limits={"max_parallel": 4})
+    load_plan(baton, [task(1, "Reports failure"), task(2, "Crashes"), task(3, "Never reports"),
+                      task(4, "Independent sibling"), task(5, "After one", deps=[1]),
+                      task(6, "After four and two", deps=[4, 2])])
+
+    result = baton("run", "--approve", timeout=90)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "FAILED" in result.stdout
+
+    st = status(baton)
+    by_id = {t["id"]: t for t in st["tasks"]}
+    assert {i: by_id[i]["state"] for i in by_id} == {
+        1: "failed", 2: "failed", 3: "failed", 4: "landed", 5: "queued", 6: "queued"}
+    assert by_id[5]["blocked_by"] == 1
+    assert by_id[6]["blocked_by"] == 2
+    assert by_id[4]["blocked_by"] is None
+
+    assert "config format unknown" in by_id[1]["reason"]
+    assert "exited (status 1) without reporting" in by_id[2]["reason"]
+    assert "exited (status 0) without reporting" in by_id[3]["reason"]
+
+    evs = events(baton)
+    # The tail of each agent's output is attached to its failure.
+    assert "tail-line-one: cannot parse config" in failed_event(evs, 1)["data"]["output"]
+    assert "Traceback: boom-two" in failed_event(evs, 2)["data"]["output"]
+    assert "last words of three" in failed_event(evs, 3)["data"]["output"]
+    for blocked in (5, 6):
+        assert "task.started" not in kinds(evs, blocked)
+
+    # The sibling landed; nothing of the failed tasks did; their branches are kept with the work.
+    files = tree_files(repo, st["plan"]["integration_branch"])
+    assert files.get("sibling.txt") == "s"
+    assert not {"half.txt", "quiet.txt"} & set(files)
+    names = branches(repo)
+    for tid, name in ((2, "crashes"), (3, "never-reports")):
+        [branch] = [b for b in names if b.endswith(f"/{tid}-{name}")]
+        assert by_id[tid]["branch"] == branch
+    # A failed task's worktree keeps the agent's files for inspection.
+    worktree = next(e for e in evs if e["kind"] == "task.started" and e["task"] == 2)
+    assert (Path(worktree["data"]["workdir"]) / "half.txt").read_text() == "half\n"
+    assert st["conductor"] is None
+
+
+@pytest.mark.slow
+def test_landing_conflict_fails_one_task_and_leaves_nothing_half_merged(repo, baton, tmp_path):
+    agent = script_agent(tmp_path, "c", {
+        "1": [{"write": "shared.txt", "content": "one\n"}, {"write": "only1.txt", "content": "1"},
+              {"report": "done", "summary": "one"}],
+        "2": [{"sleep": 1.0}, {"write": "shared.txt", "content": "two\n"},
+              {"write": "only2.txt", "content": "2"}, {"report": "done", "summary": "two"}],
+    })
+    write_config(repo, {"agent": agent})
+    load_plan(baton, [task(1, "Writes one"), task(2, "Writes two")])
+
+    result = baton("run", "--approve", timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+
+    st = status(baton)
+    by_id = {t["id"]: t for t in st["tasks"]}
+    # Task 2 sleeps first, so task 1 normally lands first; either way exactly one lands.
+    assert sorted(t["state"] for t in by_id.values()) == ["failed", "landed"]
+    won = 1 if by_id[1]["state"] == "landed" else 2
+    lost = 3 - won
+    assert "conflict" in by_id[lost]["reason"] and "shared.txt" in by_id[lost]["reason"]
+    conflict = failed_event(events(baton), lost)
+    assert conflict["data"]["conflicts"] == ["shared.txt"]
+
+    integ = st["plan"]["integration_branch"]
+    files = tree_files(repo, integ)
+    words = {1: "one", 2: "two"}
+    assert files["shared.txt"] == words[won]
+    assert f"only{won}.txt" in files and f"only{lost}.txt" not in files
+    for text in files.values():
+        assert "<<<<<<<" not in text and ">>>>>>>" not in text
+    # The failing task's branch is kept, with its own version of the file.
+    assert git(repo, "show", f"{by_id[lost]['branch']}:shared.txt") == words[lost]
+    assert git(repo, "show", f"{by_id[lost]['branch']}:only{lost}.txt") == str(lost)
+    # Nothing touched the person's checkout or branch.
+    assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
+    assert git(repo, "rev-parse", "main") == st["plan"]["base_commit"]
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "main"
+
+
+def test_agent_that_prints_garbage_still_works(repo, baton, tmp_path):
+    write_config(repo, {"agent": program("garbage.py")})
+    load_plan(baton, [task(1, "Garbage")])
+    result = baton("run", "--approve", timeout=60)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    st = status(baton)
+    assert st["tasks"][0]["state"] == "landed"
+    assert tree_files(repo, st["plan"]["integration_branch"])["garbage-survivor.txt"] == \
+        "still here"
+    logs = baton("logs", "1")
+    assert logs.returncode == 0
+    assert "carriage returns" in logs.stdout
+    assert len(logs.stdout) > 3 * 1024 * 1024
+    assert baton("log").returncode == 0  # the event log stays readable
+
+
+@pytest.mark.slow
+def test_hanging_agent_is_stopped_after_stall_and_fails_with_branch_kept(repo, baton, tmp_path):
+    agent = script_agent(tmp_path, "h", {
+        "1": [{"write": "partial.txt", "content": "partial\n"}, {"print": "thinking..."},
+              {"hang": True}],
+        "2": [{"write": "fine.txt", "content": "fine\n"}, {"report": "done", "summary": "ok"}],
+    })
+    write_config(repo, {"agent": agent}, limits={"stall": "3s"})
+    load_plan(baton, [task(1, "Hangs"), task(2, "Fine")])
+
+    result = baton("run", "--approve", timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    st = status(baton)
+    by_id = {t["id"]: t for t in st["tasks"]}
+    assert by_id[2]["state"] == "landed"
+    assert by_id[1]["state"] == "failed"
+    assert "silent for" in by_id[1]["reason"]
+    evs = events(baton)
+    assert any(e["kind"] == "task.flagged" and e["task"] == 1 for e in evs)
+    assert "thinking..." in failed_event(evs, 1)["data"]["output"]
+    assert by_id[1]["branch"] in branches(repo)
+    workdir = Path(next(e for e in evs if e["kind"] == "task.started" and e["task"] == 1)
+                   ["data"]["workdir"])
+    assert (workdir / "partial.txt").read_text() == "partial\n"
+    # The agent's process group is gone.
+    import subprocess
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert str(tmp_path / "h-script.json") not in ps
+
+
+@pytest.mark.slow
+def test_research_that_writes_fails_and_lands_nowhere(repo, baton, tmp_path):
+    agent = script_agent(tmp_path, "r", {
+        "1": [{"write": "stray-notes.md", "content": "oops\n"},
+              {"append": "README.md", "content": "edited by research\n"},
+              {"report": "done", "summary": "looked around"}],
+        "2": [{"write": "build.txt", "content": "b\n"}, {"report": "done", "summary": "built"}],
+        "3": [{"report": "done", "summary": "never runs"}],
+    })
+    write_config(repo, {"agent": agent}, research={"agent": agent})
+    load_plan(baton, [task(1, "Look", mode="research"), task(2, "Build"),
+                      task(3, "Uses findings", deps=[1])])
+
+    result = baton("run", "--approve", timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    st = status(baton)
+    by_id = {t["id"]: t for t in st["tasks"]}
+    assert by_id[1]["state"] == "failed"
+    assert "research task changed files" in by_id[1]["reason"]
+    assert by_id[3]["blocked_by"] == 1
+    assert by_id[2]["state"] == "landed"
+
+    for branch in branches(repo):
+        files = tree_files(repo, branch)
+        assert "stray-notes.md" not in files, branch
+        assert "edited by research" not in files.get("README.md", ""), branch
+    assert git(repo, "status", "--porcelain") == "?? baton.toml"
+    # Kept for inspection under Baton's own ref, not a branch.
+    kept = failed_event(events(baton), 1)["data"]["kept"]
+    assert kept.startswith("refs/baton/")
+    assert git(repo, "show", f"{kept}:stray-notes.md") == "oops"
