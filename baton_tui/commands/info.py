@@ -22,7 +22,10 @@ def _open_store(create: bool = False) -> Store | None:
     if not paths.store_path.exists() and not create:
         return None
     try:
-        return Store(paths.store_path, create=create)
+        store = Store(paths.store_path, create=create)
+        # Opening reads nothing: touch the schema now, so a damaged file is one clear line.
+        store.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return store
     except Exception as exc:  # sqlite3.DatabaseError and friends
         raise BatonError(f"{paths.store_path}: cannot read Baton's store: {exc}") from None
 
