@@ -148,6 +148,10 @@ def cmd_discard(args: Namespace) -> int:
             raise BatonError(f"task {args.id} has landed and tasks {', '.join(map(str, open_deps))}"
                              f" depend on it: discard them too with "
                              f"`baton discard {args.id} --with-dependents`")
+        live = [d for d in open_deps if cur.view(d).state in ("running", "checkpoint")]
+        if live:
+            raise BatonError(f"task {live[0]} is {cur.view(live[0]).state} and depends on task "
+                             f"{args.id}: stop it first (`baton stop {live[0]}`)")
         victims += open_deps
     for victim in victims:
         ref = _keep_worktree(ws, cur, victim, "discarded")
