@@ -251,3 +251,38 @@ def test_gc_with_nothing_merged_removes_nothing(repo, baton):
     assert "only merged or discarded work is collected" in result.stdout
     assert all((p / ".git").exists() for p in trees.values())
     assert refs(repo) == []
+
+
+def wait_for(baton, predicate, timeout: float = 60):
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        status = baton.json("status", "--json")
+        if predicate(status):
+            return status
+        assert time.monotonic() < deadline, status
+        time.sleep(0.3)
+
+
+def test_discard_with_dependents_refuses_while_a_dependent_runs(repo, baton):
+    use_agent(repo, baton, {"1": done("base.txt", "b\n"),
+                            "2": [{"progress": "working"}, {"hang": True}]})
+    plan = write_plan(repo.parent / "plan.json", [task(1, "Base"), task(2, "Uses base", (1,))],
+                      goal="Cleanup goal")
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    assert baton("run", "--approve", "--detach").returncode == 0
+    try:
+        wait_for(baton, lambda s: [t["state"] for t in s["tasks"]] == ["landed", "running"])
+        result = baton("discard", "1", "--with-dependents")
+        assert result.returncode == 2, result.stdout
+        assert "task 2 is running" in result.stderr and "baton stop 2" in result.stderr
+        assert states(baton) == {1: "landed", 2: "running"}
+        assert refs(repo) == []
+    finally:
+        baton("stop", "2")
+        wait_for(baton, lambda s: s["conductor"] is None)
+    assert states(baton)[2] != "running"
+    result = baton("discard", "1", "--with-dependents")
+    assert result.returncode == 0, result.stderr
+    assert states(baton) == {1: "discarded", 2: "discarded"}
