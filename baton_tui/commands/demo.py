@@ -1,4 +1,9 @@
-"""`baton demo`: a sample repository, a six-task plan, a full run, a handoff — offline."""
+"""`baton demo`: a sample repository, a six-task plan, a full run, a handoff — offline.
+
+The tasks run on the native `anthropic` player (Baton's own agent loop on the official SDK)
+whose model is the scripted model server, started here on 127.0.0.1: `ANTHROPIC_BASE_URL`
+and a dummy `ANTHROPIC_API_KEY` are set for the demo's own processes only, and restored after.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,10 @@ from argparse import Namespace
 from pathlib import Path
 
 from baton_tui.errors import BatonError
+
+
+# What the demo points at its scripted model server (for its own processes only).
+_MODEL_ENV = ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "NO_PROXY", "no_proxy")
 
 
 def _step(text: str) -> None:
@@ -26,7 +35,7 @@ def _git(cwd: Path, *args: str) -> str:
 
 def cmd_demo(args: Namespace) -> int:
     from baton_tui.cli import main
-    from baton_tui.demo.sample import write_sample
+    from baton_tui.demo.sample import start_model_server, write_sample
     from baton_tui.gitops import git
 
     if not git.supports_worktrees():
@@ -40,6 +49,11 @@ def cmd_demo(args: Namespace) -> int:
     os.environ["BATON_HOME"] = str(base / "baton-home")  # keep the demo's worktrees beside it
     started = time.monotonic()
     previous = Path.cwd()
+    server = start_model_server()
+    saved_env = {name: os.environ.get(name) for name in _MODEL_ENV}
+    os.environ.update({"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "demo-key"})
+    for name in ("NO_PROXY", "no_proxy"):  # a person's HTTP proxy must not see the demo's model
+        os.environ[name] = ",".join(x for x in (saved_env[name], "127.0.0.1", "localhost") if x)
     try:
         _step(f"A sample repository at {repo}")
         plan_path = write_sample(repo)
@@ -70,6 +84,12 @@ def cmd_demo(args: Namespace) -> int:
               + (f" — the sample is kept at {repo}" if args.keep or args.dir else ""))
         return 0 if check.returncode == 0 else 1
     finally:
+        server.stop()
+        for name, value in saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
         os.chdir(previous)
         if not (args.keep or args.dir):
             subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True)

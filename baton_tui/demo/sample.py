@@ -1,15 +1,20 @@
 """The sample repository and plan behind `baton demo`: a tiny text-statistics package.
 
 The plan has six tasks — one research task, parallel build branches, a task that
-waits for two others, and a check — and each task's scripted agent writes real
-code that the final check (`python3 -m unittest`) exercises.
+waits for two others, and a check — all on Baton's native `anthropic` player: a
+real agent loop over HTTP whose model is the scripted model server on 127.0.0.1.
+Each task's scripted answers make the agent write real code with its own tools,
+which the final check (`python3 -m unittest`) exercises.
 """
 
 from __future__ import annotations
 
 import json
-import sys
+import re
 from pathlib import Path
+
+from baton_tui.demo.script import EXHAUSTED_TEXT, Answer, Script, text_of
+from baton_tui.demo.server import ScriptedServer
 
 FILES = {
     "README.md": "# textstats\n\nSmall text statistics.\n",
@@ -90,60 +95,112 @@ USAGE = "\n## Usage\n\n    python -m textstats.cli FILE   # prints words and lin
 
 def tasks() -> list[dict]:
     return [
-        {"id": 1, "title": "Survey the package", "mode": "research", "player": "demo",
+        {"id": 1, "title": "Survey the package", "mode": "research", "player": "anthropic",
          "prompt": "Read the package and report its layout and conventions."},
-        {"id": 2, "title": "Count words", "player": "demo", "scope": ["textstats/words.py"],
+        {"id": 2, "title": "Count words", "player": "anthropic", "scope": ["textstats/words.py"],
          "prompt": "Add textstats/words.py with count_words(text).", "skills": ["tdd"]},
-        {"id": 3, "title": "Count lines", "player": "demo", "scope": ["textstats/lines.py"],
+        {"id": 3, "title": "Count lines", "player": "anthropic", "scope": ["textstats/lines.py"],
          "prompt": "Add textstats/lines.py with count_lines(text)."},
-        {"id": 4, "title": "Command line", "player": "demo", "depends_on": [2, 3],
+        {"id": 4, "title": "Command line", "player": "anthropic", "depends_on": [2, 3],
          "scope": ["textstats/cli.py"], "prompt": "Add a CLI printing words and lines."},
-        {"id": 5, "title": "Tests", "player": "demo", "depends_on": [4], "scope": ["tests/"],
+        {"id": 5, "title": "Tests", "player": "anthropic", "depends_on": [4], "scope": ["tests/"],
          "prompt": "Add unittest tests for words, lines and the summary.",
          "check": "python3 -m unittest -q"},
-        {"id": 6, "title": "Document usage", "player": "demo", "depends_on": [1],
+        {"id": 6, "title": "Document usage", "player": "anthropic", "depends_on": [1],
          "scope": ["README.md"], "prompt": "Document the CLI in the README."},
     ]
 
 
-def script() -> dict:
-    """What the scripted agent does for each task."""
+def _report(summary: str) -> dict:
+    return {"tool": "baton_report", "input": {"status": "done", "summary": summary}}
+
+
+def _progress(note: str) -> dict:
+    return {"tool": "baton_report", "input": {"status": "progress", "summary": note}}
+
+
+def _write(path: str, content: str) -> dict:
+    return {"tool": "write_file", "input": {"path": path, "content": content}}
+
+
+def model_turns() -> dict[int, list[dict]]:
+    """What the scripted model answers the native agent of each task, turn by turn.
+
+    The agent's own tools do the work (read_file, write_file, edit_file, baton_report); the
+    model server only replays these answers, one per request, per task.
+    """
     return {
-        "1": [{"print": "reading textstats/core.py"}, {"sleep": 0.6},
-              {"report": "done", "summary": "One package `textstats` (core.read); tests use "
-               "unittest; modules are small, one function each, with docstrings."}],
-        "2": [{"progress": "writing count_words"}, {"sleep": 0.8},
-              {"write": "textstats/words.py", "content": WORDS},
-              {"report": "done", "summary": "count_words splits on whitespace"}],
-        "3": [{"progress": "writing count_lines"}, {"sleep": 1.0},
-              {"write": "textstats/lines.py", "content": LINES},
-              {"report": "done", "summary": "count_lines counts a last unterminated line"}],
-        "4": [{"progress": "wiring the CLI"}, {"sleep": 0.6},
-              {"write": "textstats/cli.py", "content": CLI},
-              {"report": "done", "summary": "python -m textstats.cli FILE prints the summary"}],
-        "5": [{"progress": "writing tests"}, {"sleep": 0.5},
-              {"write": "tests/test_textstats.py", "content": TESTS},
-              {"report": "done", "summary": "3 unittest tests cover words, lines and summary"}],
-        "6": [{"sleep": 0.4}, {"append": "README.md", "content": USAGE},
-              {"report": "done", "summary": "README documents the CLI"}],
+        1: [{"text": "Reading the package.",
+             "tools": [{"tool": "list_files", "input": {"path": "."}},
+                       {"tool": "read_file", "input": {"path": "textstats/core.py"}}]},
+            {"tools": [_report("One package `textstats` (core.read); tests use unittest; "
+                               "modules are small, one function each, with docstrings.")]},
+            {"text": "Reported the survey."}],
+        2: [{"tools": [_progress("writing count_words"), _write("textstats/words.py", WORDS)]},
+            {"tools": [_report("count_words splits on whitespace")]},
+            {"text": "Done: textstats/words.py."}],
+        3: [{"tools": [_progress("writing count_lines"), _write("textstats/lines.py", LINES)]},
+            {"tools": [_report("count_lines counts a last unterminated line")]},
+            {"text": "Done: textstats/lines.py."}],
+        4: [{"tools": [_progress("wiring the CLI"), _write("textstats/cli.py", CLI)]},
+            {"tools": [_report("python -m textstats.cli FILE prints the summary")]},
+            {"text": "Done: textstats/cli.py."}],
+        5: [{"tools": [_progress("writing tests"), _write("tests/test_textstats.py", TESTS)]},
+            {"tools": [{"tool": "run_command", "input": {"command": ["python3", "-m",
+                                                                     "unittest", "-q"]}},
+                       _report("3 unittest tests cover words, lines and summary")]},
+            {"text": "Done: tests pass."}],
+        6: [{"text": "Documenting the CLI.",
+             "tools": [{"tool": "edit_file", "input": {
+                 "path": "README.md", "old_string": "Small text statistics.\n",
+                 "new_string": "Small text statistics.\n" + USAGE}}]},
+            {"tools": [_report("README documents the CLI")]},
+            {"text": "Done: README.md."}],
     }
 
 
+_TASK_HEADER = re.compile(r"^# Task (\d+):", re.M)
+
+
+class DemoModelServer(ScriptedServer):
+    """The scripted model server with one script per task, picked from the prompt's header.
+
+    Tasks run side by side, so one shared queue of turns would hand one task's answer to
+    another; each request is routed by the `# Task N:` line that opens every task prompt.
+    """
+
+    def __init__(self, turns_by_task: dict[int, list[dict]], **kwargs: object):
+        super().__init__([], **kwargs)  # type: ignore[arg-type]
+        self.scripts = {task: Script(turns, self.side_text)
+                        for task, turns in turns_by_task.items()}
+
+    def _take_turn(self, protocol: str, req: dict, record: dict) -> Answer:
+        messages = req.get("messages") or []
+        first = text_of(messages[0].get("content")) if messages else ""
+        found = _TASK_HEADER.search(first)
+        script = self.scripts.get(int(found.group(1))) if found else None
+        if script is None:
+            record["side"] = "unknown-task"
+            return Answer(text=EXHAUSTED_TEXT)
+        answer, record["turn"], record["side"] = script.take(protocol, req)
+        return answer
+
+
+def start_model_server() -> DemoModelServer:
+    """The demo's model: scripted answers on 127.0.0.1 (an ephemeral port), not a model."""
+    return DemoModelServer(model_turns()).start()
+
+
 def write_sample(root: Path) -> Path:
-    """Create the sample files, the agent script and a baton.toml naming the demo agent."""
+    """Create the sample files, a baton.toml and the plan file (returned)."""
     for rel, text in FILES.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    script_path = root.parent / "demo-agent-script.json"
-    script_path.write_text(json.dumps(script(), indent=1), encoding="utf-8")
-    argv = [sys.executable, "-m", "baton_tui.demo.agent", str(script_path)]
     (root / "baton.toml").write_text(
-        "# The demo's scripted agent: edits files per its script and reports via `baton report`.\n"
-        "[players.custom.demo]\n"
-        f"command = {json.dumps(argv)}\n"
-        f"research_command = {json.dumps(argv)}\n\n[limits]\nmax_parallel = 3\n",
-        encoding="utf-8")
+        "# The demo's tasks run on Baton's native `anthropic` player, whose model is the\n"
+        "# scripted model server `baton demo` starts on 127.0.0.1.\n"
+        "[limits]\nmax_parallel = 3\n", encoding="utf-8")
     plan_path = root.parent / "demo-plan.json"
     plan_path.write_text(json.dumps({"version": 1, "goal": "Add word and line counts with a CLI",
                                      "autonomy": "guarded", "tasks": tasks()}, indent=1))

@@ -83,6 +83,9 @@ def _cli(name: str, binary: str, keys: tuple[str, ...], creds: tuple[str, ...], 
         "install": install, **attrs})
 
 
+# The native API routes subclass NativePlayer above (baton_tui/players/native.py).
+from baton_tui.players.native import AnthropicPlayer, OpenAIPlayer  # noqa: E402
+
 BUILTIN_CLASSES: dict[str, type[Player]] = {
     "claude-code": _cli("claude-code", "claude", ("ANTHROPIC_API_KEY",),
                         (".claude/.credentials.json",), "npm i -g @anthropic-ai/claude-code"),
@@ -97,7 +100,6 @@ BUILTIN_CLASSES: dict[str, type[Player]] = {
                          "see cursor.com/cli"),
     "goose": _cli("goose", "goose", (), (), "see block.github.io/goose"),
     "amp": _cli("amp", "amp", ("AMP_API_KEY",), (".config/amp/secrets.json",), "npm i -g @ampcode/cli"),
-    "anthropic": type("AnthropicPlayer", (NativePlayer,), {"name": "anthropic",
-                                                           "key_vars": ("ANTHROPIC_API_KEY",)}),
-    "openai": type("OpenaiPlayer", (NativePlayer,), {"name": "openai", "key_vars": ("OPENAI_API_KEY",)}),
+    "anthropic": AnthropicPlayer,
+    "openai": OpenAIPlayer,
 }

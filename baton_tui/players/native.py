@@ -1,0 +1,217 @@
+"""The native API players: Baton's own agent loop on the official SDKs (`anthropic`, `openai`).
+
+The loop itself is `baton_tui.players.native_agent`, run as its own process under the attempt
+shim like any agent CLI; this module (imported by the conductor, so it stays light: no SDK
+import) builds its command line and reads back the JSON-lines events it prints:
+
+    {"type": "init", "session_id": …, "provider": …, "model": …, "mode": …, "resumed": …}
+    {"type": "text", "text": …}                      an assistant message's text
+    {"type": "tool", "name": …, "summary": …, "ok": …}   one tool call and whether it worked
+    {"type": "usage", "input_tokens": …, "output_tokens": …, "cost": …}   one model turn
+    {"type": "result", "session_id": …, "stop": "end_turn"|"max_turns", "final_text": …, …}
+    {"type": "error", "status": 429, "reset": <epoch or null>, "message": …}
+
+The session id is the transcript's id: the loop saves its transcript (the provider-native
+message list) to `<attempt dir>/transcript.json` after every turn, and a resumed attempt
+(`--resume PATH`) continues from the transcript of the previous attempt with that id.
+
+Catalogs: `anthropic` lists current Claude models and also accepts any name starting with
+`claude-` (its catalog is not authoritative); `openai` talks to any OpenAI-compatible endpoint
+(`OPENAI_BASE_URL`), so it accepts any model name. `[players.NAME] models` extends both lists.
+Efforts low/medium/high set the answer budget (max_tokens) and, where the API has it, the
+reasoning effort (OpenAI reasoning models; Anthropic's `effort` on Opus 4.5 and later).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+if "baton_tui.players.builtin" not in sys.modules:
+    # Imported before `builtin`, which imports this module for BUILTIN_CLASSES: step aside so
+    # that `builtin` loads the complete module; the import system hands out that copy.
+    del sys.modules[__name__]
+    import baton_tui.players.builtin  # noqa: F401
+
+from baton_tui.players.base import AttemptContext, Detection, Launch, Outcome  # noqa: E402
+from baton_tui.players.builtin import NativePlayer  # noqa: E402
+
+# Exit status of the native loop when a 429 stopped it (EX_TEMPFAIL).
+RATE_LIMITED_EXIT = 75
+
+
+def _version(package: str) -> str | None:
+    try:
+        from importlib.metadata import version
+
+        return version(package)
+    except Exception:  # not installed, or broken metadata
+        return None
+
+
+class _NativeBase(NativePlayer):
+    provider: str = ""
+    sdk: str = ""
+    efforts = ("low", "medium", "high")
+
+    def detect(self) -> Detection:
+        found = super().detect()
+        if found.ready:
+            sdk = _version(self.sdk)
+            if sdk is None:
+                return Detection(self.name, False, f"the {self.sdk} package is not installed",
+                                 fix=f"pip install {self.sdk}")
+            found.version = f"native ({self.sdk} {sdk})"
+            found.path = sys.executable
+        return found
+
+    # running -----------------------------------------------------------------
+    def _argv(self, ctx: AttemptContext) -> list[str]:
+        argv = [sys.executable, "-m", "baton_tui.players.native_agent",
+                "--provider", self.provider, "--model", ctx.model or self.default_model or "",
+                "--mode", "research" if ctx.mode == "research" else "build",
+                "--prompt-file", str(ctx.prompt_path),
+                "--transcript", str(Path(ctx.attempt_dir) / "transcript.json")]
+        if ctx.effort:
+            argv += ["--effort", ctx.effort]
+        return argv
+
+    def launch(self, ctx: AttemptContext) -> Launch:
+        if ctx.mode not in ("build", "research"):
+            raise ValueError(f"the {self.name} player runs build and research tasks, "
+                             f"not {ctx.mode!r}")
+        return Launch(self._argv(ctx), {"PYTHONUNBUFFERED": "1"})
+
+    def resume(self, ctx: AttemptContext) -> Launch | None:
+        """Continue the saved transcript of `ctx.session_id` (None: start afresh)."""
+        previous = find_transcript(Path(ctx.attempt_dir), ctx.session_id)
+        if previous is None:
+            return None
+        launch = self.launch(ctx)
+        launch.argv += ["--resume", str(previous)]
+        if ctx.resume_message:
+            launch.argv += ["--resume-message", ctx.resume_message]
+        return launch
+
+    def progress(self, line: str) -> str | None:
+        event = _event(line)
+        if event is None:
+            return None
+        kind = event.get("type")
+        if kind == "text":
+            text = " ".join(str(event.get("text") or "").split())
+            return text[:200] or None
+        if kind == "tool":
+            name = event.get("name")
+            if name == "baton_report":
+                return None  # the report is its own event
+            summary = event.get("summary") or ""
+            return f"{name} {summary}".strip()[:200] + ("" if event.get("ok", True) else
+                                                        " (refused)")
+        if kind == "error":
+            return f"API error {event.get('status') or ''}: {event.get('message', '')}"[:200]
+        return None
+
+    def outcome(self, text: str) -> Outcome:
+        out = Outcome()
+        for line in text.splitlines():
+            event = _event(line)
+            if event is None:
+                continue
+            kind = event.get("type")
+            if kind == "init":
+                out.session_id = event.get("session_id") or out.session_id
+            elif kind == "usage":
+                out.tokens += int(event.get("input_tokens") or 0) + int(event.get("output_tokens")
+                                                                       or 0)
+                out.tokens += int(event.get("cache_read_tokens") or 0)
+                out.tokens += int(event.get("cache_write_tokens") or 0)
+                out.cost += float(event.get("cost") or 0.0)
+            elif kind == "text":
+                out.final_text = event.get("text") or out.final_text
+            elif kind == "result":
+                out.session_id = event.get("session_id") or out.session_id
+                if event.get("final_text") is not None:
+                    out.final_text = event.get("final_text")
+                if event.get("stop") == "max_turns":
+                    out.success_event = False
+                    out.error = f"turn limit ({event.get('turns')}) reached"
+                else:
+                    out.success_event = True
+                    out.error = None
+            elif kind == "error":
+                out.success_event = False
+                status = event.get("status")
+                message = str(event.get("message") or "").strip()
+                out.error = (f"API error {status}: " if status else "") + message[:300]
+                if status == 429:
+                    reset = event.get("reset")
+                    if isinstance(reset, (int, float)) and reset > 0:
+                        out.limit_until = float(reset)
+                        out.rate_limited = False
+                    else:
+                        out.rate_limited = True
+                        out.limit_until = None
+        out.cost = round(out.cost, 6)
+        return out
+
+
+def _event(line: str) -> dict | None:
+    line = line.strip()
+    if not line.startswith("{"):
+        return None
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) and isinstance(event.get("type"), str) else None
+
+
+def find_transcript(attempt_dir: Path, session_id: str | None) -> Path | None:
+    """The newest saved transcript of `session_id` among this task's attempts."""
+    if not session_id:
+        return None
+    found: list[tuple[int, Path]] = []
+    for path in attempt_dir.parent.glob("attempt-*/transcript.json"):
+        if path.parent == attempt_dir:
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("id") == session_id:
+            number = path.parent.name.removeprefix("attempt-")
+            found.append((int(number) if number.isdigit() else 0, path))
+    return max(found)[1] if found else None
+
+
+class AnthropicPlayer(_NativeBase):
+    """Claude over the Anthropic Messages API (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`)."""
+
+    name = "anthropic"
+    provider = "anthropic"
+    sdk = "anthropic"
+    key_vars = ("ANTHROPIC_API_KEY",)
+    models = ("claude-opus-4-8", "claude-sonnet-4-6", "claude-haiku-4-5", "claude-opus-4-5",
+              "claude-sonnet-4-5")
+    default_model = "claude-sonnet-4-6"
+
+    def model_problem(self, model: str | None) -> str | None:
+        if model is not None and model.startswith("claude-"):
+            return None  # the catalog is not authoritative: newer Claude models start too
+        return super().model_problem(model)
+
+
+class OpenAIPlayer(_NativeBase):
+    """Any OpenAI-compatible endpoint over Chat Completions (`OPENAI_API_KEY`, `OPENAI_BASE_URL`)."""
+
+    name = "openai"
+    provider = "openai"
+    sdk = "openai"
+    key_vars = ("OPENAI_API_KEY",)
+    models = ("gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.1", "gpt-5", "gpt-5-mini", "gpt-4.1")
+    default_model = "gpt-5.4"
+
+    def model_problem(self, model: str | None) -> str | None:
+        return None  # an OpenAI-compatible endpoint serves whatever models it has
