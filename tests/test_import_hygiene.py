@@ -1,0 +1,103 @@
+"""The engine never imports textual; `baton status` and `baton --help` import nothing heavy."""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import baton_tui
+
+from conftest import write_plan
+
+HEAVY = ("pydantic", "textual", "anthropic", "openai", "git", "mcp", "rich")
+
+
+def engine_modules() -> list[str]:
+    """Every module under baton_tui on disk except the TUI and `__main__` (which runs the CLI)."""
+    names = []
+    for info in pkgutil.walk_packages(baton_tui.__path__, "baton_tui."):
+        if info.name.startswith("baton_tui.tui") or info.name.endswith("__main__"):
+            continue
+        names.append(info.name)
+    return sorted(names)
+
+
+def test_there_are_engine_modules_to_check():
+    names = engine_modules()
+    for expected in ("baton_tui.cli", "baton_tui.config", "baton_tui.plan.current",
+                     "baton_tui.store.db", "baton_tui.players.registry"):
+        assert expected in names
+
+
+def test_engine_never_imports_textual():
+    script = (
+        "import importlib, json, sys\n"
+        f"names = {engine_modules()!r}\n"
+        "failed = {}\n"
+        "for name in names:\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except Exception as exc:\n"
+        "        failed[name] = f'{type(exc).__name__}: {exc}'\n"
+        "print(json.dumps({'failed': failed,\n"
+        "    'textual': sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')),\n"
+        "    'tui': sorted(m for m in sys.modules if m.startswith('baton_tui.tui'))}))\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["failed"] == {}
+    assert report["textual"] == [], "an engine module imported textual"
+    assert report["tui"] == [], "an engine module imported baton_tui.tui"
+
+
+LOADED = (
+    "import sys, json\n"
+    "from baton_tui.cli import main\n"
+    "code = main({argv!r})\n"
+    "sys.stdout.flush()\n"
+    "heavy = sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r})\n"
+    "print('\\n@@' + json.dumps({{'code': code, 'heavy': heavy}}))\n")
+
+
+def loaded_by(argv: list[str], cwd: Path) -> dict:
+    result = subprocess.run([sys.executable, "-c", LOADED.format(argv=argv, heavy=HEAVY)],
+                            cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.rsplit("@@", 1)[1])
+
+
+@pytest.mark.parametrize("argv", [["status"], ["status", "--json"], ["--help"], ["log", "--json"],
+                                  ["log"]])
+def test_fast_commands_import_nothing_heavy(repo, baton, argv):
+    write_plan(repo / "p.json", [{"id": 1, "title": "a", "player": "codex"},
+                                 {"id": 2, "title": "b", "player": "codex", "depends_on": [1]}])
+    assert baton("plan", "--from", "p.json").returncode == 0
+    report = loaded_by(argv, repo)
+    assert report["code"] == 0
+    assert report["heavy"] == []
+
+
+def test_importtime_of_status_lists_no_heavy_module(repo, baton):
+    write_plan(repo / "p.json", [{"id": 1, "title": "a", "player": "codex"}])
+    assert baton("plan", "--from", "p.json").returncode == 0
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "baton_tui", "status"],
+                            cwd=repo, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0
+    modules = {line.rsplit("|", 1)[1].strip() for line in result.stderr.splitlines()
+               if line.startswith("import time:") and "|" in line}
+    assert "baton_tui.store.status" in modules  # the measurement saw the real work
+    assert not {m for m in modules if m.split(".")[0] in HEAVY}
+
+
+def test_help_text_is_complete(repo):
+    result = subprocess.run([sys.executable, "-m", "baton_tui", "--help"], cwd=repo,
+                            capture_output=True, text=True)
+    assert result.returncode == 0
+    for word in ("plan", "task-player", "approve", "status", "handoff", "exit codes"):
+        assert word in result.stdout
