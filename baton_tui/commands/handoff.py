@@ -138,7 +138,7 @@ def cmd_discard(args: Namespace) -> int:
         raise BatonError(f"task {args.id} is already {state}")
     victims = [args.id]
     if state == "landed":
-        deps = dependents(cur.doc.deps(), args.id)
+        deps = set(dependents(cur.doc.deps(), args.id)) | _carriers(ws, cur, args.id)
         open_deps = sorted(d for d in deps if cur.view(d).state != "discarded")
         merged = [d for d in open_deps if cur.view(d).state == "merged"]
         if merged:
@@ -146,7 +146,7 @@ def cmd_discard(args: Namespace) -> int:
                              f"{', '.join(map(str, merged))} built on it are already merged")
         if open_deps and not args.with_dependents:
             raise BatonError(f"task {args.id} has landed and tasks {', '.join(map(str, open_deps))}"
-                             f" depend on it: discard them too with "
+                             f" depend on it (or were cut after it landed): discard them too with "
                              f"`baton discard {args.id} --with-dependents`")
         live = [d for d in open_deps if cur.view(d).state in ("running", "checkpoint")]
         if live:
@@ -161,6 +161,28 @@ def cmd_discard(args: Namespace) -> int:
               + (f"; its last state is kept under {ref}" if ref else ""))
     del task
     return 0
+
+
+def _carriers(ws: Workspace, cur: plans.Current, task_id: int) -> set[int]:
+    """Tasks whose branch holds this task's landed work without depending on it: they were cut
+    from the integration branch after it landed, so merging them would bring it home too."""
+    if not _git_required(ws):
+        return set()
+    from baton_tui.gitops import git
+    from baton_tui.gitops.landing import is_ancestor
+
+    task = cur.doc.task(task_id)
+    tip = git.rev_parse(ws.root, f"refs/heads/{task_branch(cur.row.slug, task_id, task.title)}")
+    if tip is None or (cur.row.base_commit and is_ancestor(ws.root, tip, cur.row.base_commit)):
+        return set()  # the task committed nothing of its own
+    found = set()
+    for other in cur.doc.tasks:
+        if other.id == task_id or other.mode != "build":
+            continue
+        branch = f"refs/heads/{task_branch(cur.row.slug, other.id, other.title)}"
+        if git.rev_parse(ws.root, branch) and is_ancestor(ws.root, tip, branch):
+            found.add(other.id)
+    return found
 
 
 def _keep_worktree(ws: Workspace, cur: plans.Current, task_id: int, why: str) -> str | None:
