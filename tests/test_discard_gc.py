@@ -286,3 +286,29 @@ def test_discard_with_dependents_refuses_while_a_dependent_runs(repo, baton):
     result = baton("discard", "1", "--with-dependents")
     assert result.returncode == 0, result.stderr
     assert states(baton) == {1: "discarded", 2: "discarded"}
+
+
+def test_discard_counts_tasks_cut_after_it_landed(repo, baton):
+    """One at a time, task 2's branch is cut from the integration branch after task 1 landed:
+    it carries task 1's work, so discarding task 1 alone would still bring it home."""
+    use_agent(repo, baton, {"1": done("one.txt", "1\n"), "2": done("two.txt", "2\n")})
+    toml = repo / "baton.toml"
+    toml.write_text(toml.read_text() + "\n[limits]\nmax_parallel = 1\n")
+    git(repo, "commit", "-q", "-am", "one at a time")
+    assert baton("trust").returncode == 0
+    run_plan(repo, baton, [task(1, "One"), task(2, "Two")])
+    names = branches(baton)
+    assert subprocess.run(["git", "merge-base", "--is-ancestor", names[1], names[2]],
+                          cwd=repo).returncode == 0
+
+    refused = baton("discard", "1")
+    assert refused.returncode == 2, refused.stdout
+    assert "tasks 2" in refused.stderr and "--with-dependents" in refused.stderr
+    assert states(baton) == {1: "landed", 2: "landed"}
+
+    # task 2 committed on top of task 1, not the other way round: it discards alone
+    assert baton("discard", "2").returncode == 0
+    assert states(baton) == {1: "landed", 2: "discarded"}
+    merged = baton("handoff", "merge")
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert (repo / "one.txt").exists() and not (repo / "two.txt").exists()
