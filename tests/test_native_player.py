@@ -11,6 +11,9 @@ tools, and reports through `baton_report`.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -106,16 +109,18 @@ def test_build_task_edits_reports_and_lands_with_tokens_and_cost(repo, baton, mo
                                                      "content": "print('hello')\n"}},
                    {"tool": "edit_file", "input": {"path": "README.md", "old_string": "# sample",
                                                    "new_string": "# sample, edited"}},
-                   {"tool": "run_command", "input": {"command": "ls src > listing.txt"}}]},
+                   {"tool": "run_command", "input": {"command": "ls src > listing.txt"}},
+                   {"tool": "baton_checkpoint", "input": {"what": "replace README heading"}}]},
         {"tool": "baton_report", "input": {"status": "done", "summary": "hello and README"}},
         {"text": "All done."},
     ])
-    load(repo, baton, provider)
+    load(repo, baton, provider, checkpoint=True)
     result = baton("run", "--approve")
     assert result.returncode == 0, result.stdout + result.stderr
 
     task = task_of(baton)
     assert task["state"] == "landed", task
+    assert not task.get("flags"), task                      # it did call the checkpoint
     branch = task["branch"]
     assert git(repo, "show", f"{branch}:src/hello.py") == "print('hello')"
     assert git(repo, "show", f"{branch}:README.md") == "# sample, edited"
@@ -129,6 +134,9 @@ def test_build_task_edits_reports_and_lands_with_tokens_and_cost(repo, baton, mo
     assert {"read_file", "write_file", "edit_file", "run_command", "list_files", "grep",
             "baton_report", "baton_checkpoint"} <= tool_names(model[0], provider)
     assert model[0]["json"]["model"] == MODELS[provider]
+    # `run --approve` answers checkpoints at once; the agent hears "go ahead".
+    assert tool_results(model[2], provider)[-1].startswith("GO: approved (run --approve)")
+    assert events(baton, "task.checkpoint")[0]["data"]["what"] == "replace README heading"
 
     # Tokens and cost are counted and recorded per task.
     assert task["tokens"] > 0
@@ -346,3 +354,25 @@ def test_adapters_are_registered_detected_and_build_their_command_line(tmp_path,
     assert out.rate_limited and out.limit_until is None
     assert anthropic.progress(json.dumps({"type": "tool", "name": "write_file",
                                           "summary": "a.py", "ok": True})) == "write_file a.py"
+
+
+def test_turn_limit_ends_the_loop_without_a_report(tmp_path, model_server):
+    """The loop stops after --max-turns model turns; its outcome says why (no report: failed)."""
+    server = model_server([{"tool": "list_files", "input": {}}] * 3)
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    prompt = tmp_path / "prompt.md"
+    prompt.write_text("# Task 1: loop\nKeep listing.")
+    done = subprocess.run(
+        [sys.executable, "-m", "baton_tui.players.native_agent", "--provider", "anthropic",
+         "--model", "claude-haiku-4-5", "--prompt-file", str(prompt), "--transcript",
+         str(tmp_path / "transcript.json"), "--max-turns", "2"],
+        cwd=worktree, capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    assert len(server.model_requests()) == 2
+    outcome = AnthropicPlayer().outcome(done.stdout)
+    assert outcome.error == "turn limit (2) reached" and outcome.success_event is False
+    assert outcome.tokens > 0 and outcome.cost > 0
+    saved = json.loads((tmp_path / "transcript.json").read_text())
+    assert saved["id"] == outcome.session_id and saved["turns"] == 2
+    assert len(saved["messages"]) == 5      # prompt, then (answer, tool results) twice
