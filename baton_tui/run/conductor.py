@@ -427,7 +427,7 @@ class Conductor:
             return WAITING
         return COMPLETE
 
-    def run_level_check(self) -> int:
+    async def run_level_check(self) -> int:
         """`[checks] run` once on the integration branch after every task landed."""
         command = self.ws.config.checks.run
         if not command or not self.git_mode:
@@ -441,11 +441,17 @@ class Conductor:
             if event.kind == "run.check" and event.data.get("head") == head:
                 return COMPLETE if event.data.get("exit") == 0 else FAILED
         path = layout.worktree_path(self.ws.paths, self.plan.slug, 0, "run-check")
-        if (path / ".git").exists():
-            worktrees.remove_worktree(self.ws.root, path)
-        worktrees.add_detached_worktree(self.ws.root, path, head or "HEAD")
-        code, output = run_check(command, path)
-        worktrees.remove_worktree(self.ws.root, path)
+
+        def work() -> tuple[int, str]:  # in a thread: git and the check only, no store access
+            if (path / ".git").exists():
+                worktrees.remove_worktree(self.ws.root, path)
+            worktrees.add_detached_worktree(self.ws.root, path, head or "HEAD")
+            try:
+                return run_check(command, path)
+            finally:
+                worktrees.remove_worktree(self.ws.root, path)
+
+        code, output = await asyncio.to_thread(work)
         self.emit(None, "run.check", head=head, exit=code, output=output[-4000:])
         return COMPLETE if code == 0 else FAILED
 
@@ -476,7 +482,7 @@ class Conductor:
                     continue
             code = self.outcome()
             if code == COMPLETE:
-                code = await asyncio.to_thread(self.run_level_check)
+                code = await self.run_level_check()
             if code is None:
                 await asyncio.sleep(TICK)
         self.emit(None, "run.finished", code=code)
