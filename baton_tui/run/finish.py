@@ -164,7 +164,8 @@ class Finisher:
         return "done"
 
     def _finish_build(self, task: Task, attempt: AttemptRow, workdir: Path, report: dict) -> str:
-        if task.check:
+        # A `script` task's check already ran as the task itself: never run it twice.
+        if task.check and task.player != "script":
             code, output = run_check(task.check, workdir)
             self.emit(task, "task.check", exit=code, output=output, attempt=attempt.id)
             if code != 0:
