@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from baton_tui.tui import bindings
 from baton_tui.tui.actions import TaskActions, detect_all
-from baton_tui.tui.availability import PLAN_ACTIONS, PlayerFacts, unavailable
+from baton_tui.tui.availability import PLAN_ACTIONS, TASK_ACTIONS, PlayerFacts, unavailable
 from baton_tui.tui.board import Board
 from baton_tui.tui.conversation import converse, slash
 from baton_tui.tui.engine import EngineThread
@@ -34,6 +34,12 @@ from baton_tui.tui.screens.task_detail import TaskDetail
 from baton_tui.tui.widgets.chat_pane import ChatPane
 from baton_tui.tui.widgets.header import BatonHeader
 from baton_tui.tui.widgets.plan_pane import PlanPane
+
+
+def keys_signature(board: Board) -> tuple:
+    """What key availability depends on, besides the cursor (the footer redraws on change)."""
+    return (board.plan_id, board.approved, board.conductor_pid, len(board.tasks),
+            tuple((t.id, t.state, t.blocked_by, t.player, t.mode) for t in board.tasks))
 
 
 class BatonApp(TaskActions, App[int]):
@@ -64,6 +70,7 @@ class BatonApp(TaskActions, App[int]):
         self.select_after_refresh: int | None = None
         self._wake = threading.Event()
         self._focus_plan_next = True
+        self._disabled: frozenset[str] = frozenset()
         players = ws.catalog.players
         self.player_facts = PlayerFacts(
             catalog=lambda p: players[p].catalog() if p in players else None,
@@ -71,24 +78,21 @@ class BatonApp(TaskActions, App[int]):
 
     # layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield BatonHeader(self.ws.root.name)
+        # Kept by reference: `query_one` on the App searches the active screen, which
+        # is a modal or the task detail at times.
+        self.header = BatonHeader(self.ws.root.name)
+        self.chat = ChatPane(blink=self.blink)
+        self.plan_pane = PlanPane()
+        yield self.header
         with Horizontal(id="panes"):
-            yield ChatPane(blink=self.blink)
-            yield PlanPane()
+            yield self.chat
+            yield self.plan_pane
         yield Footer()
-
-    @property
-    def chat(self) -> ChatPane:
-        return self.query_one(ChatPane)
-
-    @property
-    def plan_pane(self) -> PlanPane:
-        return self.query_one(PlanPane)
 
     def on_mount(self) -> None:
         if self.keymap:
             self.set_keymap(self.keymap)
-        self.query_one("#chat-input", Input).focus()
+        self.chat.query_one("#chat-input", Input).focus()
         self.run_worker(self._poll, thread=True, group="poller", exclusive=True,
                         exit_on_error=False, description="read the store")
         if self.detect_on_start:
@@ -118,9 +122,12 @@ class BatonApp(TaskActions, App[int]):
 
     @on(BoardChanged)
     def show_board(self, event: BoardChanged) -> None:
+        if not self.plan_pane.is_mounted:
+            return  # shutting down
+        old = self.board
         self.board = event.board
         self.board_count += 1
-        self.query_one(BatonHeader).show(event.board)
+        self.header.show(event.board)
         pane = self.plan_pane
         pane.show(event.board)
         if self.select_after_refresh is not None and event.board.task(self.select_after_refresh):
@@ -131,7 +138,16 @@ class BatonApp(TaskActions, App[int]):
         if self._focus_plan_next and not event.board.empty:
             self._focus_plan_next = False
             pane.focus()
-        self.refresh_bindings()
+        if keys_signature(old) != keys_signature(event.board):
+            self.refresh_bindings()
+
+    @on(PlanPane.CursorMoved)
+    def _cursor_moved(self) -> None:
+        # Redraw the footer only when what the keys may do changed with the task.
+        disabled = frozenset(a for a in TASK_ACTIONS if self.why_not(a))
+        if disabled != self._disabled:
+            self._disabled = disabled
+            self.refresh_bindings()
 
     @on(PlanStored)
     def _plan_stored(self) -> None:
@@ -157,7 +173,8 @@ class BatonApp(TaskActions, App[int]):
     # keys ---------------------------------------------------------------------------------
     def why_not(self, action: str) -> str | None:
         """Why `action` does not apply now (None: it does)."""
-        task = self.plan_pane.task if self.is_mounted else None
+        pane = getattr(self, "plan_pane", None)
+        task = pane.task if pane is not None and pane.is_mounted else None
         return unavailable(action, self.board, task, self.player_facts)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -178,7 +195,7 @@ class BatonApp(TaskActions, App[int]):
 
     def action_swap_focus(self) -> None:
         if self.plan_pane.has_focus:
-            self.query_one("#chat-input", Input).focus()
+            self.chat.query_one("#chat-input", Input).focus()
         else:
             self.plan_pane.focus()
 

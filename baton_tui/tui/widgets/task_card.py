@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
+from textual.widget import Widget
 
 from baton_tui.tui.board import TaskRow
 
@@ -68,22 +68,36 @@ def card_text(task: TaskRow, selected: bool = False) -> Text:
     return text
 
 
-class TaskCard(Static):
-    """A card in the plan pane; re-rendered only when its row or selection changes."""
+class TaskCard(Widget):
+    """A card in the plan pane; re-rendered only when its row or selection changes.
+
+    A plain widget with `render()` rather than a Static: moving the cursor repaints two
+    cards without a layout pass, unless a card gained or lost a line.
+    """
+
+    DEFAULT_CSS = "TaskCard { height: auto; }"
 
     def __init__(self, task: TaskRow, selected: bool = False) -> None:
-        super().__init__(card_text(task, selected), classes=self.card_classes(task, selected))
+        super().__init__(classes=self.card_classes(task, selected))
         self.row = task
         self.selected = selected
+        self.text = card_text(task, selected)
 
     @staticmethod
     def card_classes(task: TaskRow, selected: bool) -> str:
         state = "blocked" if task.blocked_by else task.state
         return f"card -{state}" + (" -selected" if selected else "")
 
+    def render(self) -> Text:
+        return self.text
+
     def show(self, task: TaskRow, selected: bool) -> None:
         if task == self.row and selected == self.selected:
             return
-        self.row, self.selected = task, selected
-        self.set_classes(self.card_classes(task, selected))
-        self.update(card_text(task, selected))
+        if (task.state, task.blocked_by, selected) != (self.row.state, self.row.blocked_by,
+                                                        self.selected):
+            self.set_classes(self.card_classes(task, selected))  # a style recompute
+        text = card_text(task, selected)
+        grew = text.plain.count("\n") != self.text.plain.count("\n")
+        self.row, self.selected, self.text = task, selected, text
+        self.refresh(layout=grew)
