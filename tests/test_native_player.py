@@ -376,3 +376,32 @@ def test_turn_limit_ends_the_loop_without_a_report(tmp_path, model_server):
     saved = json.loads((tmp_path / "transcript.json").read_text())
     assert saved["id"] == outcome.session_id and saved["turns"] == 2
     assert len(saved["messages"]) == 5      # prompt, then (answer, tool results) twice
+
+
+def test_undecided_checkpoint_ends_the_turn_and_the_answer_resumes_the_session(repo, baton,
+                                                                               model_server):
+    server = model_server([
+        {"tool": "baton_checkpoint", "input": {"what": "drop the old table"}},
+        {"text": "Waiting for the person's answer."},
+        {"tools": [{"tool": "write_file", "input": {"path": "migrated.txt", "content": "ok\n"}},
+                   report("migrated after the yes")]},
+        {"text": "Done."},
+    ])
+    limits(repo, baton, checkpoint_wait="1s")
+    load(repo, baton, "anthropic", checkpoint=True)
+    assert baton("approve").returncode == 0
+    first = baton("run")
+    assert first.returncode == 3, first.stdout + first.stderr
+    assert task_of(baton)["state"] == "checkpoint"
+
+    answered = baton("checkpoint-answer", "1", "yes")
+    assert answered.returncode == 0, answered.stderr
+    resumed = baton("resume")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    task = task_of(baton)
+    assert task["state"] == "landed", task
+    assert git(repo, "show", f"{task['branch']}:migrated.txt") == "ok"
+    model = server.model_requests()
+    assert tool_results(model[1], "anthropic")[0].startswith("WAIT: not decided yet")
+    history = json.dumps(model[2]["json"]["messages"])
+    assert "drop the old table" in history and "YES" in history
