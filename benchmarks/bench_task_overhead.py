@@ -1,0 +1,179 @@
+"""Benchmark: what Baton adds per task, against doing the same steps by hand.
+
+Baton runs a chain of N tasks (each depends on the one before, so they run one after another);
+each task's agent is the demo agent (`baton_tui.demo.agent`) writing one file and reporting
+done. Per task, Baton makes a worktree and branch, starts the attempt shim, which starts the
+agent, receives the report, commits and lands on the integration branch. Its per-task time is
+(last landing − conductor start) ÷ N.
+
+The baseline does the same git steps in a shell-free Python loop — `git worktree add -b`,
+starting the same agent program directly on the same script (its `baton report` step too, which
+answers at once outside a task), `git add -A`, `git commit --no-verify`, `git merge-tree
+--write-tree`, `git commit-tree`, `git update-ref` with the old value — and its per-task time is
+its total ÷ N. The figure is Baton ÷ baseline (target ≤ 1.5). Run:
+``python benchmarks/bench_task_overhead.py [--tasks N]``. Not a test; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def setup(base: Path, name: str) -> tuple[Path, dict[str, str]]:
+    home = base / f"home-{name}"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n")
+    env = {**os.environ, "HOME": str(home), "BATON_HOME": str(base / f"baton-home-{name}"),
+           "XDG_CONFIG_HOME": str(home / ".config"), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    for var in ("BATON_PLANNER", "BATON_AUTONOMY", "BATON_MAX_PARALLEL", "BATON_CONFIG",
+                "BATON_TASK", "BATON_ATTEMPT", "BATON_NONCE", "BATON_STATE"):
+        env.pop(var, None)
+    repo = base / f"repo-{name}"
+    repo.mkdir()
+    for i in range(30):
+        (repo / f"file{i}.txt").write_text(f"line {i}\n" * 40)
+    for argv in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
+                 ["git", "commit", "-q", "-m", "initial"]):
+        subprocess.run(argv, cwd=repo, env=env, check=True, capture_output=True)
+    return repo, env
+
+
+def write_script(base: Path, n: int) -> Path:
+    script = {str(t): [{"write": f"out/t{t}.txt", "content": f"task {t}\n"},
+                       {"report": "done", "summary": f"task {t}"}] for t in range(1, n + 1)}
+    path = base / "script.json"
+    path.write_text(json.dumps(script))
+    return path
+
+
+def run_baton(base: Path, n: int, script: Path) -> tuple[float, dict[str, float]]:
+    repo, env = setup(base, "baton")
+    baton = [sys.executable, "-m", "baton_tui"]
+
+    def run(*argv: str) -> subprocess.CompletedProcess:
+        done = subprocess.run(list(argv), cwd=repo, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"{' '.join(argv)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+        return done
+
+    agent = [sys.executable, "-m", "baton_tui.demo.agent", str(script)]
+    (repo / "baton.toml").write_text(f"[players.custom.bench]\ncommand = {json.dumps(agent)}\n")
+    tasks = [{"id": t, "title": f"Task {t}", "prompt": f"Task {t}.", "player": "bench",
+              "depends_on": [t - 1] if t > 1 else []} for t in range(1, n + 1)]
+    (base / "plan.json").write_text(json.dumps({"version": 1, "goal": "overhead benchmark",
+                                                "tasks": tasks}))
+    run(*baton, "plan", "--from", str(base / "plan.json"))
+    run(*baton, "trust")
+    run(*baton, "run", "--approve")
+    events = [json.loads(line) for line in run(*baton, "log", "--json").stdout.splitlines()]
+    t0 = next(e["ts"] for e in events if e["kind"] == "conductor.started")
+    by = {}
+    for e in events:
+        if e.get("task"):
+            by.setdefault((e["task"], e["kind"]), e["ts"])
+    landed = [by[(t, "task.landed")] for t in range(1, n + 1)]
+    # Phases, averaged over tasks: previous landing -> started (worktree + shim spawn),
+    # started -> reported (shim + agent + report), reported -> landed (notice, commit, landing).
+    prev = [t0] + landed[:-1]
+    phases = {
+        "landed->started (worktree, attempt start)": statistics.mean(
+            by[(t, "task.started")] - prev[t - 1] for t in range(1, n + 1)),
+        "started->reported (shim, agent, report)": statistics.mean(
+            by[(t, "task.reported")] - by[(t, "task.started")] for t in range(1, n + 1)),
+        "reported->landed (notice, commit, landing)": statistics.mean(
+            by[(t, "task.landed")] - by[(t, "task.reported")] for t in range(1, n + 1)),
+    }
+    # Finer, from the attempts the shims recorded: shim up and agent spawned, agent's report,
+    # agent's exit seen by the shim.
+    import sqlite3
+
+    db = sqlite3.connect(repo / ".git" / "baton" / "baton.db")
+    rows = db.execute("SELECT task_id, started, ended, report FROM attempts").fetchall()
+    db.close()
+    att = {r[0]: (r[1], r[2], json.loads(r[3])["ts"]) for r in rows}
+    tasks_ = range(1, n + 1)
+    phases.update({
+        "  started event -> agent spawned by shim": statistics.mean(
+            att[t][0] - by[(t, "task.started")] for t in tasks_),
+        "  agent spawned -> report recorded": statistics.mean(att[t][2] - att[t][0]
+                                                              for t in tasks_),
+        "  report -> shim records agent exit": statistics.mean(att[t][1] - att[t][2]
+                                                               for t in tasks_),
+        "  shim recorded exit -> task.done": statistics.mean(
+            by[(t, "task.done")] - att[t][1] for t in tasks_),
+        "  task.done -> task.landed": statistics.mean(
+            by[(t, "task.landed")] - by[(t, "task.done")] for t in tasks_),
+    })
+    return (landed[-1] - t0) / n, phases
+
+
+def run_baseline(base: Path, n: int, script: Path) -> float:
+    repo, env = setup(base, "plain")
+    git_env = {**env, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
+               "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
+
+    def git(*args: str, cwd: Path = repo) -> str:
+        return subprocess.run(["git", *args], cwd=cwd, env=git_env, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    # The same `baton` the agent finds first on its PATH under Baton (its report answers 2 here).
+    shim = base / "baseline-bin"
+    shim.mkdir()
+    (shim / "baton").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m baton_tui "$@"\n')
+    (shim / "baton").chmod(0o755)
+    agent_env = {**env, "PATH": f"{shim}{os.pathsep}{env.get('PATH', '')}"}
+    integration = "refs/heads/integration"
+    git("update-ref", integration, git("rev-parse", "HEAD"))
+    worktrees = base / "plain-worktrees"
+    prompt = base / "prompt.md"
+    prompt.write_text("Write the file, then report.\n")
+    started = time.monotonic()
+    for t in range(1, n + 1):
+        path = worktrees / f"{t}-task"
+        branch = f"task/{t}"
+        onto = git("rev-parse", integration)
+        git("worktree", "add", "-q", "-b", branch, str(path), onto)
+        with open(prompt, "rb") as stdin:
+            subprocess.run([sys.executable, "-m", "baton_tui.demo.agent", str(script)], cwd=path,
+                           env={**agent_env, "BATON_TASK": str(t)}, stdin=stdin,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        git("add", "-A", cwd=path)
+        git("commit", "-q", "--no-verify", "-m", f"Task {t}", cwd=path)
+        tree = git("merge-tree", "--write-tree", onto, f"refs/heads/{branch}").splitlines()[0]
+        commit = git("commit-tree", tree, "-p", onto, "-p", f"refs/heads/{branch}", "-m",
+                     f"Land task {t}")
+        git("update-ref", integration, commit, onto)
+    return (time.monotonic() - started) / n
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=12)
+    args = parser.parse_args()
+    base = Path(tempfile.mkdtemp(prefix="baton-bench-overhead-"))
+    try:
+        script = write_script(base, args.tasks)
+        plain = run_baseline(base, args.tasks, script)
+        per_task, phases = run_baton(base, args.tasks, script)
+    finally:
+        subprocess.run(["rm", "-rf", str(base)])
+    print(f"{args.tasks} tasks in a chain (one at a time)")
+    print(f"baseline per task (git steps + agent run directly): {plain:6.3f} s")
+    print(f"Baton per task (worktree, attempt, report, landing): {per_task:6.3f} s")
+    for name, value in phases.items():
+        print(f"  {name:<45} {value:6.3f} s")
+    print(f"ratio: {per_task / plain:.2f}   (target <= 1.5)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
