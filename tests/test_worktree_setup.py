@@ -115,8 +115,7 @@ def test_failing_setup_fails_the_task_with_its_output(repo, baton):
               "setup = \"echo installing deps; echo 'npm ERR! boom' >&2; exit 7\"")
     load(repo, baton, [task(1, "Needs deps")])
     result = baton("run", "--approve")
-    # the pinned code is 1 (see the xfail test below); the conductor currently says 3
-    assert result.returncode in (1, 3), result.stdout + result.stderr
+    assert result.returncode == 1, result.stdout + result.stderr
     assert "FAILED" in result.stdout and "exited 7" in result.stdout
     state = status_tasks(baton)[1]
     assert state["state"] == "failed"
@@ -129,9 +128,6 @@ def test_failing_setup_fails_the_task_with_its_output(repo, baton):
     assert events(baton, "task.started") == []
 
 
-@pytest.mark.xfail(strict=True, reason="run/conductor.py: outcome() reads task states that are "
-                   "stale after start() emitted task.failed, so a set-up failure as the last "
-                   "event ends the run with 3 (waiting), not 1")
 def test_failing_setup_makes_the_run_exit_1(repo, baton):
     configure(repo, baton, {"*": DONE}, 'setup = "exit 7"')
     load(repo, baton, [task(1, "Needs deps")])
