@@ -358,8 +358,6 @@ def test_the_warning_is_recorded_with_the_approval(repo, baton):
     assert any("uncommitted changes" in w for w in approved[0]["data"]["warnings"])
 
 
-@pytest.mark.xfail(strict=True, reason="run/control.py start_run drops the warnings that "
-                   "plans.approve returns, so `baton run --approve` approves silently")
 def test_run_approve_warns_too(repo, baton):
     _script_plan(repo, baton)
     (repo / "README.md").write_text("dirty\n")

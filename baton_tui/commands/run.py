@@ -100,6 +100,13 @@ def follow(ws: Workspace, pid: int | None, since: int) -> int:
 def cmd_run(args: Namespace) -> int:
     ws = Workspace()
     since = ws.store.last_event_id()
+    if args.approve:
+        from baton_tui.plan.current import approve, current
+
+        cur = current(ws)
+        if cur is not None and not cur.row.approved:
+            for warning in approve(ws)[1]:
+                print(f"baton: warning: {warning}", file=sys.stderr)
     pid = control.start_run(ws, approve=args.approve)
     if args.detach:
         print(f"conductor running (pid {pid}) — follow with `baton status` or `baton run`")

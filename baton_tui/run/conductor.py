@@ -480,6 +480,7 @@ class Conductor:
                     self.finishing.pop(task_id)
                 if done:
                     continue
+            self.reload()  # starts may have failed tasks (set-up); decide on fresh states
             code = self.outcome()
             if code == COMPLETE:
                 code = await self.run_level_check()
