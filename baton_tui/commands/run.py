@@ -104,6 +104,8 @@ def cmd_run(args: Namespace) -> int:
         from baton_tui.plan.current import approve, current
 
         cur = current(ws)
+        if cur is not None:
+            control.ensure_trusted(ws, cur)  # a refused `run --approve` must change nothing
         if cur is not None and not cur.row.approved:
             for warning in approve(ws)[1]:
                 print(f"baton: warning: {warning}", file=sys.stderr)

@@ -87,6 +87,7 @@ def start_run(ws: Workspace, approve: bool = False) -> int:
     """Approve if asked, check trust, mark the run requested, and start the conductor."""
     cur = plans.current(ws)
     assert cur is not None
+    ensure_trusted(ws, cur)  # before approving: a refused `run --approve` changes nothing
     if approve and not cur.row.approved:
         plans.approve(ws)
         cur = plans.current(ws)
