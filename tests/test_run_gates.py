@@ -52,6 +52,7 @@ def test_untrusted_baton_toml_is_refused_and_a_change_after_trust_needs_trust_ag
     assert "baton trust" in result.stderr
     assert "players.custom.agent" in result.stderr
     assert states(baton) == {1: "draft"}
+    assert status(baton)["plan"]["approved"] is False  # the refused command changed nothing
 
     assert baton("trust").returncode == 0
     # The file changes after it was trusted: a command the person never saw.
