@@ -115,8 +115,11 @@ async def converse(app: "BatonApp", text: str) -> None:
             app.pending_question = event
             chat.question(event.question, event.recommendation)
         elif isinstance(event, DraftPlan):
-            ok, slug = await app.engine_call("draft plan", _store_draft, event.document,
-                                             "planner")
+            if event.stored_slug:
+                ok, slug = True, event.stored_slug
+            else:
+                ok, slug = await app.engine_call("draft plan", _store_draft, event.document,
+                                                 "planner")
             if ok:
                 n = len(event.document.get("tasks", []))
                 chat.say("planner", f"drafted plan {slug} with {n} task{'s' * (n != 1)} — "

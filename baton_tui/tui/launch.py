@@ -34,7 +34,11 @@ def make_app(ws: Any = None, *, planner: Planner | None = None,
 
 def run_app() -> int:
     """`baton` with no command: open the app; quitting leaves a run going in its conductor."""
-    app = make_app()
+    from baton_tui.tui.engine_planner import EnginePlanner
+    from baton_tui.workspace import Workspace
+
+    ws = Workspace()
+    app = make_app(ws, planner=EnginePlanner(ws.root))
     try:
         result = app.run()
     finally:

@@ -35,6 +35,7 @@ class PlannerQuestion:
 @dataclass(frozen=True)
 class DraftPlan:
     document: dict[str, Any]
+    stored_slug: str | None = None  # set when the engine's planner already stored it
 
 
 @dataclass(frozen=True)

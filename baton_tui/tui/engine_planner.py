@@ -1,0 +1,90 @@
+"""The engine's planner behind the chat's `Planner` port.
+
+The engine asks all its questions at once; the chat asks them one at a time, each
+with its recommendation, and hands the answers back together. Planning runs on a
+worker thread with a workspace of its own; its research steps stream into the chat
+as they happen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import AsyncIterator
+
+from baton_tui.errors import BatonError
+from baton_tui.tui.planner_port import (
+    DraftPlan, PlannerEvent, PlannerFailed, PlannerQuestion, ResearchStep,
+)
+
+
+class EnginePlanner:
+    """`Planner` over `baton_tui.plan.planner` (start, then answer)."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.questions: list[dict] = []
+        self.answers: dict[int, str] = {}
+
+    def _next_question(self) -> PlannerQuestion | None:
+        for number, q in enumerate(self.questions, 1):
+            if number not in self.answers:
+                return PlannerQuestion(q["question"], q.get("recommendation", ""))
+        return None
+
+    async def ask(self, message: str) -> AsyncIterator[PlannerEvent]:
+        if self.questions:
+            number = next(n for n in range(1, len(self.questions) + 1) if n not in self.answers)
+            self.answers[number] = message
+            pending = self._next_question()
+            if pending is not None:
+                yield pending
+                return
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue = asyncio.Queue()
+        answering = bool(self.questions)
+
+        def emit(event) -> None:
+            if event.kind in ("step", "repair"):
+                text = event.text if event.kind == "step" else f"fixing the draft: {event.text}"
+                loop.call_soon_threadsafe(queue.put_nowait, ResearchStep(text))
+
+        def work():
+            from baton_tui.plan import planner
+            from baton_tui.plan.current import current
+            from baton_tui.workspace import Workspace
+
+            ws = Workspace(self.root)
+            try:
+                if answering:
+                    result = planner.answer(ws, dict(self.answers), emit=emit)
+                else:
+                    result = planner.start(ws, message, emit=emit)
+                doc = current(ws).doc.dump() if result.status == "plan" else None
+                return result, doc
+            finally:
+                ws.close()
+
+        future = loop.run_in_executor(None, work)
+        while not future.done() or not queue.empty():
+            try:
+                yield await asyncio.wait_for(queue.get(), timeout=0.1)
+            except asyncio.TimeoutError:
+                continue
+        try:
+            result, doc = await future
+        except BatonError as exc:
+            self.questions, self.answers = [], {}
+            yield PlannerFailed(exc.message)
+            return
+        if result.status == "questions":
+            self.questions, self.answers = list(result.questions), {}
+            first = self._next_question()
+            if first is not None:
+                yield first
+            return
+        self.questions, self.answers = [], {}
+        if result.status == "plan":
+            yield DraftPlan(doc or {}, stored_slug=result.slug)
+        else:
+            yield PlannerFailed(result.message)
