@@ -86,11 +86,13 @@ def _cli(name: str, binary: str, keys: tuple[str, ...], creds: tuple[str, ...], 
 # The native API routes subclass NativePlayer above (baton_tui/players/native.py).
 from baton_tui.players.native import AnthropicPlayer, OpenAIPlayer  # noqa: E402
 
+# Claude Code and Codex have adapter modules of their own (they subclass CliPlayer above).
+from baton_tui.players.claude_code import ClaudeCodePlayer  # noqa: E402
+from baton_tui.players.codex import CodexPlayer  # noqa: E402
+
 BUILTIN_CLASSES: dict[str, type[Player]] = {
-    "claude-code": _cli("claude-code", "claude", ("ANTHROPIC_API_KEY",),
-                        (".claude/.credentials.json",), "npm i -g @anthropic-ai/claude-code"),
-    "codex": _cli("codex", "codex", ("OPENAI_API_KEY", "CODEX_API_KEY"), (".codex/auth.json",),
-                  "npm i -g @openai/codex"),
+    "claude-code": ClaudeCodePlayer,
+    "codex": CodexPlayer,
     "opencode": _cli("opencode", "opencode", (), (), "npm i -g opencode-ai"),
     "gemini": _cli("gemini", "gemini", ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
                    (".gemini/oauth_creds.json",), "npm i -g @google/gemini-cli"),

@@ -1,0 +1,279 @@
+"""Codex for real: the pinned npm build, driven by Baton against the scripted server.
+
+`.ci/run` installs `@openai/codex` into `.ci/npm`; without it these tests FAIL (nothing skips
+silently). Each test runs in a throwaway HOME (conftest); "the person's" Codex configuration is
+`$HOME/codex/config.toml` (named by `CODEX_HOME`) with a provider whose base URL is Baton's
+scripted model server on 127.0.0.1 (OpenAI Responses). Baton inherits that environment and never
+edits the file. No vendor is reached.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from baton_tui.demo.server import ScriptedServer
+from conftest import ROOT, BatonCLI, git, write_plan
+
+NPM_BIN = ROOT / ".ci" / "npm" / "node_modules" / ".bin"
+PIN = "@openai/codex@0.171.0"
+
+
+def codex_bin() -> Path:
+    path = NPM_BIN / "codex"
+    if not path.exists():
+        pytest.fail(f"Codex is not installed at {path}: run `npm install --prefix .ci/npm "
+                    f"--save-exact {PIN}` (the CI script .ci/run does this)", pytrace=False)
+    return path
+
+
+@pytest.fixture
+def server():
+    srv = ScriptedServer([]).start()
+    yield srv
+    srv.stop()
+
+
+def person_env(server: ScriptedServer, **extra: str) -> dict[str, str]:
+    """The person's environment and Codex config (their own file, which Baton only reads)."""
+    home = Path(os.environ["HOME"])
+    codex_home = home / "codex"
+    codex_home.mkdir(exist_ok=True)
+    (codex_home / "config.toml").write_text(f'''model = "gpt-5.1-codex"
+model_provider = "scripted"
+
+[model_providers.scripted]
+name = "Scripted"
+base_url = "{server.url}/v1"
+env_key = "SCRIPTED_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+''')
+    return {
+        "PATH": f"{NPM_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "CODEX_HOME": str(codex_home),
+        "SCRIPTED_API_KEY": "scripted",
+        **extra,
+    }
+
+
+def worktree(repo: Path, baton: BatonCLI, task_id: int, suffix: str = "") -> Path:
+    """Where Baton will put a task's worktree (the scripted Write needs an absolute path)."""
+    from baton_tui.paths import find_repo
+    from baton_tui.run import layout
+
+    status = baton.json("status", "--json")
+    task = next(t for t in status["tasks"] if t["id"] == task_id)
+    return layout.worktree_path(find_repo(repo), status["plan"]["slug"], task_id, task["title"],
+                                suffix)
+
+
+def task_of(baton: BatonCLI, task_id: int) -> dict:
+    return next(t for t in baton.json("status", "--json")["tasks"] if t["id"] == task_id)
+
+
+def events_of(baton: BatonCLI, task_id: int) -> list[dict]:
+    out = baton("log", "--json")
+    assert out.returncode == 0, out.stderr
+    found = []
+    for line in out.stdout.splitlines():
+        if line.strip():
+            event = json.loads(line)
+            if event.get("task") == task_id or event.get("task_id") == task_id:
+                found.append(event)
+    return found
+
+
+def kinds(events: list[dict]) -> list[str]:
+    return [e.get("kind") or e.get("type") for e in events]
+
+
+def data_of(event: dict) -> dict:
+    return event.get("data") or event
+
+
+def assert_contained(repo: Path, branch: str, name: str) -> None:
+    """The agent's file was written in its task's worktree: it came in by that task's own commit
+    on its branch, and never reached the person's checkout or their branch."""
+    assert git(repo, "status", "--porcelain") == "", "the person's working tree was touched"
+    assert not (repo / name).exists()
+    assert subprocess.run(["git", "cat-file", "-e", f"main:{name}"], cwd=repo,
+                          capture_output=True).returncode != 0
+    assert subprocess.run(["git", "cat-file", "-e", f"{branch}:{name}"], cwd=repo,
+                          capture_output=True).returncode == 0
+    adders = git(repo, "log", "--all", "--diff-filter=A", "--format=%H", "--", name).split()
+    assert len(adders) == 1, adders
+    task_id = branch.rsplit("/", 1)[1].split("-", 1)[0]
+    assert git(repo, "log", "-1", "--format=%s", adders[0]).startswith(f"Task {task_id}:")
+    assert subprocess.run(["git", "merge-base", "--is-ancestor", adders[0], branch],
+                          cwd=repo).returncode == 0
+
+
+def run(baton: BatonCLI, env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess:
+    started = time.monotonic()
+    result = baton("run", "--approve", env=env, timeout=timeout)
+    print(f"baton run: exit {result.returncode} in {time.monotonic() - started:.1f}s\n"
+          f"{result.stdout}\n{result.stderr}")
+    return result
+
+
+def attempt_logs(repo: Path) -> str:
+    home = Path(os.environ["BATON_HOME"])
+    return "\n".join(p.read_text(errors="replace") for p in sorted(home.glob("runs/**/output.log")))
+
+
+def sh(cmd: str) -> dict:
+    """Codex's own shell tool, as the model calls it."""
+    return {"tool": "exec_command", "input": {"cmd": cmd}}
+
+
+def mcp_report(status: str, summary: str) -> dict:
+    """Codex's MCP tools sit in one namespace tool `mcp__baton`."""
+    return {"tool": "baton_report", "namespace": "mcp__baton",
+            "input": {"status": status, "summary": summary}}
+
+
+# --------------------------------------------------------------------------- tests
+
+def test_codex_detected_and_ready(server, baton):
+    codex_bin()
+    out = baton("players", "--json", env=person_env(server))
+    assert out.returncode == 0, out.stderr
+    entry = next(p for p in json.loads(out.stdout) if p["name"] == "codex")
+    assert entry["ready"] is True, entry
+    assert "0.171" in (entry["version"] or "")
+
+
+def test_build_edits_with_exec_command_and_reports_over_mcp_and_shell(server, baton, repo,
+                                                                      tmp_path):
+    codex_bin()
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Write hello", "prompt": "Create hello.txt.", "player": "codex",
+         "mode": "build", "effort": "low"},
+        {"id": 2, "title": "Write bye", "prompt": "Create bye.txt.", "player": "codex",
+         "mode": "build", "depends_on": [1]},
+    ])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    env = person_env(server)
+    server.add_turns([
+        sh("printf 'hello from codex\\n' > hello.txt"),
+        mcp_report("done", "wrote hello.txt (mcp)"),
+        {"text": "Reported."},
+        sh("printf 'bye\\n' > bye.txt"),
+        sh('baton report done --summary "wrote bye.txt (shell)"'),
+        {"text": "Reported."},
+    ])
+    result = run(baton, env)
+    assert result.returncode == 0, attempt_logs(repo)[-4000:]
+    status = baton.json("status", "--json")
+    assert [t["state"] for t in status["tasks"]] == ["landed", "landed"]
+    done = [data_of(e).get("summary") for e in events_of(baton, 1) + events_of(baton, 2)
+            if (e.get("kind") or e.get("type")) == "task.done"]
+    assert done == ["wrote hello.txt (mcp)", "wrote bye.txt (shell)"]
+    slug = status["plan"]["slug"]
+    assert_contained(repo, f"baton/{slug}/1-write-hello", "hello.txt")
+    assert_contained(repo, f"baton/{slug}/2-write-bye", "bye.txt")
+    assert git(repo, "show", f"baton/{slug}/1-write-hello:hello.txt") == "hello from codex"
+    calls = [r for r in server.requests if r.get("protocol") == "responses"
+             and r.get("turn") is not None]
+    assert len(calls) == 6
+    first = calls[0]["json"]
+    assert first.get("reasoning", {}).get("effort") == "low"
+    names = json.dumps(first.get("tools"))
+    assert "exec_command" in names and "baton_report" in names
+
+
+def test_research_reads_reports_over_mcp_and_writes_nothing(server, baton, repo, tmp_path):
+    codex_bin()
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Study readme", "prompt": "What does README.md say?",
+         "player": "codex", "mode": "research"},
+    ])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    wt = worktree(repo, baton, 1, "-research-1")
+    server.add_turns([
+        sh("cat README.md"),
+        sh("printf 'no\\n' > stray.txt"),
+        sh(f"printf 'no\\n' > {wt / 'stray2.txt'}"),
+        mcp_report("done", "README.md is a one-line heading: sample"),
+        {"text": "Reported."},
+    ])
+    result = run(baton, person_env(server))
+    assert result.returncode == 0, attempt_logs(repo)[-4000:]
+    assert task_of(baton, 1)["state"] == "done"
+    outputs = [json.dumps(r["json"].get("input", [])[-1:]) for r in server.requests
+               if r.get("protocol") == "responses" and r.get("turn") in (1, 2, 3)]
+    assert "# sample" in outputs[0]                               # the read happened
+    assert "Read-only file system" in outputs[1] or "denied" in outputs[1].lower(), outputs[1]
+    assert not (wt / "stray.txt").exists() and not (wt / "stray2.txt").exists()
+    assert git(repo, "status", "--porcelain") == ""
+    summary = [data_of(e).get("summary") for e in events_of(baton, 1)
+               if (e.get("kind") or e.get("type")) == "task.done"]
+    assert summary == ["README.md is a one-line heading: sample"]
+
+
+def test_429_is_retried_then_fails_visibly(server, baton, repo, tmp_path):
+    codex_bin()
+    config = tmp_path / "personal.toml"
+    config.write_text("[limits]\nretries = 1\n")
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Throttled", "prompt": "Create x.txt.", "player": "codex",
+         "mode": "build"},
+    ])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    server.add_turns([{"error": 429}, {"error": 429}])
+    result = run(baton, person_env(server, BATON_CONFIG=str(config)))
+    assert result.returncode == 1
+    assert task_of(baton, 1)["state"] == "failed"
+    failed = [data_of(e) for e in events_of(baton, 1)
+              if (e.get("kind") or e.get("type")) == "task.failed"]
+    assert failed and "429" in failed[-1]["reason"], failed
+    assert "429" in failed[-1].get("output", "")
+    assert len([r for r in server.requests if r.get("status") == 429]) == 2
+
+
+def test_usage_limit_pauses_then_resumes_same_thread(server, baton, repo, tmp_path):
+    """`usage_limit_reached` with `resets_at` a few seconds ahead: Codex says "try again at
+    H:MM AM" (minutes, local time), so Baton pauses until that minute has passed, then resumes
+    the same thread, which finishes the task."""
+    codex_bin()
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Limited", "prompt": "Create limit.txt.", "player": "codex",
+         "mode": "build"},
+    ])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    resets_at = int(time.time()) + 3
+    server.add_turns([
+        {"error": 429, "body": {"error": {
+            "type": "usage_limit_reached", "message": "The usage limit has been reached",
+            "plan_type": "plus", "resets_at": resets_at, "resets_in_seconds": 3}}},
+        sh("printf 'after the reset\\n' > limit.txt"),
+        sh('baton report done --summary "finished after the reset"'),
+        {"text": "Done."},
+    ])
+    result = run(baton, person_env(server), timeout=240)
+    assert result.returncode == 0, attempt_logs(repo)[-4000:]
+    seen = events_of(baton, 1)
+    order = kinds(seen)
+    assert order.index("task.paused") < order.index("task.resumed")
+    paused = next(data_of(e) for e in seen if (e.get("kind") or e.get("type")) == "task.paused")
+    assert paused["reason"] == "usage limit"
+    assert resets_at <= paused["until"] <= resets_at + 61
+    resumed_at = next(e["ts"] for e in seen if (e.get("kind") or e.get("type")) == "task.resumed")
+    assert resumed_at >= resets_at
+    threads = {r["headers"].get("session-id") for r in server.requests
+               if r.get("protocol") == "responses" and r.get("headers", {}).get("session-id")}
+    logs = attempt_logs(repo)
+    started = [json.loads(line)["thread_id"] for line in logs.splitlines()
+               if line.startswith('{"type":"thread.started"')]
+    assert len(started) == 2 and started[0] == started[1], started   # the same thread resumed
+    assert len(threads) <= 2
+    assert task_of(baton, 1)["state"] == "landed"
+    slug = baton.json("status", "--json")["plan"]["slug"]
+    assert_contained(repo, f"baton/{slug}/1-limited", "limit.txt")
