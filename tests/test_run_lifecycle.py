@@ -43,6 +43,9 @@ def test_detach_returns_at_once_and_status_follows_the_run_from_another_process(
     st = status(baton)
     assert isinstance(st["conductor"]["pid"], int) and alive(st["conductor"]["pid"])
     assert all(t["state"] not in ("landed",) for t in st["tasks"]), (returned, st["tasks"])
+    # Views attach to the live conductor: a foreground `baton run` and `baton logs 1 -f`.
+    view = popen_baton(repo, "run")
+    follower = popen_baton(repo, "logs", "1", "-f")
 
     # A second process reads the store while the run is live: always exit 0, states only advance.
     seen: dict[int, list[str]] = {1: [], 2: [], 3: []}
@@ -64,6 +67,12 @@ def test_detach_returns_at_once_and_status_follows_the_run_from_another_process(
         assert ranks == sorted(ranks), seen
     assert "running" in seen[1] or "running" in seen[2], seen
     assert len(seen[3]) > 1, seen  # task 3 was seen waiting before it landed
+    out, err = view.communicate(timeout=30)
+    assert view.returncode == 0, out + err
+    assert "#3 Task 3: landed" in out
+    out, err = follower.communicate(timeout=30)
+    assert follower.returncode == 0, err
+    assert "working on one" in out and "wrote one.txt" in out
 
 
 @pytest.mark.slow

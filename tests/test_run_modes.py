@@ -168,3 +168,25 @@ def test_script_player_the_check_is_the_whole_task(repo, baton, tmp_path):
     assert "SCRIPT-RAN" in baton("logs", "1").stdout
     failed = [e for e in events(baton) if e["kind"] == "task.failed" and e["task"] == 3][-1]
     assert "SCRIPT-FAILS" in (failed["data"].get("output") or "")
+
+
+
+@pytest.mark.slow
+def test_checkpoint_answered_no_while_the_agent_waits_stops_the_step(repo, baton, tmp_path):
+    from kit import wait_state
+
+    write_config(repo, {"agent": script_agent(tmp_path, "c", {"1": CHECKPOINTED})},
+                 limits={"checkpoint_wait": "60s"})
+    load_plan(baton, [task(1, "Migrate", checkpoint=True)], autonomy="guarded", approve=True)
+    assert baton("run", "--detach").returncode == 0
+    wait_state(baton, 1, "checkpoint", timeout=40)
+    # The agent is still inside `baton checkpoint`: the answer reaches it there.
+    assert baton("checkpoint-answer", "1", "no").returncode == 0
+    st = wait_idle(baton, timeout=40)
+    t1 = st["tasks"][0]
+    assert t1["state"] == "failed" and "said no" in t1["reason"], t1
+    evs = events(baton)
+    assert kinds(evs, 1).count("task.started") == 1 and "task.resumed" not in kinds(evs, 1)
+    workdir = Path(next(e for e in evs if e["kind"] == "task.started")["data"]["workdir"])
+    assert (workdir / "before.txt").exists() and not (workdir / "after.txt").exists()
+    assert baton("checkpoint-answer", "1", "yes").returncode == 2  # nothing left to answer
