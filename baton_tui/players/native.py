@@ -37,10 +37,6 @@ if "baton_tui.players.builtin" not in sys.modules:
 from baton_tui.players.base import AttemptContext, Detection, Launch, Outcome  # noqa: E402
 from baton_tui.players.builtin import NativePlayer  # noqa: E402
 
-# Exit status of the native loop when a 429 stopped it (EX_TEMPFAIL).
-RATE_LIMITED_EXIT = 75
-
-
 def _version(package: str) -> str | None:
     try:
         from importlib.metadata import version
@@ -204,7 +200,10 @@ class AnthropicPlayer(_NativeBase):
 
 
 class OpenAIPlayer(_NativeBase):
-    """Any OpenAI-compatible endpoint over Chat Completions (`OPENAI_API_KEY`, `OPENAI_BASE_URL`)."""
+    """Any OpenAI-compatible endpoint on the Chat Completions wire.
+
+    Key `OPENAI_API_KEY`; base URL `OPENAI_BASE_URL` when set.
+    """
 
     name = "openai"
     provider = "openai"

@@ -167,7 +167,8 @@ WRITE_TOOLS = ("write_file", "edit_file", "run_command")
 def _clip(text: str, limit: int = TOOL_OUTPUT_LIMIT) -> str:
     if len(text) <= limit:
         return text
-    return text[: limit // 2] + f"\n… [{len(text) - limit} characters cut] …\n" + text[-limit // 2:]
+    half = limit // 2
+    return text[:half] + f"\n… [{len(text) - limit} characters cut] …\n" + text[-half:]
 
 
 class Toolbox:
