@@ -45,7 +45,8 @@ def build_status(store: Store) -> dict[str, Any]:
     if plan is None:
         return {"plan": None, "conductor": conductor, "tasks": [], "summary": None}
     doc = plan.doc
-    views = fold(store.events(plan.id))
+    events = store.events(plan.id)  # read once: with a long run's log this is most of the work
+    views = fold(events)
     deps = {t["id"]: list(t.get("depends_on", [])) for t in doc["tasks"]}
     blocked = blocked_by(deps, views)
     now = time.time()
@@ -80,7 +81,7 @@ def build_status(store: Store) -> dict[str, Any]:
             "attempts": view.attempts if view else 0,
         }
         tasks.append(entry)
-    for event in store.events(plan.id):
+    for event in events:
         if event.kind in ("task.started", "task.resumed") and first_start is None:
             first_start = event.ts
         if event.state in ("done", "landed", "failed", "parked") or event.kind == "run.finished":
