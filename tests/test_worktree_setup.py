@@ -151,12 +151,12 @@ def test_setup_runs_only_from_a_trusted_file(repo, baton, tmp_path):
     # an edit after trusting is refused again
     toml = repo / "baton.toml"
     toml.write_text(toml.read_text().replace("echo ran", "echo changed"))
-    changed = baton("run")
+    changed = baton("run", "--approve")
     assert changed.returncode == 2
     assert "changed since you trusted it" in changed.stderr
     assert not log.exists()
 
     assert baton("trust").returncode == 0
-    ok = baton("run")
+    ok = baton("run", "--approve")
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert log.read_text() == "changed\n"
