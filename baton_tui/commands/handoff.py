@@ -21,14 +21,6 @@ def _git_required(ws: Workspace) -> bool:
     return ws.paths.is_git and git.supports_worktrees()
 
 
-def _task_base(ws: Workspace, plan_id: int, task_id: int) -> str | None:
-    base = None
-    for event in ws.store.events(plan_id, task_id=task_id):
-        if event.kind == "task.started" and event.data.get("base"):
-            base = event.data["base"]
-    return base
-
-
 def landed_branches(ws: Workspace, cur: plans.Current, only: int | None = None) -> list:
     """Landed build tasks in plan order (dependencies first), as handoff TaskBranches."""
     from baton_tui.gitops.handoff import TaskBranch
@@ -45,7 +37,7 @@ def landed_branches(ws: Workspace, cur: plans.Current, only: int | None = None) 
         if only is not None and task_id != only:
             continue
         found.append(TaskBranch(task_id, task.title, task_branch(cur.row.slug, task_id, task.title),
-                                _task_base(ws, cur.row.id, task_id)))
+                                ws.store.task_base(cur.row.id, task_id)))
     return found
 
 

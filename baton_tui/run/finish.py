@@ -179,7 +179,7 @@ class Finisher:
             worktrees.commit_all(workdir, f"Task {task.id}: {task.title}\n\n"
                                           f"{report.get('summary', '')}".strip())
             branch = attempt.spec.get("branch")
-            base = self._base_of(task)
+            base = self.store.task_base(self.plan.id, task.id)
             if base and branch:
                 changed = landing.changed_files(self.ws.root, base, f"refs/heads/{branch}")
                 outside = landing.files_outside(changed, task.scope)
@@ -194,14 +194,6 @@ class Finisher:
         if not git_mode:
             return "done"
         return self.land(task, attempt.spec.get("branch"))
-
-    def _base_of(self, task: Task) -> str | None:
-        """The commit the task's branch was cut from (recorded when its worktree was made)."""
-        base = None
-        for event in self.store.events(self.plan.id, task_id=task.id):
-            if event.kind == "task.started" and event.data.get("base"):
-                base = event.data["base"]
-        return base
 
     def commit_and_land(self, task: Task) -> str:
         """Land a task marked done outside an attempt's end: a taken-over task, or one whose

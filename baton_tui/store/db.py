@@ -186,6 +186,14 @@ class Store:
         return [Event(r["id"], r["plan_id"], r["task_id"], r["kind"], json.loads(r["data"]), r["ts"])
                 for r in rows]
 
+    def task_base(self, plan_id: int, task_id: int) -> str | None:
+        """The commit a task's branch was cut from (recorded when its worktree was made)."""
+        base = None
+        for event in self.events(plan_id, task_id=task_id):
+            if event.kind == "task.started" and event.data.get("base"):
+                base = event.data["base"]
+        return base
+
     def last_event_id(self) -> int:
         row = self.conn.execute("SELECT MAX(id) FROM events").fetchone()
         return int(row[0] or 0)

@@ -63,6 +63,7 @@ def load_detail(store_path: Path, root: Path, plan_id: int, task_id: int,
     with Store(store_path) as store:
         report, log_path = _report(store, plan_id, task_id)
         check = _check(store, plan_id, task_id)
+        base = store.task_base(plan_id, task_id) or base  # only the task's own changes
     try:
         diff = _diff(root, base, branch)
     except Exception as exc:  # a git failure is shown, not raised into the UI
