@@ -485,7 +485,12 @@ class Conductor:
             if code == COMPLETE:
                 code = await self.run_level_check()
             if code is None:
-                await asyncio.sleep(TICK)
+                # Wake as soon as a finish (landing) completes, so its dependents start at once.
+                pending = [f for f in self.finishing.values() if not f.done()]
+                if pending:
+                    await asyncio.wait(pending, timeout=TICK, return_when=asyncio.FIRST_COMPLETED)
+                else:
+                    await asyncio.sleep(TICK)
         self.emit(None, "run.finished", code=code)
         return code
 
