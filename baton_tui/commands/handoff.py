@@ -21,14 +21,47 @@ def _git_required(ws: Workspace) -> bool:
     return ws.paths.is_git and git.supports_worktrees()
 
 
+def _carried(ws: Workspace, cur: plans.Current) -> dict[int, list[int]]:
+    """For each task, the tasks its branch carries: those that landed before it was cut."""
+    landed_at: dict[int, int] = {}
+    cut_at: dict[int, int] = {}
+    for event in ws.store.events(cur.row.id):
+        if event.task_id is None:
+            continue
+        if event.kind == "task.landed":
+            landed_at[event.task_id] = event.id
+        elif event.kind == "task.started" and event.data.get("base"):
+            cut_at[event.task_id] = event.id
+    return {task: [other for other, landed in landed_at.items()
+                   if other != task and landed < cut_at.get(task, 0)] for task in landed_at}
+
+
 def landed_branches(ws: Workspace, cur: plans.Current, only: int | None = None) -> list:
-    """Landed build tasks in plan order (dependencies first), as handoff TaskBranches."""
+    """Landed build tasks in plan order (dependencies first), as handoff TaskBranches.
+
+    A task's branch was cut from the integration branch, so it carries every task that
+    landed before it started; those come first, so each merge brings only its own task
+    and a conflict is named after the task that causes it.
+    """
     from baton_tui.gitops.handoff import TaskBranch
 
     plan_order = [t.id for t in cur.doc.tasks]
     seen: set[int] = set()
     in_order = all(seen.add(t.id) or set(t.depends_on) <= seen for t in cur.doc.tasks)
-    order = plan_order if in_order else topo_order(cur.doc.deps(), plan_order)
+    base_order = plan_order if in_order else topo_order(cur.doc.deps(), plan_order)
+    position = {task_id: i for i, task_id in enumerate(base_order)}
+    carried = _carried(ws, cur)
+    order: list[int] = []
+
+    def visit(task_id: int) -> None:
+        if task_id in order:
+            return
+        for inner in sorted(carried.get(task_id, []), key=lambda t: position.get(t, t)):
+            visit(inner)
+        order.append(task_id)
+
+    for task_id in base_order:
+        visit(task_id)
     found = []
     for task_id in order:
         task = cur.doc.task(task_id)
