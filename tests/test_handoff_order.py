@@ -1,0 +1,48 @@
+"""Handoff merge order: work a branch carries is merged before it, so each merge is one task."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def git(repo, *args):
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def test_each_merge_brings_only_its_own_task(repo, baton):
+    script = repo.parent / "agent.json"
+    script.write_text(json.dumps({
+        "1": [{"sleep": 1.5}, {"write": "one.txt", "content": "1\n"}, {"report": "done", "summary": "1"}],
+        "2": [{"write": "two.txt", "content": "2\n"}, {"report": "done", "summary": "2"}],
+        "3": [{"write": "three.txt", "content": "3\n"}, {"report": "done", "summary": "3"}],
+    }))
+    argv = [sys.executable, "-m", "baton_tui.demo.agent", str(script)]
+    (repo / "baton.toml").write_text(f"[players.custom.a]\ncommand = {json.dumps(argv)}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "config")
+    plan = repo.parent / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "goal": "order", "tasks": [
+        {"id": 1, "title": "One", "player": "a"},
+        {"id": 2, "title": "Two", "player": "a", "depends_on": [1]},
+        {"id": 3, "title": "Three", "player": "a"}]}))
+    assert baton("trust").returncode == 0
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    assert baton("run", "--approve").returncode == 0
+    # Task 3 landed before task 2 was cut, so task 2's branch carries it.
+    carried = git(repo, "ls-tree", "--name-only", "baton/order/2-two")
+    assert "three.txt" in carried.split()
+    merged = baton("handoff", "merge")
+    assert merged.returncode == 0, merged.stderr
+    assert "already merged" not in merged.stdout
+    merges = git(repo, "log", "--first-parent", "--format=%H %s", "main").splitlines()
+    titled = {line.split(" ", 1)[1]: line.split(" ", 1)[0] for line in merges
+              if line.split(" ", 1)[1].startswith("Merge task")}
+    assert list(titled) == ["Merge task 2: Two", "Merge task 3: Three", "Merge task 1: One"]
+    for title, own in (("Merge task 1: One", "one.txt"), ("Merge task 3: Three", "three.txt"),
+                       ("Merge task 2: Two", "two.txt")):
+        sha = titled[title]
+        changed = git(repo, "diff", "--name-only", f"{sha}^1", sha).split()
+        assert changed == [own], (title, changed)
