@@ -277,3 +277,42 @@ def test_usage_limit_pauses_then_resumes_same_thread(server, baton, repo, tmp_pa
     assert task_of(baton, 1)["state"] == "landed"
     slug = baton.json("status", "--json")["plan"]["slug"]
     assert_contained(repo, f"baton/{slug}/1-limited", "limit.txt")
+
+
+def test_plan_mixing_claude_code_and_codex_reaches_a_clean_handoff(server, baton, repo, tmp_path):
+    """Both real CLIs in one plan (Codex's task builds on Claude Code's), then handoff merge."""
+    codex_bin()
+    claude = NPM_BIN / "claude"
+    if not claude.exists():
+        pytest.fail(f"Claude Code is not installed at {claude} (see .ci/run)", pytrace=False)
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Write hello", "prompt": "Create hello.txt.", "player": "claude-code",
+         "mode": "build", "model": "sonnet"},
+        {"id": 2, "title": "Extend hello", "prompt": "Append a line to hello.txt.",
+         "player": "codex", "mode": "build", "depends_on": [1]},
+    ])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    wt1 = worktree(repo, baton, 1)
+    server.add_turns([
+        {"tool": "Write", "input": {"file_path": str(wt1 / "hello.txt"), "content": "hello\n"}},
+        {"tool": "mcp__baton__baton_report", "input": {"status": "done", "summary": "hello"}},
+        {"text": "Reported."},
+        sh("printf 'from codex\\n' >> hello.txt"),
+        mcp_report("done", "extended hello.txt"),
+        {"text": "Reported."},
+    ])
+    env = {**person_env(server), "ANTHROPIC_BASE_URL": server.url,
+           "ANTHROPIC_API_KEY": "sk-ant-scripted", "DISABLE_AUTOUPDATER": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "CLAUDE_CODE_MAX_RETRIES": "0"}
+    result = run(baton, env)
+    assert result.returncode == 0, attempt_logs(repo)[-4000:]
+    assert [t["state"] for t in baton.json("status", "--json")["tasks"]] == ["landed", "landed"]
+    first = next(r for r in server.requests if r.get("protocol") == "anthropic"
+                 and r.get("turn") == 0)["json"]
+    assert first["model"].startswith("claude-sonnet")          # the task's model reached the CLI
+    assert git(repo, "status", "--porcelain") == ""
+    merged = baton("handoff", "merge", env=env)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert (repo / "hello.txt").read_text() == "hello\nfrom codex\n"
+    assert git(repo, "status", "--porcelain") == ""
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "main"
