@@ -82,6 +82,8 @@ def test_a_plain_folder_runs_tasks_in_place_one_at_a_time(tmp_path, monkeypatch)
     status = baton.json("status", "--json")
     assert [t["state"] for t in status["tasks"]] == ["done", "done", "done"]
     assert status["plan"]["base_branch"] is None
+    assert status["plan"]["integration_branch"] is None
+    assert [t["branch"] for t in status["tasks"]] == [None, None, None]
     assert (folder / "one.txt").read_text() == "1\nafter\n"
     assert (folder / "two.txt").read_text() == "2\n"
     assert (folder / "notes.txt").read_text() == "mine\n"
@@ -117,7 +119,9 @@ def test_git_older_than_2_38_runs_in_the_checkout_itself(repo, tmp_path):
     head = git(repo, "rev-parse", "HEAD")
     result = baton("run", "--approve")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert [t["state"] for t in baton.json("status", "--json")["tasks"]] == ["done"] * 3
+    old_git_status = baton.json("status", "--json")
+    assert [t["state"] for t in old_git_status["tasks"]] == ["done"] * 3
+    assert [t["branch"] for t in old_git_status["tasks"]] == [None] * 3
     assert (repo / "one.txt").read_text() == "1\nafter\n"
     assert_one_at_a_time_in(repo, baton)
     # no worktree, no task branch, nothing committed: the work is in the person's checkout

@@ -38,6 +38,15 @@ def plan_state(plan: PlanRow, states: list[str], running: bool) -> str:
     return "approved" if plan.approved else "draft"
 
 
+def _folder_mode(store: Store, events: list) -> bool:
+    """No git (the store is in `.baton/state`), or git too old: tasks ran in the folder itself
+    (an attempt started with neither branch nor base), so no task has a branch."""
+    if store.path.parent.parts[-2:] == (".baton", "state"):
+        return True
+    return any(e.kind == "task.started" and e.data.get("branch") is None
+               and e.data.get("base") is None for e in events)
+
+
 def build_status(store: Store) -> dict[str, Any]:
     """The status object: plan, conductor, tasks (pinned keys first), run summary."""
     plan = store.current_plan()
@@ -47,6 +56,7 @@ def build_status(store: Store) -> dict[str, Any]:
     doc = plan.doc
     events = store.events(plan.id)  # read once: with a long run's log this is most of the work
     views = fold(events)
+    folder_mode = _folder_mode(store, events)
     deps = {t["id"]: list(t.get("depends_on", [])) for t in doc["tasks"]}
     blocked = blocked_by(deps, views)
     now = time.time()
@@ -67,7 +77,8 @@ def build_status(store: Store) -> dict[str, Any]:
             "model": spec.get("model"), "effort": spec.get("effort"),
             "depends_on": spec.get("depends_on", []),
             "branch": task_branch(plan.slug, spec["id"], spec["title"])
-            if spec.get("mode", "build") == "build" else None,
+            if spec.get("mode", "build") == "build" and not folder_mode else None,
+            "started_at": view.started_at if view else None,
             "blocked_by": blocked.get(spec["id"]),
             "reason": view.reason if view else None,
             "progress": view.progress if view else None,
@@ -104,7 +115,7 @@ def build_status(store: Store) -> dict[str, Any]:
             "autonomy": doc.get("autonomy", "guarded"),
             "state": plan_state(plan, states, conductor is not None),
             "base_branch": plan.base_branch, "base_commit": plan.base_commit,
-            "integration_branch": plan.integration_branch,
+            "integration_branch": None if folder_mode else plan.integration_branch,
         },
         "conductor": conductor,
         "tasks": tasks,
