@@ -46,3 +46,28 @@ def test_each_merge_brings_only_its_own_task(repo, baton):
         sha = titled[title]
         changed = git(repo, "diff", "--name-only", f"{sha}^1", sha).split()
         assert changed == [own], (title, changed)
+
+
+def test_review_leaves_out_work_discarded_after_it_landed(repo, baton):
+    script = repo.parent / "agent.json"
+    script.write_text(json.dumps({
+        "1": [{"write": "keep.txt", "content": "keep\n"}, {"report": "done", "summary": "k"}],
+        "2": [{"write": "drop.txt", "content": "drop\n"}, {"report": "done", "summary": "d"}],
+    }))
+    argv = [sys.executable, "-m", "baton_tui.demo.agent", str(script)]
+    (repo / "baton.toml").write_text(f"[players.custom.a]\ncommand = {json.dumps(argv)}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "config")
+    plan = repo.parent / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "goal": "review", "tasks": [
+        {"id": 1, "title": "Keep", "player": "a"}, {"id": 2, "title": "Drop", "player": "a"}]}))
+    assert baton("trust").returncode == 0
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    assert baton("run", "--approve").returncode == 0
+    before = json.loads(baton("handoff", "review", "--json").stdout)
+    assert sorted(before["files"]) == ["drop.txt", "keep.txt"]
+    assert baton("discard", "2").returncode == 0
+    after = json.loads(baton("handoff", "review", "--json").stdout)
+    assert after["files"] == ["keep.txt"]
+    assert "drop.txt" not in after["diff"]
+    assert [t["id"] for t in after["tasks"]] == [1]

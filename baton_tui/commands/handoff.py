@@ -94,7 +94,15 @@ def _review(ws: Workspace, cur: plans.Current, args: Namespace) -> int:
     tasks = landed_branches(ws, cur, args.task)
     if not cur.row.base_commit:
         raise BatonError("the plan has not run yet: there is nothing to review")
-    data = review(ws.root, cur.row.base_commit, integration_branch(cur.row.slug), tasks)
+    combined = integration_branch(cur.row.slug)
+    ever_landed = {e.task_id for e in ws.store.events(cur.row.id) if e.kind == "task.landed"}
+    discarded_landed = any(cur.view(t).state == "discarded" for t in ever_landed if t)
+    if discarded_landed and args.task is None:
+        from baton_tui.gitops.handoff import combine
+
+        # The integration branch still holds discarded work: review only what merge brings.
+        combined = combine(ws.root, cur.row.base_commit, [t.branch for t in tasks]) or combined
+    data = review(ws.root, cur.row.base_commit, combined, tasks)
     if args.task is not None and not tasks:
         raise BatonError(f"task {args.task} has not landed: nothing to review")
     if args.json:

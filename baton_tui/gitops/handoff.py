@@ -49,6 +49,21 @@ def _section(repo, base: str, tip: str) -> dict:
     }
 
 
+def combine(repo, base: str, branches: list[str]) -> str | None:
+    """A commit holding `base` plus exactly these branches, merged in the object store only
+    (no ref moves, no checkout). None if they conflict. Used to review the landed work
+    without the tasks that were discarded after landing."""
+    from .worktrees import _commit_tree
+
+    tip = base
+    for branch in branches:
+        tree, conflicts = merge_tree(repo, tip, branch)
+        if tree is None:
+            return None
+        tip = _commit_tree(repo, tree, [tip, branch], f"review: {branch}")
+    return tip
+
+
 def review(repo, base: str, integration: str, tasks: list[TaskBranch]) -> dict:
     """Everything ``baton handoff review`` shows, as plain data.
 
