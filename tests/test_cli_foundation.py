@@ -139,6 +139,9 @@ BAD_DOCS = {
     "rejected-model": (json.dumps({"version": 1, "goal": "x", "tasks": [
         {"id": 1, "title": "a", "player": "script", "model": "gpt-5", "check": "true"}]}),
         ["task 1: player 'script' runs no model"]),
+    "catalog-model": (json.dumps({"version": 1, "goal": "x", "tasks": [
+        {"id": 1, "title": "a", "player": "claude-code", "model": "gpt-5"}]}),
+        ["task 1: player 'claude-code' cannot start model 'gpt-5'"]),
     "duplicate-id": (json.dumps({"version": 1, "goal": "x", "tasks": [
         {"id": 1, "title": "a", "player": "codex"}, {"id": 1, "title": "b", "player": "codex"}]}),
         ["task 1: duplicate id"]),
@@ -196,6 +199,7 @@ def test_missing_file(repo, baton):
     (["task-remove", "9"], ["no task 9"]),
     (["task-player", "1", "nobody"], ["unknown player 'nobody'"]),
     (["task-model", "3", "gpt-5"], ["player 'script' runs no model"]),
+    (["task-model", "1", "gpt-5"], ["player 'claude-code' cannot start model 'gpt-5'"]),
     (["task-mode", "1", "deploy"], ["mode 'deploy' is not one of build, research, manual"]),
     (["task-scope", "1", "../elsewhere"], ["inside the repository"]),
     (["task-skills", "1", "juggling"], ["unknown skill 'juggling'"]),
