@@ -6,6 +6,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent / "agents"))
 
 from kit import (  # noqa: E402
@@ -20,6 +22,7 @@ def prompt_files(task_id: int) -> list[Path]:
     return sorted(home.glob(f"runs/*/*/task-{task_id}/attempt-*/prompt.md"))
 
 
+@pytest.mark.slow
 def test_six_task_dag_with_parallel_branches_and_research(repo, baton, tmp_path):
     agent = script_agent(tmp_path, "dag", {
         "1": [{"print": "reading"}, {"sleep": 0.3}, {"report": "done", "summary": FINDINGS}],

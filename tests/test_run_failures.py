@@ -19,7 +19,6 @@ def failed_event(evs: list[dict], task_id: int) -> dict:
     return [e for e in evs if e["kind"] == "task.failed" and e.get("task") == task_id][-1]
 
 
-@pytest.mark.slow
 def test_failed_tasks_do_not_stop_independent_ones_and_block_their_dependents(
         repo, baton, tmp_path):
     agent = script_agent(tmp_path, "f", {
@@ -76,7 +75,6 @@ def test_failed_tasks_do_not_stop_independent_ones_and_block_their_dependents(
     assert st["conductor"] is None
 
 
-@pytest.mark.slow
 def test_landing_conflict_fails_one_task_and_leaves_nothing_half_merged(repo, baton, tmp_path):
     agent = script_agent(tmp_path, "c", {
         "1": [{"write": "shared.txt", "content": "one\n"}, {"write": "only1.txt", "content": "1"},
@@ -162,7 +160,6 @@ def test_hanging_agent_is_stopped_after_stall_and_fails_with_branch_kept(repo, b
     assert str(tmp_path / "h-script.json") not in ps
 
 
-@pytest.mark.slow
 def test_research_that_writes_fails_and_lands_nowhere(repo, baton, tmp_path):
     agent = script_agent(tmp_path, "r", {
         "1": [{"write": "stray-notes.md", "content": "oops\n"},

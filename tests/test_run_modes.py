@@ -6,8 +6,6 @@ import os
 import sys
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).parent / "agents"))
 
 from kit import (  # noqa: E402
@@ -22,7 +20,6 @@ def prompts(task_id: int) -> list[str]:
     return [p.read_text() for p in found]
 
 
-@pytest.mark.slow
 def test_manual_task_waits_for_baton_done(repo, baton, tmp_path):
     agent = script_agent(tmp_path, "m", {
         "2": [{"write": "after.txt", "content": "after\n"}, {"report": "done", "summary": "ok"}],
@@ -61,7 +58,6 @@ CHECKPOINTED = [
 ]
 
 
-@pytest.mark.slow
 def test_guarded_checkpoint_waits_for_the_answer_then_resumes_and_lands(repo, baton, tmp_path):
     write_config(repo, {"agent": script_agent(tmp_path, "c", {"1": CHECKPOINTED})},
                  limits={"checkpoint_wait": "1s"})
@@ -94,7 +90,6 @@ def test_guarded_checkpoint_waits_for_the_answer_then_resumes_and_lands(repo, ba
     assert not any("never called" in f for f in st["tasks"][0]["flags"])
 
 
-@pytest.mark.slow
 def test_run_approve_approves_checkpoints_and_records_it(repo, baton, tmp_path):
     write_config(repo, {"agent": script_agent(tmp_path, "c", {"1": CHECKPOINTED})})
     load_plan(baton, [task(1, "Migrate", checkpoint=True)], autonomy="guarded")
@@ -109,7 +104,6 @@ def test_run_approve_approves_checkpoints_and_records_it(repo, baton, tmp_path):
     assert tree_files(repo, st["plan"]["integration_branch"])["after.txt"] == "dropped"
 
 
-@pytest.mark.slow
 def test_autopilot_retries_a_failed_task_once_then_parks_it(repo, baton, tmp_path):
     agent = script_agent(tmp_path, "a", {
         "1": [{"print": "trying"}, {"report": "failed", "reason": "REASON-9: the API is gone"}],
@@ -131,7 +125,6 @@ def test_autopilot_retries_a_failed_task_once_then_parks_it(repo, baton, tmp_pat
     assert "REASON-9" in texts[1] and "REASON-9" not in texts[0]
 
 
-@pytest.mark.slow
 def test_failing_run_level_check_fails_the_run_with_its_output(repo, baton, tmp_path):
     agent = script_agent(tmp_path, "r", {
         "*": [{"write": "landed.txt", "content": "LANDED-CONTENT\n"},
@@ -171,7 +164,6 @@ def test_script_player_the_check_is_the_whole_task(repo, baton, tmp_path):
 
 
 
-@pytest.mark.slow
 def test_checkpoint_answered_no_while_the_agent_waits_stops_the_step(repo, baton, tmp_path):
     from kit import wait_state
 

@@ -1,6 +1,5 @@
 """A custom agent that floods its output with binary bytes and huge lines, then works normally."""
 
-import os
 import subprocess
 import sys
 
@@ -13,4 +12,5 @@ out.write(b"\x1b[31mred\x1b[0m \r\r\r carriage returns\n")
 out.flush()
 with open("garbage-survivor.txt", "w") as fh:
     fh.write("still here\n")
-sys.exit(subprocess.run(["baton", "report", "done", "--summary", "survived the garbage"]).returncode)
+report = ["baton", "report", "done", "--summary", "survived the garbage"]
+sys.exit(subprocess.run(report).returncode)
