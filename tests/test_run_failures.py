@@ -190,3 +190,38 @@ def test_research_that_writes_fails_and_lands_nowhere(repo, baton, tmp_path):
     kept = failed_event(events(baton), 1)["data"]["kept"]
     assert kept.startswith("refs/baton/")
     assert git(repo, "show", f"{kept}:stray-notes.md") == "oops"
+
+
+@pytest.mark.slow
+def test_stop_kills_the_whole_group_even_when_the_agent_ignores_sigterm(repo, baton, tmp_path):
+    from kit import alive, program, wait_for, wait_idle, wait_state
+
+    pidfile = tmp_path / "pids"
+    write_config(repo, {"agent": program("stubborn.py", str(pidfile))})
+    load_plan(baton, [task(1, "Stubborn")])
+    assert baton("run", "--approve", "--detach").returncode == 0
+    wait_state(baton, 1, "running")
+    wait_for(lambda: pidfile.exists() and pidfile.read_text().strip(), what="the agent's pids")
+    agent_pid, helper_pid = map(int, pidfile.read_text().split())
+    assert baton("stop", "1").returncode == 0
+    st = wait_idle(baton, timeout=40)
+    assert st["tasks"][0]["state"] == "failed"
+    assert "stopped" in st["tasks"][0]["reason"]
+    wait_for(lambda: not alive(agent_pid) and not alive(helper_pid), timeout=10,
+             what="the agent and its helper to be gone")
+
+
+def test_a_report_decides_not_the_exit_status(repo, baton, tmp_path):
+    agent = script_agent(tmp_path, "x", {
+        "1": [{"progress": "PROGRESS-NOTE halfway"}, {"write": "done.txt", "content": "d"},
+              {"report": "done", "summary": "finished, then crashed on cleanup"}, {"exit": 3}],
+    })
+    write_config(repo, {"agent": agent})
+    load_plan(baton, [task(1)])
+    result = baton("run", "--approve", timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    st = status(baton)
+    assert st["tasks"][0]["state"] == "landed"
+    assert st["tasks"][0]["progress"] == "PROGRESS-NOTE halfway"
+    assert st["tasks"][0]["summary"] == "finished, then crashed on cleanup"
+    assert tree_files(repo, st["plan"]["integration_branch"])["done.txt"] == "d"
