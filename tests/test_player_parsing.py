@@ -1,8 +1,8 @@
 """Claude Code and Codex adapters: event parsing on recorded lines, command lines, detection.
 
-The recorded lines below are real output of the pinned CLIs (Claude Code 2.1.197, Codex
-0.171.0) run against Baton's scripted model server (the init event's long tool and skill lists
-trimmed). The subscriber-limit lines follow Claude Code's documented wording and its
+The recorded lines below are real output of Claude Code 2.1.197 (2.1.332, the pinned build,
+emits the same events) and Codex 0.171.0, run against Baton's scripted model server (the init
+event's long tool and skill lists trimmed). The subscriber-limit lines follow Claude Code's documented wording and its
 `rate_limit_event` schema, since an API key cannot produce them.
 """
 

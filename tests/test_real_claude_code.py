@@ -25,7 +25,7 @@ from baton_tui.demo.server import ScriptedServer
 from conftest import ROOT, BatonCLI, git, write_plan
 
 NPM_BIN = ROOT / ".ci" / "npm" / "node_modules" / ".bin"
-PIN = "@anthropic-ai/claude-code@2.1.197"
+PIN = "@anthropic-ai/claude-code@2.1.332"
 
 
 def claude_bin() -> Path:
@@ -130,7 +130,7 @@ def test_claude_code_detected_and_ready(server, baton):
     assert out.returncode == 0, out.stderr
     entry = next(p for p in json.loads(out.stdout) if p["name"] == "claude-code")
     assert entry["ready"] is True, entry
-    assert "2.1." in (entry["version"] or "")
+    assert PIN.rsplit("@", 1)[1] in (entry["version"] or ""), "not the pinned build"
 
 
 def test_build_edits_with_write_and_reports_over_mcp_and_shell(server, baton, repo, tmp_path):

@@ -147,7 +147,7 @@ def test_codex_detected_and_ready(server, baton):
     assert out.returncode == 0, out.stderr
     entry = next(p for p in json.loads(out.stdout) if p["name"] == "codex")
     assert entry["ready"] is True, entry
-    assert "0.171" in (entry["version"] or "")
+    assert PIN.rsplit("@", 1)[1] in (entry["version"] or ""), "not the pinned build"
 
 
 def test_build_edits_with_exec_command_and_reports_over_mcp_and_shell(server, baton, repo,

@@ -55,11 +55,14 @@ class ClaudeCodePlayer(CliPlayer):
                 "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY")
     credential_files = (".claude/.credentials.json",)
     install = "npm i -g @anthropic-ai/claude-code"
-    # Aliases (always the latest of a family) and the full names Claude Code 2.1 knows.
+    # Aliases (always the latest of a family) and the full names Claude Code 2.1.197-2.1.332
+    # knows; `[players.claude-code] models = […]` adds others (a gateway's own names, say).
     models = ("sonnet", "opus", "haiku", "fable", "best", "opusplan", "sonnet[1m]", "opus[1m]",
-              "claude-fable-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6",
-              "claude-opus-4-5", "claude-opus-4-1", "claude-sonnet-5", "claude-sonnet-4-6",
-              "claude-sonnet-4-5", "claude-haiku-4-5")
+              "fable[1m]",
+              "claude-opus-5-5", "claude-opus-5", "claude-sonnet-5-5", "claude-sonnet-5",
+              "claude-haiku-5-5", "claude-fable-5-2", "claude-fable-5-1", "claude-fable-5",
+              "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6", "claude-opus-4-5",
+              "claude-opus-4-1", "claude-sonnet-4-6", "claude-sonnet-4-5", "claude-haiku-4-5")
     default_model = None      # Claude Code's own default
     efforts = ("low", "medium", "high")   # `--effort` (it also has xhigh and max)
 
