@@ -96,6 +96,7 @@ class Player:
     checkpoints: bool = True
     resumable: bool = True
     max_parallel: int | None = None
+    reports_by_shell: bool = True   # False: the agent has Baton's report tools, not a shell
 
     def __init__(self, bin_path: str | None = None, env: dict[str, str] | None = None,
                  extra_models: list[str] | None = None):

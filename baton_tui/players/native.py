@@ -47,6 +47,7 @@ def _version(package: str) -> str | None:
 
 
 class _NativeBase(NativePlayer):
+    reports_by_shell = False  # its tools include baton_report / baton_checkpoint
     provider: str = ""
     sdk: str = ""
     efforts = ("low", "medium", "high")

@@ -26,8 +26,11 @@ def rules(task: "Task", can_shell: bool = True) -> str:
             "- You may send short progress notes with `baton report progress \"…\"`.",
         ]
     else:
-        lines += ["- Report with the `baton_report` tool (status done or failed, with a summary);"
-                  " it is the only way your task counts as done or failed."]
+        lines += ["- When the task is finished, call the `baton_report` tool with status done and "
+                  "a summary; if you cannot finish it, status failed with the reason. Reporting "
+                  "is the ONLY way your task counts as done or failed; ending without a report "
+                  "fails it.",
+                  "- You may send short progress notes with `baton_report` status progress."]
     if task.mode == "research":
         lines.append("- This is a READ-ONLY research task: read, list and search, but do not "
                      "create, change or delete any file. A changed worktree fails the task. Put "
@@ -46,9 +49,11 @@ def rules(task: "Task", can_shell: bool = True) -> str:
     if task.checkpoint:
         lines.append(
             "- This task has a CHECKPOINT. Before the irreversible step (migration, deletion, "
-            "dependency change) run `baton checkpoint \"what is about to happen\"` "
+            "dependency change) " + ("run `baton checkpoint \"what is about to happen\"` "
             "(optionally `--evidence FILE`). Exit 0: go ahead. Exit 1: stop, do not take the "
-            "step. Exit 3: not decided yet — end your turn now without taking the step; you "
+            "step. Exit 3: not decided yet" if can_shell else "call the `baton_checkpoint` tool "
+            "with what is about to happen. GO: go ahead. STOP: do not take the step. NOT "
+            "DECIDED: not decided yet") + " — end your turn now without taking the step; you "
             "will be resumed with the answer. A checkpoint task that never asks is flagged.")
     return "\n".join(lines) + "\n"
 
