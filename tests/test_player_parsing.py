@@ -2,8 +2,8 @@
 
 The recorded lines below are real output of Claude Code 2.1.197 (2.1.332, the pinned build,
 emits the same events) and Codex 0.171.0, run against Baton's scripted model server (the init
-event's long tool and skill lists trimmed). The subscriber-limit lines follow Claude Code's documented wording and its
-`rate_limit_event` schema, since an API key cannot produce them.
+event's long tool and skill lists trimmed). The subscriber-limit lines follow Claude Code's
+documented wording and its `rate_limit_event` schema, since an API key cannot produce them.
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ CODEX_MCP = r'''
 
 
 def subscriber_limit(session: str, text: str, resets_at: int | None) -> str:
-    lines = [{"type": "system", "subtype": "init", "session_id": session, "model": "claude-opus-4-8"}]
+    lines = [{"type": "system", "subtype": "init", "session_id": session,
+              "model": "claude-opus-4-8"}]
     if resets_at is not None:
         lines.append({"type": "rate_limit_event", "rate_limit_info": {
             "status": "rejected", "resetsAt": resets_at, "rateLimitType": "five_hour"},
@@ -143,7 +144,8 @@ def test_claude_subscriber_limit_uses_the_exact_reset_when_sent():
 def test_claude_subscriber_limit_from_its_wording_alone():
     now = time.time()
     out = ClaudeCodePlayer().outcome(
-        subscriber_limit("s2", "You've hit your weekly limit · resets 3:30pm (Europe/Berlin)", None))
+        subscriber_limit("s2", "You've hit your weekly limit · resets 3:30pm (Europe/Berlin)",
+                         None))
     assert out.limit_until is not None and now - 400 < out.limit_until < now + 26 * 3600
     assert not out.rate_limited
 
@@ -161,13 +163,16 @@ def test_claude_limit_warning_on_a_successful_run_is_not_a_stop():
     # a time earlier than now means tomorrow
     ("You've hit your session limit · resets 2am (UTC)", "2026-11-30 10:00", "2026-12-01 02:01"),
     # a minute just passed (the message is read a moment late) means now, not tomorrow
-    ("You've hit your session limit · resets 9:59am (UTC)", "2026-11-30 10:00", "2026-11-30 10:00"),
+    ("You've hit your session limit · resets 9:59am (UTC)", "2026-11-30 10:00",
+     "2026-11-30 10:00"),
     # more than a day away: month and day, optionally the year
-    ("You've hit your weekly limit · resets Dec 4, 5pm (UTC)", "2026-11-30 10:00", "2026-12-04 17:01"),
+    ("You've hit your weekly limit · resets Dec 4, 5pm (UTC)", "2026-11-30 10:00",
+     "2026-12-04 17:01"),
     ("You've hit your weekly limit · resets Jan 2, 2027, 5:15pm (UTC)", "2026-11-30 10:00",
      "2027-01-02 17:16"),
     # another zone: 3pm in New York is 20:00 UTC in winter
-    ("You've hit your limit · resets 3pm (America/New_York)", "2026-11-30 10:00", "2026-11-30 20:01"),
+    ("You've hit your limit · resets 3pm (America/New_York)", "2026-11-30 10:00",
+     "2026-11-30 20:01"),
     # older builds put the epoch after a bar
     ("Claude AI usage limit reached|1900000000", "2026-11-30 10:00", 1900000000),
 ])
@@ -230,9 +235,11 @@ def test_claude_huge_prompt_goes_on_stdin(tmp_path):
 
 def test_claude_catalog_and_detection(tmp_path, monkeypatch):
     player = ClaudeCodePlayer()
-    assert player.model_problem("opus") is None and player.model_problem("claude-sonnet-4-5") is None
+    assert player.model_problem("opus") is None
+    assert player.model_problem("claude-sonnet-4-5") is None
     assert "cannot start model" in player.model_problem("gpt-5")
-    assert ClaudeCodePlayer(extra_models=["my-gateway-model"]).model_problem("my-gateway-model") is None
+    gateway = ClaudeCodePlayer(extra_models=["my-gateway-model"])
+    assert gateway.model_problem("my-gateway-model") is None
     assert player.effort_problem("high") is None and player.effort_problem("turbo")
     for var in player.key_vars:
         monkeypatch.delenv(var, raising=False)
@@ -253,7 +260,8 @@ def test_codex_success_outcome_and_progress():
     player = CodexPlayer()
     out = player.outcome(CODEX_OK)
     assert out.session_id == "01a22a0d-91f4-7e01-b6d7-659845b7ec5b"
-    assert out.success_event is True and out.error is None    # the model-metadata warning is not fatal
+    # the model-metadata warning (an `error` item) is not fatal
+    assert out.success_event is True and out.error is None
     assert out.tokens == 20306 + 8
     assert out.final_text == "All done."
     lines = [player.progress(line) for line in CODEX_OK.strip().splitlines()]
@@ -280,8 +288,8 @@ def test_codex_usage_limit_has_a_reset(utc):
 
 
 def test_codex_reconnect_errors_before_a_completed_turn_are_not_a_failure():
-    log = CODEX_OK.replace('{"type":"turn.started"}',
-                           '{"type":"turn.started"}\n{"type":"error","message":"Reconnecting... 1/5"}')
+    reconnect = '{"type":"error","message":"Reconnecting... 1/5"}'
+    log = CODEX_OK.replace('{"type":"turn.started"}', '{"type":"turn.started"}\n' + reconnect)
     out = CodexPlayer().outcome(log)
     assert out.success_event is True and out.error is None
 

@@ -18,13 +18,20 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
-from baton_tui.players.base import AttemptContext, Launch, Outcome
-from baton_tui.players.builtin import CliPlayer
-from baton_tui.players.cli_events import (
+if "baton_tui.players.builtin" not in sys.modules:
+    # Imported before `builtin`, which imports this module for BUILTIN_CLASSES: step aside so
+    # that `builtin` loads the complete module; the import system hands out that copy.
+    del sys.modules[__name__]
+    import baton_tui.players.builtin  # noqa: F401
+
+from baton_tui.players.base import AttemptContext, Launch, Outcome  # noqa: E402
+from baton_tui.players.builtin import CliPlayer  # noqa: E402
+from baton_tui.players.cli_events import (  # noqa: E402
     ARGV_PROMPT_LIMIT,
     claude_reset,
     event_of,
@@ -40,8 +47,8 @@ REPORT_TOOL = "mcp__baton__baton_report"
 CHECKPOINT_TOOL = "mcp__baton__baton_checkpoint"
 RESEARCH_TOOLS = "Read,Grep,Glob"
 
-_LIMIT_WORDS = ("You've hit your", "You’ve hit your", "usage limit reached", "You're out of usage",
-                "You’re out of usage", "out of extra usage")
+_LIMIT_WORDS = ("You've hit your", "You’ve hit your", "usage limit reached",
+                "You're out of usage", "You’re out of usage", "out of extra usage")
 _THROTTLE_WORDS = ("Server is temporarily limiting requests", "rate_limit_error",
                    "Request rejected (429)", "429")
 
@@ -270,7 +277,8 @@ def _assistant_line(message: dict) -> str | None:
 def _tool_line(name: str, args: dict) -> str:
     if name.startswith("mcp__baton__"):
         tool = name.removeprefix("mcp__baton__")
-        return f"{tool}: {args.get('status', '')} {one_line(args.get('summary') or args.get('what'), 100)}".strip()
+        what = one_line(args.get("summary") or args.get("what"), 100)
+        return f"{tool}: {args.get('status', '')} {what}".strip()
     if name == "Bash":
         return "$ " + one_line(args.get("command"), 140)
     for key in ("file_path", "path", "pattern", "url"):

@@ -141,7 +141,8 @@ def _next_wall_time(hour: int, minute: int, tz, now: float,
 
 
 # Claude Code (subscription): "You've hit your session limit · resets 3pm (Europe/Berlin)",
-# "… · resets 3:30pm", "… · resets Oct 9, 5pm (UTC)", "… · resets Oct 9, 2027, 5:30pm (UTC)".
+# "… · resets 3:30pm", "… · resets Oct 9, 5pm (UTC)",
+# "… · resets Oct 9, 2027, 5:30pm (UTC)".
 _CLAUDE_RESET = re.compile(
     r"resets\s+(?:(?P<mon>[A-Za-z]{3})[a-z]*\.?\s+(?P<day>\d{1,2}),\s*(?:(?P<year>\d{4}),\s*)?)?"
     r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<ampm>[ap]\.?m\.?)"

@@ -18,12 +18,19 @@ warning), `turn.completed` (usage), `turn.failed` and `error`. A usage limit rea
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
-from baton_tui.players.base import AttemptContext, Launch, Outcome
-from baton_tui.players.builtin import CliPlayer
-from baton_tui.players.cli_events import (
+if "baton_tui.players.builtin" not in sys.modules:
+    # Imported before `builtin`, which imports this module for BUILTIN_CLASSES: step aside so
+    # that `builtin` loads the complete module; the import system hands out that copy.
+    del sys.modules[__name__]
+    import baton_tui.players.builtin  # noqa: F401
+
+from baton_tui.players.base import AttemptContext, Launch, Outcome  # noqa: E402
+from baton_tui.players.builtin import CliPlayer  # noqa: E402
+from baton_tui.players.cli_events import (  # noqa: E402
     ARGV_PROMPT_LIMIT,
     codex_reset,
     event_of,
@@ -166,7 +173,8 @@ class CodexPlayer(CliPlayer):
                 status = args.get("status", "") if isinstance(args, dict) else ""
                 return f"{item.get('tool') or 'mcp tool'} {status}".strip()
             if itype == "file_change" and kind == "item.completed":
-                paths = [c.get("path", "") for c in item.get("changes") or [] if isinstance(c, dict)]
+                changes = [c for c in item.get("changes") or [] if isinstance(c, dict)]
+                paths = [c.get("path", "") for c in changes]
                 return "edited " + ", ".join(p for p in paths if p)[:140]
             return None
         if kind == "turn.completed":
