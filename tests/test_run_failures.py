@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -227,8 +229,6 @@ def test_a_report_decides_not_the_exit_status(repo, baton, tmp_path):
     assert tree_files(repo, st["plan"]["integration_branch"])["done.txt"] == "d"
 
 
-@pytest.mark.xfail(strict=True, reason="known bug: a retried task reuses its worktree on the old "
-                   "base, so a task failed by a landing conflict conflicts again on every retry")
 def test_retry_after_a_landing_conflict_can_land(repo, baton, tmp_path):
     from kit import wait_idle
 
@@ -251,3 +251,9 @@ def test_retry_after_a_landing_conflict_can_land(repo, baton, tmp_path):
     assert baton("retry", str(lost), "--feedback", "keep both lines").returncode == 0
     st = wait_idle(baton)
     assert [t["state"] for t in st["tasks"]] == ["landed", "landed"]
+    shown = subprocess.run(["git", "show", "baton/" + st["plan"]["slug"] + "/integration:shared.txt"],
+                           cwd=repo, capture_output=True, text=True).stdout
+    assert shown == "one\ntwo\n"
+    # The retry's prompt named the conflicted file it had to resolve.
+    prompts = sorted(Path(os.environ["BATON_HOME"]).rglob("prompt.md"), key=os.path.getmtime)
+    assert "conflict" in prompts[-1].read_text() and "shared.txt" in prompts[-1].read_text()

@@ -201,3 +201,34 @@ def files_outside(paths: list[str], scope: list[str]) -> list[str]:
     if not scope:
         return []
     return [p for p in paths if not any(_matches(_normalize(p), s) for s in scope)]
+
+
+def refresh(worktree, onto_ref: str) -> list[str] | None:
+    """Bring the integration branch into a task's branch before a retry (no hooks, no prompts).
+
+    What the agent left is committed first, then the two are merged in the object store and
+    the worktree is reset to the merge. Files that conflict keep git's markers in the
+    worktree for the agent to resolve; the merge is recorded either way, so the task lands
+    cleanly once it is resolved. Returns the conflicted files ([] when clean), or None when
+    the branch already holds the integration branch.
+    """
+    from .worktrees import commit_all
+
+    commit_all(worktree, "Baton: work in progress before bringing in the integration branch")
+    head = git(worktree, "rev-parse", "HEAD")
+    tip = rev_parse(worktree, onto_ref)
+    if tip is None or is_ancestor(worktree, tip, head):
+        return None
+    proc = run_git(worktree, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z",
+                   head, tip)
+    fields = proc.stdout.split("\0")
+    if proc.returncode not in (0, 1) or not re.fullmatch(r"[0-9a-f]{40,64}", fields[0]):
+        raise GitError(["merge-tree", head, tip], proc.stderr, proc.returncode)
+    conflicts = list(dict.fromkeys(f for f in fields[1:] if f)) if proc.returncode == 1 else []
+    note = f" (conflicts left for the agent: {', '.join(conflicts)})" if conflicts else ""
+    commit = git(worktree, *NO_HOOKS, "commit-tree", "--no-gpg-sign", fields[0], "-p", head,
+                 "-p", tip, "-F", "-", input=f"Baton: bring in {onto_ref}{note}\n",
+                 env=identity_env(worktree))
+    git(worktree, *NO_HOOKS, "update-ref", "-m", "baton: refresh", "HEAD", commit, head)
+    git(worktree, *NO_HOOKS, "reset", "-q", "--hard", commit)
+    return conflicts

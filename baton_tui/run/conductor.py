@@ -196,6 +196,13 @@ class Conductor:
                 found[dep] = summary
         return found
 
+    def _lost_landing(self, task_id: int) -> bool:
+        """The task's last failure was a conflict landing on the integration branch."""
+        for event in reversed(self.events):
+            if event.task_id == task_id and event.kind == "task.failed":
+                return bool(event.data.get("conflicts"))
+        return False
+
     def start(self, task: Task, resume_message: str | None) -> None:
         previous = self.store.latest_attempt(self.plan.id, task.id)
         session = previous.session_id if previous and resume_message else None
@@ -209,7 +216,13 @@ class Conductor:
                 attempts = len(self.store.attempts(self.plan.id, task.id))
                 workdir = launcher.prepare_research(self.ws, self.plan, task, attempts + 1)
             else:
-                workdir = launcher.prepare_build(self.ws, self.plan, task)
+                workdir = launcher.prepare_build(self.ws, self.plan, task,
+                                                 refresh=self._lost_landing(task.id))
+                if workdir.conflicts:
+                    feedback = ((feedback + "\n\n") if feedback else "") + (
+                        "Your branch now includes the latest integration branch, and these files "
+                        "conflict — resolve the conflict markers (keep both sides' intent): "
+                        + ", ".join(workdir.conflicts))
             attempt_id = launcher.start_attempt(
                 self.ws, self.plan, self.doc, task, workdir, artifacts=self.artifacts(task),
                 feedback=feedback, resume_message=resume_message, session_id=session)

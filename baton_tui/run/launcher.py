@@ -6,7 +6,7 @@ import os
 import secrets
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from baton_tui.errors import BatonError
@@ -37,6 +37,7 @@ class Workdir:
     base: str | None          # the commit the task's branch was cut from
     branch: str | None        # None for research (detached) and folder mode
     fresh: bool = False
+    conflicts: list[str] = field(default_factory=list)  # left with markers for the agent
 
 
 def _git_mode(ws: Workspace) -> bool:
@@ -55,16 +56,23 @@ def ensure_integration(ws: Workspace, plan: PlanRow) -> str:
     return branch
 
 
-def prepare_build(ws: Workspace, plan: PlanRow, task: Task) -> Workdir:
-    """The task's own worktree and branch, cut from the integration branch (reused on retry)."""
+def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = False) -> Workdir:
+    """The task's own worktree and branch, cut from the integration branch (reused on retry).
+
+    `refresh` (a retry after a landing conflict) first brings the integration branch into
+    the reused worktree; `Workdir.conflicts` then names the files the agent must resolve.
+    """
     if not _git_mode(ws):
         return Workdir(ws.root, None, None)
-    from baton_tui.gitops import git, worktrees
+    from baton_tui.gitops import git, landing, worktrees
 
     path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
     branch = task_branch(plan.slug, task.id, task.title)
     if (path / ".git").exists():
-        return Workdir(path, None, branch)
+        conflicts = None
+        if refresh:
+            conflicts = landing.refresh(path, f"refs/heads/{ensure_integration(ws, plan)}")
+        return Workdir(path, None, branch, conflicts=conflicts or [])
     integration = ensure_integration(ws, plan)
     base = git.rev_parse(ws.root, f"refs/heads/{integration}")
     path.parent.mkdir(parents=True, exist_ok=True)
