@@ -23,8 +23,13 @@ def _handler(module: str, func: str) -> str:
     return f"{module}:{func}"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole CLI contract of DESIGN.md."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole CLI contract of DESIGN.md.
+
+    `only` builds just that subcommand (the rest would be built and thrown away): it keeps
+    `baton status` and `baton report` quick. `main` falls back to the full parser for help
+    and for unknown commands.
+    """
     parser = argparse.ArgumentParser(
         prog="baton", description="Approval-first conductor for coding agents. "
         "With no command, opens the full-screen app.",
@@ -34,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name: str, target: str, help_text: str) -> argparse.ArgumentParser:
+        if only is not None and name != only:
+            return argparse.ArgumentParser(add_help=False)  # not needed for this command
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(handler=target)
         return p
@@ -141,7 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return its exit code. Errors are one clear line each, no traceback."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    first = argv[0] if argv else None
+    fast = first in ("status", "report", "log", "checkpoint", "attempt", "logs")
+    parser = build_parser(first if fast else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help is 0, a usage error is 2

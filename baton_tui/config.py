@@ -2,7 +2,7 @@
 
 Each file is validated on its own first, so an error names the file that holds it.
 Commands that come from the repo's file run only once the person trusts it
-(see `trust_problem`); the personal config is trusted as it is.
+(see `baton_tui.trust`); the personal config is trusted as it is.
 """
 
 from __future__ import annotations

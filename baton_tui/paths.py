@@ -7,16 +7,31 @@ and `baton report` stay fast.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 
-@dataclass(frozen=True)
 class RepoPaths:
-    """The repository (or plain folder) Baton works in, and where its state lives."""
+    """The repository (or plain folder) Baton works in, and where its state lives.
 
-    root: Path
-    git_common_dir: Path | None
+    A plain class, not a dataclass: `dataclasses` imports `inspect`, a measurable share of
+    `baton status`'s start-up.
+    """
+
+    __slots__ = ("root", "git_common_dir")
+
+    def __init__(self, root: Path, git_common_dir: Path | None):
+        self.root = root
+        self.git_common_dir = git_common_dir
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RepoPaths) and (self.root, self.git_common_dir) == (
+            other.root, other.git_common_dir)
+
+    def __hash__(self) -> int:
+        return hash((self.root, self.git_common_dir))
+
+    def __repr__(self) -> str:
+        return f"RepoPaths(root={self.root!r}, git_common_dir={self.git_common_dir!r})"
 
     @property
     def is_git(self) -> bool:

@@ -28,31 +28,11 @@ def conductor_pid(ws: Workspace) -> int | None:
     return info["pid"] if info else None
 
 
-def required_trust(ws: Workspace, cur: plans.Current) -> list[str]:
-    """The repo-file commands this plan would run, when baton.toml is not trusted as it is."""
-    loaded = ws.loaded
-    commands = loaded.project_commands()
-    if not commands:
-        return []
-    used_players = {t.player for t in cur.doc.tasks}
-    needed = [c for c in commands
-              if c in ("worktree.setup", "checks.run")
-              or any(c.startswith(f"players.custom.{p}.") or c == f"players.{p}.bin"
-                     for p in used_players)]
-    if not needed:
-        return []
-    if ws.store.trusted_hash(str(loaded.project_path)) == loaded.project_hash():
-        return []
-    return needed
-
-
 def ensure_trusted(ws: Workspace, cur: plans.Current) -> None:
-    needed = required_trust(ws, cur)
-    if needed:
-        was = ws.store.trusted_hash(str(ws.loaded.project_path))
-        state = "changed since you trusted it" if was else "not trusted"
-        raise BatonError(f"baton.toml is {state}; its commands ({', '.join(needed)}) are refused "
-                         f"— review the file, then run `baton trust`")
+    """Refuse a run whose players or settings come from an untrusted baton.toml."""
+    from baton_tui.trust import ensure_trusted as ensure
+
+    ensure(ws, {t.player for t in cur.doc.tasks})
 
 
 def spawn_conductor(ws: Workspace) -> int:
@@ -98,8 +78,7 @@ def start_run(ws: Workspace, approve: bool = False) -> int:
     ensure_trusted(ws, cur)
     options = dict(cur.row.options)
     options.update(run_requested=True, checkpoint_wait=ws.config.limits.checkpoint_wait)
-    if approve:
-        options["auto_checkpoints"] = True
+    options["auto_checkpoints"] = approve  # only a pipeline's `run --approve` answers them
     ws.store.update_plan(cur.row.id, options=options)
     ws.store.append(cur.row.id, None, "run.started", {"approve": approve})
     return spawn_conductor(ws)

@@ -11,7 +11,6 @@ import json
 import sqlite3
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -78,9 +77,27 @@ ATTEMPT_FIELDS = (
 )
 
 
-@dataclass
-class PlanRow:
+class _Record:
+    """A plain record built from keyword fields (no `dataclasses`: see `paths.RepoPaths`)."""
+
+    __slots__ = ()
+
+    def __init__(self, **fields: Any):
+        for name in self.__slots__:
+            setattr(self, name, fields.pop(name))
+        if fields:
+            raise TypeError(f"unknown fields: {', '.join(fields)}")
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        return f"{type(self).__name__}({shown})"
+
+
+class PlanRow(_Record):
     """A stored plan: the v1 document plus what Baton recorded about it."""
+
+    __slots__ = ("id", "slug", "doc", "created", "revision", "archived", "approved",
+                 "approved_at", "base_branch", "base_commit", "transcript", "options")
 
     id: int
     slug: str
@@ -100,9 +117,10 @@ class PlanRow:
         return f"baton/{self.slug}/integration"
 
 
-@dataclass
-class AttemptRow:
+class AttemptRow(_Record):
     """One run of one agent on one task, as the shim and the conductor recorded it."""
+
+    __slots__ = ATTEMPT_FIELDS
 
     id: int
     plan_id: int

@@ -6,7 +6,6 @@ state-changing event says. Other events (progress, output, flags) only add detai
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 STATES = (
@@ -45,16 +44,19 @@ FINISHED = frozenset({"merged", "discarded"})
 ACTIVE = frozenset({"running", "checkpoint"})
 
 
-@dataclass(frozen=True)
 class Event:
-    """One row of the event log."""
+    """One row of the event log (a plain class: see `paths.RepoPaths` on `dataclasses`)."""
 
-    id: int
-    plan_id: int | None
-    task_id: int | None
-    kind: str
-    data: dict[str, Any] = field(default_factory=dict)
-    ts: float = 0.0
+    __slots__ = ("id", "plan_id", "task_id", "kind", "data", "ts")
+
+    def __init__(self, id: int, plan_id: int | None, task_id: int | None, kind: str,
+                 data: dict[str, Any] | None = None, ts: float = 0.0):
+        self.id, self.plan_id, self.task_id, self.kind = id, plan_id, task_id, kind
+        self.data = data if data is not None else {}
+        self.ts = ts
+
+    def __repr__(self) -> str:
+        return f"Event({self.id}, {self.kind!r}, task={self.task_id}, data={self.data!r})"
 
     @property
     def state(self) -> str | None:
@@ -65,24 +67,24 @@ class Event:
                 "kind": self.kind, **({"data": self.data} if self.data else {})}
 
 
-@dataclass
 class TaskView:
     """What the events say about one task: its state and the latest details."""
 
-    state: str = "draft"
-    reason: str | None = None
-    progress: str | None = None
-    until: float | None = None
-    started_at: float | None = None
-    ended_at: float | None = None
-    wall: float = 0.0
-    tokens: int = 0
-    cost: float = 0.0
-    summary: str | None = None
-    checkpoint: str | None = None
-    flags: list[str] = field(default_factory=list)
-    attempts: int = 0
-    started: bool = False
+    def __init__(self) -> None:
+        self.state = "draft"
+        self.reason: str | None = None
+        self.progress: str | None = None
+        self.until: float | None = None
+        self.started_at: float | None = None
+        self.ended_at: float | None = None
+        self.wall = 0.0
+        self.tokens = 0
+        self.cost = 0.0
+        self.summary: str | None = None
+        self.checkpoint: str | None = None
+        self.flags: list[str] = []
+        self.attempts = 0
+        self.started = False
 
 
 def fold(events: list[Event]) -> dict[int, TaskView]:
