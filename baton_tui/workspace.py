@@ -50,6 +50,15 @@ class Workspace:
 
         return load_skills(self.paths.root)
 
+    def sibling(self) -> "Workspace":
+        """The same repository and settings with a store connection of its own — for a
+        worker thread (SQLite connections belong to the thread that opened them)."""
+        other = Workspace(paths=self.paths)
+        for name in ("loaded", "catalog", "skills"):
+            if name in self.__dict__:
+                other.__dict__[name] = self.__dict__[name]
+        return other
+
     def close(self) -> None:
         if "store" in self.__dict__:
             self.store.close()

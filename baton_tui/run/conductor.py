@@ -21,13 +21,13 @@ from baton_tui.errors import BatonError
 from baton_tui.plan.current import current
 from baton_tui.plan.dag import remaining_path
 from baton_tui.plan.model import PlanDocument, Task
-from baton_tui.run import launcher, supervisor
+from baton_tui.run import launcher, layout, supervisor
 from baton_tui.run.finish import Finisher, Intent, run_check
 from baton_tui.store.db import AttemptRow, PlanRow
 from baton_tui.store.events import Event, TaskView, fold
 from baton_tui.workspace import Workspace
 
-TICK = 0.1
+TICK = 0.05
 PROGRESS_EVERY = 1.0
 STOP_GRACE = 5.0
 
@@ -63,6 +63,7 @@ class Conductor:
         self.store = ws.store
         self.tracked: dict[int, Tracked] = {}
         self.finishing: dict[int, asyncio.Task] = {}
+        self.starting: dict[int, asyncio.Future] = {}
         self.intents: dict[int, Intent] = {}
         self.pause_requested = False
         self.events: list[Event] = []
@@ -73,6 +74,7 @@ class Conductor:
         from baton_tui.run.launcher import _git_mode
 
         self.git_mode = _git_mode(ws)
+        layout.shim_dir()  # written once here, not by each starting thread
 
     # state ----------------------------------------------------------------
     def reload(self) -> None:
@@ -135,7 +137,7 @@ class Conductor:
         ready: list[tuple[Task, str | None]] = []
         now = time.time()
         for task in self.doc.tasks:
-            if task.id in self.tracked or task.id in self.finishing:
+            if task.id in self.tracked or task.id in self.finishing or task.id in self.starting:
                 continue
             view = self.views.get(task.id, TaskView())
             state = view.state
@@ -173,13 +175,13 @@ class Conductor:
         limit = self.ws.config.limits.max_parallel
         if not self.git_mode:
             limit = 1  # folder mode: one task at a time, in the folder itself
-        if len(self.tracked) + len(self.finishing) >= limit:
+        if len(self.tracked) + len(self.finishing) + len(self.starting) >= limit:
             return False
         player = self.ws.catalog.players.get(task.player)
         cap = player.max_parallel if player else None
         if cap:
-            same = sum(1 for t in self.tracked.values()
-                       if self._task(t.task_id).player == task.player)
+            same = sum(1 for task_id in [*self.tracked, *self.starting]
+                       if self._task(task_id).player == task.player)
             if same >= cap:
                 return False
         return True
@@ -204,6 +206,8 @@ class Conductor:
         return False
 
     def start(self, task: Task, resume_message: str | None) -> None:
+        """Start an attempt on a worker thread: worktree set-up and spawning take a while,
+        and the other ready tasks should not wait for them."""
         previous = self.store.latest_attempt(self.plan.id, task.id)
         session = previous.session_id if previous and resume_message else None
         feedback = None
@@ -211,29 +215,51 @@ class Conductor:
             if event.task_id == task.id and event.kind == "task.queued":
                 feedback = event.data.get("feedback")
                 break
-        try:
-            if task.mode == "research":
-                attempts = len(self.store.attempts(self.plan.id, task.id))
-                workdir = launcher.prepare_research(self.ws, self.plan, task, attempts + 1)
-            else:
-                workdir = launcher.prepare_build(self.ws, self.plan, task,
-                                                 refresh=self._lost_landing(task.id))
-                if workdir.conflicts:
-                    feedback = ((feedback + "\n\n") if feedback else "") + (
-                        "Your branch now includes the latest integration branch, and these files "
-                        "conflict — resolve the conflict markers (keep both sides' intent): "
-                        + ", ".join(workdir.conflicts))
-            attempt_id = launcher.start_attempt(
-                self.ws, self.plan, self.doc, task, workdir, artifacts=self.artifacts(task),
-                feedback=feedback, resume_message=resume_message, session_id=session)
-        except launcher.SetupFailed as exc:
-            self.emit(task.id, "task.failed", reason=str(exc), output=exc.output)
-            return
-        except (BatonError, OSError, ValueError, NotImplementedError) as exc:
-            message = exc.message if isinstance(exc, BatonError) else str(exc)
-            self.emit(task.id, "task.failed", reason=f"could not start: {message}")
-            return
-        self.tracked[task.id] = Tracked(attempt_id, task.id)
+        attempts = len(self.store.attempts(self.plan.id, task.id))
+        refresh = task.mode == "build" and self._lost_landing(task.id)
+        artifacts = self.artifacts(task)
+        plan, doc = self.plan, self.doc
+
+        def work() -> int | None:
+            ws = self.ws.sibling()
+            feedback_now = feedback
+            try:
+                if task.mode == "research":
+                    workdir = launcher.prepare_research(ws, plan, task, attempts + 1)
+                else:
+                    workdir = launcher.prepare_build(ws, plan, task, refresh=refresh)
+                    if workdir.conflicts:
+                        feedback_now = ((feedback_now + "\n\n") if feedback_now else "") + (
+                            "Your branch now includes the latest integration branch, and these "
+                            "files conflict — resolve the conflict markers (keep both sides' "
+                            "intent): " + ", ".join(workdir.conflicts))
+                return launcher.start_attempt(
+                    ws, plan, doc, task, workdir, artifacts=artifacts, feedback=feedback_now,
+                    resume_message=resume_message, session_id=session)
+            except launcher.SetupFailed as exc:
+                ws.store.append(plan.id, task.id, "task.failed", {"reason": str(exc),
+                                                                  "output": exc.output})
+            except (BatonError, OSError, ValueError, NotImplementedError) as exc:
+                message = exc.message if isinstance(exc, BatonError) else str(exc)
+                ws.store.append(plan.id, task.id, "task.failed",
+                                {"reason": f"could not start: {message}"})
+            finally:
+                ws.close()
+            return None
+
+        async def run() -> None:
+            try:
+                attempt_id = await asyncio.to_thread(work)
+            except Exception as exc:  # a bug must fail the task visibly, not the conductor
+                self.emit(task.id, "task.failed", reason=f"could not start: {exc}")
+                attempt_id = None
+            if attempt_id is not None:
+                self.tracked[task.id] = Tracked(attempt_id, task.id)
+                if self.intents.get(task.id, Intent()).stop or self.pause_requested:
+                    self._signal(task.id)  # asked to stop while it was starting
+            self.starting.pop(task.id, None)
+
+        self.starting[task.id] = asyncio.ensure_future(run())
 
     # following ------------------------------------------------------------
     def reconcile(self) -> None:
@@ -365,7 +391,7 @@ class Conductor:
         def work() -> str:
             from baton_tui.workspace import Workspace
 
-            ws = Workspace(paths=self.ws.paths)  # a connection of its own for the thread
+            ws = self.ws.sibling()  # a connection of its own for the thread
             try:
                 state = Finisher(ws, self.plan, self.doc).finish(task, attempt, intent)
                 ws.store.update_attempt(attempt_id, collected=True)
@@ -383,7 +409,7 @@ class Conductor:
 
     async def _land_again(self, task: Task) -> None:
         def work() -> None:
-            ws = Workspace(paths=self.ws.paths)
+            ws = self.ws.sibling()
             try:
                 Finisher(ws, self.plan, self.doc).commit_and_land(task)
             finally:
@@ -414,7 +440,7 @@ class Conductor:
 
     def outcome(self) -> int | None:
         """The run's exit code when nothing can move without the person, else None."""
-        if self.tracked or self.finishing:
+        if self.tracked or self.finishing or self.starting:
             return None
         states = {t.id: self.state(t.id) for t in self.doc.tasks}
         if self.pause_requested:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import threading
 from pathlib import Path
 
 from baton_tui.paths import RepoPaths, baton_home
@@ -43,7 +44,7 @@ def shim_dir() -> Path:
     script = f'#!/bin/sh\nexec "{sys.executable}" -m baton_tui "$@"\n'
     if not target.exists() or target.read_text() != script:
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".baton.{os.getpid()}"
+        tmp = folder / f".baton.{os.getpid()}.{threading.get_ident()}"
         tmp.write_text(script)
         tmp.chmod(0o755)
         tmp.replace(target)
