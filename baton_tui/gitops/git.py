@@ -9,7 +9,6 @@ is given (so git can never block on the terminal).
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shutil
@@ -270,8 +269,22 @@ def identity_env(repo: str | os.PathLike) -> dict:
     )
     if env_has:
         return {}
-    name = os.environ.get("GIT_AUTHOR_NAME") or _config_get(repo, "user.name")
-    email = os.environ.get("GIT_AUTHOR_EMAIL") or _config_get(repo, "user.email")
+    config_name, config_email = _KNOWN_IDENTITY.get(str(repo)) or _configured_identity(repo)
+    name = os.environ.get("GIT_AUTHOR_NAME") or config_name
+    email = os.environ.get("GIT_AUTHOR_EMAIL") or config_email
     if name and email:
         return {}
     return dict(BATON_IDENTITY)
+
+
+_KNOWN_IDENTITY: dict[str, tuple[str, str]] = {}
+
+
+def _configured_identity(repo: str | os.PathLike) -> tuple[str, str]:
+    """user.name and user.email from git config. A complete identity is remembered per
+    process and repository (a conductor commits and lands many times, two `git config`
+    calls each); a missing one is asked again, so setting it later takes effect."""
+    found = (_config_get(repo, "user.name"), _config_get(repo, "user.email"))
+    if all(found):
+        _KNOWN_IDENTITY[str(repo)] = found
+    return found
