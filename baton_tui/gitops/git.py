@@ -9,6 +9,7 @@ is given (so git can never block on the terminal).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
