@@ -129,9 +129,9 @@ def edit_task(ws: Workspace, task_id: int, field: str, value: Any) -> PlanDocume
     changed = {field} | ({"model", "effort"} if field == "player" else set())
     reassign = _refuse_if_started(cur, task_id, changed)
     new_doc = edits.set_field(cur.doc, task_id, field, value, ws.catalog)
-    save_edit(ws, cur, new_doc, "task-" + {"depends_on": "deps"}.get(field, field), task_id, void=not reassign,
-              extra={"value": value if not isinstance(value, str) or len(value) < 200 else
-                     value[:200] + "…"})
+    shown = value if not isinstance(value, str) or len(value) < 200 else value[:200] + "…"
+    command = "task-" + {"depends_on": "deps"}.get(field, field)
+    save_edit(ws, cur, new_doc, command, task_id, void=not reassign, extra={"value": shown})
     return new_doc
 
 

@@ -18,20 +18,13 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
-if "baton_tui.players.builtin" not in sys.modules:
-    # Imported before `builtin`, which imports this module for BUILTIN_CLASSES: step aside so
-    # that `builtin` loads the complete module; the import system hands out that copy.
-    del sys.modules[__name__]
-    import baton_tui.players.builtin  # noqa: F401
-
-from baton_tui.players.base import AttemptContext, Launch, Outcome  # noqa: E402
-from baton_tui.players.builtin import CliPlayer  # noqa: E402
-from baton_tui.players.cli_events import (  # noqa: E402
+from baton_tui.players.base import AttemptContext, Launch, Outcome
+from baton_tui.players.kinds import CliPlayer
+from baton_tui.players.cli_events import (
     ARGV_PROMPT_LIMIT,
     claude_reset,
     event_of,

@@ -28,14 +28,8 @@ import json
 import sys
 from pathlib import Path
 
-if "baton_tui.players.builtin" not in sys.modules:
-    # Imported before `builtin`, which imports this module for BUILTIN_CLASSES: step aside so
-    # that `builtin` loads the complete module; the import system hands out that copy.
-    del sys.modules[__name__]
-    import baton_tui.players.builtin  # noqa: F401
-
-from baton_tui.players.base import AttemptContext, Detection, Launch, Outcome  # noqa: E402
-from baton_tui.players.builtin import NativePlayer  # noqa: E402
+from baton_tui.players.base import AttemptContext, Detection, Launch, Outcome
+from baton_tui.players.kinds import NativePlayer
 
 def _version(package: str) -> str | None:
     try:

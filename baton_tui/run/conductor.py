@@ -389,7 +389,6 @@ class Conductor:
         assert attempt is not None
 
         def work() -> str:
-            from baton_tui.workspace import Workspace
 
             ws = self.ws.sibling()  # a connection of its own for the thread
             try:
