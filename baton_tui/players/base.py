@@ -97,6 +97,7 @@ class Player:
     resumable: bool = True
     max_parallel: int | None = None
     reports_by_shell: bool = True   # False: the agent has Baton's report tools, not a shell
+    research_shell: bool = True     # False: research runs without a usable shell (MCP report)
 
     def __init__(self, bin_path: str | None = None, env: dict[str, str] | None = None,
                  extra_models: list[str] | None = None):

@@ -49,6 +49,7 @@ _THROTTLE_WORDS = ("Server is temporarily limiting requests", "rate_limit_error"
 class ClaudeCodePlayer(CliPlayer):
     """Anthropic's Claude Code CLI."""
 
+    research_shell = False  # read-only profile: the report goes over MCP
     name = "claude-code"
     binary = "claude"
     key_vars = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",

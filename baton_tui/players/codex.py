@@ -42,6 +42,7 @@ _THROTTLE_WORDS = ("429", "Too Many Requests", "rate_limit", "rate limit")
 class CodexPlayer(CliPlayer):
     """OpenAI's Codex CLI."""
 
+    research_shell = False  # read-only profile: the report goes over MCP
     name = "codex"
     binary = "codex"
     key_vars = ("CODEX_API_KEY", "OPENAI_API_KEY")
@@ -130,7 +131,7 @@ class CodexPlayer(CliPlayer):
 
     def launch(self, ctx: AttemptContext) -> Launch:
         return self._with_prompt([self._exe(ctx), "exec", *self._options(ctx), "--"],
-                                 _research_note(ctx) + ctx.prompt)
+                                 ctx.prompt)
 
     def resume(self, ctx: AttemptContext) -> Launch | None:
         if not ctx.session_id:
@@ -215,14 +216,6 @@ class CodexPlayer(CliPlayer):
         elif any(w in m for m in recent for w in _THROTTLE_WORDS):
             out.rate_limited = True
         return out
-
-
-def _research_note(ctx: AttemptContext) -> str:
-    if ctx.mode != "research":
-        return ""
-    return ("(Baton: this research task runs in a read-only sandbox. Your shell can read but "
-            "not write, and `baton report` cannot reach Baton from inside it: report with the "
-            "baton_report tool of the baton MCP server instead.)\n\n")
 
 
 def _usage_tokens(usage: dict) -> int:

@@ -209,12 +209,16 @@ class Conductor:
         """Start an attempt on a worker thread: worktree set-up and spawning take a while,
         and the other ready tasks should not wait for them."""
         previous = self.store.latest_attempt(self.plan.id, task.id)
-        session = previous.session_id if previous and resume_message else None
         feedback = None
         for event in reversed(self.events):
             if event.task_id == task.id and event.kind == "task.queued":
                 feedback = event.data.get("feedback")
+                if event.data.get("rate_limited") and resume_message is None:
+                    # A 429 retry continues the saved session rather than starting over.
+                    resume_message = ("You were stopped by a rate limit (HTTP 429). Continue the "
+                                      "task where you left off.")
                 break
+        session = previous.session_id if previous and resume_message else None
         attempts = len(self.store.attempts(self.plan.id, task.id))
         refresh = task.mode == "build" and self._lost_landing(task.id)
         artifacts = self.artifacts(task)

@@ -134,8 +134,8 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     if player is None:
         raise BatonError(f"task {task.id}: unknown player {task.player!r}")
     skills = resolve(task.skills, ws.skills) if task.skills else []
-    prompt = compose(doc, task, skills, artifacts, feedback, resume_message,
-                     can_shell=player.reports_by_shell)
+    can_shell = player.reports_by_shell and (task.mode != "research" or player.research_shell)
+    prompt = compose(doc, task, skills, artifacts, feedback, resume_message, can_shell=can_shell)
     nonce = secrets.token_hex(16)
     store = ws.store
     attempt_id = store.new_attempt(plan.id, task.id, nonce, task.player, {}, "")
