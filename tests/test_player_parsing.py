@@ -331,7 +331,8 @@ def test_codex_research_and_resume_commands(tmp_path):
     research = player.launch(ctx(tmp_path, mode="research")).argv
     assert "--dangerously-bypass-approvals-and-sandbox" not in research
     assert 'sandbox_mode="read-only"' in research
-    assert "baton_report tool" in research[-1] and research[-1].endswith("Do it.")
+    assert research[-1].endswith("Do it.")
+    assert player.research_shell is False  # so Baton's prompt names the MCP report tool
     assert player.resume(ctx(tmp_path)) is None
     resumed = player.resume(ctx(tmp_path, session_id="th-1", resume_message="Go on.")).argv
     assert resumed[resumed.index("resume"):][:3] == ["resume", "--", "th-1"]
@@ -358,3 +359,13 @@ def test_codex_catalog_and_detection(tmp_path, monkeypatch):
     monkeypatch.delenv("MINE_KEY")
     (home / "auth.json").write_text("{}")
     assert player.signed_in() is None
+
+
+def test_research_prompt_names_the_report_tool_when_research_has_no_shell():
+    from baton_tui.plan.model import Task
+    from baton_tui.run.prompt import rules
+
+    research = Task(id=1, title="survey", player="codex", mode="research")
+    assert "baton_report` tool" in rules(research, can_shell=False)
+    assert "`baton report done" not in rules(research, can_shell=False)
+    assert "`baton report done" in rules(research, can_shell=True)
