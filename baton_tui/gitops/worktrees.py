@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import shutil
+import threading
 import uuid
 from pathlib import Path, PurePosixPath
 
@@ -114,6 +115,11 @@ def _check_outside(repo, path: Path) -> Path:
     return path
 
 
+# git 2.39's `worktree add`/`remove`/`prune` read every worktree's admin folder, and fail
+# ("failed to read .git/worktrees/X/commondir") while another is half-created: one at a time.
+_WORKTREE_LOCK = threading.Lock()
+
+
 def add_worktree(repo: str | os.PathLike, path: str | os.PathLike, branch: str,
                  start_ref: str) -> Path:
     """Check ``branch`` out in a new worktree at ``path`` (outside the repo).
@@ -124,10 +130,11 @@ def add_worktree(repo: str | os.PathLike, path: str | os.PathLike, branch: str,
     wt = _check_outside(repo, Path(path))
     wt.parent.mkdir(parents=True, exist_ok=True)
     ref = _full_branch_ref(repo, branch)
-    if rev_parse(repo, ref):
-        git(repo, "worktree", "add", "--", str(wt), branch)
-    else:
-        git(repo, "worktree", "add", "-b", branch, "--", str(wt), start_ref)
+    with _WORKTREE_LOCK:
+        if rev_parse(repo, ref):
+            git(repo, "worktree", "add", "--", str(wt), branch)
+        else:
+            git(repo, "worktree", "add", "-b", branch, "--", str(wt), start_ref)
     return wt
 
 
@@ -135,7 +142,8 @@ def add_detached_worktree(repo: str | os.PathLike, path: str | os.PathLike, ref:
     """A worktree at ``ref`` with a detached HEAD: for research tasks, which own no branch."""
     wt = _check_outside(repo, Path(path))
     wt.parent.mkdir(parents=True, exist_ok=True)
-    git(repo, "worktree", "add", "--detach", "--", str(wt), ref)
+    with _WORKTREE_LOCK:
+        git(repo, "worktree", "add", "--detach", "--", str(wt), ref)
     return wt
 
 
@@ -259,8 +267,9 @@ def remove_worktree(repo: str | os.PathLike, path: str | os.PathLike) -> None:
     Only called after ``snapshot``: ``--force`` discards whatever was not committed. A worktree
     whose folder is already gone is pruned without error.
     """
-    proc = run_git(repo, "worktree", "remove", "--force", "--", os.fspath(path))
-    git(repo, "worktree", "prune")
+    with _WORKTREE_LOCK:
+        proc = run_git(repo, "worktree", "remove", "--force", "--", os.fspath(path))
+        git(repo, "worktree", "prune")
     if proc.returncode != 0 and Path(path).exists():
         raise GitError(["worktree", "remove", "--force", os.fspath(path)], proc.stderr,
                        proc.returncode)
