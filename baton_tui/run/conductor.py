@@ -31,6 +31,9 @@ TICK = 0.05
 PROGRESS_EVERY = 1.0
 STOP_GRACE = 5.0
 
+# What an agent itself writes to the store, through `baton report` / `baton checkpoint`.
+AGENT_EVENTS = frozenset({"task.progress", "task.reported", "task.checkpoint", "task.continued"})
+
 # Exit codes of a run (DESIGN.md).
 COMPLETE, FAILED, BAD_INPUT, WAITING, INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -47,6 +50,7 @@ class Tracked:
     pending_line: str | None = None
     signalled: float | None = None
     watch: supervisor.Watch = field(default_factory=supervisor.Watch)
+    seen_event: int = 0
 
 
 def _satisfied(dep: Task, state: str, git_mode: bool) -> bool:
@@ -69,7 +73,6 @@ class Conductor:
         self.events: list[Event] = []
         self.last_event = 0
         self.announced_manual: set[int] = set()
-        self._seen_activity: dict[int, int] = {}
         self.started_after = self.store.last_event_id()
         from baton_tui.run.launcher import _git_mode
 
@@ -353,6 +356,17 @@ class Conductor:
                 self.emit(task_id, "task.flagged", flag="scope",
                           message="editing outside its scope: " + ", ".join(outside[:8]))
 
+    def _agent_spoke(self, tracked: Tracked) -> bool:
+        """Whether the agent used the report channel since the last look (quiet output is
+        not silence while it reports progress or waits at a checkpoint)."""
+        spoke = False
+        for event in reversed(self.events):  # only the events since the last look
+            if event.id <= tracked.seen_event:
+                break
+            spoke = spoke or (event.task_id == tracked.task_id and event.kind in AGENT_EVENTS)
+        tracked.seen_event = self.last_event
+        return spoke
+
     def _read_output(self, tracked: Tracked, attempt: AttemptRow) -> None:
         size = self._log_size(attempt)
         if size > tracked.log_offset:
@@ -372,11 +386,8 @@ class Conductor:
                         self.emit(tracked.task_id, "task.flagged", flag="loop",
                                   message=f"looping: “{looping[:80]}” {supervisor.LOOP_REPEATS}"
                                           "× in a row")
-        elif any(e.task_id == tracked.task_id and e.id > self._seen_activity.get(tracked.task_id, 0)
-                 for e in self.events[-50:]):
+        elif self._agent_spoke(tracked):
             tracked.last_activity = time.monotonic()
-        if self.events:
-            self._seen_activity[tracked.task_id] = self.last_event
         now = time.monotonic()
         if tracked.pending_line and now - tracked.last_progress >= PROGRESS_EVERY:
             self.emit(tracked.task_id, "task.progress", message=tracked.pending_line[:300],
