@@ -55,3 +55,9 @@ def run_attempt(attempt_id: int, state_path: str) -> int:
     store.update_attempt(attempt_id, exit_status=status, ended=time.time())
     store.close()
     return status
+
+
+if __name__ == "__main__":  # `python -m baton_tui.run.attempt ID STORE`: no CLI start-up cost
+    import sys
+
+    sys.exit(run_attempt(int(sys.argv[1]), sys.argv[2]))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +69,7 @@ class Conductor:
         self.tracked: dict[int, Tracked] = {}
         self.finishing: dict[int, asyncio.Task] = {}
         self.starting: dict[int, asyncio.Future] = {}
+        self.exits: dict[int, asyncio.Future] = {}   # shims this conductor started
         self.intents: dict[int, Intent] = {}
         self.pause_requested = False
         self.events: list[Event] = []
@@ -227,7 +229,7 @@ class Conductor:
         artifacts = self.artifacts(task)
         plan, doc = self.plan, self.doc
 
-        def work() -> int | None:
+        def work() -> tuple[int, subprocess.Popen] | None:
             ws = self.ws.sibling()
             feedback_now = feedback
             try:
@@ -256,12 +258,15 @@ class Conductor:
 
         async def run() -> None:
             try:
-                attempt_id = await asyncio.to_thread(work)
+                started = await asyncio.to_thread(work)
             except Exception as exc:  # a bug must fail the task visibly, not the conductor
                 self.emit(task.id, "task.failed", reason=f"could not start: {exc}")
-                attempt_id = None
-            if attempt_id is not None:
+                started = None
+            if started is not None:
+                attempt_id, shim = started
                 self.tracked[task.id] = Tracked(attempt_id, task.id)
+                # Our own child: wake the loop the moment it exits (and reap it).
+                self.exits[task.id] = asyncio.ensure_future(asyncio.to_thread(shim.wait))
                 if self.intents.get(task.id, Intent()).stop or self.pause_requested:
                     self._signal(task.id)  # asked to stop while it was starting
             self.starting.pop(task.id, None)
@@ -539,7 +544,9 @@ class Conductor:
                 code = await self.run_level_check()
             if code is None:
                 # Wake as soon as a finish (landing) completes, so its dependents start at once.
-                pending = [f for f in self.finishing.values() if not f.done()]
+                self.exits = {t: f for t, f in self.exits.items() if not f.done()}
+                pending = [f for f in (*self.finishing.values(), *self.exits.values())
+                           if not f.done()]
                 if pending:
                     await asyncio.wait(pending, timeout=TICK, return_when=asyncio.FIRST_COMPLETED)
                 else:

@@ -126,8 +126,10 @@ def agent_env(ws: Workspace, plan: PlanRow, task: Task, attempt_id: int, nonce: 
 
 def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, workdir: Workdir,
                   *, artifacts: dict[int, str], feedback: str | None = None,
-                  resume_message: str | None = None, session_id: str | None = None) -> int:
-    """Record and spawn one attempt; returns its id. The shim runs in a session of its own."""
+                  resume_message: str | None = None,
+                  session_id: str | None = None) -> tuple[int, subprocess.Popen]:
+    """Record and spawn one attempt; returns its id and the shim's process (in a session of
+    its own: it outlives the conductor; the conductor may wait on it while it lives)."""
     from baton_tui.skills import resolve
 
     player = ws.catalog.players.get(task.player)
@@ -159,8 +161,9 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
             "mode": task.mode, "resumed": bool(session_id or resume_message)}
     store.update_attempt(attempt_id, spec=spec, log_path=str(log_path))
     shim_log = open(folder / "shim.log", "ab")
-    proc = subprocess.Popen([sys.executable, "-m", "baton_tui", "attempt", str(attempt_id),
-                             "--state", str(ws.paths.store_path)],
+    # The shim's own entry point (`baton attempt ID` does the same through the CLI).
+    proc = subprocess.Popen([sys.executable, "-m", "baton_tui.run.attempt", str(attempt_id),
+                             str(ws.paths.store_path)],
                             stdin=subprocess.DEVNULL, stdout=shim_log, stderr=subprocess.STDOUT,
                             start_new_session=True, cwd=str(workdir.path))
     shim_log.close()
@@ -171,4 +174,4 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
                  {"attempt": attempt_id, "player": task.player, "workdir": str(workdir.path),
                   "base": workdir.base, "branch": workdir.branch,
                   "shim_token": procs.start_token(proc.pid)})
-    return attempt_id
+    return attempt_id, proc
