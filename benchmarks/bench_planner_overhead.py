@@ -42,7 +42,7 @@ def draft(tasks: int, cyclic: bool) -> dict:
 
 
 def main() -> int:
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         root = Path(tmp) / "repo"
         root.mkdir()
         make_repo(root)
