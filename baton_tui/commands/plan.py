@@ -64,12 +64,19 @@ def cmd_plan(args: Namespace) -> int:
         return 0
     if args.goal or args.answer or args.yes:
         return _plan_with_planner(ws, args)
+    return _print_current(ws, args.json)
+
+
+def _print_current(ws: Workspace, as_json: bool, hint: str | None = None) -> int:
+    """The current plan as the v1 document (`--json`) or as a person reads it."""
     cur = plans.current(ws)
     assert cur is not None
-    if args.json:
+    if as_json:
         print(json.dumps(cur.doc.dump(), indent=2))
-    else:
-        print(render_plan(cur.doc, cur.row.approved, cur.row.slug))
+        return 0
+    print(render_plan(cur.doc, cur.row.approved, cur.row.slug))
+    if hint:
+        print(hint)
     return 0
 
 
@@ -183,11 +190,4 @@ def _plan_with_planner(ws: Workspace, args: Namespace) -> int:
         return 3
     if result.status == "failed":
         raise BatonError(result.message, code=1)
-    cur = plans.current(ws)
-    assert cur is not None
-    if args.json:
-        print(json.dumps(cur.doc.dump(), indent=2))
-    else:
-        print(render_plan(cur.doc, cur.row.approved, cur.row.slug))
-        print("\nnot approved — edit any field, then `baton approve`")
-    return 0
+    return _print_current(ws, args.json, "\nnot approved — edit any field, then `baton approve`")
