@@ -280,7 +280,8 @@ def test_usage_limit_pauses_then_resumes_same_thread(server, baton, repo, tmp_pa
 
 
 def test_plan_mixing_claude_code_and_codex_reaches_a_clean_handoff(server, baton, repo, tmp_path):
-    """Both real CLIs in one plan (Codex's task builds on Claude Code's), then handoff merge."""
+    """Both real CLIs and a native task in one plan (each builds on the one before), then
+    handoff merge."""
     codex_bin()
     claude = NPM_BIN / "claude"
     if not claude.exists():
@@ -290,6 +291,8 @@ def test_plan_mixing_claude_code_and_codex_reaches_a_clean_handoff(server, baton
          "mode": "build", "model": "sonnet"},
         {"id": 2, "title": "Extend hello", "prompt": "Append a line to hello.txt.",
          "player": "codex", "mode": "build", "depends_on": [1]},
+        {"id": 3, "title": "Sign hello", "prompt": "Append a signature to hello.txt.",
+         "player": "anthropic", "mode": "build", "depends_on": [2]},
     ])
     assert baton("plan", "--from", str(plan)).returncode == 0
     wt1 = worktree(repo, baton, 1)
@@ -300,19 +303,23 @@ def test_plan_mixing_claude_code_and_codex_reaches_a_clean_handoff(server, baton
         sh("printf 'from codex\\n' >> hello.txt"),
         mcp_report("done", "extended hello.txt"),
         {"text": "Reported."},
+        {"tool": "edit_file", "input": {"path": "hello.txt", "old_string": "from codex\n",
+                                        "new_string": "from codex\nfrom native\n"}},
+        {"tool": "baton_report", "input": {"status": "done", "summary": "signed"}},
+        {"text": "Reported."},
     ])
     env = {**person_env(server), "ANTHROPIC_BASE_URL": server.url,
            "ANTHROPIC_API_KEY": "sk-ant-scripted", "DISABLE_AUTOUPDATER": "1",
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "CLAUDE_CODE_MAX_RETRIES": "0"}
     result = run(baton, env)
     assert result.returncode == 0, attempt_logs(repo)[-4000:]
-    assert [t["state"] for t in baton.json("status", "--json")["tasks"]] == ["landed", "landed"]
+    assert [t["state"] for t in baton.json("status", "--json")["tasks"]] == ["landed"] * 3
     first = next(r for r in server.requests if r.get("protocol") == "anthropic"
                  and r.get("turn") == 0)["json"]
     assert first["model"].startswith("claude-sonnet")          # the task's model reached the CLI
     assert git(repo, "status", "--porcelain") == ""
     merged = baton("handoff", "merge", env=env)
     assert merged.returncode == 0, merged.stdout + merged.stderr
-    assert (repo / "hello.txt").read_text() == "hello\nfrom codex\n"
+    assert (repo / "hello.txt").read_text() == "hello\nfrom codex\nfrom native\n"
     assert git(repo, "status", "--porcelain") == ""
     assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "main"
