@@ -176,3 +176,11 @@ def test_answer_without_questions_is_bad_input(baton):
     result = baton("plan", "--answer", "1", "x")
     assert result.returncode == 2
     assert "no planner questions" in result.stderr
+
+
+def test_planner_steps_are_events_in_the_log(planner_repo, baton):
+    planner_repo([plan_doc([task(1, "a")])])
+    assert baton("plan", "--goal", "g").returncode == 0
+    events = [json.loads(line) for line in baton("log", "--json").stdout.splitlines()]
+    kinds = [e["kind"] for e in events if e["kind"].startswith("planner.")]
+    assert kinds[0] == "planner.step" and kinds[-1] == "planner.plan"

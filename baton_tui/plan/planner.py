@@ -54,6 +54,14 @@ class PlanningResult:
 Listener = Callable[[PlannerEvent], None]
 
 
+def _recorded(ws: Workspace, emit: Listener) -> Listener:
+    """Every planner event also goes to the store (`baton log` from another terminal)."""
+    def record(event: PlannerEvent) -> None:
+        ws.store.append(None, None, f"planner.{event.kind}", {"text": event.text[:500]})
+        emit(event)
+    return record
+
+
 # session ---------------------------------------------------------------------
 def load_session(ws: Workspace) -> dict | None:
     row = ws.store.conn.execute("SELECT value FROM meta WHERE key = ?", (SESSION_KEY,)).fetchone()
@@ -286,6 +294,7 @@ def _converse(ws: Workspace, session: dict, message: str, resume: bool,
 def start(ws: Workspace, goal: str, new: bool = False,
           emit: Listener = lambda event: None) -> PlanningResult:
     """Plan a goal from scratch with the configured planner."""
+    emit = _recorded(ws, emit)
     from baton_tui.plan.current import current
 
     cur = current(ws, required=False)
@@ -326,6 +335,7 @@ def pending_questions(ws: Workspace) -> list[dict]:
 def answer(ws: Workspace, answers: dict[int, str], take_recommendations: bool = False,
            emit: Listener = lambda event: None) -> PlanningResult:
     """Record answers (1-based), then continue planning once every question has one."""
+    emit = _recorded(ws, emit)
     session = load_session(ws)
     if not session or not session.get("questions"):
         raise BatonError("no planner questions are waiting (start with `baton plan --goal \"…\"`)")
