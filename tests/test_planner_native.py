@@ -10,25 +10,7 @@ import json
 
 import pytest
 
-from baton_tui.demo.server import ScriptedServer
-
-
-@pytest.fixture
-def server(monkeypatch):
-    started: list[ScriptedServer] = []
-
-    def start(turns):
-        srv = ScriptedServer(turns).start()
-        started.append(srv)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", srv.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("OPENAI_BASE_URL", srv.url + "/v1")
-        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        return srv
-
-    yield start
-    for srv in started:
-        srv.stop()
+from test_native_player import model_server  # noqa: F401 (fixture)
 
 
 PLAN = {"version": 1, "goal": "Add a limiter", "tasks": [
@@ -39,9 +21,10 @@ PLAN = {"version": 1, "goal": "Add a limiter", "tasks": [
 
 
 @pytest.mark.parametrize("route", ["anthropic", "openai"])
-def test_native_planner_asks_then_plans_without_writing(repo, baton, server, monkeypatch, route):
+def test_native_planner_asks_then_plans_without_writing(repo, baton, model_server, monkeypatch,  # noqa: F811
+                                                       route):
     plan = json.loads(json.dumps(PLAN).replace('"anthropic"', f'"{route}"'))
-    srv = server([
+    srv = model_server([
         {"tool": "read_file", "input": {"path": "README.md"}},
         {"tool": "write_file", "input": {"path": "planner-wrote.txt", "content": "no"}},
         {"text": json.dumps({"questions": [{"question": "Reuse the Redis pool?",
