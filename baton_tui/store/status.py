@@ -19,22 +19,22 @@ def conductor_info(store: Store) -> dict[str, Any] | None:
     return {"pid": row["pid"], "started": row["started"], "plan": row["plan_id"]}
 
 
-def plan_state(plan: PlanRow, states: list[str], running: bool) -> str:
-    """One word for the header: draft, approved, running, waiting, failed, complete, merged."""
-    if not states:
-        return "approved" if plan.approved else "draft"
+def plan_state(plan: PlanRow, states: list[str], running: bool, settled: bool = False) -> str:
+    """One word for the header: draft, approved, running, waiting, failed, complete, merged.
+
+    `settled`: every task is merged, discarded, or a research/manual task that is done —
+    nothing is left to bring home.
+    """
     if running:
         return "running"
-    if all(s in ("merged", "discarded") for s in states):
+    if states and settled and "merged" in states:
         return "merged"
-    if all(s in ("done", "landed", "merged", "discarded") for s in states):
+    if states and all(s in ("done", "landed", "merged", "discarded") for s in states):
         return "complete"
     if any(s in ("failed", "parked") for s in states):
         return "failed"
     if any(s in ("paused", "checkpoint") for s in states):
         return "waiting"
-    if all(s == "draft" for s in states):
-        return "approved" if plan.approved else "draft"
     return "approved" if plan.approved else "draft"
 
 
@@ -113,7 +113,9 @@ def build_status(store: Store) -> dict[str, Any]:
         "plan": {
             "goal": doc.get("goal", ""), "slug": plan.slug, "approved": plan.approved,
             "autonomy": doc.get("autonomy", "guarded"),
-            "state": plan_state(plan, states, conductor is not None),
+            "state": plan_state(plan, states, conductor is not None, settled=all(
+                t["state"] in ("merged", "discarded")
+                or (t["mode"] != "build" and t["state"] == "done") for t in tasks)),
             "base_branch": plan.base_branch, "base_commit": plan.base_commit,
             "integration_branch": None if folder_mode else plan.integration_branch,
         },
