@@ -77,3 +77,13 @@ def write_plan(path: Path, tasks: list[dict], goal: str = "Sample goal", **extra
     """Write a v1 plan document and return its path."""
     path.write_text(json.dumps({"version": 1, "goal": goal, "tasks": tasks, **extra}))
     return path
+
+
+@pytest.fixture
+def server():
+    """Baton's scripted model server on 127.0.0.1; each test adds its turns."""
+    from baton_tui.demo.server import ScriptedServer
+
+    srv = ScriptedServer([]).start()
+    yield srv
+    srv.stop()

@@ -9,7 +9,20 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import BatonCLI, git
+import pytest
+
+from conftest import ROOT, BatonCLI, git
+
+NPM_BIN = ROOT / ".ci" / "npm" / "node_modules" / ".bin"
+
+
+def npm_bin(name: str, label: str, pin: str) -> Path:
+    """A pinned CLI installed by `.ci/run`; its absence FAILS the test (nothing skips)."""
+    path = NPM_BIN / name
+    if not path.exists():
+        pytest.fail(f"{label} is not installed at {path}: run `npm install --prefix .ci/npm "
+                    f"--save-exact {pin}` (the CI script .ci/run does this)", pytrace=False)
+    return path
 
 
 def worktree(repo: Path, baton: BatonCLI, task_id: int, suffix: str = "") -> Path:

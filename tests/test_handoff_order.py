@@ -12,25 +12,29 @@ def git(repo, *args):
                           text=True).stdout
 
 
-def test_each_merge_brings_only_its_own_task(repo, baton):
+def run_scripted(repo, baton, goal: str, steps: dict, tasks: list[dict]) -> None:
+    """Run a plan of `tasks` on the scripted agent (player `a`, its `steps` per task id)."""
     script = repo.parent / "agent.json"
-    script.write_text(json.dumps({
-        "1": [{"sleep": 1.5}, {"write": "one.txt", "content": "1\n"}, {"report": "done", "summary": "1"}],
-        "2": [{"write": "two.txt", "content": "2\n"}, {"report": "done", "summary": "2"}],
-        "3": [{"write": "three.txt", "content": "3\n"}, {"report": "done", "summary": "3"}],
-    }))
+    script.write_text(json.dumps(steps))
     argv = [sys.executable, "-m", "baton_tui.demo.agent", str(script)]
     (repo / "baton.toml").write_text(f"[players.custom.a]\ncommand = {json.dumps(argv)}\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "config")
     plan = repo.parent / "plan.json"
-    plan.write_text(json.dumps({"version": 1, "goal": "order", "tasks": [
-        {"id": 1, "title": "One", "player": "a"},
-        {"id": 2, "title": "Two", "player": "a", "depends_on": [1]},
-        {"id": 3, "title": "Three", "player": "a"}]}))
+    plan.write_text(json.dumps({"version": 1, "goal": goal, "tasks": tasks}))
     assert baton("trust").returncode == 0
     assert baton("plan", "--from", str(plan)).returncode == 0
     assert baton("run", "--approve").returncode == 0
+
+
+def test_each_merge_brings_only_its_own_task(repo, baton):
+    run_scripted(repo, baton, "order", {
+        "1": [{"sleep": 1.5}, {"write": "one.txt", "content": "1\n"}, {"report": "done", "summary": "1"}],
+        "2": [{"write": "two.txt", "content": "2\n"}, {"report": "done", "summary": "2"}],
+        "3": [{"write": "three.txt", "content": "3\n"}, {"report": "done", "summary": "3"}],
+    }, [{"id": 1, "title": "One", "player": "a"},
+        {"id": 2, "title": "Two", "player": "a", "depends_on": [1]},
+        {"id": 3, "title": "Three", "player": "a"}])
     # Task 3 landed before task 2 was cut, so task 2's branch carries it.
     carried = git(repo, "ls-tree", "--name-only", "baton/order/2-two")
     assert "three.txt" in carried.split()
@@ -49,21 +53,10 @@ def test_each_merge_brings_only_its_own_task(repo, baton):
 
 
 def test_review_leaves_out_work_discarded_after_it_landed(repo, baton):
-    script = repo.parent / "agent.json"
-    script.write_text(json.dumps({
+    run_scripted(repo, baton, "review", {
         "1": [{"write": "keep.txt", "content": "keep\n"}, {"report": "done", "summary": "k"}],
         "2": [{"write": "drop.txt", "content": "drop\n"}, {"report": "done", "summary": "d"}],
-    }))
-    argv = [sys.executable, "-m", "baton_tui.demo.agent", str(script)]
-    (repo / "baton.toml").write_text(f"[players.custom.a]\ncommand = {json.dumps(argv)}\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "config")
-    plan = repo.parent / "plan.json"
-    plan.write_text(json.dumps({"version": 1, "goal": "review", "tasks": [
-        {"id": 1, "title": "Keep", "player": "a"}, {"id": 2, "title": "Drop", "player": "a"}]}))
-    assert baton("trust").returncode == 0
-    assert baton("plan", "--from", str(plan)).returncode == 0
-    assert baton("run", "--approve").returncode == 0
+    }, [{"id": 1, "title": "Keep", "player": "a"}, {"id": 2, "title": "Drop", "player": "a"}])
     before = json.loads(baton("handoff", "review", "--json").stdout)
     assert sorted(before["files"]) == ["drop.txt", "keep.txt"]
     assert baton("discard", "2").returncode == 0

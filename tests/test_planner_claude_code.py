@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from test_real_claude_code import claude_bin, person_env, server  # noqa: F401 (fixture)
+from test_real_claude_code import claude_bin, person_env
 
 PLAN = {"version": 1, "goal": "Add a limiter", "tasks": [
     {"id": 1, "title": "Limiter", "prompt": "Write src/limiter.py", "player": "claude-code",
@@ -18,7 +18,7 @@ PLAN = {"version": 1, "goal": "Add a limiter", "tasks": [
      "mode": "research"}]}
 
 
-def test_claude_code_plans_read_only_with_a_question(repo, baton, server):  # noqa: F811
+def test_claude_code_plans_read_only_with_a_question(repo, baton, server):
     claude_bin()
     stray = repo / "planner-wrote.txt"
     server.add_turns([

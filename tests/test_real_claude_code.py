@@ -18,31 +18,19 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from baton_tui.demo.server import ScriptedServer
-from conftest import ROOT, git, write_plan
+from conftest import git, write_plan
 from real_cli_kit import (
-    assert_contained, attempt_logs, data_of, events_of, kinds, run, task_of, worktree,
+    NPM_BIN, assert_contained, attempt_logs, data_of, events_of, kinds, npm_bin, run, task_of,
+    worktree,
 )
 
-NPM_BIN = ROOT / ".ci" / "npm" / "node_modules" / ".bin"
 PIN = "@anthropic-ai/claude-code@2.1.332"
 
 
 def claude_bin() -> Path:
-    path = NPM_BIN / "claude"
-    if not path.exists():
-        pytest.fail(f"Claude Code is not installed at {path}: run `npm install --prefix .ci/npm "
-                    f"--save-exact {PIN}` (the CI script .ci/run does this)", pytrace=False)
-    return path
-
-
-@pytest.fixture
-def server():
-    srv = ScriptedServer([]).start()
-    yield srv
-    srv.stop()
+    return npm_bin("claude", "Claude Code", PIN)
 
 
 def person_env(server: ScriptedServer, **extra: str) -> dict[str, str]:

@@ -14,31 +14,19 @@ import os
 import time
 from pathlib import Path
 
-import pytest
 
 from baton_tui.demo.server import ScriptedServer
-from conftest import ROOT, git, write_plan
+from conftest import git, write_plan
 from real_cli_kit import (
-    assert_contained, attempt_logs, data_of, events_of, kinds, run, task_of, worktree,
+    NPM_BIN, assert_contained, attempt_logs, data_of, events_of, kinds, npm_bin, run, task_of,
+    worktree,
 )
 
-NPM_BIN = ROOT / ".ci" / "npm" / "node_modules" / ".bin"
 PIN = "@openai/codex@0.171.0"
 
 
 def codex_bin() -> Path:
-    path = NPM_BIN / "codex"
-    if not path.exists():
-        pytest.fail(f"Codex is not installed at {path}: run `npm install --prefix .ci/npm "
-                    f"--save-exact {PIN}` (the CI script .ci/run does this)", pytrace=False)
-    return path
-
-
-@pytest.fixture
-def server():
-    srv = ScriptedServer([]).start()
-    yield srv
-    srv.stop()
+    return npm_bin("codex", "Codex", PIN)
 
 
 def person_env(server: ScriptedServer, **extra: str) -> dict[str, str]:
@@ -220,9 +208,7 @@ def test_plan_mixing_claude_code_and_codex_reaches_a_clean_handoff(server, baton
     """Both real CLIs and a native task in one plan (each builds on the one before), then
     handoff merge."""
     codex_bin()
-    claude = NPM_BIN / "claude"
-    if not claude.exists():
-        pytest.fail(f"Claude Code is not installed at {claude} (see .ci/run)", pytrace=False)
+    npm_bin("claude", "Claude Code", "@anthropic-ai/claude-code (see .ci/run)")
     plan = write_plan(tmp_path / "plan.json", [
         {"id": 1, "title": "Write hello", "prompt": "Create hello.txt.", "player": "claude-code",
          "mode": "build", "model": "sonnet"},

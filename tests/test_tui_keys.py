@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from test_tui_support import (  # noqa: E402
-    approved, make, planned, ready, run, settle, task, wait_for, ws,
+    approved, drive, planned, settle, task, wait_for, ws,
 )
 
 from baton_tui.plan.current import approve, current  # noqa: E402
@@ -25,20 +25,6 @@ from baton_tui.tui.screens.prompt_editor import PromptEditor  # noqa: E402
 from baton_tui.tui.screens.task_detail import TaskDetail  # noqa: E402
 
 __all__ = ["ws", "planned"]
-
-
-def drive(ws, script, size=(100, 32), **kwargs):
-    """Run `script(pilot, app, seen)` against a fresh app; returns the messages seen."""
-    app = make(ws, **kwargs)
-    seen: list = []
-
-    async def main():
-        async with app.run_test(size=size, message_hook=seen.append) as pilot:
-            await ready(pilot)
-            await script(pilot, app, seen)
-
-    run(main())
-    return app, seen
 
 
 async def open_modal(pilot, app, key, kind):

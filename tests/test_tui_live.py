@@ -8,7 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from test_tui_support import (  # noqa: E402
-    make, plan_doc, planned, ready, run, settle, wait_for, ws,
+    drive, make, plan_doc, planned, run, settle, wait_for, ws,
 )
 
 from baton_tui.plan.current import current  # noqa: E402
@@ -37,19 +37,6 @@ async def say(pilot, app, text: str) -> None:
         await pilot.press(*text)
     await pilot.press("enter")
     await settle(pilot)
-
-
-def drive(ws, script, size=(100, 32), **kwargs):
-    app = make(ws, **kwargs)
-    seen: list = []
-
-    async def main():
-        async with app.run_test(size=size, message_hook=seen.append) as pilot:
-            await ready(pilot)
-            await script(pilot, app, seen)
-
-    run(main())
-    return app, seen
 
 
 class TestChat:

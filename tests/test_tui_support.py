@@ -112,3 +112,17 @@ def approved(ws: Workspace) -> bool:
 
 def run(coro) -> Any:
     return asyncio.run(coro)
+
+
+def drive(ws, script, size=(100, 32), **kwargs):
+    """Run `script(pilot, app, seen)` against a fresh app; returns the messages seen."""
+    app = make(ws, **kwargs)
+    seen: list = []
+
+    async def main():
+        async with app.run_test(size=size, message_hook=seen.append) as pilot:
+            await ready(pilot)
+            await script(pilot, app, seen)
+
+    run(main())
+    return app, seen
