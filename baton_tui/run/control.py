@@ -6,7 +6,6 @@ makes sure a conductor runs. None of them waits for the run.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -194,13 +193,6 @@ def start_task(ws: Workspace, task_id: int) -> int:
     return spawn_conductor(ws)
 
 
-def wait_for_conductor(ws: Workspace, pid: int | None, poll: float = 0.2) -> None:
-    """Block until the conductor exits (used by foreground views)."""
-    token = procs.start_token(pid) if pid else None
-    while pid and procs.alive(pid, token):
-        time.sleep(poll)
-
-
 def last_run_code(ws: Workspace) -> int | None:
     cur = plans.current(ws, required=False)
     if cur is None:
@@ -209,9 +201,3 @@ def last_run_code(ws: Workspace) -> int | None:
         if event.kind == "run.finished":
             return int(event.data.get("code", 1))
     return None
-
-
-def silence_child_signals() -> None:
-    """Views must not be killed by a Ctrl-C meant for the run: handled explicitly."""
-    if os.name == "posix":
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)

@@ -29,19 +29,8 @@ STATE_EVENTS: dict[str, str] = {
     "task.discarded": "discarded",
     "task.reset": "draft",
 }
-
-# Events that carry detail but leave the state alone.
-DETAIL_EVENTS = frozenset({
-    "task.progress", "task.reported", "task.check", "task.flagged", "task.output",
-    "task.checkpoint_answered", "task.report_refused", "task.retry_requested",
-    "task.stop_requested", "task.usage", "task.session", "task.setup",
-    "plan.created", "plan.edited", "plan.approved", "plan.approval_voided",
-    "plan.archived", "plan.answered", "run.started", "run.finished", "run.pause_requested",
-    "run.check", "conductor.started", "conductor.stopped", "trust.recorded", "handoff.merged",
-})
-
-FINISHED = frozenset({"merged", "discarded"})
-ACTIVE = frozenset({"running", "checkpoint"})
+# Every other kind (task.progress, task.reported, task.flagged, plan.*, run.*, …) adds detail
+# and leaves the state alone.
 
 
 class Event:
