@@ -6,7 +6,7 @@ refuses edits to started tasks, stores it and voids approval.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from baton_tui.errors import BatonError
 from baton_tui.plan.model import EFFORTS, MODES, PlanDocument, Task
@@ -95,5 +95,3 @@ def remove_task(doc: PlanDocument, task_id: int) -> PlanDocument:
 
     return parse_document(raw, "task-remove")
 
-
-Edit = Callable[[PlanDocument], PlanDocument]

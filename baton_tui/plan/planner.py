@@ -327,11 +327,6 @@ def start(ws: Workspace, goal: str, new: bool = False,
     return _converse(ws, session, message, False, emit)
 
 
-def pending_questions(ws: Workspace) -> list[dict]:
-    session = load_session(ws)
-    return [q for q in (session or {}).get("questions", []) if q.get("answer") is None]
-
-
 def answer(ws: Workspace, answers: dict[int, str], take_recommendations: bool = False,
            emit: Listener = lambda event: None) -> PlanningResult:
     """Record answers (1-based), then continue planning once every question has one."""

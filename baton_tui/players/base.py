@@ -55,7 +55,6 @@ class AttemptContext:
     effort: str | None = None
     session_id: str | None = None
     resume_message: str | None = None
-    settings_env: dict[str, str] = field(default_factory=dict)
     bin: str | None = None
 
 
@@ -94,7 +93,6 @@ class Player:
     default_effort: str | None = None
     research: bool = True
     checkpoints: bool = True
-    resumable: bool = True
     max_parallel: int | None = None
     reports_by_shell: bool = True   # False: the agent has Baton's report tools, not a shell
     research_shell: bool = True     # False: research runs without a usable shell (MCP report)

@@ -16,10 +16,6 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
-# The BATON_* variables an MCP server needs to bind to its attempt (Codex passes the server
-# nothing by default, so they are named explicitly; Claude Code gets them in its config file).
-MCP_ENV = ("BATON_TASK", "BATON_ATTEMPT", "BATON_NONCE", "BATON_STATE")
-
 # A prompt longer than this goes on stdin instead of argv (Linux caps one argv string at 128 KiB).
 ARGV_PROMPT_LIMIT = 100_000
 
@@ -71,7 +67,11 @@ def mcp_env(env: dict[str, str]) -> dict[str, str]:
 
 
 def toml_value(value: Any) -> str:
-    """A `-c key=value` value as TOML (JSON strings and arrays of strings are valid TOML)."""
+    """A `-c key=value` value as one-line inline TOML.
+
+    JSON strings and arrays of strings are valid TOML. Not tomli-w: it writes whole documents
+    and breaks arrays over several lines, which an argv override should not carry.
+    """
     return json.dumps(value, ensure_ascii=False)
 
 

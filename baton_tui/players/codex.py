@@ -88,7 +88,7 @@ class CodexPlayer(CliPlayer):
             import tomllib
 
             config = tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
-        except (OSError, ValueError, ImportError):
+        except (OSError, ValueError):
             return None
         name = config.get("model_provider")
         providers = config.get("model_providers") or {}

@@ -55,7 +55,6 @@ class ScriptPlayer(Player):
     efforts = ()
     research = False
     checkpoints = False
-    resumable = False
 
     def detect(self) -> Detection:
         return Detection(self.name, True, "", version="built-in", path="sh")
