@@ -19,10 +19,6 @@ EXIT_CODES = """exit codes:
 """
 
 
-def _handler(module: str, func: str) -> str:
-    return f"{module}:{func}"
-
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole CLI contract of DESIGN.md.
 
@@ -38,10 +34,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def add(name: str, target: str, help_text: str) -> argparse.ArgumentParser:
+    def add(name: str, target: str, help_text: str | None) -> argparse.ArgumentParser:
+        """A subcommand; `help_text=None` keeps it out of `baton --help` (the internal
+        `attempt` and `conductor`, which Baton starts itself): argparse lists only
+        subcommands added with a help string."""
         if only is not None and name != only:
             return argparse.ArgumentParser(add_help=False)  # not needed for this command
-        p = sub.add_parser(name, help=help_text, description=help_text)
+        if help_text is None:
+            p = sub.add_parser(name)
+        else:
+            p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(handler=target)
         return p
 
@@ -129,10 +131,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("--keep", action="store_true", help="keep the sample repository")
     q.add_argument("--dir", help="where to make the sample repository")
 
-    q = add("attempt", "agent:cmd_attempt", argparse.SUPPRESS)
+    q = add("attempt", "agent:cmd_attempt", None)
     q.add_argument("attempt_id", type=int)
     q.add_argument("--state", required=True)
-    q = add("conductor", "agent:cmd_conductor", argparse.SUPPRESS)
+    q = add("conductor", "agent:cmd_conductor", None)
     q.add_argument("--root", required=True)
     q = add("report", "agent:cmd_report", "(for agents) report done, failed or progress")
     q.add_argument("status", choices=["done", "failed", "progress"])

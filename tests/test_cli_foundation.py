@@ -379,3 +379,21 @@ def test_players_json_shape(repo, baton):
     for p in players:
         assert {"name", "ready", "reason", "version"} <= set(p)
         assert isinstance(p["ready"], bool)
+
+
+def test_help_lists_public_commands_only_and_hidden_ones_still_parse(repo, baton):
+    result = baton("--help")
+    assert result.returncode == 0, result.stderr
+    assert "SUPPRESS" not in result.stdout
+    listed = {line.split()[0] for line in result.stdout.splitlines()
+              if line.startswith("    ") and line.split()}
+    assert {"plan", "status", "report", "mcp"} <= listed
+    assert not listed & {"attempt", "conductor"}
+    from baton_tui.cli import build_parser
+
+    for argv in (["attempt", "7", "--state", "s.db"], ["conductor", "--root", "."]):
+        for only in (None, argv[0]):
+            args = build_parser(only).parse_args(argv)
+            assert args.handler == f"agent:cmd_{argv[0]}"
+    assert baton("conductor", "--help").returncode == 0
+
