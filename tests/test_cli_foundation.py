@@ -397,3 +397,14 @@ def test_help_lists_public_commands_only_and_hidden_ones_still_parse(repo, baton
             assert args.handler == f"agent:cmd_{argv[0]}"
     assert baton("conductor", "--help").returncode == 0
 
+
+def test_doctor_reads_the_repository(repo, baton):
+    out = baton("doctor").stdout
+    assert "✓ repository on main at " in out
+    assert "uncommitted changes" not in out
+    (repo / "README.md").write_text("# changed\n")
+    assert "· uncommitted changes to tracked files" in baton("doctor").stdout
+    import subprocess
+
+    subprocess.run(["git", "checkout", "-q", "--detach"], cwd=repo, check=True)
+    assert "✗ HEAD is detached at " in baton("doctor").stdout

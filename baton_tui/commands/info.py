@@ -200,6 +200,10 @@ def cmd_doctor(args: Namespace) -> int:
         print(f"✗ git {'.'.join(map(str, version))} is older than 2.38 — folder mode; upgrade git")
     else:
         print(f"✓ git {'.'.join(map(str, version))}")
+    if version is not None:
+        from baton_tui.repo_check import repository_lines
+
+        print("\n".join(repository_lines(ws.root)))
     try:
         ws.loaded
         print("✓ configuration reads cleanly")
