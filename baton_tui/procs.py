@@ -1,7 +1,15 @@
-"""Process identity and liveness with the standard library (Linux /proc, else os.kill).
+"""Process identity, liveness, process trees and their CPU time.
 
 A pid alone can be reused; the pair (pid, start token) cannot, so Baton records
 both for every process it must find again after a restart.
+
+`start_token` and `alive` sit on the `baton status` path, so on Linux they read
+`/proc` with the standard library: the token is the start time in clock ticks
+since boot, the same monotonic start time psutil itself uses to tell a process
+from a reused pid (its epoch `create_time` moves when the system clock is set).
+Without `/proc` they ask psutil for `create_time`. Trees — every descendant,
+including those that left the group with setsid — come from psutil, imported
+only when a tree is asked for.
 """
 
 from __future__ import annotations
@@ -9,9 +17,13 @@ from __future__ import annotations
 import os
 import signal
 
+_PROC = os.path.isdir("/proc/self")
+
 
 def start_token(pid: int) -> float | None:
-    """The process's start time in clock ticks since boot, or None if unknown/gone."""
+    """The process's start time (clock ticks since boot under /proc), or None if unknown/gone."""
+    if not _PROC:
+        return _psutil_token(pid)
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             raw = fh.read().decode("ascii", "replace")
@@ -27,6 +39,18 @@ def start_token(pid: int) -> float | None:
         return None
 
 
+def _psutil_token(pid: int) -> float | None:
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return proc.create_time()
+    except psutil.Error:
+        return None
+
+
 def alive(pid: int | None, token: float | None = None) -> bool:
     """True when `pid` runs and, if a token was recorded, is the same process."""
     if not pid or pid <= 0:
@@ -39,7 +63,7 @@ def alive(pid: int | None, token: float | None = None) -> bool:
         return True
     current = start_token(pid)
     if current is None:
-        return os.path.exists("/proc") is False
+        return False
     return token is None or current == token
 
 
@@ -65,3 +89,63 @@ def signal_group(pgid: int | None, sig: int = signal.SIGTERM) -> bool:
         return True
     except ProcessLookupError:
         return False
+
+
+def _tree(pid: int | None) -> list:
+    """`pid` and its living descendants as psutil processes, parents first; [] when gone."""
+    if not pid or pid <= 1:
+        return []
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        return [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return []
+
+
+def tree_cpu_time(pid: int | None) -> float:
+    """CPU seconds (user + system) used by `pid` and all its descendants.
+
+    Counts the living processes of the tree and the children each of them has already
+    reaped, so a shell that runs many short commands keeps adding up. A process that ends
+    drops out until its parent reaps it: the total can dip, and a stall check should look
+    for no growth, not for a decrease. 0.0 when `pid` is gone.
+    """
+    import psutil
+
+    total = 0.0
+    for proc in _tree(pid):
+        try:
+            t = proc.cpu_times()
+        except psutil.Error:  # ended (or became unreadable) since the tree was listed
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def kill_tree(pid: int | None, sig: int = signal.SIGTERM) -> bool:
+    """Signal `pid`'s process group and every descendant that left it (setsid, setpgid).
+
+    `pid` is expected to lead its own group, as every agent Baton starts does; when it does
+    not, `pid` itself is signalled. The tree is listed before anything is signalled, so
+    descendants are found while their parents still live. psutil refuses to signal a pid
+    that was reused meanwhile. A descendant whose parents all died before this call was
+    re-parented away from the tree and can only be reached through its group. Returns
+    False when there was nothing left to signal.
+    """
+    if not pid or pid <= 1:
+        return False
+    import psutil
+
+    tree = _tree(pid)
+    sent = signal_group(pid, sig)
+    for proc in tree:
+        try:
+            if sent and os.getpgid(proc.pid) == pid:
+                continue  # the group signal reached it
+            proc.send_signal(sig)
+            sent = True
+        except (psutil.Error, ProcessLookupError):
+            continue
+    return sent
