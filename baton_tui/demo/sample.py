@@ -13,6 +13,8 @@ import json
 import re
 from pathlib import Path
 
+import tomli_w
+
 from baton_tui.demo.script import EXHAUSTED_TEXT, Answer, Script, text_of
 from baton_tui.demo.server import ScriptedServer
 
@@ -200,7 +202,7 @@ def write_sample(root: Path) -> Path:
     (root / "baton.toml").write_text(
         "# The demo's tasks run on Baton's native `anthropic` player, whose model is the\n"
         "# scripted model server `baton demo` starts on 127.0.0.1.\n"
-        "[limits]\nmax_parallel = 3\n", encoding="utf-8")
+        + tomli_w.dumps({"limits": {"max_parallel": 3}}), encoding="utf-8")
     plan_path = root.parent / "demo-plan.json"
     plan_path.write_text(json.dumps({"version": 1, "goal": "Add word and line counts with a CLI",
                                      "autonomy": "guarded", "tasks": tasks()}, indent=1))
