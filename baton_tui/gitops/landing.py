@@ -2,8 +2,9 @@
 
 Landing never checks anything out: ``git merge-tree --write-tree`` computes the merge in the
 object store, ``commit-tree`` records it, and ``update-ref`` with the old value moves the
-integration branch only if nobody moved it meanwhile. A conflict therefore leaves nothing
-half-merged anywhere: no ref moves, no file is written.
+integration branch only if nobody moved it meanwhile (and the task branch is still where it
+was read). A conflict therefore leaves nothing half-merged anywhere: no ref moves, no file is
+written.
 """
 
 from __future__ import annotations
@@ -12,7 +13,11 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from .git import NO_HOOKS, GitError, git, identity_env, rev_parse, run_git
+from . import worktrees
+from .git import (
+    NO_HOOKS, GitError, _read_ref_files, _Unsure, git, git_dirs, identity_env, read_ref,
+    remember_tree, rev_parse, run_git, tree_of,
+)
 
 __all__ = [
     "LandResult",
@@ -72,44 +77,92 @@ def _full_ref(ref: str) -> str:
     return ref if ref.startswith("refs/") else f"refs/heads/{ref}"
 
 
+_FULL_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def _branch_tip(repo, branch: str) -> tuple[str | None, str | None]:
+    """(the full ref ``branch`` names, its commit) as ``git rev-parse`` would read it.
+
+    A full ref or a name that git's lookup order (refs/<name>, refs/tags/…, refs/heads/…,
+    refs/remotes/…) finds first under refs/heads/ is read from the ref files; anything else
+    (a tag, a remote branch, an object id, a repository the files cannot answer for) goes to
+    ``rev-parse``, which peels it to a commit, and then no ref is returned.
+    """
+    dirs = git_dirs(repo)
+    plain = dirs is not None and not _FULL_ID.fullmatch(branch) and not branch.startswith("-")
+    if plain and not branch.startswith("refs/"):
+        # git's first rule reads `<git dir>/<name>` itself (HEAD, FETCH_HEAD…): leave it to git.
+        plain = not (dirs[0] / branch).exists() and not (dirs[1] / branch).exists()
+    if plain:
+        candidates = [branch] if branch.startswith("refs/") else [
+            f"refs/{branch}", f"refs/tags/{branch}", f"refs/heads/{branch}",
+            f"refs/remotes/{branch}", f"refs/remotes/{branch}/HEAD"]
+        try:
+            for ref in candidates:
+                found = _read_ref_files(dirs[0], dirs[1], ref)
+                if found is not None:
+                    if ref.startswith("refs/heads/"):
+                        return ref, found
+                    break
+        except _Unsure:
+            pass
+    # Not a plain branch, or not found in the files: git answers (and peels to a commit).
+    return None, rev_parse(repo, branch)
+
+
 def land(repo, branch: str, onto_ref: str, message: str, *,
          expected_onto: str | None = None) -> LandResult:
     """Land ``branch`` on ``onto_ref`` with a two-parent merge commit, checking nothing out.
 
     - ``branch`` already contained in ``onto_ref``: ok, nothing changes.
     - otherwise (even when a fast-forward would do): ``merge-tree --write-tree onto branch``,
-      ``commit-tree -p onto -p branch``, ``update-ref onto_ref new old`` — a merge commit per task
-      keeps every landing visible and undoable on the integration branch.
+      ``commit-tree -p onto -p branch``, then one ``update-ref --stdin`` transaction that moves
+      ``onto_ref`` from its old value to the merge and verifies that ``branch`` still points
+      where it was read — a merge commit per task keeps every landing visible and undoable on
+      the integration branch.
     - conflict: ok=False with the conflicted files, and nothing changed anywhere.
 
     ``expected_onto`` (optional) is the integration commit the caller checked against; if the
-    ref has moved since, or moves while we merge, ``update-ref``'s old-value check fails and
-    GitError is raised (a concurrent landing must never be overwritten).
+    ref has moved since, or moves while we merge, GitError is raised (a concurrent landing
+    must never be overwritten). Refs are read from the ref files and a known commit's tree is
+    remembered, so a landing costs three git processes in the usual case.
     """
     ref = _full_ref(onto_ref)
-    onto = expected_onto or rev_parse(repo, ref)
-    if onto is None:
+    current = read_ref(repo, ref)
+    if current is None:
         raise GitError(["rev-parse", ref], "", 128, f"no such branch: {onto_ref}")
-    tip = rev_parse(repo, branch)
+    if expected_onto and current != expected_onto:
+        raise GitError(["update-ref", ref], "", 1,
+                       f"{onto_ref} moved from {expected_onto[:12]} to {current}")
+    onto = current
+    tip_ref, tip = _branch_tip(repo, branch)
     if tip is None:
         raise GitError(["rev-parse", branch], "", 128, f"no such branch: {branch}")
-    if is_ancestor(repo, tip, onto):
-        current = rev_parse(repo, ref)
-        if expected_onto and current != expected_onto:
-            raise GitError(["update-ref", ref], "", 1,
-                           f"{onto_ref} moved from {expected_onto[:12]} to {current}")
+    if tip == onto:
         return LandResult(True, onto, [], f"{branch} is already on {onto_ref}")
     tree, conflicts = merge_tree(repo, onto, tip)
     if tree is None:
         return LandResult(False, None, conflicts,
                           f"{branch} conflicts with {onto_ref} in {len(conflicts)} file(s)")
+    # Merging a branch already contained in onto gives onto's own tree: only then is the
+    # ancestry worth a process.
+    if tree == tree_of(repo, onto) and is_ancestor(repo, tip, onto):
+        return LandResult(True, onto, [], f"{branch} is already on {onto_ref}")
     commit = git(
         repo, *NO_HOOKS, "commit-tree", "--no-gpg-sign", tree, "-p", onto, "-p", tip, "-F", "-",
         input=message if message.endswith("\n") else message + "\n",
         env=identity_env(repo),
     )
-    # The old value makes this a compare-and-swap: raises GitError if the ref moved.
-    git(repo, *NO_HOOKS, "update-ref", "-m", f"baton: land {branch}", ref, commit, onto)
+    # The old value makes this a compare-and-swap: raises GitError if the ref moved (or the
+    # task branch did, since it was read).
+    script = f"update {ref} {commit} {onto}\n"
+    if tip_ref:
+        script += f"verify {tip_ref} {tip}\n"
+    git(repo, *NO_HOOKS, "update-ref", "-m", f"baton: land {branch}", "--stdin", input=script)
+    remember_tree(commit, tree)
+    # A merge of two trees without droppings has none (whatever it keeps, one side had).
+    if worktrees.holds_droppings(onto) is False and worktrees.holds_droppings(tip) is False:
+        worktrees.record_droppings(commit, False)
     return LandResult(True, commit, [], f"landed {branch} on {onto_ref}")
 
 
@@ -212,11 +265,11 @@ def refresh(worktree, onto_ref: str) -> list[str] | None:
     cleanly once it is resolved. Returns the conflicted files ([] when clean), or None when
     the branch already holds the integration branch.
     """
-    from .worktrees import commit_all
-
-    commit_all(worktree, "Baton: work in progress before bringing in the integration branch")
+    worktrees.commit_all(worktree,
+                         "Baton: work in progress before bringing in the integration branch")
     head = git(worktree, "rev-parse", "HEAD")
-    tip = rev_parse(worktree, onto_ref)
+    tip = read_ref(worktree, onto_ref) if onto_ref.startswith("refs/") else \
+        rev_parse(worktree, onto_ref)
     if tip is None or is_ancestor(worktree, tip, head):
         return None
     proc = run_git(worktree, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z",

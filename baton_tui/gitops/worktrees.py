@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import shutil
 import threading
 import uuid
@@ -17,8 +18,10 @@ from pathlib import Path, PurePosixPath
 
 from baton_tui.errors import BatonError
 
-from .git import NO_HOOKS, GitError, git, git_dir, repo_root, rev_parse, run_git
-from .git import identity_env
+from .git import (
+    EMPTY_TREES, NO_HOOKS, GitError, git, git_dir, git_dirs, identity_env, read_ref, remember_tree,
+    repo_root, rev_parse, run_git, tree_of, valid_branch_name,
+)
 
 __all__ = [
     "DROPPINGS",
@@ -67,32 +70,42 @@ def _dropping_pathspecs() -> list[str]:
     return out
 
 
-def _full_branch_ref(repo, branch: str) -> str:
+def _full_branch_ref(branch: str) -> str:
+    """``refs/heads/<branch>``, after checking the name by ``git check-ref-format --branch``'s
+    rules (in Python: no process per check)."""
     if branch.startswith("refs/"):
         return branch
-    proc = run_git(repo, "check-ref-format", "--branch", branch)
-    if proc.returncode != 0 or branch.startswith("-"):
-        raise GitError(["check-ref-format", "--branch", branch], proc.stderr, proc.returncode or 1,
+    if not valid_branch_name(branch):
+        raise GitError(["check-ref-format", "--branch", branch], "", 1,
                        f"invalid branch name: {branch!r}")
     return f"refs/heads/{branch}"
+
+
+_FULL_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
 def ensure_branch(repo: str | os.PathLike, branch: str, start_commit: str) -> str:
     """Create ``branch`` at ``start_commit`` unless it exists; never checks anything out.
 
     ``update-ref`` with an empty old value only creates, so a branch made concurrently (or by a
-    previous run) is kept as it is, not reset. Returns the branch's commit.
+    previous run) is kept as it is, not reset. Returns the branch's commit. A full object id
+    is handed to ``update-ref`` as it is (git refuses a missing object, or one that is not a
+    commit, on a branch); anything else is resolved first.
     """
-    ref = _full_branch_ref(repo, branch)
-    existing = rev_parse(repo, ref)
+    ref = _full_branch_ref(branch)
+    existing = read_ref(repo, ref)
     if existing:
         return existing
-    commit = rev_parse(repo, start_commit)
+    if _FULL_ID.fullmatch(start_commit):
+        # The all-zero id would make update-ref delete instead of create.
+        commit = start_commit if start_commit.strip("0") else None
+    else:
+        commit = rev_parse(repo, start_commit)
     if commit is None:
         raise GitError(["rev-parse", start_commit], "", 128, f"no such commit: {start_commit}")
     proc = run_git(repo, *NO_HOOKS, "update-ref", "-m", "baton: create branch", ref, commit, "")
     if proc.returncode != 0:
-        existing = rev_parse(repo, ref)
+        existing = read_ref(repo, ref)
         if existing:  # lost a race to someone creating it: that is fine
             return existing
         raise GitError(["update-ref", ref, commit, ""], proc.stderr, proc.returncode)
@@ -129,9 +142,9 @@ def add_worktree(repo: str | os.PathLike, path: str | os.PathLike, branch: str,
     """
     wt = _check_outside(repo, Path(path))
     wt.parent.mkdir(parents=True, exist_ok=True)
-    ref = _full_branch_ref(repo, branch)
+    ref = _full_branch_ref(branch)
     with _WORKTREE_LOCK:
-        if rev_parse(repo, ref):
+        if read_ref(repo, ref):
             git(repo, "worktree", "add", "--", str(wt), branch)
         else:
             git(repo, "worktree", "add", "-b", branch, "--", str(wt), start_ref)
@@ -147,14 +160,15 @@ def add_detached_worktree(repo: str | os.PathLike, path: str | os.PathLike, ref:
     return wt
 
 
-def _index_path(worktree) -> Path:
-    return git_dir(worktree) / "index"
+def _own_git_dir(worktree) -> Path:
+    dirs = git_dirs(worktree)
+    return dirs[0] if dirs is not None else git_dir(worktree)
 
 
 def _temp_index(worktree, tag: str) -> tuple[Path, Path]:
     """A private copy of the worktree's index (stat info included, so ``add -A`` only hashes
     files that really changed). Returns (real_index, temp_index)."""
-    real = _index_path(worktree)
+    real = _own_git_dir(worktree) / "index"
     tmp = real.with_name(f"index.baton-{tag}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     if real.exists():
         shutil.copyfile(real, tmp)
@@ -172,6 +186,75 @@ def _commit_tree(worktree, tree: str, parents: list[str], message: str) -> str:
                env=identity_env(worktree))
 
 
+# ---- which commits hold droppings ---------------------------------------------------------
+#
+# commit_all must put back any dropping the agent staged or unstaged (its tracked version stays
+# as in HEAD), which costs a `git reset` over the dropping pathspecs. It is skipped when that
+# cannot change anything: the index names no dropping at all and HEAD's tree holds none. What
+# HEAD's tree holds is learned once per commit (a tree never changes) and carried forward:
+# a commit made from such a HEAD and index holds none either, nor does a merge of two such.
+
+_HOLDS_DROPPINGS: dict[str, bool] = {}
+
+
+def _literal_prefix(pattern: str) -> bytes:
+    for i, ch in enumerate(pattern):
+        if ch in "*?[\\":
+            return pattern[:i].encode()
+    return pattern.encode()
+
+
+_DROPPING_BYTES = tuple(_literal_prefix(p) for p in DROPPINGS)
+
+
+def holds_droppings(commit: str) -> bool | None:
+    """Whether ``commit``'s tree holds a dropping, when known in this process."""
+    return _HOLDS_DROPPINGS.get(commit)
+
+
+def record_droppings(commit: str, holds: bool | None) -> None:
+    """Note what ``commit``'s tree holds (None: unknown, nothing is noted)."""
+    if holds is None:
+        return
+    if len(_HOLDS_DROPPINGS) > 50_000:
+        _HOLDS_DROPPINGS.clear()
+    _HOLDS_DROPPINGS[commit] = holds
+
+
+def _learn_droppings(repo, commit: str) -> bool:
+    known = _HOLDS_DROPPINGS.get(commit)
+    if known is None:
+        empty = next(t for t in EMPTY_TREES if len(t) == len(commit))
+        out = git(repo, "diff-tree", "-r", "--name-only", "-z", empty, commit, "--",
+                  *_dropping_pathspecs())
+        known = bool(out.strip("\0"))
+        record_droppings(commit, known)
+    return known
+
+
+def _index_may_name_droppings(index: Path) -> bool:
+    """False only when the index file certainly names no dropping: a version 2 or 3 index
+    (whose entries spell each path in full) holding none of the droppings' literal prefixes,
+    not split (a split index keeps entries in a ``sharedindex.*`` file beside it) and not
+    sparse (a sparse index folds whole directories into one entry)."""
+    try:
+        data = index.read_bytes()
+    except FileNotFoundError:
+        return False  # no index yet: an empty one
+    except OSError:
+        return True
+    if len(data) < 12 or data[:4] != b"DIRC" or data[4:8] not in (b"\0\0\0\x02", b"\0\0\0\x03"):
+        return True
+    if not all(_DROPPING_BYTES) or any(p in data for p in _DROPPING_BYTES):
+        return True
+    if b"sdir" in data:  # the sparse-index extension (or a path that spells it: no matter)
+        return True
+    try:
+        return any(index.parent.glob("sharedindex.*"))
+    except OSError:
+        return True
+
+
 def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
     """Commit everything the agent left in ``worktree`` and return the commit (None: no change).
 
@@ -180,6 +263,10 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
     (``add -A``, ``write-tree``, ``commit-tree``, ``update-ref HEAD new old``) so no hook runs and
     a concurrent move of HEAD fails instead of being overwritten. Holds ``index.lock`` throughout
     and installs the new index at the end, so ``git status`` is clean afterwards.
+
+    HEAD is read from the ref files and the tree of a commit Baton made or met is remembered,
+    so a commit costs four git processes in the usual case (five when droppings must be put
+    back).
     """
     worktree = Path(worktree)
     real, tmp = _temp_index(worktree, "commit")
@@ -194,18 +281,22 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
     installed = False
     try:
         env = {"GIT_INDEX_FILE": str(tmp)}
-        head = rev_parse(worktree, "HEAD")
-        git(worktree, "add", "-A", "--", ":/", *_dropping_excludes(), env=env)
-        # Droppings the agent staged itself go back to their HEAD state.
-        if head:
-            git(worktree, "reset", "-q", head, "--", *_dropping_pathspecs(), env=env)
+        head = read_ref(worktree, "HEAD")
+        index_clean = not _index_may_name_droppings(tmp)
+        if head is None:
+            put_back = not index_clean
         else:
+            put_back = not (index_clean and not _learn_droppings(worktree, head))
+        git(worktree, "add", "-A", "--", ":/", *_dropping_excludes(), env=env)
+        # Droppings the agent staged (or unstaged) itself go back to their HEAD state.
+        if put_back and head:
+            git(worktree, "reset", "-q", head, "--", *_dropping_pathspecs(), env=env)
+        elif put_back:
             git(worktree, "rm", "--cached", "-r", "-q", "--ignore-unmatch", "--",
                 *_dropping_pathspecs(), env=env)
         tree = git(worktree, "write-tree", env=env)
-        head_tree = git(worktree, "rev-parse", f"{head}^{{tree}}") if head else None
-        empty = not git(worktree, "ls-tree", "--name-only", tree) if not head else False
-        if tree == head_tree or empty:
+        unchanged = tree == tree_of(worktree, head) if head else tree in EMPTY_TREES
+        if unchanged:
             if tmp.exists():
                 os.replace(tmp, real)
                 installed = True
@@ -213,6 +304,9 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
         commit = _commit_tree(worktree, tree, [head] if head else [], message)
         git(worktree, *NO_HOOKS, "update-ref", "-m", "baton: commit agent's work", "HEAD",
             commit, head or "")
+        remember_tree(commit, tree)
+        # The new tree's droppings are HEAD's (put back, or there were none anywhere).
+        record_droppings(commit, holds_droppings(head) if head else False)
         if tmp.exists():
             os.replace(tmp, real)
             installed = True
@@ -246,7 +340,7 @@ def snapshot(worktree: str | os.PathLike, ref: str, message: str) -> str | None:
     """
     if not ref.startswith("refs/"):
         raise ValueError(f"snapshot ref must be a full ref under refs/: {ref!r}")
-    head = rev_parse(worktree, "HEAD")
+    head = read_ref(worktree, "HEAD")
     if head is None:
         return None
     _real, tmp = _temp_index(worktree, "snapshot")

@@ -48,12 +48,18 @@ def _git_mode(ws: Workspace) -> bool:
 
 def ensure_integration(ws: Workspace, plan: PlanRow) -> str:
     """Create `baton/<slug>/integration` at the approved commit; return its branch name."""
-    from baton_tui.gitops import worktrees
+    return _integration_tip(ws, plan)[0]
+
+
+def _integration_tip(ws: Workspace, plan: PlanRow) -> tuple[str, str | None]:
+    """The integration branch's name and commit (created at the approved commit when missing;
+    None before approval, when it may not exist yet). Read from the ref files: no process."""
+    from baton_tui.gitops import git, worktrees
 
     branch = integration_branch(plan.slug)
     if plan.base_commit:
-        worktrees.ensure_branch(ws.root, branch, plan.base_commit)
-    return branch
+        return branch, worktrees.ensure_branch(ws.root, branch, plan.base_commit)
+    return branch, git.read_ref(ws.root, f"refs/heads/{branch}")
 
 
 def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = False) -> Workdir:
@@ -64,7 +70,7 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
     """
     if not _git_mode(ws):
         return Workdir(ws.root, None, None)
-    from baton_tui.gitops import git, landing, worktrees
+    from baton_tui.gitops import landing, worktrees
 
     path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
     branch = task_branch(plan.slug, task.id, task.title)
@@ -73,8 +79,8 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
         if refresh:
             conflicts = landing.refresh(path, f"refs/heads/{ensure_integration(ws, plan)}")
         return Workdir(path, None, branch, conflicts=conflicts or [])
-    integration = ensure_integration(ws, plan)
-    base = git.rev_parse(ws.root, f"refs/heads/{integration}")
+    # One git process here in the usual case: `worktree add` (refs are read from their files).
+    _integration, base = _integration_tip(ws, plan)
     path.parent.mkdir(parents=True, exist_ok=True)
     worktrees.add_worktree(ws.root, path, branch, base or "HEAD")
     config = ws.config
@@ -104,10 +110,10 @@ def prepare_research(ws: Workspace, plan: PlanRow, task: Task, attempt_no: int) 
         return Workdir(ws.root, None, None)
     from baton_tui.gitops import git, worktrees
 
-    ref = "HEAD"
     if plan.approved and plan.base_commit:
-        ref = f"refs/heads/{ensure_integration(ws, plan)}"
-    base = git.rev_parse(ws.root, ref)
+        base = _integration_tip(ws, plan)[1]
+    else:
+        base = git.rev_parse(ws.root, "HEAD")
     path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title, f"-research-{attempt_no}")
     if not (path / ".git").exists():
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,82 @@
+"""Git processes per build task, counted end to end: at most ten.
+
+A `git` shim first on PATH logs every git command Baton starts (the conductor, the attempt
+shims and the agents all inherit PATH) and then runs the real git. Runs of a chain of one and
+of three trivial build tasks (no check) tell the run's fixed cost from what each task adds:
+worktree and branch, commit of the agent's work, scope diff, landing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from helpers.core import BatonCLI, git
+from helpers.run_kit import load_plan, script_agent, status, task, write_config
+
+PER_TASK_LIMIT = 10
+# Once per run: git --version, creating the integration branch, and what the first commit
+# learns about the approved commit (its tree, whether it holds agent droppings), identity.
+RUN_FIXED_LIMIT = 6
+
+
+def git_shim(where: Path) -> tuple[Path, Path]:
+    real = shutil.which("git")
+    assert real, "git is not installed"
+    folder = where / "git-shim"
+    folder.mkdir()
+    log = where / "git-commands.log"
+    (folder / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (folder / "git").chmod(0o755)
+    return folder, log
+
+
+def command(line: str) -> str:
+    """The git subcommand of a logged argv (after any `-c key=value`)."""
+    words = line.split(" ")
+    i = 0
+    while i < len(words) and words[i] in ("-c", "-C"):
+        i += 2
+    return words[i] if i < len(words) else "?"
+
+
+def run_chain(base: Path, n: int) -> Counter:
+    base.mkdir()
+    repo = base / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text("# sample\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "initial")
+    agent = script_agent(base, "count", {
+        str(i): [{"write": f"t{i}.txt", "content": f"task {i}\n"},
+                 {"report": "done", "summary": f"task {i}"}] for i in range(1, n + 1)})
+    write_config(repo, {"agent": agent})
+    baton = BatonCLI(repo)
+    load_plan(baton, [task(i, deps=[i - 1] if i > 1 else []) for i in range(1, n + 1)],
+              approve=True)
+    shim, log = git_shim(base)
+    result = baton("run", timeout=180,
+                   env={"PATH": f"{shim}{os.pathsep}{os.environ.get('PATH', '')}"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert {t["id"]: t["state"] for t in status(baton)["tasks"]} == \
+        {i: "landed" for i in range(1, n + 1)}
+    return Counter(command(line) for line in log.read_text().splitlines())
+
+
+@pytest.mark.slow
+def test_a_build_task_costs_at_most_ten_git_processes(tmp_path):
+    one = run_chain(tmp_path / "one", 1)
+    three = run_chain(tmp_path / "three", 3)
+    per_task = {cmd: (three[cmd] - one[cmd]) / 2 for cmd in three | one
+                if three[cmd] != one[cmd]}
+    total_per_task = (sum(three.values()) - sum(one.values())) / 2
+    fixed = sum(one.values()) - total_per_task
+    report = (f"per task {total_per_task}: {sorted(per_task.items(), key=lambda kv: -kv[1])}; "
+              f"one-task run {sum(one.values())}: {dict(one.most_common())}")
+    assert total_per_task <= PER_TASK_LIMIT, report
+    assert fixed <= RUN_FIXED_LIMIT, report
