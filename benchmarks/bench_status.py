@@ -1,16 +1,28 @@
-"""`baton status` wall time ÷ `python -c pass` on a 100-task plan (target ≤ 6).
+"""`baton status --json` wall time ÷ `python -c pass`, by plan shape and size (target ≤ 6).
 
-A script, not a timed test: it builds a throwaway git repository, loads a 100-task plan,
-appends a run's worth of events, then times `python -m baton_tui status` and `python -c pass`
-alternately (so a busy machine slows both alike) and prints the ratio of the medians.
+A script, not a timed test. For each plan shape and size it builds a throwaway git repository,
+loads the plan with `baton plan --from` and approves it (both fast enough at 10,000 tasks, so
+plans go through the CLI like a person's would), appends a run's worth of events through the
+store (most tasks started, progress and usage, some done and landed, a few failed or paused),
+then times `python -m baton_tui status --json` and `python -c pass` alternately (so a busy
+machine slows both alike) and prints the ratio of the medians.
 
-    python benchmarks/bench_status.py [--runs N] [--json]
+Shapes:
+  mixed    the original 100-task benchmark plan (each task on the one before and the one
+           seven back, every fifth task free), players, skills, scopes and checks mixed
+  chain    each task depends on the one before
+  layered  rows of √n tasks, each depending on three tasks of the row above
+  wide     every task depends on task 1
+
+    python benchmarks/bench_status.py [--sizes 100,10000] [--shapes chain,layered,wide]
+                                      [--runs N] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -19,9 +31,51 @@ import tempfile
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+PLAYERS = ["claude-code", "codex", "gemini", "opencode"]
 
-def build_repo(where: Path) -> Path:
-    repo = where / "repo"
+
+def deps_for(shape: str, i: int, n: int) -> list[int]:
+    if shape == "mixed":
+        return [d for d in (i - 1, i - 7) if d >= 1 and i % 5]
+    if shape == "chain":
+        return [i - 1] if i > 1 else []
+    if shape == "wide":
+        return [1] if i > 1 else []
+    if shape == "layered":
+        width = max(1, math.isqrt(n))
+        row, col = divmod(i - 1, width)
+        if row == 0:
+            return []
+        above = (row - 1) * width + 1
+        return sorted({above + (col * 7 + k * 13) % width for k in range(3)})
+    raise ValueError(shape)
+
+
+def plan_doc(shape: str, n: int) -> dict:
+    tasks = []
+    for i in range(1, n + 1):
+        task = {"id": i, "title": f"Task number {i}", "prompt": f"Do step {i} of the work.",
+                "player": PLAYERS[i % len(PLAYERS)], "mode": "build",
+                "depends_on": deps_for(shape, i, n)}
+        if shape == "mixed":
+            task.update(skills=["tdd"] if i % 3 == 0 else [], scope=[f"src/mod{i}.py"],
+                        check="true" if i % 4 == 0 else None)
+        tasks.append(task)
+    return {"version": 1, "goal": f"Benchmark plan: {shape}, {n} tasks", "tasks": tasks}
+
+
+def baton(repo: Path, *args: str) -> float:
+    start = time.perf_counter()
+    result = subprocess.run([sys.executable, "-m", "baton_tui", *args], cwd=repo,
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"baton {' '.join(args)} failed: {result.stdout}{result.stderr}")
+    return time.perf_counter() - start
+
+
+def build_repo(where: Path, shape: str, n: int) -> tuple[Path, dict]:
+    repo = where / f"repo-{shape}-{n}"
     repo.mkdir()
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Bench",
            "GIT_AUTHOR_EMAIL": "bench@example.com", "GIT_COMMITTER_NAME": "Bench",
@@ -30,31 +84,20 @@ def build_repo(where: Path) -> Path:
     (repo / "README.md").write_text("# bench\n")
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=env)
     subprocess.run(["git", "commit", "-q", "-m", "initial"], cwd=repo, check=True, env=env)
-    players = ["claude-code", "codex", "gemini", "opencode"]
-    tasks = [{"id": i, "title": f"Task number {i}", "prompt": f"Do step {i} of the work.",
-              "player": players[i % len(players)], "mode": "build",
-              "depends_on": [d for d in (i - 1, i - 7) if d >= 1 and i % 5],
-              "skills": ["tdd"] if i % 3 == 0 else [], "scope": [f"src/mod{i}.py"],
-              "check": "true" if i % 4 == 0 else None}
-             for i in range(1, 101)]
-    (repo / "plan.json").write_text(json.dumps(
-        {"version": 1, "goal": "Benchmark plan with one hundred tasks", "tasks": tasks}))
-    result = subprocess.run([sys.executable, "-m", "baton_tui", "plan", "--from", "plan.json"],
-                            cwd=repo, capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"loading the plan failed: {result.stderr}")
-    subprocess.run([sys.executable, "-m", "baton_tui", "approve"], cwd=repo, check=True,
-                   capture_output=True)
+    plan_file = where / f"plan-{shape}-{n}.json"
+    plan_file.write_text(json.dumps(plan_doc(shape, n)))
+    setup = {"plan_from_s": baton(repo, "plan", "--from", str(plan_file)),
+             "approve_s": baton(repo, "approve")}
     # A run's worth of events: most tasks started, some done and landed, a few failed or paused.
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(ROOT))
     from baton_tui.paths import find_repo
     from baton_tui.store.db import Store
 
     with Store(find_repo(repo).store_path) as store:
         plan_id = store.current_plan().id
         with store.tx():
-            for i in range(1, 101):
-                if i > 80:
+            for i in range(1, n + 1):
+                if i % 100 > 80 or (n == 100 and i > 80):
                     continue
                 store.append(plan_id, i, "task.queued")
                 store.append(plan_id, i, "task.started", {"attempt": i})
@@ -66,14 +109,11 @@ def build_repo(where: Path) -> Path:
                 elif i % 13 == 0:
                     store.append(plan_id, i, "task.paused", {"reason": "usage limit",
                                                              "until": time.time() + 3600})
-                elif i < 60:
+                elif i % 100 < 60:
                     store.append(plan_id, i, "task.done", {"summary": f"did {i}"})
                     store.append(plan_id, i, "task.landed")
-        EVENTS[0] = store.last_event_id()
-    return repo
-
-
-EVENTS = [0]
+        setup["events"] = store.last_event_id()
+    return repo, setup
 
 
 def wall(argv: list[str], cwd: Path) -> float:
@@ -83,34 +123,52 @@ def wall(argv: list[str], cwd: Path) -> float:
     return time.perf_counter() - start
 
 
+def measure(repo: Path, runs: int) -> tuple[float, float]:
+    status_cmd = [sys.executable, "-m", "baton_tui", "status", "--json"]
+    base_cmd = [sys.executable, "-c", "pass"]
+    for _ in range(2):  # warm the page cache and __pycache__
+        wall(status_cmd, repo)
+        wall(base_cmd, repo)
+    status_times, base_times = [], []
+    for _ in range(runs):
+        status_times.append(wall(status_cmd, repo))
+        base_times.append(wall(base_cmd, repo))
+    return statistics.median(status_times), statistics.median(base_times)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--sizes", default="100,10000")
+    parser.add_argument("--shapes", default="mixed,chain,layered,wide")
+    parser.add_argument("--runs", type=int, default=11,
+                        help="timed runs per case (at most 5 for plans over 1,000 tasks)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    shapes = [s for s in args.shapes.split(",") if s]
+    rows = []
     with tempfile.TemporaryDirectory(prefix="baton-bench-") as tmp:
         os.environ.setdefault("BATON_HOME", str(Path(tmp) / "home"))
-        repo = build_repo(Path(tmp))
-        status_cmd = [sys.executable, "-m", "baton_tui", "status"]
-        base_cmd = [sys.executable, "-c", "pass"]
-        for _ in range(3):  # warm the page cache and __pycache__
-            wall(status_cmd, repo)
-            wall(base_cmd, repo)
-        status_times, base_times = [], []
-        for _ in range(args.runs):
-            status_times.append(wall(status_cmd, repo))
-            base_times.append(wall(base_cmd, repo))
-        status_median = statistics.median(status_times)
-        base_median = statistics.median(base_times)
-    ratio = status_median / base_median
+        for n in sizes:
+            for shape in shapes:
+                if shape == "mixed" and n != 100:
+                    continue  # the original benchmark plan has one size
+                repo, setup = build_repo(Path(tmp), shape, n)
+                runs = args.runs if n <= 1000 else min(args.runs, 5)
+                status_s, base_s = measure(repo, runs)
+                rows.append({"shape": shape, "tasks": n, "events": setup["events"],
+                             "status_s": round(status_s, 4), "python_pass_s": round(base_s, 4),
+                             "ratio": round(status_s / base_s, 2), "runs": runs,
+                             "plan_from_s": round(setup["plan_from_s"], 3),
+                             "approve_s": round(setup["approve_s"], 3), "target": 6})
+                if not args.json:
+                    r = rows[-1]
+                    print(f"{shape:>8} {n:>6} tasks {r['events']:>6} events: status --json "
+                          f"{status_s * 1000:8.1f} ms, python -c pass {base_s * 1000:6.1f} ms, "
+                          f"ratio {r['ratio']:6.2f} (target ≤ 6); plan --from "
+                          f"{r['plan_from_s']:.2f} s, approve {r['approve_s']:.2f} s", flush=True)
     if args.json:
-        print(json.dumps({"status_s": status_median, "python_pass_s": base_median,
-                          "ratio": round(ratio, 2), "runs": args.runs, "target": 6}))
-    else:
-        print(f"baton status (100 tasks, {EVENTS[0]} events): "
-              f"median {status_median * 1000:.1f} ms over {args.runs} runs")
-        print(f"python -c pass: median {base_median * 1000:.1f} ms")
-        print(f"ratio: {ratio:.2f}  (target ≤ 6)")
+        print(json.dumps(rows, indent=2))
     return 0
 
 

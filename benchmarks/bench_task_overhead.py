@@ -10,8 +10,10 @@ The baseline does the same git steps in a shell-free Python loop — `git worktr
 starting the same agent program directly on the same script (its `baton report` step too, which
 answers at once outside a task), `git add -A`, `git commit --no-verify`, `git merge-tree
 --write-tree`, `git commit-tree`, `git update-ref` with the old value — and its per-task time is
-its total ÷ N. The figure is Baton ÷ baseline (target ≤ 1.5). Run:
-``python benchmarks/bench_task_overhead.py [--tasks N]``. Not a test; nothing is asserted.
+its total ÷ N. The figure is Baton ÷ baseline (target ≤ 1.5). Both also count the git
+processes they start (Baton's through a `git` shim first on its PATH; the baseline's by its own
+loop), per task. Run: ``python benchmarks/bench_task_overhead.py [--tasks N]``. Not a test;
+nothing is asserted.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -55,7 +58,28 @@ def write_script(base: Path, n: int) -> Path:
     return path
 
 
-def run_baton(base: Path, n: int, script: Path) -> tuple[float, dict[str, float]]:
+def git_shim(base: Path) -> tuple[Path, Path]:
+    """A folder holding a `git` that logs its arguments, then runs the real git."""
+    folder = base / "git-shim"
+    folder.mkdir()
+    log = base / "git-commands.log"
+    (folder / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\n'
+                                f'exec "{shutil.which("git")}" "$@"\n')
+    (folder / "git").chmod(0o755)
+    return folder, log
+
+
+def git_counts(log: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for line in log.read_text().splitlines() if log.exists() else []:
+        words = line.split(" ")
+        while len(words) > 2 and words[0] in ("-c", "-C"):
+            words = words[2:]
+        counts[words[0]] = counts.get(words[0], 0) + 1
+    return counts
+
+
+def run_baton(base: Path, n: int, script: Path) -> tuple[float, dict[str, float], dict[str, int]]:
     repo, env = setup(base, "baton")
     baton = [sys.executable, "-m", "baton_tui"]
 
@@ -73,7 +97,11 @@ def run_baton(base: Path, n: int, script: Path) -> tuple[float, dict[str, float]
                                                 "tasks": tasks}))
     run(*baton, "plan", "--from", str(base / "plan.json"))
     run(*baton, "trust")
-    run(*baton, "run", "--approve")
+    run(*baton, "approve")
+    shim, git_log = git_shim(base)
+    env = {**env, "PATH": f"{shim}{os.pathsep}{env.get('PATH', '')}"}
+    run(*baton, "run")
+    counts = git_counts(git_log)
     events = [json.loads(line) for line in run(*baton, "log", "--json").stdout.splitlines()]
     t0 = next(e["ts"] for e in events if e["kind"] == "conductor.started")
     by = {}
@@ -113,15 +141,18 @@ def run_baton(base: Path, n: int, script: Path) -> tuple[float, dict[str, float]
         "  task.done -> task.landed": statistics.mean(
             by[(t, "task.landed")] - by[(t, "task.done")] for t in tasks_),
     })
-    return (landed[-1] - t0) / n, phases
+    return (landed[-1] - t0) / n, phases, counts
 
 
-def run_baseline(base: Path, n: int, script: Path) -> float:
+def run_baseline(base: Path, n: int, script: Path) -> tuple[float, int]:
     repo, env = setup(base, "plain")
     git_env = {**env, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
                "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
 
+    spawned = [0]
+
     def git(*args: str, cwd: Path = repo) -> str:
+        spawned[0] += 1
         return subprocess.run(["git", *args], cwd=cwd, env=git_env, check=True,
                               capture_output=True, text=True).stdout.strip()
 
@@ -137,6 +168,7 @@ def run_baseline(base: Path, n: int, script: Path) -> float:
     prompt = base / "prompt.md"
     prompt.write_text("Write the file, then report.\n")
     started = time.monotonic()
+    spawned[0] = 0
     for t in range(1, n + 1):
         path = worktrees / f"{t}-task"
         branch = f"task/{t}"
@@ -152,7 +184,7 @@ def run_baseline(base: Path, n: int, script: Path) -> float:
         commit = git("commit-tree", tree, "-p", onto, "-p", f"refs/heads/{branch}", "-m",
                      f"Land task {t}")
         git("update-ref", integration, commit, onto)
-    return (time.monotonic() - started) / n
+    return (time.monotonic() - started) / n, spawned[0]
 
 
 def main() -> int:
@@ -162,8 +194,8 @@ def main() -> int:
     base = Path(tempfile.mkdtemp(prefix="baton-bench-overhead-"))
     try:
         script = write_script(base, args.tasks)
-        plain = run_baseline(base, args.tasks, script)
-        per_task, phases = run_baton(base, args.tasks, script)
+        plain, plain_git = run_baseline(base, args.tasks, script)
+        per_task, phases, counts = run_baton(base, args.tasks, script)
     finally:
         subprocess.run(["rm", "-rf", str(base)])
     print(f"{args.tasks} tasks in a chain (one at a time)")
@@ -172,6 +204,11 @@ def main() -> int:
     for name, value in phases.items():
         print(f"  {name:<45} {value:6.3f} s")
     print(f"ratio: {per_task / plain:.2f}   (target <= 1.5)")
+    total = sum(counts.values())
+    print(f"git processes per task: Baton {total / args.tasks:.1f} (the run's fixed few "
+          f"included), baseline {plain_git / args.tasks:.1f}")
+    print("  Baton by command: " + ", ".join(f"{cmd} {k}" for cmd, k in
+                                             sorted(counts.items(), key=lambda kv: -kv[1])))
     return 0
 
 
