@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers.core import ROOT, BatonCLI, git, write_plan  # noqa: F401 (tests import these from here)
 
 
 @pytest.fixture(autouse=True)
@@ -32,11 +28,6 @@ def isolated_env(tmp_path_factory, monkeypatch):
     return home
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout.strip()
-
-
 @pytest.fixture
 def repo(tmp_path, monkeypatch) -> Path:
     """A git repository with one commit on `main`, as the current directory."""
@@ -50,33 +41,9 @@ def repo(tmp_path, monkeypatch) -> Path:
     return path
 
 
-class BatonCLI:
-    """The real `baton` command in a subprocess, as a person (or a pipeline) runs it."""
-
-    def __init__(self, cwd: Path):
-        self.cwd = cwd
-
-    def __call__(self, *args: str, input: str | None = None, timeout: float = 120,
-                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "baton_tui", *args], cwd=self.cwd,
-                              input=input, capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, **(env or {})})
-
-    def json(self, *args: str) -> object:
-        result = self(*args)
-        assert result.returncode == 0, result.stderr
-        return json.loads(result.stdout)
-
-
 @pytest.fixture
 def baton(repo) -> BatonCLI:
     return BatonCLI(repo)
-
-
-def write_plan(path: Path, tasks: list[dict], goal: str = "Sample goal", **extra) -> Path:
-    """Write a v1 plan document and return its path."""
-    path.write_text(json.dumps({"version": 1, "goal": goal, "tasks": tasks, **extra}))
-    return path
 
 
 @pytest.fixture
@@ -87,3 +54,39 @@ def server():
     srv = ScriptedServer([]).start()
     yield srv
     srv.stop()
+
+
+@pytest.fixture
+def model_server(monkeypatch):
+    """Start a scripted model server with `model_server(turns)`; both SDKs' base-URL and key
+    variables point at it for this test only (the native players and planner inherit them)."""
+    from baton_tui.demo.server import ScriptedServer
+
+    servers: list[ScriptedServer] = []
+
+    def start(turns: list[dict]) -> ScriptedServer:
+        server = ScriptedServer(turns).start()
+        servers.append(server)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say loudly, at the end, which real agent CLIs were missing (their tests were skipped)."""
+    from helpers.real_cli_kit import MISSING_CLI
+
+    reasons = sorted({str(r.longrepr[2]) if isinstance(r.longrepr, tuple) else str(r.longrepr)
+                      for r in terminalreporter.stats.get("skipped", [])
+                      if MISSING_CLI in str(r.longrepr)})
+    if reasons:
+        terminalreporter.write_sep("!", "real agent CLIs missing: their tests were SKIPPED",
+                                   red=True, bold=True)
+        for reason in reasons:
+            terminalreporter.write_line(reason.removeprefix("Skipped: "))

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from gitops_fixtures import (  # noqa: E402
+from helpers.gitops_fixtures import (
     all_refs, commit_on, g, isolated_git, make_repo, snapshot_files, write,
 )
 
-from baton_tui.errors import BatonError  # noqa: E402
-from baton_tui.gitops import git as gitmod  # noqa: E402
-from baton_tui.gitops.handoff import MergeOutcome, TaskBranch, merge, review  # noqa: E402
-from baton_tui.gitops.landing import land  # noqa: E402
+from baton_tui.errors import BatonError
+from baton_tui.gitops import git as gitmod
+from baton_tui.gitops.handoff import MergeOutcome, TaskBranch, merge, review
+from baton_tui.gitops.landing import land
 
 __all__ = ["isolated_git"]
 

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from gitops_fixtures import (  # noqa: E402
+from helpers.gitops_fixtures import (
     all_refs, commit_on, g, isolated_git, make_repo, snapshot_files, write,
 )
 
-from baton_tui.gitops import git as gitmod  # noqa: E402
-from baton_tui.gitops.git import GitError  # noqa: E402
-from baton_tui.gitops.landing import (  # noqa: E402
+from baton_tui.gitops import git as gitmod
+from baton_tui.gitops.git import GitError
+from baton_tui.gitops.landing import (
     LandResult, changed_files, diff_stat, diff_text, files_outside, land,
 )
 

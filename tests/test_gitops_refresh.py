@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from helpers.gitops_fixtures import commit_on, g, isolated_git, make_repo, write
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from gitops_fixtures import commit_on, g, isolated_git, make_repo, write  # noqa: E402
-
-from baton_tui.gitops.landing import land, refresh  # noqa: E402
-from baton_tui.gitops.worktrees import add_worktree, ensure_branch  # noqa: E402
+from baton_tui.gitops.landing import land, refresh
+from baton_tui.gitops.worktrees import add_worktree, ensure_branch
 
 __all__ = ["isolated_git"]
 

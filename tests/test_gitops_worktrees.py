@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+from helpers.gitops_fixtures import g, isolated_git, make_repo, write
 
-from gitops_fixtures import g, isolated_git, make_repo, write  # noqa: E402
-
-from baton_tui.errors import BatonError  # noqa: E402
-from baton_tui.gitops import git as gitmod  # noqa: E402
-from baton_tui.gitops import worktrees as wt  # noqa: E402
+from baton_tui.errors import BatonError
+from baton_tui.gitops import git as gitmod
+from baton_tui.gitops import worktrees as wt
 
 __all__ = ["isolated_git"]
 

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from baton_tui.demo.server import ScriptedServer
 from baton_tui.players.base import AttemptContext
 from baton_tui.players.builtin import BUILTIN_CLASSES
 from baton_tui.players.native import AnthropicPlayer, OpenAIPlayer
@@ -30,25 +29,6 @@ pytestmark = pytest.mark.slow
 
 MODELS = {"anthropic": "claude-sonnet-4-6", "openai": "gpt-5"}
 PROTOCOL = {"anthropic": "anthropic", "openai": "chat"}
-
-
-@pytest.fixture
-def model_server(monkeypatch):
-    """A scripted model server; both SDKs' variables point at it for this test only."""
-    servers: list[ScriptedServer] = []
-
-    def start(turns: list[dict]) -> ScriptedServer:
-        server = ScriptedServer(turns).start()
-        servers.append(server)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
-        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
 
 
 def limits(repo: Path, baton, **values: object) -> None:

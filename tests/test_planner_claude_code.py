@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from test_real_claude_code import claude_bin, person_env
+from helpers.real_players import CLAUDE_CODE
 
 PLAN = {"version": 1, "goal": "Add a limiter", "tasks": [
     {"id": 1, "title": "Limiter", "prompt": "Write src/limiter.py", "player": "claude-code",
@@ -19,7 +19,7 @@ PLAN = {"version": 1, "goal": "Add a limiter", "tasks": [
 
 
 def test_claude_code_plans_read_only_with_a_question(repo, baton, server):
-    claude_bin()
+    CLAUDE_CODE.require()
     stray = repo / "planner-wrote.txt"
     server.add_turns([
         {"tool": "Read", "input": {"file_path": str(repo / "README.md")}},
@@ -28,7 +28,7 @@ def test_claude_code_plans_read_only_with_a_question(repo, baton, server):
                                             "recommendation": "per key"}]})},
         {"text": "The plan:\n" + json.dumps(PLAN)},
     ])
-    env = {**person_env(server), "BATON_PLANNER": "claude-code"}
+    env = {**CLAUDE_CODE.env(server), "BATON_PLANNER": "claude-code"}
     asked = baton("plan", "--goal", "add a limiter", env=env, timeout=180)
     assert asked.returncode == 3, asked.stdout + asked.stderr
     assert "Per user or per key?" in asked.stdout and "per key" in asked.stdout

@@ -10,8 +10,6 @@ import json
 
 import pytest
 
-from test_native_player import model_server  # noqa: F401 (fixture)
-
 
 PLAN = {"version": 1, "goal": "Add a limiter", "tasks": [
     {"id": 1, "title": "Limiter", "prompt": "Write src/limiter.py", "player": "anthropic",
@@ -21,7 +19,7 @@ PLAN = {"version": 1, "goal": "Add a limiter", "tasks": [
 
 
 @pytest.mark.parametrize("route", ["anthropic", "openai"])
-def test_native_planner_asks_then_plans_without_writing(repo, baton, model_server, monkeypatch,  # noqa: F811
+def test_native_planner_asks_then_plans_without_writing(repo, baton, model_server, monkeypatch,
                                                        route):
     plan = json.loads(json.dumps(PLAN).replace('"anthropic"', f'"{route}"'))
     srv = model_server([

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "agents"))
-
-from kit import (  # noqa: E402
+from helpers.run_kit import (
     events, first, git, kinds, load_plan, script_agent, status, task, tree_files, write_config,
 )
 

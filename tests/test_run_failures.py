@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "agents"))
-
-from kit import (  # noqa: E402
+from helpers.run_kit import (
     branches, events, git, kinds, load_plan, program, script_agent, status, task, tree_files,
     write_config,
 )
@@ -196,7 +193,7 @@ def test_research_that_writes_fails_and_lands_nowhere(repo, baton, tmp_path):
 
 @pytest.mark.slow
 def test_stop_kills_the_whole_group_even_when_the_agent_ignores_sigterm(repo, baton, tmp_path):
-    from kit import alive, program, wait_for, wait_idle, wait_state
+    from helpers.run_kit import alive, program, wait_for, wait_idle, wait_state
 
     pidfile = tmp_path / "pids"
     write_config(repo, {"agent": program("stubborn.py", str(pidfile))})
@@ -230,7 +227,7 @@ def test_a_report_decides_not_the_exit_status(repo, baton, tmp_path):
 
 
 def test_retry_after_a_landing_conflict_can_land(repo, baton, tmp_path):
-    from kit import wait_idle
+    from helpers.run_kit import wait_idle
 
     agent = script_agent(tmp_path, "c", {
         "1": [{"write": "shared.txt", "content": "one\n"}, {"report": "done", "summary": "one"}],

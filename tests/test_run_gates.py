@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent / "agents"))
-
-from kit import (  # noqa: E402
+from helpers.run_kit import (
     events, kinds, load_plan, program, script_agent, status, states, task, tree_files,
     write_config,
 )

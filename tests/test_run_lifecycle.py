@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "agents"))
-
-from kit import (  # noqa: E402
+from helpers.run_kit import (
     alive, branches, events, git, kill, kinds, load_plan, popen_baton, script_agent, status,
     task, tree_files, wait_for, wait_idle, wait_state, write_config,
 )

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent / "agents"))
-
-from kit import (  # noqa: E402
+from helpers.run_kit import (
     events, kinds, load_plan, script_agent, status, task, tree_files, wait_idle, write_config,
 )
 
@@ -165,7 +162,7 @@ def test_script_player_the_check_is_the_whole_task(repo, baton, tmp_path):
 
 
 def test_checkpoint_answered_no_while_the_agent_waits_stops_the_step(repo, baton, tmp_path):
-    from kit import wait_state
+    from helpers.run_kit import wait_state
 
     write_config(repo, {"agent": script_agent(tmp_path, "c", {"1": CHECKPOINTED})},
                  limits={"checkpoint_wait": "60s"})

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent / "agents"))
-
-from kit import events, first, load_plan, script_agent, states, task, write_config  # noqa: E402
+from helpers.run_kit import events, first, load_plan, script_agent, states, task, write_config
 
 
 def quick(name: str, seconds: float = 0.3) -> list[dict]:

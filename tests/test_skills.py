@@ -8,12 +8,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run from a checkout without an editable install
-    sys.path.insert(0, str(ROOT))
-
-from baton_tui.errors import BatonError  # noqa: E402
-from baton_tui.skills import (  # noqa: E402
+from baton_tui.errors import BatonError
+from baton_tui.skills import (
     BUILTIN,
     Skill,
     builtin_dir,
@@ -23,6 +19,7 @@ from baton_tui.skills import (  # noqa: E402
     resolve,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
 BUILTIN_NAMES = {"grilling", "to-spec", "tdd", "review", "verify", "debug"}
 
 

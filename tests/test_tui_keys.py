@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from test_tui_support import (  # noqa: E402
+from helpers.tui_support import (
     approved, drive, planned, settle, task, wait_for, ws,
 )
 
-from baton_tui.plan.current import approve, current  # noqa: E402
-from baton_tui.run import control  # noqa: E402
-from baton_tui.tui import messages as msg  # noqa: E402
-from baton_tui.tui.screens.add_task import AddTaskModal  # noqa: E402
-from baton_tui.tui.screens.help import HelpScreen  # noqa: E402
-from baton_tui.tui.screens.pickers import (  # noqa: E402
+from baton_tui.plan.current import approve, current
+from baton_tui.run import control
+from baton_tui.tui import messages as msg
+from baton_tui.tui.screens.add_task import AddTaskModal
+from baton_tui.tui.screens.help import HelpScreen
+from baton_tui.tui.screens.pickers import (
     ChoiceModal, ConfirmModal, PickManyModal, TextModal,
 )
-from baton_tui.tui.screens.prompt_editor import PromptEditor  # noqa: E402
-from baton_tui.tui.screens.task_detail import TaskDetail  # noqa: E402
+from baton_tui.tui.screens.prompt_editor import PromptEditor
+from baton_tui.tui.screens.task_detail import TaskDetail
 
 __all__ = ["ws", "planned"]
 
@@ -548,7 +543,7 @@ class TestConfig:
         from baton_tui.plan.current import store_new_plan
         from baton_tui.plan.model import parse_document
         from baton_tui.workspace import Workspace
-        from test_tui_support import plan_doc
+        from helpers.tui_support import plan_doc
 
         fresh = Workspace(ws.root)
         store_new_plan(fresh, parse_document(plan_doc()))

@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from test_tui_support import (  # noqa: E402
+from helpers.tui_support import (
     drive, make, plan_doc, planned, run, settle, wait_for, ws,
 )
 
-from baton_tui.plan.current import current  # noqa: E402
-from baton_tui.tui import messages as msg  # noqa: E402
-from baton_tui.tui.availability import unavailable  # noqa: E402
-from baton_tui.tui.board import Board  # noqa: E402
-from baton_tui.tui.conversation import NO_PLANNER  # noqa: E402
-from baton_tui.tui.planner_port import (  # noqa: E402
+from baton_tui.plan.current import current
+from baton_tui.tui import messages as msg
+from baton_tui.tui.availability import unavailable
+from baton_tui.tui.board import Board
+from baton_tui.tui.conversation import NO_PLANNER
+from baton_tui.tui.planner_port import (
     DraftPlan, PlannerQuestion, ResearchStep, ScriptedPlanner,
 )
-from baton_tui.tui.screens.task_detail import TaskDetail  # noqa: E402
-from baton_tui.tui.widgets.task_card import card_text  # noqa: E402
+from baton_tui.tui.screens.task_detail import TaskDetail
+from baton_tui.tui.widgets.task_card import card_text
 
 __all__ = ["ws", "planned"]
 
@@ -194,7 +189,7 @@ class TestTaskDetail:
         drive(planned, script)
 
     def test_diff_of_the_task_branch(self, planned):
-        from test_tui_support import task  # noqa: F401
+        from helpers.tui_support import task  # noqa: F401
         import subprocess
 
         from baton_tui.plan.current import approve

@@ -5,20 +5,16 @@ Update only after reading the report: `pytest tests/test_tui_snapshots.py --snap
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+from helpers.tui_support import FIXED_NOW, make, planned, wait_for, ws
 
-from test_tui_support import FIXED_NOW, make, planned, wait_for, ws  # noqa: E402
-
-from baton_tui.plan.current import current  # noqa: E402
-from baton_tui.tui.planner_port import PlannerQuestion, ResearchStep, ScriptedPlanner  # noqa: E402
-from baton_tui.tui.screens.prompt_editor import PromptEditor  # noqa: E402
-from baton_tui.tui.screens.task_detail import TaskDetail  # noqa: E402
+from baton_tui.plan.current import current
+from baton_tui.tui.planner_port import PlannerQuestion, ResearchStep, ScriptedPlanner
+from baton_tui.tui.screens.prompt_editor import PromptEditor
+from baton_tui.tui.screens.task_detail import TaskDetail
 
 __all__ = ["ws", "planned"]
 

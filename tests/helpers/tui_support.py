@@ -1,8 +1,7 @@
 """Shared pieces of the TUI tests: a workspace with a plan, an app factory, waits.
 
-Imported by the other `test_tui_*` modules (it holds no tests itself). Plans use the
-`script` player (it needs a check) and a custom player from baton.toml, so no real
-agent CLI is needed.
+Imported by the `test_tui_*` modules. Plans use the `script` player (it needs a check) and a
+custom player from baton.toml, so no real agent CLI is needed.
 """
 
 from __future__ import annotations

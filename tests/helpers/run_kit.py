@@ -2,7 +2,7 @@
 
 Everything goes through the real `baton` CLI in subprocesses and real git; nothing is mocked.
 A test names its agents' behaviour as demo-agent scripts (see `baton_tui.demo.agent`) or as
-one of the small programs beside this file, wires them as custom players in the repo's
+one of the small programs in tests/agents/, wires them as custom players in the repo's
 `baton.toml`, trusts it, loads a plan and runs it.
 """
 
@@ -16,7 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-AGENTS = Path(__file__).resolve().parent
+from helpers.core import write_plan
+
+AGENTS = Path(__file__).resolve().parents[1] / "agents"
 DEMO_AGENT = [sys.executable, "-m", "baton_tui.demo.agent"]
 
 
@@ -67,8 +69,6 @@ def task(id: int, title: str | None = None, *, player: str = "agent", deps: list
 
 def load_plan(baton, tasks: list[dict], *, trust: bool = True, approve: bool = False,
               **extra) -> None:
-    from conftest import write_plan
-
     path = write_plan(baton.cwd.parent / "plan.json", tasks, **extra)
     result = baton("plan", "--from", str(path))
     assert result.returncode == 0, result.stdout + result.stderr

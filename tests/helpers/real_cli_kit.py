@@ -1,5 +1,6 @@
-"""Helpers shared by the real agent-CLI tests (Claude Code, Codex): where a task's worktree
-is, what the run log says about it, and proof that an agent's file stayed in its worktree."""
+"""Helpers shared by the real agent-CLI tests: the pinned CLIs `.ci/run` installs, where a task's
+worktree is, what the run log says about it, and proof that an agent's file stayed in its
+worktree."""
 
 from __future__ import annotations
 
@@ -7,22 +8,48 @@ import json
 import os
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, BatonCLI, git
+from helpers.core import ROOT, BatonCLI, git
 
 NPM_BIN = ROOT / ".ci" / "npm" / "node_modules" / ".bin"
+REQUIRE_ENV = "BATON_REQUIRE_REAL_CLIS"
+MISSING_CLI = "REAL AGENT CLI MISSING"   # starts every skip reason (conftest lists them at the end)
 
 
-def npm_bin(name: str, label: str, pin: str) -> Path:
-    """A pinned CLI installed by `.ci/run`; its absence FAILS the test (nothing skips)."""
-    path = NPM_BIN / name
-    if not path.exists():
-        pytest.fail(f"{label} is not installed at {path}: run `npm install --prefix .ci/npm "
-                    f"--save-exact {pin}` (the CI script .ci/run does this)", pytrace=False)
-    return path
+@dataclass(frozen=True)
+class RealCLI:
+    """A real agent CLI as `.ci/run` installs it: pinned, from npm, into .ci/npm."""
+
+    binary: str     # the command in node_modules/.bin
+    label: str      # its name for people
+    package: str    # the exact npm spec .ci/run installs
+
+    @property
+    def version(self) -> str:
+        return self.package.rsplit("@", 1)[1]
+
+
+CLAUDE = RealCLI("claude", "Claude Code", "@anthropic-ai/claude-code@2.1.332")
+CODEX = RealCLI("codex", "Codex", "@openai/codex@0.171.0")
+
+
+def require_cli(cli: RealCLI) -> Path:
+    """The installed CLI's path. Missing: the test is skipped with a loud reason, or fails when
+    BATON_REQUIRE_REAL_CLIS=1 (`.ci/run` sets it, so nothing skips in CI)."""
+    path = NPM_BIN / cli.binary
+    if path.exists():
+        return path
+    reason = (f"{MISSING_CLI}: {cli.label} (`{cli.binary}`) is not installed at {path}. "
+              f"Install it with `bash .ci/run` (installs every pinned CLI, then runs all tests) or "
+              f"`npm install --prefix .ci/npm --save-exact {cli.package}`.")
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"{reason} ({REQUIRE_ENV}=1: a missing CLI fails instead of skipping)",
+                    pytrace=False)
+    pytest.skip(reason)
 
 
 def worktree(repo: Path, baton: BatonCLI, task_id: int, suffix: str = "") -> Path:

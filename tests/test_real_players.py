@@ -1,0 +1,210 @@
+"""The real agent CLIs, driven by Baton against its scripted model server: one suite, one row
+per player (profiles in tests/helpers/real_players.py; adding a player adds a row, not a file).
+
+`.ci/run` installs the pinned npm builds into `.ci/npm`. Without one, its tests are skipped
+with a loud reason locally and FAIL when BATON_REQUIRE_REAL_CLIS=1 (as `.ci/run` sets it). Each
+test runs in a throwaway HOME (conftest) whose environment is "the person's": the CLI's base URL
+and key (or its own config file) point at Baton's scripted model server on 127.0.0.1, and Baton
+inherits them. No vendor is reached.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from conftest import git, write_plan
+from helpers.real_cli_kit import (
+    assert_contained, attempt_logs, data_of, events_of, kinds, run, task_of, worktree,
+)
+from helpers.real_players import CLAUDE_CODE, CODEX_PLAYER, PLAYERS, last_input, tool_names
+
+
+@pytest.fixture(params=PLAYERS, ids=lambda p: p.name)
+def player(request):
+    """Each profile in turn; its CLI must be installed (see helpers.real_cli_kit.require_cli)."""
+    request.param.require()
+    return request.param
+
+
+def model_calls(server, player) -> list[dict]:
+    """The requests that took a scripted turn, in order (side requests left out)."""
+    return [r for r in server.requests if r.get("protocol") == player.protocol
+            and r.get("turn") is not None]
+
+
+# --------------------------------------------------------------------------- shared scenarios
+
+def test_detected_and_ready(player, server, baton):
+    out = baton("players", "--json", env=player.env(server))
+    assert out.returncode == 0, out.stderr
+    entry = next(p for p in json.loads(out.stdout) if p["name"] == player.name)
+    assert entry["ready"] is True, entry
+    assert player.cli.version in (entry["version"] or ""), "not the pinned build"
+
+
+def test_build_edits_and_reports_over_mcp_and_shell(player, server, baton, repo, tmp_path):
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Write hello", "prompt": "Create hello.txt.", "player": player.name,
+         "mode": "build", "effort": "low"},
+        {"id": 2, "title": "Write bye", "prompt": "Create bye.txt.", "player": player.name,
+         "mode": "build", "depends_on": [1]},
+    ])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    wt1, wt2 = worktree(repo, baton, 1), worktree(repo, baton, 2)
+    hello = f"hello from {player.cli.binary}"
+    server.add_turns([
+        {"text": "Writing the file.", **player.write(wt1 / "hello.txt", hello + "\n")},
+        player.report("done", "wrote hello.txt (mcp)"),
+        {"text": "Reported."},
+        player.write(wt2 / "bye.txt", "bye\n"),
+        player.shell('baton report done --summary "wrote bye.txt (shell)"'),
+        {"text": "Reported."},
+    ])
+    result = run(baton, player.env(server))
+    assert result.returncode == 0, attempt_logs(repo)[-4000:]
+    status = baton.json("status", "--json")
+    assert [t["state"] for t in status["tasks"]] == ["landed", "landed"]
+    done = [data_of(e).get("summary") for e in events_of(baton, 1) + events_of(baton, 2)
+            if (e.get("kind") or e.get("type")) == "task.done"]
+    assert done == ["wrote hello.txt (mcp)", "wrote bye.txt (shell)"]
+    slug = status["plan"]["slug"]
+    assert_contained(repo, f"baton/{slug}/1-write-hello", "hello.txt")
+    assert_contained(repo, f"baton/{slug}/2-write-bye", "bye.txt")
+    assert git(repo, "show", f"baton/{slug}/1-write-hello:hello.txt") == hello
+    # the real CLI talked to the scripted server, with its tools and the report tool offered
+    calls = model_calls(server, player)
+    assert len(calls) == 6
+    first = calls[0]["json"]
+    assert player.build_tools <= tool_names(first), tool_names(first)
+    assert player.effort(first) == "low"                 # the task's effort reached the model
+
+
+def test_research_reads_reports_over_mcp_and_writes_nothing(player, server, baton, repo,
+                                                            tmp_path):
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Study readme", "prompt": "What does README.md say?",
+         "player": player.name, "mode": "research"},
+    ])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    wt = worktree(repo, baton, 1, "-research-1")
+    server.add_turns([
+        player.read(wt / "README.md"),
+        player.write(wt / "stray.txt", "no\n"),
+        player.shell("echo no > stray2.txt"),
+        player.report("done", "README.md is a one-line heading: sample"),
+        {"text": "Reported."},
+    ])
+    result = run(baton, player.env(server))
+    assert result.returncode == 0, attempt_logs(repo)[-4000:]
+    assert task_of(baton, 1)["state"] == "done"
+    assert "# sample" in attempt_logs(repo)                   # the read really happened
+    turns = {r["turn"]: r for r in model_calls(server, player)}
+    assert "# sample" in last_input(turns[1])                 # and its output went back
+    for refused in (last_input(turns[2]), last_input(turns[3])):   # both writes were refused
+        assert any(word in refused for word in player.refusals), refused
+    assert not (wt / "stray.txt").exists() and not (wt / "stray2.txt").exists()
+    assert git(repo, "status", "--porcelain") == ""
+    names = tool_names(turns[0]["json"])
+    assert not names & player.research_withheld, names
+    assert player.research_tools <= names, names
+    summary = [data_of(e).get("summary") for e in events_of(baton, 1)
+               if (e.get("kind") or e.get("type")) == "task.done"]
+    assert summary == ["README.md is a one-line heading: sample"]
+
+
+def test_429_is_retried_then_fails_visibly(player, server, baton, repo, tmp_path):
+    config = tmp_path / "personal.toml"
+    config.write_text("[limits]\nretries = 1\n")
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Throttled", "prompt": "Create x.txt.", "player": player.name,
+         "mode": "build"},
+    ])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    server.add_turns([{"error": 429}, {"error": 429}])
+    result = run(baton, player.env(server, BATON_CONFIG=str(config)))
+    assert result.returncode == 1
+    assert task_of(baton, 1)["state"] == "failed"
+    failed = [data_of(e) for e in events_of(baton, 1)
+              if (e.get("kind") or e.get("type")) == "task.failed"]
+    assert failed and "429" in failed[-1]["reason"], failed
+    assert "429" in failed[-1].get("output", "")
+    assert len([r for r in server.requests if r.get("status") == 429]) == 2
+
+
+def test_usage_limit_pauses_then_resumes_same_session(player, server, baton, repo, tmp_path):
+    """A usage limit that resets a few seconds ahead: Baton pauses the task until the reset
+    (as precisely as the CLI tells it), then resumes the same session, which finishes."""
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Limited", "prompt": "Create limit.txt.", "player": player.name,
+         "mode": "build"},
+    ])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    env = player.env(server)
+    resets_at = int(time.time()) + 3
+    player.arrange_usage_limit(server, env, tmp_path, resets_at)
+    started = time.monotonic()
+    result = run(baton, env, timeout=240)
+    assert result.returncode == 0, attempt_logs(repo)[-4000:]
+    assert time.monotonic() - started >= 2.0                 # it waited for the reset
+    seen = events_of(baton, 1)
+    order = kinds(seen)
+    assert order.index("task.paused") < order.index("task.resumed")
+    paused = next(data_of(e) for e in seen if (e.get("kind") or e.get("type")) == "task.paused")
+    assert paused["reason"] == "usage limit"
+    assert resets_at <= paused["until"] <= resets_at + player.reset_slack, paused
+    assert paused["until"] < time.time()                      # the reset, now passed
+    resumed_at = next(e["ts"] for e in seen if (e.get("kind") or e.get("type")) == "task.resumed")
+    assert resumed_at >= resets_at
+    sessions = player.sessions(attempt_logs(repo))
+    assert len(sessions) == 2 and sessions[0] == sessions[1], sessions   # the same session
+    player.check_usage_limit(server, tmp_path, sessions)
+    assert task_of(baton, 1)["state"] == "landed"
+    slug = baton.json("status", "--json")["plan"]["slug"]
+    assert_contained(repo, f"baton/{slug}/1-limited", "limit.txt")
+
+
+# --------------------------------------------------------------------------- several players
+
+def test_plan_mixing_claude_code_and_codex_reaches_a_clean_handoff(server, baton, repo, tmp_path):
+    """Both real CLIs and a native task in one plan (each builds on the one before), then
+    handoff merge."""
+    CLAUDE_CODE.require()
+    CODEX_PLAYER.require()
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Write hello", "prompt": "Create hello.txt.", "player": "claude-code",
+         "mode": "build", "model": "sonnet"},
+        {"id": 2, "title": "Extend hello", "prompt": "Append a line to hello.txt.",
+         "player": "codex", "mode": "build", "depends_on": [1]},
+        {"id": 3, "title": "Sign hello", "prompt": "Append a signature to hello.txt.",
+         "player": "anthropic", "mode": "build", "depends_on": [2]},
+    ])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    wt1 = worktree(repo, baton, 1)
+    server.add_turns([
+        CLAUDE_CODE.write(wt1 / "hello.txt", "hello\n"),
+        CLAUDE_CODE.report("done", "hello"),
+        {"text": "Reported."},
+        CODEX_PLAYER.shell("printf 'from codex\\n' >> hello.txt"),
+        CODEX_PLAYER.report("done", "extended hello.txt"),
+        {"text": "Reported."},
+        {"tool": "edit_file", "input": {"path": "hello.txt", "old_string": "from codex\n",
+                                        "new_string": "from codex\nfrom native\n"}},
+        {"tool": "baton_report", "input": {"status": "done", "summary": "signed"}},
+        {"text": "Reported."},
+    ])
+    env = {**CODEX_PLAYER.env(server), **CLAUDE_CODE.env(server)}  # the native task: ANTHROPIC_*
+    result = run(baton, env)
+    assert result.returncode == 0, attempt_logs(repo)[-4000:]
+    assert [t["state"] for t in baton.json("status", "--json")["tasks"]] == ["landed"] * 3
+    first = next(r for r in server.requests if r.get("protocol") == "anthropic"
+                 and r.get("turn") == 0)["json"]
+    assert first["model"].startswith("claude-sonnet")          # the task's model reached the CLI
+    assert git(repo, "status", "--porcelain") == ""
+    merged = baton("handoff", "merge", env=env)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert (repo / "hello.txt").read_text() == "hello\nfrom codex\nfrom native\n"
+    assert git(repo, "status", "--porcelain") == ""
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "main"
