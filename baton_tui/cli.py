@@ -86,6 +86,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q = add("task-remove", "plan:cmd_task_remove", "remove a task nothing depends on")
     q.add_argument("id", type=int, metavar="N")
     add("approve", "plan:cmd_approve", "approve the whole plan")
+    q = add("autonomy", "plan:cmd_autonomy", "print or change the plan's autonomy (any time; "
+            "never voids approval)")
+    q.add_argument("level", nargs="?", choices=["guarded", "watch", "autopilot"])
     add("trust", "info:cmd_trust", "trust this repository's baton.toml (records its hash)")
 
     q = add("run", "run:cmd_run", "run the approved plan (a view on the conductor)")

@@ -38,3 +38,18 @@ def ensure_trusted(ws: Workspace, players: Iterable[str],
         state = "changed since you trusted it" if was else "not trusted"
         raise BatonError(f"baton.toml is {state}; its commands ({', '.join(needed)}) are refused "
                          f"— review the file, then run `baton trust`")
+
+
+def trust_file(ws: Workspace) -> tuple:
+    """Record the hash of this repository's baton.toml: (its path, the hash, its commands)."""
+    from baton_tui.config import file_hash
+    from baton_tui.store.events import EventKind
+
+    path = ws.paths.project_config
+    digest = file_hash(path)
+    if digest is None:
+        raise BatonError(f"{path}: no baton.toml to trust here")
+    ws.loaded  # a broken file is refused before it is trusted
+    ws.store.set_trust(str(path), digest)
+    ws.store.append(None, None, EventKind.TRUST_RECORDED, {"sha256": digest})
+    return path, digest, ws.loaded.project_commands()

@@ -34,11 +34,11 @@ def _git(cwd: Path, *args: str) -> str:
 
 
 def cmd_demo(args: Namespace) -> int:
+    from baton_tui import api
     from baton_tui.cli import main
     from baton_tui.demo.sample import start_model_server, write_sample
-    from baton_tui.gitops import git
 
-    if not git.supports_worktrees():
+    if not api.git_supports_worktrees():
         raise BatonError("the demo needs git 2.38 or newer (it shows worktrees and landing)")
     base = Path(args.dir).resolve() if args.dir else Path(tempfile.mkdtemp(prefix="baton-demo-"))
     base.mkdir(parents=True, exist_ok=True)

@@ -7,11 +7,13 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
+from typing import TYPE_CHECKING, Any
+
+from baton_tui import api
 from baton_tui.errors import BatonError
-from baton_tui.plan import current as plans
-from baton_tui.plan.edits import parse_ids, parse_list
-from baton_tui.plan.model import PlanDocument, parse_text
-from baton_tui.workspace import Workspace
+
+if TYPE_CHECKING:
+    from baton_tui.plan.model import PlanDocument
 
 
 def _read_source(name: str) -> tuple[str, str]:
@@ -26,7 +28,7 @@ def _read_source(name: str) -> tuple[str, str]:
         raise BatonError(f"{name}: cannot read: {exc}") from None
 
 
-def render_plan(doc: PlanDocument, approved: bool, slug: str) -> str:
+def render_plan(doc: "PlanDocument", approved: bool, slug: str) -> str:
     """The plan as a person reads it in a terminal."""
     lines = [f"plan {slug} — {'approved' if approved else 'not approved'} · autonomy "
              f"{doc.autonomy}", f"goal: {doc.goal}", ""]
@@ -51,15 +53,14 @@ def render_plan(doc: PlanDocument, approved: bool, slug: str) -> str:
 
 
 def cmd_plan(args: Namespace) -> int:
-    ws = Workspace()
+    ws = api.open_workspace()
     if args.from_file:
         text, source = _read_source(args.from_file)
-        doc = parse_text(text, source)
-        row = plans.store_new_plan(ws, doc, new=args.new, source=source)
+        row = api.load_plan(ws, text, source, new=args.new)
         if args.json:
             print(json.dumps(row.doc, indent=2))
         else:
-            print(f"plan {row.slug}: {len(doc.tasks)} task(s) loaded, not approved — review with "
+            print(f"plan {row.slug}: {len(row.doc['tasks'])} task(s) loaded, not approved — review with "
                   f"`baton plan`, then `baton approve`")
         return 0
     if args.goal or args.answer or args.yes:
@@ -67,10 +68,9 @@ def cmd_plan(args: Namespace) -> int:
     return _print_current(ws, args.json)
 
 
-def _print_current(ws: Workspace, as_json: bool, hint: str | None = None) -> int:
+def _print_current(ws: Any, as_json: bool, hint: str | None = None) -> int:
     """The current plan as the v1 document (`--json`) or as a person reads it."""
-    cur = plans.current(ws)
-    assert cur is not None
+    cur = api.current_plan(ws)
     if as_json:
         print(json.dumps(cur.doc.dump(), indent=2))
         return 0
@@ -82,9 +82,9 @@ def _print_current(ws: Workspace, as_json: bool, hint: str | None = None) -> int
 
 def _convert(field: str, value: str) -> object:
     if field == "depends_on":
-        return parse_ids(value)
+        return api.parse_ids(value)
     if field in ("scope", "skills"):
-        return parse_list(value)
+        return api.parse_list(value)
     if field == "checkpoint":
         if value not in ("on", "off"):
             raise BatonError(f"checkpoint takes on or off, not {value!r}")
@@ -95,9 +95,9 @@ def _convert(field: str, value: str) -> object:
 
 
 def cmd_task_field(args: Namespace) -> int:
-    ws = Workspace()
+    ws = api.open_workspace()
     value = _convert(args.field, args.value)
-    doc = plans.edit_task(ws, args.id, args.field, value)
+    doc = api.edit_task(ws, args.id, args.field, value)
     task = doc.task(args.id)
     shown = getattr(task, args.field)
     extra = f" (model {task.model or 'default'}, effort {task.effort or 'default'})" \
@@ -108,37 +108,47 @@ def cmd_task_field(args: Namespace) -> int:
 
 
 def cmd_task_prompt(args: Namespace) -> int:
-    ws = Workspace()
+    ws = api.open_workspace()
     text = args.text if args.text is not None else sys.stdin.read()
     if not text.strip():
         raise BatonError("the prompt is empty: pass --text or pipe the prompt on stdin")
-    plans.edit_task(ws, args.id, "prompt", text)
+    api.edit_task(ws, args.id, "prompt", text)
     print(f"task {args.id}: prompt set ({len(text)} characters)")
     return 0
 
 
 def cmd_task_add(args: Namespace) -> int:
-    ws = Workspace()
-    new_id = plans.add_task(ws, args.title, args.player, args.mode, parse_ids(args.deps),
-                            args.text)
+    ws = api.open_workspace()
+    new_id = api.add_task(ws, args.title, args.player, args.mode, api.parse_ids(args.deps),
+                          args.text)
     print(f"task {new_id} added")
     return 0
 
 
 def cmd_task_remove(args: Namespace) -> int:
-    ws = Workspace()
-    plans.remove_task(ws, args.id)
+    ws = api.open_workspace()
+    api.remove_task(ws, args.id)
     print(f"task {args.id} removed")
     return 0
 
 
 def cmd_approve(args: Namespace) -> int:
-    ws = Workspace()
-    row, warnings = plans.approve(ws)
+    ws = api.open_workspace()
+    row, warnings = api.approve(ws)
     for warning in warnings:
         print(f"baton: warning: {warning}", file=sys.stderr)
     where = f" onto {row.base_branch} at {row.base_commit[:10]}" if row.base_commit else ""
     print(f"plan {row.slug} approved{where} — start it with `baton run`")
+    return 0
+
+
+def cmd_autonomy(args: Namespace) -> int:
+    ws = api.open_workspace()
+    if args.level:
+        api.set_autonomy(ws, args.level)
+        print(f"autonomy {args.level} — applies from the next decision on")
+    else:
+        print(api.current_doc(ws).autonomy)
     return 0
 
 
@@ -172,20 +182,18 @@ def _print_questions(questions: list[dict]) -> None:
                 print(f"     Recommendation: {q['recommendation']}")
 
 
-def _plan_with_planner(ws: Workspace, args: Namespace) -> int:
-    from baton_tui.plan import planner
-
-    def show(event: planner.PlannerEvent) -> None:
+def _plan_with_planner(ws: Any, args: Namespace) -> int:
+    def show(event: Any) -> None:
         if event.kind in ("step", "repair"):
             label = "planner" if event.kind == "step" else "repair"
             print(f"  {label}: {event.text}", file=sys.stderr, flush=True)
 
     if args.goal:
-        result = planner.start(ws, args.goal, new=args.new, emit=show)
+        result = api.plan_goal(ws, args.goal, new=args.new, emit=show)
     else:
-        result = planner.answer(ws, parse_answers(args.answer or []), args.yes, emit=show)
+        result = api.plan_answer(ws, parse_answers(args.answer or []), args.yes, emit=show)
     if result.status == "questions":
-        session = planner.load_session(ws) or {}
+        session = api.planner_session(ws)
         _print_questions(session.get("questions", result.questions))
         return 3
     if result.status == "failed":

@@ -18,40 +18,61 @@ from baton_tui.plan import edits
 from baton_tui.plan.model import PlanDocument, parse_document
 from baton_tui.plan.slug import slugify, unique_slug
 from baton_tui.plan.validate import ensure_valid
+from baton_tui.run import rules
+from baton_tui.run.rules import Action
+from baton_tui.store.snapshot import NO_PLAN, Snapshot
 from baton_tui.store.db import PlanRow
-from baton_tui.store.events import TaskView, fold
+from baton_tui.store.events import PENDING, EventKind
+from baton_tui.store.views import Folder, TaskView
 from baton_tui.workspace import Workspace
 
-# A finished non-build task has nothing left to merge.
-_SETTLED_OTHER = frozenset({"done", "merged", "discarded"})
+K = EventKind
 
 
 @dataclass
 class Current:
-    """The current plan row, its parsed document and each task's view."""
+    """The current plan row, its parsed document and its folded events."""
 
     row: PlanRow
     doc: PlanDocument
-    views: dict[int, TaskView]
+    folder: Folder
+
+    @property
+    def views(self) -> dict[int, TaskView]:
+        return self.folder.tasks
 
     def view(self, task_id: int) -> TaskView:
-        return self.views.get(task_id, TaskView())
+        return self.folder.view(task_id)
 
     def started(self, task_id: int) -> bool:
         view = self.view(task_id)
-        return view.started or view.state not in ("draft", "queued")
+        return view.started or view.state not in PENDING
 
-    def open_work(self) -> list[int]:
-        """Started tasks whose work is neither merged nor discarded."""
-        open_ids = []
-        for task in self.doc.tasks:
-            if not self.started(task.id):
-                continue
-            state = self.view(task.id).state
-            settled = {"merged", "discarded"} if task.mode == "build" else _SETTLED_OTHER
-            if state not in settled:
-                open_ids.append(task.id)
-        return open_ids
+    def snapshot(self, ws: Workspace) -> Snapshot:
+        """The status snapshot of this plan (what the rule book judges)."""
+        from baton_tui.store import snapshot
+
+        return snapshot.build(self.row, self.folder, snapshot.conductor_info(ws.store),
+                              snapshot.folder_mode(ws.store, self.folder), time.time())
+
+    def refuse(self, ws: Workspace, action: Action, task_id: int | None = None) -> None:
+        """Raise the rule book's sentence when `action` is not allowed now."""
+        snap = self.snapshot(ws)
+        task = None
+        if task_id is not None:
+            self.doc.task(task_id)  # an unknown id is one clear line
+            task = snap.task(task_id)
+        reason = rules.why_not(action, snap, task, player_facts(ws))
+        if reason:
+            raise BatonError(reason)
+
+
+def player_facts(ws: Workspace) -> rules.PlayerFacts:
+    """The catalog facts the edit rules use, from this workspace's players."""
+    players = ws.catalog.players
+    return rules.PlayerFacts(
+        catalog=lambda p: players[p].catalog() if p in players else None,
+        efforts=lambda p: tuple(players[p].efforts) if p in players else ())
 
 
 def current(ws: Workspace, required: bool = True) -> Current | None:
@@ -59,10 +80,9 @@ def current(ws: Workspace, required: bool = True) -> Current | None:
     row = ws.store.current_plan()
     if row is None:
         if required:
-            raise BatonError("no plan yet: draft one with `baton plan --goal \"…\"` or load one "
-                             "with `baton plan --from FILE`")
+            raise BatonError(NO_PLAN)
         return None
-    return Current(row, parse_document(row.doc, "stored plan"), fold(ws.store.events(row.id)))
+    return Current(row, parse_document(row.doc, "stored plan"), Folder().feed(ws.store.events(row.id)))
 
 
 def validate(ws: Workspace, doc: PlanDocument, source: str) -> PlanDocument:
@@ -76,32 +96,24 @@ def store_new_plan(ws: Workspace, doc: PlanDocument, *, new: bool = False,
     with ws.store.tx():
         existing = current(ws, required=False)
         if existing is not None:
-            open_work = existing.open_work()
-            if open_work and not new:
-                raise BatonError(
-                    f"the current plan ({existing.row.slug}) has work that is neither merged nor "
-                    f"discarded (tasks {', '.join(map(str, open_work))}); finish it with "
-                    f"`baton handoff merge` or `baton discard N`, or pass --new to archive it")
+            existing.refuse(ws, Action.ARCHIVE_PLAN if new else Action.NEW_PLAN)
+            open_work = rules.open_work(existing.snapshot(ws))
             ws.store.update_plan(existing.row.id, archived=True)
-            ws.store.append(existing.row.id, None, "plan.archived",
+            ws.store.append(existing.row.id, None, K.PLAN_ARCHIVED,
                             {"reason": "new plan" if open_work else "replaced before it started"})
         slug = unique_slug(slugify(doc.goal), ws.store.slugs())
         plan_id = ws.store.insert_plan(slug, doc.dump(), transcript)
-        ws.store.append(plan_id, None, "plan.created", {"source": source, "tasks": len(doc.tasks)})
+        ws.store.append(plan_id, None, K.PLAN_CREATED, {"source": source, "tasks": len(doc.tasks)})
     row = ws.store.plan(plan_id)
     assert row is not None
     return row
 
 
-def _refuse_if_started(cur: Current, task_id: int, fields: set[str]) -> bool:
-    """Raise when the edit touches a started task; True when it is a reassignment."""
-    if not cur.started(task_id):
-        return False
-    state = cur.view(task_id).state
-    if state in ("paused", "failed", "parked") and fields <= edits.REASSIGN_FIELDS:
-        return True
-    raise BatonError(f"task {task_id} has started ({state}): its fields are frozen; a paused or "
-                     f"failed task may only be reassigned (player, model, effort) and retried")
+def _refuse_edit(ws: Workspace, cur: Current, task_id: int, fields: set[str]) -> bool:
+    """Raise the rule book's refusal; True when the edit reassigns a started task."""
+    for field in sorted(fields):
+        cur.refuse(ws, rules.EDIT_OF[field], task_id)
+    return cur.started(task_id)
 
 
 def save_edit(ws: Workspace, cur: Current, new_doc: PlanDocument, what: str,
@@ -116,9 +128,9 @@ def save_edit(ws: Workspace, cur: Current, new_doc: PlanDocument, what: str,
         if void and row.approved:
             fields["approved"] = False
         ws.store.update_plan(row.id, **fields)
-        ws.store.append(row.id, task_id, "plan.edited", {"edit": what, **(extra or {})})
+        ws.store.append(row.id, task_id, K.PLAN_EDITED, {"edit": what, **(extra or {})})
         if void and row.approved:
-            ws.store.append(row.id, None, "plan.approval_voided", {"edit": what})
+            ws.store.append(row.id, None, K.PLAN_APPROVAL_VOIDED, {"edit": what})
 
 
 def edit_task(ws: Workspace, task_id: int, field: str, value: Any) -> PlanDocument:
@@ -126,8 +138,9 @@ def edit_task(ws: Workspace, task_id: int, field: str, value: Any) -> PlanDocume
     cur = current(ws)
     assert cur is not None
     cur.doc.task(task_id)
-    changed = {field} | ({"model", "effort"} if field == "player" else set())
-    reassign = _refuse_if_started(cur, task_id, changed)
+    if field not in rules.EDIT_OF:
+        raise BatonError(f"tasks have no editable field {field!r}")
+    reassign = _refuse_edit(ws, cur, task_id, {field})
     new_doc = edits.set_field(cur.doc, task_id, field, value, ws.catalog)
     shown = value if not isinstance(value, str) or len(value) < 200 else value[:200] + "…"
     command = "task-" + {"depends_on": "deps"}.get(field, field)
@@ -150,7 +163,7 @@ def add_task(ws: Workspace, title: str, player: str, mode: str = "build",
 def remove_task(ws: Workspace, task_id: int) -> None:
     cur = current(ws)
     assert cur is not None
-    _refuse_if_started(cur, task_id, {"removed"})
+    cur.refuse(ws, Action.REMOVE_TASK, task_id)
     new_doc = edits.remove_task(cur.doc, task_id)
     save_edit(ws, cur, new_doc, "task-remove", task_id)
     options = dict(cur.row.options)
@@ -159,12 +172,16 @@ def remove_task(ws: Workspace, task_id: int) -> None:
 
 
 def set_autonomy(ws: Workspace, level: str) -> None:
-    """Autonomy is a plan-level setting; changing it voids approval like any edit."""
+    """Change the plan's autonomy — at any time, mid-run included. It never voids approval:
+    it changes who decides, not what runs; it applies from the next decision on."""
     cur = current(ws)
     assert cur is not None
+    cur.refuse(ws, Action.SET_AUTONOMY)
     raw = cur.doc.dump()
+    previous = raw.get("autonomy")
     raw["autonomy"] = level
-    save_edit(ws, cur, parse_document(raw, "autonomy"), "autonomy", None)
+    save_edit(ws, cur, parse_document(raw, "autonomy"), "autonomy", None, void=False)
+    ws.store.append(cur.row.id, None, K.PLAN_AUTONOMY, {"from": previous, "to": level})
 
 
 def approve(ws: Workspace) -> tuple[PlanRow, list[str]]:
@@ -192,12 +209,12 @@ def approve(ws: Workspace) -> tuple[PlanRow, list[str]]:
     with ws.store.tx():
         row = ws.store.current_plan()
         assert row is not None
-        if row.base_commit and cur.open_work():
+        if row.base_commit and rules.open_work(cur.snapshot(ws)):
             # A running plan keeps the base it started from.
             branch, commit = row.base_branch, row.base_commit
         ws.store.update_plan(row.id, approved=True, approved_at=time.time(),
                              base_branch=branch, base_commit=commit)
-        ws.store.append(row.id, None, "plan.approved", {"branch": branch, "commit": commit,
+        ws.store.append(row.id, None, K.PLAN_APPROVED, {"branch": branch, "commit": commit,
                                                         "warnings": warnings})
     row = ws.store.current_plan()
     assert row is not None

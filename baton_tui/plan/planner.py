@@ -28,6 +28,7 @@ from baton_tui.plan.dag import dependents
 from baton_tui.plan.model import PlanDocument, parse_document
 from baton_tui.plan.validate import plan_problems
 from baton_tui.players.base import AttemptContext
+from baton_tui.store.events import EventKind
 from baton_tui.workspace import Workspace
 
 MAX_REPAIRS = 3
@@ -57,23 +58,18 @@ Listener = Callable[[PlannerEvent], None]
 def _recorded(ws: Workspace, emit: Listener) -> Listener:
     """Every planner event also goes to the store (`baton log` from another terminal)."""
     def record(event: PlannerEvent) -> None:
-        ws.store.append(None, None, f"planner.{event.kind}", {"text": event.text[:500]})
+        ws.store.append(None, None, EventKind(f"planner.{event.kind}"), {"text": event.text[:500]})
         emit(event)
     return record
 
 
 # session ---------------------------------------------------------------------
 def load_session(ws: Workspace) -> dict | None:
-    row = ws.store.conn.execute("SELECT value FROM meta WHERE key = ?", (SESSION_KEY,)).fetchone()
-    return json.loads(row[0]) if row else None
+    return ws.store.get_meta(SESSION_KEY)
 
 
 def save_session(ws: Workspace, session: dict | None) -> None:
-    if session is None:
-        ws.store.conn.execute("DELETE FROM meta WHERE key = ?", (SESSION_KEY,))
-    else:
-        ws.store.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                              (SESSION_KEY, json.dumps(session)))
+    ws.store.set_meta(SESSION_KEY, session)
 
 
 # checks ----------------------------------------------------------------------
@@ -298,9 +294,10 @@ def start(ws: Workspace, goal: str, new: bool = False,
     from baton_tui.plan.current import current
 
     cur = current(ws, required=False)
-    if cur is not None and cur.open_work() and not new:
-        raise BatonError(f"the current plan ({cur.row.slug}) has work that is neither merged nor "
-                         "discarded; finish it, or pass --new to archive it")
+    if cur is not None:
+        from baton_tui.run.rules import Action
+
+        cur.refuse(ws, Action.ARCHIVE_PLAN if new else Action.NEW_PLAN)
     name = ws.config.planner
     player = ws.catalog.players.get(name)
     if player is None:

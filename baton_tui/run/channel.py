@@ -13,6 +13,10 @@ from dataclasses import dataclass
 
 from baton_tui.errors import BatonError
 from baton_tui.store.db import AttemptRow, Store
+from baton_tui.store.events import EventKind
+from baton_tui.store.views import Folder
+
+K = EventKind
 
 # Exit codes of `baton checkpoint`, as the prompt tells the agent.
 GO, STOP, UNDECIDED = 0, 1, 3
@@ -41,13 +45,13 @@ def caller_from_env(env: dict[str, str] | None = None) -> Caller:
     if attempt is None or attempt.nonce != nonce:
         task = env.get("BATON_TASK")
         store.append(attempt.plan_id if attempt else None, int(task) if task and task.isdigit()
-                     else None, "task.report_refused", {"attempt": attempt_id,
+                     else None, K.TASK_REPORT_REFUSED, {"attempt": attempt_id,
                                                         "why": "foreign nonce"})
         raise BatonError("report refused: this attempt's id and nonce do not match Baton's "
                          "records (a stale or foreign report)")
     latest = store.latest_attempt(attempt.plan_id, attempt.task_id)
     if attempt.ended is not None or (latest and latest.id != attempt.id):
-        store.append(attempt.plan_id, attempt.task_id, "task.report_refused",
+        store.append(attempt.plan_id, attempt.task_id, K.TASK_REPORT_REFUSED,
                      {"attempt": attempt.id, "why": "stale attempt"})
         raise BatonError("report refused: this attempt is over (a stale nonce); Baton ignores it")
     return Caller(store, attempt)
@@ -57,7 +61,7 @@ def report(caller: Caller, status: str, message: str | None) -> str:
     """Record done / failed / progress for the caller's task; returns what to tell the agent."""
     a = caller.attempt
     if status == "progress":
-        caller.store.append(a.plan_id, a.task_id, "task.progress",
+        caller.store.append(a.plan_id, a.task_id, K.TASK_PROGRESS,
                             {"message": (message or "").strip()[:500], "attempt": a.id})
         return "progress noted; carry on"
     if status not in ("done", "failed"):
@@ -69,7 +73,7 @@ def report(caller: Caller, status: str, message: str | None) -> str:
                "ts": time.time()}
     with caller.store.tx():
         caller.store.update_attempt(a.id, report=payload)
-        caller.store.append(a.plan_id, a.task_id, "task.reported", {"attempt": a.id, **payload})
+        caller.store.append(a.plan_id, a.task_id, K.TASK_REPORTED, {"attempt": a.id, **payload})
     return (f"Baton recorded task {a.task_id} as {status}. End your turn now; "
             f"Baton runs the checks and lands the work.")
 
@@ -94,17 +98,17 @@ def checkpoint(caller: Caller, what: str, evidence: str | None = None,
     if options.get("auto_checkpoints") or autonomy in ("watch", "autopilot"):
         decided_by = "run --approve" if options.get("auto_checkpoints") else autonomy
         with store.tx():
-            ev = store.append(a.plan_id, a.task_id, "task.checkpoint", data)
-            store.append(a.plan_id, a.task_id, "task.checkpoint_answered",
+            ev = store.append(a.plan_id, a.task_id, K.TASK_CHECKPOINT, data)
+            store.append(a.plan_id, a.task_id, K.TASK_CHECKPOINT_ANSWERED,
                          {"checkpoint": ev, "answer": "yes", "by": decided_by})
-            store.append(a.plan_id, a.task_id, "task.continued", {"checkpoint": ev})
+            store.append(a.plan_id, a.task_id, K.TASK_CONTINUED, {"checkpoint": ev})
         return GO, f"approved ({decided_by}): go ahead"
-    ev = store.append(a.plan_id, a.task_id, "task.checkpoint", data)
+    ev = store.append(a.plan_id, a.task_id, K.TASK_CHECKPOINT, data)
     deadline = time.monotonic() + (options.get("checkpoint_wait", 20.0) if wait is None else wait)
     while True:
         answer = checkpoint_answer(store, a.plan_id, a.task_id, ev)
         if answer is not None:
-            store.append(a.plan_id, a.task_id, "task.continued", {"checkpoint": ev})
+            store.append(a.plan_id, a.task_id, K.TASK_CONTINUED, {"checkpoint": ev})
             if answer == "yes":
                 return GO, "the person said yes: go ahead"
             return STOP, ("the person said no: do not take this step; finish without it "
@@ -116,8 +120,6 @@ def checkpoint(caller: Caller, what: str, evidence: str | None = None,
 
 
 def checkpoint_answer(store: Store, plan_id: int, task_id: int, checkpoint_event: int) -> str | None:
-    """The answer given to one checkpoint, if any."""
-    for event in store.events(plan_id, after=checkpoint_event, task_id=task_id):
-        if event.kind == "task.checkpoint_answered" and event.data.get("checkpoint") == checkpoint_event:
-            return event.data.get("answer")
-    return None
+    """The answer given to one checkpoint, if any (read from the task's folded view)."""
+    view = Folder().feed(store.events(plan_id, task_id=task_id)).view(task_id)
+    return view.checkpoint_answer if view.pending_checkpoint == checkpoint_event else None

@@ -15,7 +15,11 @@ from pathlib import Path
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome
 from baton_tui.store.db import AttemptRow, PlanRow
+from baton_tui.store.events import EventKind, State
+from baton_tui.store.views import Folder, TaskView
 from baton_tui.workspace import Workspace
+
+K = EventKind
 
 CHECK_TIMEOUT = 1800
 TAIL_LINES = 30
@@ -63,10 +67,14 @@ class Finisher:
         self.ws, self.plan, self.doc = ws, plan, doc
         self.store = ws.store
 
-    def emit(self, task: Task, kind: str, **data: object) -> None:
+    def emit(self, task: Task, kind: EventKind, **data: object) -> None:
         self.store.append(self.plan.id, task.id, kind, data)
 
-    def finish(self, task: Task, attempt: AttemptRow, intent: Intent) -> str:
+    def view(self, task: Task) -> TaskView:
+        """The task's view, freshly folded (an agent may have just reported)."""
+        return Folder().feed(self.store.events(self.plan.id, task_id=task.id)).view(task.id)
+
+    def finish(self, task: Task, attempt: AttemptRow, intent: Intent) -> State:
         """Decide and record the task's next state; returns it."""
         player = self.ws.catalog.players.get(task.player)
         log_text = ""
@@ -79,61 +87,53 @@ class Finisher:
         if outcome.session_id and outcome.session_id != attempt.session_id:
             self.store.update_attempt(attempt.id, session_id=outcome.session_id)
         if outcome.tokens or outcome.cost:
-            self.emit(task, "task.usage", tokens=outcome.tokens, cost=outcome.cost,
+            self.emit(task, K.TASK_USAGE, tokens=outcome.tokens, cost=outcome.cost,
                       attempt=attempt.id)
         spec = attempt.spec
         workdir = Path(spec.get("cwd", self.ws.root))
         if intent.pause:
-            self.emit(task, "task.paused", reason="interrupted", attempt=attempt.id)
-            return "paused"
+            self.emit(task, K.TASK_PAUSED, reason="interrupted", attempt=attempt.id)
+            return State.PAUSED
         if intent.stop:
-            self.emit(task, "task.failed", reason="stopped by you", attempt=attempt.id,
+            self.emit(task, K.TASK_FAILED, reason="stopped by you", attempt=attempt.id,
                       output=tail(attempt.log_path))
-            return "failed"
+            return State.FAILED
         report = attempt.report or outcome.report
-        if report is None and self._waiting_on_checkpoint(task, attempt):
-            return "checkpoint"
+        view = self.view(task)
+        if report is None and view.pending_checkpoint and view.checkpoint_attempt == attempt.id:
+            return State.CHECKPOINT  # it ended its turn to wait for the answer
         if task.player == "script":
             status = attempt.exit_status
             report = ({"status": "done", "summary": f"`{task.check}` passed"} if status == 0 else
                       {"status": "failed", "reason": f"`{task.check}` exited {status}"})
         if report is None:
-            return self._no_report(task, attempt, outcome)
+            return self._no_report(task, attempt, outcome, view)
         if report.get("status") == "failed":
-            self.emit(task, "task.failed", reason=report.get("reason", "the agent reported "
+            self.emit(task, K.TASK_FAILED, reason=report.get("reason", "the agent reported "
                       "failure"), attempt=attempt.id, output=tail(attempt.log_path))
-            return "failed"
+            return State.FAILED
         if task.mode == "research":
             return self._finish_research(task, attempt, workdir, report)
         return self._finish_build(task, attempt, workdir, report)
 
-    def _waiting_on_checkpoint(self, task: Task, attempt: AttemptRow) -> bool:
-        last = None
-        for event in self.store.events(self.plan.id, task_id=task.id):
-            if event.kind == "task.checkpoint" and event.data.get("attempt") == attempt.id:
-                last = event
-            elif event.kind == "task.continued" and last is not None:
-                last = None
-        return last is not None
-
-    def _no_report(self, task: Task, attempt: AttemptRow, outcome: Outcome) -> str:
+    def _no_report(self, task: Task, attempt: AttemptRow, outcome: Outcome,
+                   view: TaskView) -> State:
         if outcome.limit_until:
-            self.emit(task, "task.paused", reason="usage limit", until=outcome.limit_until,
+            self.emit(task, K.TASK_PAUSED, reason="usage limit", until=outcome.limit_until,
                       attempt=attempt.id)
-            return "paused"
+            return State.PAUSED
         if outcome.rate_limited:
-            tries = sum(1 for e in self.store.events(self.plan.id, task_id=task.id)
-                        if e.kind == "task.queued" and e.data.get("rate_limited"))
+            tries = view.rate_limit_retries
             allowed = self.ws.config.limits.retries
             if tries < allowed:
                 delay = min(300.0, 5.0 * 2 ** tries)
-                self.emit(task, "task.queued", rate_limited=True, not_before=time.time() + delay,
+                self.emit(task, K.TASK_QUEUED, rate_limited=True, not_before=time.time() + delay,
                           reason=f"rate limited (429): retry {tries + 1} of {allowed} in "
                                  f"{int(delay)}s")
-                return "queued"
-            self.emit(task, "task.failed", reason=f"rate limited (429) after {allowed} retries",
+                return State.QUEUED
+            self.emit(task, K.TASK_FAILED, reason=f"rate limited (429) after {allowed} retries",
                       attempt=attempt.id, output=tail(attempt.log_path))
-            return "failed"
+            return State.FAILED
         if attempt.spec.get("silenced"):
             reason = f"silent for {int(attempt.spec['silenced'])}s: stopped (its branch is kept)"
         elif attempt.exit_status is None:
@@ -142,12 +142,12 @@ class Finisher:
             reason = f"exited (status {attempt.exit_status}) without reporting"
         if outcome.error:
             reason += f": {outcome.error}"
-        self.emit(task, "task.failed", reason=reason, attempt=attempt.id,
+        self.emit(task, K.TASK_FAILED, reason=reason, attempt=attempt.id,
                   output=tail(attempt.log_path))
-        return "failed"
+        return State.FAILED
 
     def _finish_research(self, task: Task, attempt: AttemptRow, workdir: Path,
-                         report: dict) -> str:
+                         report: dict) -> State:
         if self.ws.paths.is_git and workdir != self.ws.root:
             from baton_tui.gitops import worktrees
 
@@ -155,23 +155,23 @@ class Finisher:
             if changed:
                 ref = f"refs/baton/{self.plan.slug}/research-{task.id}-{attempt.id}"
                 worktrees.snapshot(workdir, ref, f"Stray writes of research task {task.id}")
-                self.emit(task, "task.failed", attempt=attempt.id, kept=ref,
+                self.emit(task, K.TASK_FAILED, attempt=attempt.id, kept=ref,
                           reason=f"research task changed files ({', '.join(changed[:5])}): "
                                  f"nothing landed; kept under {ref} for inspection")
-                return "failed"
+                return State.FAILED
             worktrees.remove_worktree(self.ws.root, workdir)
-        self.emit(task, "task.done", summary=report.get("summary", ""), attempt=attempt.id)
-        return "done"
+        self.emit(task, K.TASK_DONE, summary=report.get("summary", ""), attempt=attempt.id)
+        return State.DONE
 
-    def _finish_build(self, task: Task, attempt: AttemptRow, workdir: Path, report: dict) -> str:
+    def _finish_build(self, task: Task, attempt: AttemptRow, workdir: Path, report: dict) -> State:
         # A `script` task's check already ran as the task itself: never run it twice.
         if task.check and task.player != "script":
             code, output = run_check(task.check, workdir)
-            self.emit(task, "task.check", exit=code, output=output, attempt=attempt.id)
+            self.emit(task, K.TASK_CHECK, exit=code, output=output, attempt=attempt.id)
             if code != 0:
-                self.emit(task, "task.failed", reason=f"check `{task.check}` exited {code}",
+                self.emit(task, K.TASK_FAILED, reason=f"check `{task.check}` exited {code}",
                           attempt=attempt.id, output=output[-3000:])
-                return "failed"
+                return State.FAILED
         git_mode = self.ws.paths.is_git and workdir != self.ws.root
         if git_mode:
             from baton_tui.gitops import landing, worktrees
@@ -179,23 +179,22 @@ class Finisher:
             worktrees.commit_all(workdir, f"Task {task.id}: {task.title}\n\n"
                                           f"{report.get('summary', '')}".strip())
             branch = attempt.spec.get("branch")
-            base = self.store.task_base(self.plan.id, task.id)
+            base = self.view(task).base
             if base and branch:
                 changed = landing.changed_files(self.ws.root, base, f"refs/heads/{branch}")
                 outside = landing.files_outside(changed, task.scope)
                 if outside:
-                    self.emit(task, "task.flagged", message="edits outside scope: "
+                    self.emit(task, K.TASK_FLAGGED, flag="scope", message="edits outside scope: "
                               + ", ".join(outside[:10]), files=outside)
-        if task.checkpoint and not any(e.kind == "task.checkpoint" for e in
-                                       self.store.events(self.plan.id, task_id=task.id)):
-            self.emit(task, "task.flagged", message="checkpoint task never called "
-                      "`baton checkpoint`")
-        self.emit(task, "task.done", summary=report.get("summary", ""), attempt=attempt.id)
+        if task.checkpoint and not self.view(task).asked_checkpoint:
+            self.emit(task, K.TASK_FLAGGED, flag="checkpoint", message="checkpoint task never "
+                      "called `baton checkpoint`")
+        self.emit(task, K.TASK_DONE, summary=report.get("summary", ""), attempt=attempt.id)
         if not git_mode:
-            return "done"
+            return State.DONE
         return self.land(task, attempt.spec.get("branch"))
 
-    def commit_and_land(self, task: Task) -> str:
+    def commit_and_land(self, task: Task) -> State:
         """Land a task marked done outside an attempt's end: a taken-over task, or one whose
         conductor died while landing. Whatever is in its worktree is committed first."""
         from baton_tui.gitops import worktrees
@@ -206,7 +205,7 @@ class Finisher:
             worktrees.commit_all(path, f"Task {task.id}: {task.title}")
         return self.land(task, None)
 
-    def land(self, task: Task, branch: str | None) -> str:
+    def land(self, task: Task, branch: str | None) -> State:
         """Land the task branch on the integration branch without checking anything out."""
         from baton_tui.gitops import git, landing
         from baton_tui.plan.slug import integration_branch, task_branch
@@ -217,12 +216,12 @@ class Finisher:
                 result = landing.land(self.ws.root, branch, integration_branch(self.plan.slug),
                                       f"Land task {task.id}: {task.title}")
             except git.GitError as exc:
-                self.emit(task, "task.failed", reason=f"landing failed: {exc.stderr or exc}"[:500])
-                return "failed"
+                self.emit(task, K.TASK_FAILED, reason=f"landing failed: {exc.stderr or exc}"[:500])
+                return State.FAILED
         if not result.ok:
-            self.emit(task, "task.failed", conflicts=result.conflicts,
+            self.emit(task, K.TASK_FAILED, conflicts=result.conflicts,
                       reason="conflict landing on the integration branch: "
                              + ", ".join(result.conflicts[:8]) + " (branch kept; nothing merged)")
-            return "failed"
-        self.emit(task, "task.landed", commit=result.commit, at=time.time())
-        return "landed"
+            return State.FAILED
+        self.emit(task, K.TASK_LANDED, commit=result.commit, at=time.time())
+        return State.LANDED

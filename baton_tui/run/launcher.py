@@ -16,6 +16,7 @@ from baton_tui.players.base import AttemptContext
 from baton_tui.run import layout
 from baton_tui.run.prompt import compose, write_private
 from baton_tui.store.db import PlanRow
+from baton_tui.store.events import EventKind
 from baton_tui.workspace import Workspace
 
 SETUP_TIMEOUT = 900
@@ -176,7 +177,8 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     from baton_tui import procs
 
     store.update_attempt(attempt_id, shim_pid=proc.pid)
-    store.append(plan.id, task.id, "task.resumed" if spec["resumed"] else "task.started",
+    store.append(plan.id, task.id,
+                 EventKind.TASK_RESUMED if spec["resumed"] else EventKind.TASK_STARTED,
                  {"attempt": attempt_id, "player": task.player, "workdir": str(workdir.path),
                   "base": workdir.base, "branch": workdir.branch,
                   "shim_token": procs.start_token(proc.pid)})

@@ -206,11 +206,9 @@ class Store:
 
     def task_base(self, plan_id: int, task_id: int) -> str | None:
         """The commit a task's branch was cut from (recorded when its worktree was made)."""
-        base = None
-        for event in self.events(plan_id, task_id=task_id):
-            if event.kind == "task.started" and event.data.get("base"):
-                base = event.data["base"]
-        return base
+        from baton_tui.store.views import Folder
+
+        return Folder().feed(self.events(plan_id, task_id=task_id)).view(task_id).base
 
     def last_event_id(self) -> int:
         row = self.conn.execute("SELECT MAX(id) FROM events").fetchone()
@@ -235,6 +233,27 @@ class Store:
     def plan(self, plan_id: int) -> PlanRow | None:
         row = self.conn.execute("SELECT * FROM plans WHERE id = ?", (plan_id,)).fetchone()
         return self._plan(row) if row else None
+
+    def plan_ids(self) -> list[int]:
+        """Every plan ever stored, archived ones included, oldest first."""
+        return [r[0] for r in self.conn.execute("SELECT id FROM plans ORDER BY id")]
+
+    def check_readable(self) -> None:
+        """Touch the schema, so a damaged file fails now with sqlite's own words."""
+        self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+
+    # meta: small documents of Baton's own (the planner's session) ----------------
+    def get_meta(self, key: str) -> Any:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Store `value` as JSON under `key`; None deletes it."""
+        if value is None:
+            self.conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+        else:
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                              (key, json.dumps(value)))
 
     def slugs(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT slug FROM plans")}

@@ -1,36 +1,188 @@
-"""Typed events and the task state they imply (standard library only).
+"""Typed events and task states — the vocabulary every other module speaks (stdlib only).
 
-A task's state is never stored on its own: it is whatever its latest
-state-changing event says. Other events (progress, output, flags) only add detail.
+A task's state is never stored on its own: it is whatever its latest state-changing
+event says (`store/views.py` folds them). Kinds and states are `StrEnum`s whose values
+are exactly the strings stored in the database, so today's databases read unchanged
+and an unknown kind (from a newer Baton) stays a plain string that nothing acts on.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypedDict
 
-STATES = (
-    "draft", "queued", "running", "done", "landed", "merged",
-    "paused", "checkpoint", "failed", "parked", "discarded",
-)
 
-# Event kind -> the state it puts the task in.
-STATE_EVENTS: dict[str, str] = {
-    "task.queued": "queued",
-    "task.started": "running",
-    "task.resumed": "running",
-    "task.continued": "running",
-    "task.done": "done",
-    "task.landed": "landed",
-    "task.merged": "merged",
-    "task.paused": "paused",
-    "task.checkpoint": "checkpoint",
-    "task.failed": "failed",
-    "task.parked": "parked",
-    "task.discarded": "discarded",
-    "task.reset": "draft",
+class State(StrEnum):
+    """Where a task is (DESIGN.md: draft → queued → running → done → landed → merged)."""
+
+    DRAFT = "draft"
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    LANDED = "landed"
+    MERGED = "merged"
+    PAUSED = "paused"
+    CHECKPOINT = "checkpoint"
+    FAILED = "failed"
+    PARKED = "parked"
+    DISCARDED = "discarded"
+
+
+STATES = tuple(State)
+
+# Named groups: every rule about "which states" uses one of these, never a fresh tuple.
+PENDING = frozenset({State.DRAFT, State.QUEUED})                    # not started yet
+ACTIVE = frozenset({State.RUNNING, State.CHECKPOINT})               # an agent may be live
+RESTARTABLE = frozenset({State.FAILED, State.PARKED, State.PAUSED})  # retry / reassign / take over
+BROKEN = frozenset({State.FAILED, State.PARKED})                    # the run did not succeed
+BLOCKING = frozenset({State.FAILED, State.PARKED, State.DISCARDED})  # dependents cannot start
+WAITING = frozenset({State.PAUSED, State.CHECKPOINT})               # on the person or a reset
+LANDED = frozenset({State.LANDED, State.MERGED})                    # on the integration branch
+FINISHED = frozenset({State.DONE, State.LANDED, State.MERGED, State.DISCARDED})
+SETTLED = frozenset({State.MERGED, State.DISCARDED})                # nothing left to bring home
+ENDED = frozenset({State.DONE, State.LANDED, State.MERGED, State.FAILED, State.PARKED,
+                   State.DISCARDED})
+
+
+class EventKind(StrEnum):
+    """Every kind of event Baton writes. The value is what the store holds."""
+
+    # a task's state changes
+    TASK_QUEUED = "task.queued"
+    TASK_STARTED = "task.started"
+    TASK_RESUMED = "task.resumed"
+    TASK_CONTINUED = "task.continued"
+    TASK_DONE = "task.done"
+    TASK_LANDED = "task.landed"
+    TASK_MERGED = "task.merged"
+    TASK_PAUSED = "task.paused"
+    TASK_CHECKPOINT = "task.checkpoint"
+    TASK_FAILED = "task.failed"
+    TASK_PARKED = "task.parked"
+    TASK_DISCARDED = "task.discarded"
+    TASK_RESET = "task.reset"
+    # details about a task
+    TASK_PROGRESS = "task.progress"
+    TASK_REPORTED = "task.reported"
+    TASK_REPORT_REFUSED = "task.report_refused"
+    TASK_CHECKPOINT_ANSWERED = "task.checkpoint_answered"
+    TASK_USAGE = "task.usage"
+    TASK_FLAGGED = "task.flagged"
+    TASK_CHECK = "task.check"
+    TASK_STOP_REQUESTED = "task.stop_requested"
+    # the plan
+    PLAN_CREATED = "plan.created"
+    PLAN_ARCHIVED = "plan.archived"
+    PLAN_EDITED = "plan.edited"
+    PLAN_APPROVED = "plan.approved"
+    PLAN_APPROVAL_VOIDED = "plan.approval_voided"
+    PLAN_AUTONOMY = "plan.autonomy"
+    # the run and its conductor
+    RUN_STARTED = "run.started"
+    RUN_RESUMED = "run.resumed"
+    RUN_PAUSE_REQUESTED = "run.pause_requested"
+    RUN_CHECK = "run.check"
+    RUN_FINISHED = "run.finished"
+    CONDUCTOR_STARTED = "conductor.started"
+    CONDUCTOR_CRASHED = "conductor.crashed"
+    # handoff, trust, planning
+    HANDOFF_MERGED = "handoff.merged"
+    TRUST_RECORDED = "trust.recorded"
+    PLANNER_STEP = "planner.step"
+    PLANNER_QUESTIONS = "planner.questions"
+    PLANNER_PLAN = "planner.plan"
+    PLANNER_REPAIR = "planner.repair"
+    PLANNER_FAILED = "planner.failed"
+
+
+K = EventKind
+
+# Event kind -> the state it puts the task in. Every other kind adds detail only.
+STATE_EVENTS: dict[str, State] = {
+    K.TASK_QUEUED: State.QUEUED, K.TASK_STARTED: State.RUNNING, K.TASK_RESUMED: State.RUNNING,
+    K.TASK_CONTINUED: State.RUNNING, K.TASK_DONE: State.DONE, K.TASK_LANDED: State.LANDED,
+    K.TASK_MERGED: State.MERGED, K.TASK_PAUSED: State.PAUSED,
+    K.TASK_CHECKPOINT: State.CHECKPOINT, K.TASK_FAILED: State.FAILED,
+    K.TASK_PARKED: State.PARKED, K.TASK_DISCARDED: State.DISCARDED, K.TASK_RESET: State.DRAFT,
 }
-# Every other kind (task.progress, task.reported, task.flagged, plan.*, run.*, …) adds detail
-# and leaves the state alone.
+STARTS = frozenset({K.TASK_STARTED, K.TASK_RESUMED})
+# What an agent itself writes, through `baton report` / `baton checkpoint`: activity.
+AGENT_EVENTS = frozenset({K.TASK_PROGRESS, K.TASK_REPORTED, K.TASK_CHECKPOINT, K.TASK_CONTINUED})
+
+
+# Typed payloads: the keys each kind's `data` may hold (all optional: older rows lack some).
+class Queued(TypedDict, total=False):
+    by: str                 # "retry" | "start" | "autopilot" | absent for the run's own queueing
+    feedback: str | None
+    rate_limited: bool
+    not_before: float
+    reason: str
+
+
+class Started(TypedDict, total=False):
+    attempt: int
+    player: str
+    workdir: str
+    base: str | None
+    branch: str | None
+    shim_token: float | None
+
+
+# done, failed, paused, parked, landed, merged, discarded ("with" is not an identifier)
+Ended = TypedDict("Ended", {
+    "attempt": int, "summary": str, "reason": str, "output": str, "until": float,
+    "conflicts": list[str], "kept": str | None, "commit": str, "at": float, "by": str,
+    "took_over": bool, "onto": str, "with": int | None,
+}, total=False)
+
+
+class Checkpoint(TypedDict, total=False):
+    what: str
+    attempt: int
+    evidence: str | None
+
+
+class CheckpointAnswered(TypedDict, total=False):
+    checkpoint: int
+    answer: str             # "yes" | "no"
+    by: str
+
+
+class Flagged(TypedDict, total=False):
+    message: str
+    flag: str               # "stall" | "loop" | "scope" | "checkpoint" | …
+    files: list[str]
+
+
+class Usage(TypedDict, total=False):
+    tokens: int
+    cost: float
+    attempt: int
+
+
+class Reported(TypedDict, total=False):
+    attempt: int
+    status: str
+    summary: str
+    reason: str
+    ts: float
+
+
+PAYLOADS: dict[EventKind, type] = {
+    K.TASK_QUEUED: Queued, K.TASK_STARTED: Started, K.TASK_RESUMED: Started,
+    K.TASK_CHECKPOINT: Checkpoint, K.TASK_CHECKPOINT_ANSWERED: CheckpointAnswered,
+    K.TASK_FLAGGED: Flagged, K.TASK_USAGE: Usage, K.TASK_REPORTED: Reported,
+    **{kind: Ended for kind in (K.TASK_DONE, K.TASK_FAILED, K.TASK_PAUSED, K.TASK_PARKED,
+                                K.TASK_LANDED, K.TASK_MERGED, K.TASK_DISCARDED)},
+}
+
+
+def kind_of(raw: str) -> EventKind | str:
+    """The typed kind of a stored string; an unknown one stays a string (forward compatible)."""
+    try:
+        return EventKind(raw)
+    except ValueError:
+        return raw
 
 
 class Event:
@@ -40,103 +192,18 @@ class Event:
 
     def __init__(self, id: int, plan_id: int | None, task_id: int | None, kind: str,
                  data: dict[str, Any] | None = None, ts: float = 0.0):
-        self.id, self.plan_id, self.task_id, self.kind = id, plan_id, task_id, kind
+        self.id, self.plan_id, self.task_id = id, plan_id, task_id
+        self.kind = kind_of(kind)
         self.data = data if data is not None else {}
         self.ts = ts
 
     def __repr__(self) -> str:
-        return f"Event({self.id}, {self.kind!r}, task={self.task_id}, data={self.data!r})"
+        return f"Event({self.id}, {str(self.kind)!r}, task={self.task_id}, data={self.data!r})"
 
     @property
-    def state(self) -> str | None:
+    def state(self) -> State | None:
         return STATE_EVENTS.get(self.kind)
 
     def as_json(self) -> dict[str, Any]:
         return {"id": self.id, "ts": self.ts, "plan": self.plan_id, "task": self.task_id,
-                "kind": self.kind, **({"data": self.data} if self.data else {})}
-
-
-class TaskView:
-    """What the events say about one task: its state and the latest details."""
-
-    def __init__(self) -> None:
-        self.state = "draft"
-        self.reason: str | None = None
-        self.progress: str | None = None
-        self.until: float | None = None
-        self.started_at: float | None = None
-        self.ended_at: float | None = None
-        self.wall = 0.0
-        self.tokens = 0
-        self.cost = 0.0
-        self.summary: str | None = None
-        self.checkpoint: str | None = None
-        self.flags: list[str] = []
-        self.attempts = 0
-        self.started = False
-
-
-def fold(events: list[Event]) -> dict[int, TaskView]:
-    """Fold a plan's events (in id order) into one view per task."""
-    views: dict[int, TaskView] = {}
-    for event in events:
-        if event.task_id is None:
-            continue
-        view = views.setdefault(event.task_id, TaskView())
-        data = event.data
-        if event.kind == "task.reset":
-            views[event.task_id] = TaskView()
-            continue
-        state = event.state
-        if state is not None:
-            if view.state == "running" and view.started_at is not None and state != "running":
-                view.wall += event.ts - view.started_at
-                view.started_at = None
-            view.state = state
-            view.reason = data.get("reason")
-            view.until = data.get("until")
-            if state == "running":
-                view.started = True
-                view.started_at = event.ts
-                if event.kind == "task.started":
-                    view.attempts += 1
-            if state in ("done", "landed", "failed", "parked", "merged", "discarded"):
-                view.ended_at = event.ts
-            if state == "checkpoint":
-                view.checkpoint = data.get("what")
-            if state == "done" and data.get("summary"):
-                view.summary = data["summary"]
-        elif event.kind == "task.progress":
-            view.progress = data.get("message")
-        elif event.kind == "task.reported" and data.get("summary"):
-            view.summary = data["summary"]
-        elif event.kind == "task.usage":
-            view.tokens += int(data.get("tokens") or 0)
-            view.cost += float(data.get("cost") or 0.0)
-        elif event.kind == "task.flagged":
-            view.flags.append(str(data.get("message")))
-    return views
-
-
-def blocked_by(task_deps: dict[int, list[int]], views: dict[int, TaskView]) -> dict[int, int]:
-    """Queued or draft tasks whose dependency failed (directly or transitively): id -> blocker."""
-    result: dict[int, int] = {}
-
-    def blocker(task_id: int, seen: frozenset[int]) -> int | None:
-        for dep in task_deps.get(task_id, []):
-            if dep in seen:
-                continue
-            dep_state = views.get(dep, TaskView()).state
-            if dep_state in ("failed", "parked", "discarded"):
-                return dep
-            found = blocker(dep, seen | {dep})
-            if found is not None:
-                return found
-        return None
-
-    for task_id in task_deps:
-        if views.get(task_id, TaskView()).state in ("draft", "queued"):
-            found = blocker(task_id, frozenset({task_id}))
-            if found is not None:
-                result[task_id] = found
-    return result
+                "kind": str(self.kind), **({"data": self.data} if self.data else {})}

@@ -12,13 +12,9 @@ from typing import Any, Callable
 
 from textual import work
 
-from baton_tui.errors import BatonError
-from baton_tui.plan import current as plan_current
-from baton_tui.plan.dag import dependents
-from baton_tui.plan.edits import parse_list
-from baton_tui.plan.model import AUTONOMIES, MODES
-from baton_tui.tui.board import TaskRow
-from baton_tui.tui.messages import PlanApproved, PlanEdited, RunCommanded
+from baton_tui import api
+from baton_tui.api import AUTONOMIES, MODES, BatonError, TaskSnap
+from baton_tui.tui.messages import EngineRefused, PlanApproved, PlanEdited, RunCommanded
 from baton_tui.tui.screens.add_task import AddTaskModal
 from baton_tui.tui.screens.pickers import (
     Choice, ChoiceModal, ConfirmModal, PickManyModal, TextModal,
@@ -28,11 +24,6 @@ from baton_tui.tui.screens.task_detail import TaskDetail
 
 ACTION = dict(group="action", exit_on_error=False)
 DEFAULT = "(default)"  # the picker value for "the player's default"
-
-
-def detect_all(catalog: Any) -> dict:
-    """Detection for every player (may run `--version` subprocesses: call off the loop)."""
-    return {name: player.detect() for name, player in catalog.players.items()}
 
 
 class TaskActions:
@@ -51,11 +42,12 @@ class TaskActions:
 
     def refused(self, what: str, lines: list[str]) -> None:
         self.notify("\n".join(lines), title=f"{what}: refused", severity="error", timeout=8)
+        self.post_message(EngineRefused(what, lines))
 
-    async def edit(self, task: TaskRow, field: str, value: Any) -> bool:
+    async def edit(self, task: TaskSnap, field: str, value: Any) -> bool:
         voided = self.board.approved
-        ok, _ = await self.engine_call(f"#{task.id} {field}", plan_current.edit_task, task.id,
-                                       field, value)
+        ok, _ = await self.engine_call(f"#{task.id} {field}", api.edit_task, task.id, field,
+                                       value)
         if ok:
             self.post_message(PlanEdited(task.id, field, voided and not task.started))
             note = f"#{task.id} {field.replace('depends_on', 'dependencies')} saved"
@@ -64,22 +56,9 @@ class TaskActions:
             self.notify(note, severity="warning" if voided else "information")
         return ok
 
-    def run_control(self, name: str) -> Callable | None:
-        """A function of `baton_tui.run.control`, or None with a visible reason."""
-        try:
-            from baton_tui.run import control
-        except ImportError:
-            control = None
-        fn = getattr(control, name, None)
-        if fn is None:
-            self.notify(f"run control is not available in this build "
-                        f"(baton_tui.run.control.{name} is missing)", severity="error")
-        return fn
-
-    async def control(self, name: str, task: TaskRow | None, *args: Any) -> None:
-        fn = self.run_control(name)
-        if fn is None:
-            return
+    async def control(self, name: str, task: TaskSnap | None, *args: Any) -> None:
+        """Run one run-control function of the façade (`start_run`, `stop_task` …)."""
+        fn = getattr(api, name)
         target = f"#{task.id} " if task else ""
         ok, result = await self.engine_call(f"{target}{name.replace('_', ' ')}", fn,
                                             *([task.id] if task else []), *args)
@@ -91,13 +70,13 @@ class TaskActions:
     async def ready_players(self) -> tuple[list[str], list[str]]:
         """(offered, not offered with why) — only detected, ready players are offered."""
         if self.detections is None:
-            self.detections = await asyncio.to_thread(detect_all, self.ws.catalog)
+            self.detections = await asyncio.to_thread(api.detect_players, self.ws)
         ready = [n for n, d in self.detections.items() if d.ready]
         missing = [f"{n} ({d.reason})" for n, d in self.detections.items() if not d.ready]
         return ready, missing
 
-    def focused_task(self) -> TaskRow:
-        task = self.plan_pane.task
+    def focused_task(self) -> TaskSnap:
+        task = self.plan_pane.selected_task
         assert task is not None  # check_action refuses task keys without a task
         return task
 
@@ -130,8 +109,7 @@ class TaskActions:
     @work(**ACTION, description="choose model")
     async def action_pick_model(self) -> None:
         task = self.focused_task()
-        player = self.ws.catalog.players.get(task.player)
-        catalog = player.catalog() if player else None
+        catalog, default = api.player_catalog(self.ws, task.player)
         if catalog is None:
             value = await self.push_screen_wait(TextModal(
                 f"model of #{task.id}", task.model or "", "empty: the player's default",
@@ -140,7 +118,6 @@ class TaskActions:
                 return
             model = value.strip() or None
         else:
-            default = player.default_model if player else None
             choices = [Choice(DEFAULT, f"(default{': ' + default if default else ''})")]
             value = await self.push_screen_wait(ChoiceModal(
                 f"model of #{task.id}", choices + [Choice(m, m) for m in catalog],
@@ -154,8 +131,7 @@ class TaskActions:
     @work(**ACTION, description="choose effort")
     async def action_pick_effort(self) -> None:
         task = self.focused_task()
-        player = self.ws.catalog.players.get(task.player)
-        efforts = player.efforts if player else ("low", "medium", "high")
+        efforts = api.player_efforts(self.ws, task.player)
         choices = [Choice(DEFAULT, "(player default)")] + [Choice(e, e) for e in efforts]
         value = await self.push_screen_wait(ChoiceModal(f"effort of #{task.id}", choices,
                                                         task.effort or DEFAULT))
@@ -179,7 +155,7 @@ class TaskActions:
     async def action_edit_deps(self) -> None:
         task = self.focused_task()
         deps = {t.id: list(t.depends_on) for t in self.board.tasks}
-        below = dependents(deps, task.id)
+        below = api.dependents(deps, task.id)
         choices = [Choice(t.id, f"#{t.id} {t.title}") for t in self.board.tasks
                    if t.id != task.id and t.id not in below]
         note = (f"not offered (they depend on #{task.id}): "
@@ -192,15 +168,14 @@ class TaskActions:
     @work(**ACTION, description="edit skills")
     async def action_edit_skills(self) -> None:
         task = self.focused_task()
-        skills = self.ws.skills
-        choices = [Choice(name, f"{name} — {skill.description}")
-                   for name, skill in sorted(skills.items())]
+        choices = [Choice(name, f"{name} — {description}")
+                   for name, description in api.skills(self.ws).items()]
         value = await self.push_screen_wait(PickManyModal(
             f"skills of #{task.id}", choices, list(task.skills)))
         if value is not None and value != list(task.skills):
             await self.edit(task, "skills", value)
 
-    async def _text_field(self, task: TaskRow, field: str, label: str, current: str,
+    async def _text_field(self, task: TaskSnap, field: str, label: str, current: str,
                           convert: Callable[[str], Any], note: str = "",
                           allow_empty: bool = True) -> None:
         value = await self.push_screen_wait(TextModal(
@@ -221,7 +196,7 @@ class TaskActions:
     async def action_edit_scope(self) -> None:
         task = self.focused_task()
         await self._text_field(task, "scope", "scope", ", ".join(task.scope),
-                               lambda v: parse_list(v),
+                               api.parse_list,
                                note="paths or globs, comma-separated; empty for none")
 
     @work(**ACTION, description="edit check")
@@ -239,14 +214,14 @@ class TaskActions:
     @work(**ACTION, description="add task")
     async def action_add_task(self) -> None:
         ready, _ = await self.ready_players()
-        focused = self.plan_pane.task
-        default = self.ws.config.players.default or (focused.player if focused else ready[0])
+        focused = self.plan_pane.selected_task
+        default = api.default_player(self.ws) or (focused.player if focused else ready[0])
         new = await self.push_screen_wait(AddTaskModal(ready, default, [], blink=self.blink))
         if new is None:
             return
         voided = self.board.approved
-        ok, new_id = await self.engine_call("add task", plan_current.add_task, new.title,
-                                            new.player, new.mode, new.deps, "")
+        ok, new_id = await self.engine_call("add task", api.add_task, new.title, new.player,
+                                            new.mode, new.deps, "")
         if ok:
             self.post_message(PlanEdited(new_id, "add", voided))
             self.notify(f"task #{new_id} added — press e to write its prompt"
@@ -260,15 +235,14 @@ class TaskActions:
             "remove task", f"Remove #{task.id} {task.title}?"))
         if sure:
             voided = self.board.approved
-            ok, _ = await self.engine_call(f"remove #{task.id}", plan_current.remove_task,
-                                           task.id)
+            ok, _ = await self.engine_call(f"remove #{task.id}", api.remove_task, task.id)
             if ok:
                 self.post_message(PlanEdited(task.id, "remove", voided))
                 self.notify(f"task #{task.id} removed" + (" · approval voided" if voided else ""))
 
     @work(**ACTION, description="approve")
     async def action_approve(self) -> None:
-        ok, result = await self.engine_call("approve", plan_current.approve)
+        ok, result = await self.engine_call("approve", api.approve)
         if ok:
             _row, warnings = result
             self.post_message(PlanApproved(warnings))
@@ -324,8 +298,7 @@ class TaskActions:
             "autonomy", [Choice(a, f"{a} — {notes[a]}") for a in AUTONOMIES],
             self.board.autonomy))
         if value is not None and value != self.board.autonomy:
-            voided = self.board.approved
-            ok, _ = await self.engine_call("autonomy", plan_current.set_autonomy, value)
+            ok, _ = await self.engine_call("autonomy", api.set_autonomy, value)
             if ok:
-                self.post_message(PlanEdited(None, "autonomy", voided))
-                self.notify(f"autonomy {value}" + (" · approval voided" if voided else ""))
+                self.post_message(PlanEdited(None, "autonomy", False))
+                self.notify(f"autonomy {value} — applies from the next decision on")

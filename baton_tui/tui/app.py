@@ -20,10 +20,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from baton_tui import api
+from baton_tui.api import Snapshot
 from baton_tui.tui import bindings
-from baton_tui.tui.actions import TaskActions, detect_all
-from baton_tui.tui.availability import PLAN_ACTIONS, TASK_ACTIONS, PlayerFacts, unavailable
-from baton_tui.tui.board import Board
+from baton_tui.tui.actions import TaskActions
+from baton_tui.tui.bindings import PLAN_ACTIONS, RULE_OF, TASK_KEYS
 from baton_tui.tui.conversation import converse, slash
 from baton_tui.tui.engine import EngineThread
 from baton_tui.tui.messages import BoardChanged, KeyRefused, PlanStored, PlayersDetected
@@ -36,7 +37,7 @@ from baton_tui.tui.widgets.header import BatonHeader
 from baton_tui.tui.widgets.plan_pane import PlanPane
 
 
-def keys_signature(board: Board) -> tuple:
+def keys_signature(board: Snapshot) -> tuple:
     """What key availability depends on, besides the cursor (the footer redraws on change)."""
     return (board.plan_id, board.approved, board.conductor_pid, len(board.tasks),
             tuple((t.id, t.state, t.blocked_by, t.player, t.mode) for t in board.tasks))
@@ -62,8 +63,8 @@ class BatonApp(TaskActions, App[int]):
         self.follow_logs = follow_logs
         self.detect_on_start = detect_players
         self.keymap = dict(keymap or {})
-        self.engine = EngineThread(ws.paths)
-        self.board = Board()
+        self.engine = EngineThread(ws)
+        self.board = api.snapshot_empty()
         self.board_count = 0
         self.detections: dict | None = None
         self.pending_question: PlannerQuestion | None = None
@@ -71,10 +72,7 @@ class BatonApp(TaskActions, App[int]):
         self._wake = threading.Event()
         self._focus_plan_next = True
         self._disabled: frozenset[str] = frozenset()
-        players = ws.catalog.players
-        self.player_facts = PlayerFacts(
-            catalog=lambda p: players[p].catalog() if p in players else None,
-            efforts=lambda p: tuple(players[p].efforts) if p in players else ())
+        self.player_facts = api.player_facts(ws)
 
     # layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -110,7 +108,7 @@ class BatonApp(TaskActions, App[int]):
                    lambda: worker.is_cancelled, self._wake, self.poll_interval)
 
     def _detect(self) -> None:
-        self.post_message(PlayersDetected(detect_all(self.ws.catalog)))
+        self.post_message(PlayersDetected(api.detect_players(self.ws)))
 
     def poke(self) -> None:
         """Ask the poller to read the store now (after an engine command)."""
@@ -144,7 +142,7 @@ class BatonApp(TaskActions, App[int]):
     @on(PlanPane.CursorMoved)
     def _cursor_moved(self) -> None:
         # Redraw the footer only when what the keys may do changed with the task.
-        disabled = frozenset(a for a in TASK_ACTIONS if self.why_not(a))
+        disabled = frozenset(a for a in TASK_KEYS if self.why_not(a))
         if disabled != self._disabled:
             self._disabled = disabled
             self.refresh_bindings()
@@ -172,10 +170,12 @@ class BatonApp(TaskActions, App[int]):
 
     # keys ---------------------------------------------------------------------------------
     def why_not(self, action: str) -> str | None:
-        """Why `action` does not apply now (None: it does)."""
+        """Why the key's `action` does not apply now (None: it does) — the rule book's words."""
+        if action not in RULE_OF:
+            return None
         pane = getattr(self, "plan_pane", None)
-        task = pane.task if pane is not None and pane.is_mounted else None
-        return unavailable(action, self.board, task, self.player_facts)
+        task = pane.selected_task if pane is not None and pane.is_mounted else None
+        return api.why_not(RULE_OF[action], self.board, task, self.player_facts)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in PLAN_ACTIONS:

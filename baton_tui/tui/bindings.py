@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+from baton_tui.api import TASK_ACTIONS, Action
+
 # Keys of the plan pane. Actions live on the App ("app." namespace), so one
 # `check_action` decides what applies now and why not.
 PLAN = [
@@ -66,3 +68,20 @@ def keymap_from_config(keys: dict[str, str]) -> dict[str, str]:
 def unknown_keys(keys: dict[str, str]) -> list[str]:
     known = {b.id for b in all_bindings() + CHAT if b.id}
     return sorted(k for k in keys if k not in known)
+
+
+# Each plan key's action -> the rule-book action that says whether it applies now.
+RULE_OF: dict[str, Action] = {
+    "task_detail": Action.DETAIL, "edit_prompt": Action.EDIT_PROMPT,
+    "pick_player": Action.EDIT_PLAYER, "pick_model": Action.EDIT_MODEL,
+    "pick_effort": Action.EDIT_EFFORT, "pick_mode": Action.EDIT_MODE,
+    "edit_deps": Action.EDIT_DEPS, "edit_skills": Action.EDIT_SKILLS,
+    "edit_title": Action.EDIT_TITLE, "edit_scope": Action.EDIT_SCOPE,
+    "edit_check": Action.EDIT_CHECK, "toggle_checkpoint": Action.EDIT_CHECKPOINT,
+    "add_task": Action.ADD_TASK, "remove_task": Action.REMOVE_TASK, "approve": Action.APPROVE,
+    "run_plan": Action.RUN, "start_task": Action.START_TASK, "stop_task": Action.STOP_TASK,
+    "retry_task": Action.RETRY_TASK, "answer_checkpoint": Action.ANSWER_CHECKPOINT,
+    "mark_done": Action.DONE, "pause_run": Action.PAUSE, "pick_autonomy": Action.SET_AUTONOMY,
+}
+PLAN_ACTIONS = frozenset(RULE_OF)
+TASK_KEYS = frozenset(key for key, rule in RULE_OF.items() if rule in TASK_ACTIONS)

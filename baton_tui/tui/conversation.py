@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from baton_tui.plan.current import store_new_plan
-from baton_tui.plan.model import parse_document, parse_text
+from baton_tui import api
 from baton_tui.tui.messages import PlanStored
 from baton_tui.tui.planner_port import DraftPlan, PlannerFailed, PlannerQuestion, ResearchStep
 
@@ -25,13 +24,11 @@ keys: tab moves between chat and plan · ? lists every key"""
 
 
 def _store_draft(ws: Any, raw: dict, source: str) -> str:
-    return store_new_plan(ws, parse_document(raw, source), source=source).slug
+    return api.store_plan(ws, raw, source).slug
 
 
 def _load_file(ws: Any, path: str) -> str:
     from pathlib import Path
-
-    from baton_tui.errors import BatonError
 
     file = Path(path).expanduser()
     if not file.is_absolute():
@@ -39,15 +36,12 @@ def _load_file(ws: Any, path: str) -> str:
     try:
         text = file.read_text()
     except OSError as exc:
-        raise BatonError(f"{path}: cannot read it ({exc.strerror})") from None
-    return store_new_plan(ws, parse_text(text, path), source=path).slug
+        raise api.BatonError(f"{path}: cannot read it ({exc.strerror})") from None
+    return api.load_plan(ws, text, path).slug
 
 
 def _status_text(ws: Any) -> str:
-    from baton_tui.commands.info import render_status
-    from baton_tui.store.status import build_status
-
-    return render_status(build_status(ws.store))
+    return api.status_text(api.snapshot(ws.store).as_json())
 
 
 async def slash(app: "BatonApp", line: str) -> None:
@@ -79,7 +73,7 @@ async def slash(app: "BatonApp", line: str) -> None:
             chat.say("baton", "no plan yet")
         else:
             chat.lines(f"{board.slug} · {board.state} · goal: {board.goal}")
-            for task in board.tasks:
+            for task in board.rows:
                 chat.lines(f"  #{task.id} {task.title} — {task.player} · {task.mode} · "
                            f"{task.words}")
     elif name in ("approve", "run"):

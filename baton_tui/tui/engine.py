@@ -2,8 +2,8 @@
 
 SQLite connections belong to the thread that opened them, and engine commands must
 never stall the event loop (a writer may hold the lock for a moment). So the App
-submits `fn(ws, *args)` to this single thread and awaits the result; commands are
-serialised, as they would be from one terminal.
+submits `fn(ws, *args)` — a function of the façade — to this single thread and awaits
+the result; commands are serialised, as they would be from one terminal.
 """
 
 from __future__ import annotations
@@ -13,23 +13,22 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, TypeVar
 
-from baton_tui.paths import RepoPaths
-from baton_tui.workspace import Workspace
+from baton_tui import api
 
 T = TypeVar("T")
 
 
 class EngineThread:
-    """Runs engine functions (`fn(ws, …)`) on a dedicated thread with its own Workspace."""
+    """Runs façade functions (`fn(ws, …)`) on a dedicated thread with its own workspace."""
 
-    def __init__(self, paths: RepoPaths):
-        self.paths = paths
+    def __init__(self, ws: Any):
+        self.ws = ws
         self._local = threading.local()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="baton-engine",
                                         initializer=self._open)
 
     def _open(self) -> None:
-        self._local.ws = Workspace(paths=self.paths)
+        self._local.ws = api.sibling(self.ws)
 
     def _run(self, fn: Callable[..., T], args: tuple, kwargs: dict) -> T:
         return fn(self._local.ws, *args, **kwargs)

@@ -12,7 +12,8 @@ import asyncio
 from pathlib import Path
 from typing import AsyncIterator
 
-from baton_tui.errors import BatonError
+from baton_tui import api
+from baton_tui.api import BatonError
 from baton_tui.tui.planner_port import (
     DraftPlan, PlannerEvent, PlannerFailed, PlannerQuestion, ResearchStep,
 )
@@ -50,17 +51,13 @@ class EnginePlanner:
                 loop.call_soon_threadsafe(queue.put_nowait, ResearchStep(text))
 
         def work():
-            from baton_tui.plan import planner
-            from baton_tui.plan.current import current
-            from baton_tui.workspace import Workspace
-
-            ws = Workspace(self.root)
+            ws = api.open_workspace(self.root)
             try:
                 if answering:
-                    result = planner.answer(ws, dict(self.answers), emit=emit)
+                    result = api.plan_answer(ws, dict(self.answers), emit=emit)
                 else:
-                    result = planner.start(ws, message, emit=emit)
-                doc = current(ws).doc.dump() if result.status == "plan" else None
+                    result = api.plan_goal(ws, message, emit=emit)
+                doc = api.current_doc(ws).dump() if result.status == "plan" else None
                 return result, doc
             finally:
                 ws.close()

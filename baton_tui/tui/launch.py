@@ -17,11 +17,11 @@ def make_app(ws: Any = None, *, planner: Planner | None = None,
     Key remapping comes from `[keys]` in the config; unknown binding ids are reported
     on stderr rather than ignored.
     """
+    from baton_tui import api
     from baton_tui.tui import bindings
     from baton_tui.tui.app import BatonApp
-    from baton_tui.workspace import Workspace
 
-    ws = ws or Workspace()
+    ws = ws or api.open_workspace()
     keys = dict(ws.config.keys)
     unknown = bindings.unknown_keys(keys)
     if unknown:
@@ -34,10 +34,10 @@ def make_app(ws: Any = None, *, planner: Planner | None = None,
 
 def run_app() -> int:
     """`baton` with no command: open the app; quitting leaves a run going in its conductor."""
+    from baton_tui import api
     from baton_tui.tui.engine_planner import EnginePlanner
-    from baton_tui.workspace import Workspace
 
-    ws = Workspace()
+    ws = api.open_workspace()
     app = make_app(ws, planner=EnginePlanner(ws.root))
     try:
         result = app.run()

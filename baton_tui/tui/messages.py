@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from baton_tui.tui.board import Board
+from baton_tui.api import Snapshot
 
 
 class BoardChanged(Message):
     """The poller read a new state of the plan from the store."""
 
-    def __init__(self, board: Board) -> None:
+    def __init__(self, board: Snapshot) -> None:
         super().__init__()
         self.board = board
 

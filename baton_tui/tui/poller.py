@@ -13,44 +13,36 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from baton_tui.store.db import Store
-from baton_tui.tui.board import Board, EventCache, build_board
+from baton_tui import api
+from baton_tui.api import Snapshot
 
 # A full rebuild at least this often: running tasks' elapsed time, a conductor that died.
 TICK = 1.0
 
 
-def poll_store(store_path: Path, clock: Callable[[], float], post: Callable[[Board], None],
+def poll_store(store_path: Path, clock: Callable[[], float], post: Callable[[Snapshot], None],
                cancelled: Callable[[], bool], wake: threading.Event,
                interval: float = 0.25) -> None:
-    """Post a new Board whenever the store's events (or the clock, while running) change it."""
-    store = Store(store_path)
-    cache = EventCache()
-    last_board: Board | None = None
+    """Post a new snapshot whenever the store's events (or the clock, while running) change it."""
+    store = api.store_at(store_path)
+    reader = api.snapshot_reader()
+    last_board: Snapshot | None = None
     last_event = -1
     last_full = 0.0
     try:
         while not cancelled():
-            newest = store.last_event_id()
+            newest = api.last_event_id(store)
             mono = time.monotonic()
             if newest != last_event or mono - last_full >= TICK or wake.is_set():
                 wake.clear()
                 last_event, last_full = newest, mono
-                cache.refresh(store)
-                board = build_board(store, cache.events, clock)
+                board = reader.read(store, now=clock())
                 if board != last_board:
                     last_board = board
                     post(board)
             wake.wait(interval)
     finally:
         store.close()
-
-
-def latest_log_path(store_path: Path, plan_id: int, task_id: int) -> str | None:
-    """The newest attempt's log file for a task (its own short-lived connection)."""
-    with Store(store_path) as store:
-        attempt = store.latest_attempt(plan_id, task_id)
-    return attempt.log_path if attempt else None
 
 
 def tail_log(store_path: Path, plan_id: int, task_id: int, post: Callable[[list[str], bool], None],
@@ -69,7 +61,7 @@ def tail_log(store_path: Path, plan_id: int, task_id: int, post: Callable[[list[
         now = time.monotonic()
         if now - checked > 1.0:
             checked = now
-            newest = latest_log_path(store_path, plan_id, task_id)
+            newest = api.latest_log_path(store_path, plan_id, task_id)
             if newest != path and newest:
                 path, pending = newest, b""
                 size = os.path.getsize(path) if os.path.exists(path) else 0

@@ -10,8 +10,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select
 
-from baton_tui.plan.edits import parse_ids
-from baton_tui.errors import BatonError
+from baton_tui.api import parse_ids
+from baton_tui.api import BatonError
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -15,8 +16,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Log, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
-from baton_tui.tui.board import TaskRow
-from baton_tui.tui.detail_data import DetailData, load_detail
+from baton_tui import api
+from baton_tui.api import TaskSnap
 from baton_tui.tui.messages import BoardChanged, OutputRead
 from baton_tui.tui.poller import tail_log
 from baton_tui.tui.widgets.task_card import card_text
@@ -25,7 +26,7 @@ from baton_tui.tui.widgets.task_card import card_text
 MAX_LINES = 1_000
 
 
-def fields_text(task: TaskRow) -> Text:
+def fields_text(task: TaskSnap) -> Text:
     text = card_text(task)
     text.append("\n\n")
     text.append("prompt\n", style="bold")
@@ -41,7 +42,7 @@ class TaskDetail(Screen[None]):
                 Binding("2", "tab('report')", "report", id="tab-report"),
                 Binding("3", "tab('diff')", "diff", id="tab-diff")]
 
-    def __init__(self, task: TaskRow, plan_id: int, base_commit: str | None,
+    def __init__(self, task: TaskSnap, plan_id: int, base_commit: str | None,
                  store_path: Path, root: Path, follow: bool = True) -> None:
         super().__init__()
         self.row = task
@@ -50,7 +51,7 @@ class TaskDetail(Screen[None]):
         self.store_path = store_path
         self.root = root
         self.follow = follow
-        self.data: DetailData | None = None
+        self.data: Any = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="detail"):
@@ -82,13 +83,13 @@ class TaskDetail(Screen[None]):
 
     @work(thread=True, group="detail-load", exclusive=True, exit_on_error=False,
           description="read report, check and diff")
-    def load(self) -> DetailData:
-        data = load_detail(self.store_path, self.root, self.plan_id, self.row.id,
+    def load(self) -> Any:
+        data = api.task_detail(self.store_path, self.root, self.plan_id, self.row.id,
                            self.base_commit, self.row.branch)
         self.app.call_from_thread(self.show_data, data)
         return data
 
-    def show_data(self, data: DetailData) -> None:
+    def show_data(self, data: Any) -> None:
         self.data = data
         self.query_one("#report-text", Static).update(Text(data.report + "\n\n" + data.check))
         diff = self.query_one("#diff-text", Static)

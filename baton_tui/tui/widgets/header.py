@@ -5,10 +5,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from baton_tui.tui.board import Board
+from baton_tui.api import Snapshot, snapshot_empty
 
 
-def header_text(repo_name: str, board: Board) -> Text:
+def header_text(repo_name: str, board: Snapshot) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(" baton ", style="bold reverse")
     text.append(f" {repo_name} ")
@@ -30,8 +30,8 @@ class BatonHeader(Static):
     """No clock here: the header changes only when the plan does (stable snapshots)."""
 
     def __init__(self, repo_name: str) -> None:
-        super().__init__(header_text(repo_name, Board()), id="header")
+        super().__init__(header_text(repo_name, snapshot_empty()), id="header")
         self.repo_name = repo_name
 
-    def show(self, board: Board) -> None:
+    def show(self, board: Snapshot) -> None:
         self.update(header_text(self.repo_name, board))

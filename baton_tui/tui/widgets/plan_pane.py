@@ -9,7 +9,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from baton_tui.tui import bindings
-from baton_tui.tui.board import Board, TaskRow
+from baton_tui.api import Snapshot, TaskSnap, snapshot_empty
 from baton_tui.tui.widgets.dag import DagView
 from baton_tui.tui.widgets.task_card import TaskCard
 
@@ -32,7 +32,7 @@ class PlanPane(VerticalScroll, can_focus=True):
 
     def __init__(self) -> None:
         super().__init__(id="plan")
-        self.board = Board()
+        self.board = snapshot_empty()
         self.border_title = "plan"
 
     def compose(self) -> ComposeResult:
@@ -41,18 +41,18 @@ class PlanPane(VerticalScroll, can_focus=True):
         yield Vertical(id="cards")
 
     @property
-    def task(self) -> TaskRow | None:
-        if not self.board.tasks:
+    def selected_task(self) -> TaskSnap | None:
+        if not self.board.rows:
             return None
-        return self.board.tasks[min(self.cursor, len(self.board.tasks) - 1)]
+        return self.board.rows[min(self.cursor, len(self.board.rows) - 1)]
 
-    def show(self, board: Board) -> None:
+    def show(self, board: Snapshot) -> None:
         """Reconcile the cards with a new board: update in place, mount only when ids change."""
-        keep = self.task.id if self.task else None
+        keep = self.selected_task.id if self.selected_task else None
         self.board = board
         self.query_one("#plan-empty").display = board.empty
         self.query_one(DagView).show(board)
-        ids = [t.id for t in board.tasks]
+        ids = [t.id for t in board.rows]
         if keep in ids:
             self.set_reactive(PlanPane.cursor, ids.index(keep))
         self.cursor = min(self.cursor, max(0, len(ids) - 1))
@@ -60,9 +60,9 @@ class PlanPane(VerticalScroll, can_focus=True):
         cards = list(container.query_children(TaskCard))
         if [c.row.id for c in cards] != ids:
             container.remove_children()
-            container.mount_all(TaskCard(t, i == self.cursor) for i, t in enumerate(board.tasks))
+            container.mount_all(TaskCard(t, i == self.cursor) for i, t in enumerate(board.rows))
         else:
-            for i, (card, row) in enumerate(zip(cards, board.tasks)):
+            for i, (card, row) in enumerate(zip(cards, board.rows)):
                 card.show(row, i == self.cursor)
         self.border_subtitle = f"{len(ids)} tasks" if ids else ""
 
@@ -73,13 +73,13 @@ class PlanPane(VerticalScroll, can_focus=True):
                 cards[i].show(cards[i].row, i == new)
         if 0 <= new < len(cards):
             self.scroll_to_widget(cards[new], animate=False)
-        self.post_message(self.CursorMoved(self.task.id if self.task else None))
+        self.post_message(self.CursorMoved(self.selected_task.id if self.selected_task else None))
 
     def action_cursor(self, step: int) -> None:
-        if self.board.tasks:
-            self.cursor = max(0, min(len(self.board.tasks) - 1, self.cursor + step))
+        if self.board.rows:
+            self.cursor = max(0, min(len(self.board.rows) - 1, self.cursor + step))
 
     def select(self, task_id: int) -> None:
-        for i, row in enumerate(self.board.tasks):
+        for i, row in enumerate(self.board.rows):
             if row.id == task_id:
                 self.cursor = i

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
-from baton_tui.tui.board import TaskRow
+from baton_tui.api import ACTIVE, State, TaskSnap
 
 MARKS = {
     "draft": "○", "queued": "◌", "running": "●", "done": "✓", "landed": "✓", "merged": "✓",
@@ -26,7 +26,7 @@ def fmt_elapsed(seconds: float) -> str:
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
-def card_text(task: TaskRow, selected: bool = False) -> Text:
+def card_text(task: TaskSnap, selected: bool = False) -> Text:
     """The card's lines; plain words carry the meaning, colour (from CSS) only helps."""
     text = Text(no_wrap=True, overflow="ellipsis")
     gutter = "▶ " if selected else "  "
@@ -58,12 +58,12 @@ def card_text(task: TaskRow, selected: bool = False) -> Text:
         extra.append(task.branch)
     if extra:
         text.append("\n    " + " · ".join(extra), style="dim")
-    if task.state != "draft" or task.blocked_by:
+    if task.state != State.DRAFT or task.blocked_by:
         text.append("\n    ")
         text.append(task.words, style=WORD_STYLE.get(task.state, ""))
-        if task.elapsed:
-            text.append(f" · {fmt_elapsed(task.elapsed)}")
-        if task.progress and task.state in ("running", "checkpoint", "paused"):
+        if round(task.wall):
+            text.append(f" · {fmt_elapsed(round(task.wall))}")
+        if task.progress and (task.state in ACTIVE or task.state == State.PAUSED):
             text.append(f" — {task.progress}", style="italic")
     return text
 
@@ -77,21 +77,21 @@ class TaskCard(Widget):
 
     DEFAULT_CSS = "TaskCard { height: auto; }"
 
-    def __init__(self, task: TaskRow, selected: bool = False) -> None:
+    def __init__(self, task: TaskSnap, selected: bool = False) -> None:
         super().__init__(classes=self.card_classes(task, selected))
         self.row = task
         self.selected = selected
         self.text = card_text(task, selected)
 
     @staticmethod
-    def card_classes(task: TaskRow, selected: bool) -> str:
+    def card_classes(task: TaskSnap, selected: bool) -> str:
         state = "blocked" if task.blocked_by else task.state
         return f"card -{state}" + (" -selected" if selected else "")
 
     def render(self) -> Text:
         return self.text
 
-    def show(self, task: TaskRow, selected: bool) -> None:
+    def show(self, task: TaskSnap, selected: bool) -> None:
         if task == self.row and selected == self.selected:
             return
         if (task.state, task.blocked_by, selected) != (self.row.state, self.row.blocked_by,

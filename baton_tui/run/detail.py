@@ -1,7 +1,6 @@
-"""What the task-detail screen shows beyond the card: report, check output, diff.
+"""What a task's detail shows beyond its card: report, check output, diff.
 
-Read in a thread worker (store rows, git through the engine's gitops), never on the
-event loop.
+The TUI reads it in a thread worker (store rows, git), never on its event loop.
 """
 
 from __future__ import annotations
@@ -10,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baton_tui.store.db import Store
+from baton_tui.store.views import Folder, TaskView
 
 
 @dataclass(frozen=True)
@@ -33,14 +33,10 @@ def _report(store: Store, plan_id: int, task_id: int) -> tuple[str, str | None]:
     return "\n".join(lines), attempt.log_path
 
 
-def _check(store: Store, plan_id: int, task_id: int) -> str:
-    found = [e for e in store.events(plan_id, task_id=task_id) if e.kind == "task.check"]
-    if not found:
+def _check(view: TaskView) -> str:
+    if view.check is None:
         return "no check output yet"
-    data = found[-1].data
-    head = " · ".join(f"{k} {data[k]}" for k in ("command", "exit", "status", "passed")
-                      if k in data)
-    return (head + "\n" + str(data.get("output", ""))).strip()
+    return (f"exit {view.check['exit']}\n" + str(view.check.get("output", ""))).strip()
 
 
 def _diff(root: Path, base: str | None, branch: str | None) -> str:
@@ -48,10 +44,8 @@ def _diff(root: Path, base: str | None, branch: str | None) -> str:
         return "this task has no branch (research and manual tasks change nothing)"
     if not base:
         return "no diff yet: the plan has not been approved and run"
-    try:
-        from baton_tui.gitops import git, landing
-    except ImportError:  # pragma: no cover - gitops ships with the engine
-        return "diffs are not available"
+    from baton_tui.gitops import git, landing
+
     if git.rev_parse(root, branch) is None:
         return f"no diff yet: {branch} does not exist"
     text = landing.diff_text(root, base, branch)
@@ -62,8 +56,9 @@ def load_detail(store_path: Path, root: Path, plan_id: int, task_id: int,
                 base: str | None, branch: str | None) -> DetailData:
     with Store(store_path) as store:
         report, log_path = _report(store, plan_id, task_id)
-        check = _check(store, plan_id, task_id)
-        base = store.task_base(plan_id, task_id) or base  # only the task's own changes
+        view = Folder().feed(store.events(plan_id, task_id=task_id)).view(task_id)
+    check = _check(view)
+    base = view.base or base  # only the task's own changes
     try:
         diff = _diff(root, base, branch)
     except Exception as exc:  # a git failure is shown, not raised into the UI

@@ -1,0 +1,43 @@
+"""`baton doctor`: what this machine and repository lack, each with how to fix it."""
+
+from __future__ import annotations
+
+from baton_tui.errors import BatonError
+from baton_tui.workspace import Workspace
+
+
+def diagnose(ws: Workspace) -> tuple[list[str], int]:
+    """The doctor's lines (✓ fine, ✗ broken, · not ready) and its exit code."""
+    from baton_tui.gitops import git
+
+    lines: list[str] = []
+    version = git.git_version()
+    if version is None:
+        lines.append("✗ git not found — tasks run in the folder one at a time; install git ≥ 2.38")
+    elif not git.supports_worktrees():
+        lines.append(f"✗ git {'.'.join(map(str, version))} is older than 2.38 — folder mode; "
+                     "upgrade git")
+    else:
+        lines.append(f"✓ git {'.'.join(map(str, version))}")
+    if version is not None:
+        from baton_tui.repo_check import repository_lines
+
+        lines += repository_lines(ws.root)
+    try:
+        ws.loaded
+    except BatonError as exc:
+        lines.append(f"✗ {exc.message}")
+        return lines, 2
+    lines.append("✓ configuration reads cleanly")
+    commands = ws.loaded.project_commands()
+    trusted = ws.store.trusted_hash(str(ws.paths.project_config))
+    if commands and trusted != ws.loaded.project_hash():
+        lines.append(f"✗ baton.toml has commands ({', '.join(commands)}) and is not trusted — "
+                     f"review it, then run `baton trust`")
+    for player in ws.catalog.players.values():
+        found = player.detect()
+        if found.ready:
+            lines.append(f"✓ {found.name}{' ' + found.version if found.version else ''}")
+        else:
+            lines.append(f"· {found.name}: {found.reason}" + (f" — {found.fix}" if found.fix else ""))
+    return lines, 0

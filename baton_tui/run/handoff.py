@@ -1,0 +1,244 @@
+"""Bringing the work home, for every front end: review, merge, discard, gc.
+
+The rules of DESIGN.md's git model live here — merge order (plan order, carried work
+first), what discarding a landed task takes with it, what gc may collect — and the
+results come back as plain data; `commands/handoff.py` and the TUI only print them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from baton_tui.errors import BatonError
+from baton_tui.plan import current as plans
+from baton_tui.plan.dag import topo_order
+from baton_tui.plan.slug import integration_branch, task_branch
+from baton_tui.run import rules
+from baton_tui.run.rules import Action
+from baton_tui.store.events import LANDED, EventKind, State
+from baton_tui.store.views import Folder
+from baton_tui.workspace import Workspace
+
+K = EventKind
+
+
+def git_handoff(ws: Workspace) -> bool:
+    """False in folder mode: the tasks worked in the folder itself, nothing to merge."""
+    from baton_tui.gitops import git
+
+    return ws.paths.is_git and git.supports_worktrees()
+
+
+def _carried(folder: Folder) -> dict[int, list[int]]:
+    """For each landed task, the tasks its branch carries: those that landed before it was cut."""
+    landed = {t: v.landed_event for t, v in folder.tasks.items() if v.landed_event is not None}
+    cut = {t: v.cut_event or 0 for t, v in folder.tasks.items()}
+    return {task: [other for other, at in landed.items() if other != task and at < cut[task]]
+            for task in landed}
+
+
+def merge_order(cur: plans.Current) -> list[int]:
+    """Plan order (dependencies first), with the work a branch carries merged before it, so
+    each merge brings only its own task and a conflict is named after the task causing it."""
+    plan_order = [t.id for t in cur.doc.tasks]
+    seen: set[int] = set()
+    in_order = all(seen.add(t.id) or set(t.depends_on) <= seen for t in cur.doc.tasks)
+    base_order = plan_order if in_order else topo_order(cur.doc.deps(), plan_order)
+    position = {task_id: i for i, task_id in enumerate(base_order)}
+    carried = _carried(cur.folder)
+    order: list[int] = []
+    placed: set[int] = set()
+    for root in base_order:
+        stack: list[tuple[int, bool]] = [(root, False)]
+        while stack:  # depth-first without recursion: carried work first, then the task
+            task_id, expanded = stack.pop()
+            if task_id in placed:
+                continue
+            if expanded:
+                placed.add(task_id)
+                order.append(task_id)
+                continue
+            stack.append((task_id, True))
+            inner = sorted(carried.get(task_id, []), key=lambda t: position.get(t, t))
+            stack.extend((t, False) for t in reversed(inner) if t not in placed)
+    return order
+
+
+def landed_branches(ws: Workspace, cur: plans.Current, only: int | None = None) -> list:
+    """Landed build tasks in merge order, as handoff TaskBranches."""
+    from baton_tui.gitops.handoff import TaskBranch
+
+    found = []
+    for task_id in merge_order(cur):
+        task = cur.doc.task(task_id)
+        if task.mode != "build" or cur.view(task_id).state not in LANDED:
+            continue
+        if only is not None and task_id != only:
+            continue
+        found.append(TaskBranch(task_id, task.title, task_branch(cur.row.slug, task_id, task.title),
+                                cur.view(task_id).base))
+    return found
+
+
+def review(ws: Workspace, only: int | None = None) -> dict[str, Any]:
+    """The combined diff of landed work (or one task's), with per-task sections."""
+    from baton_tui.gitops.handoff import combine, review as git_review
+
+    cur = plans.current(ws)
+    assert cur is not None
+    if only is not None:
+        cur.doc.task(only)
+    if not cur.row.base_commit:
+        raise BatonError("the plan has not run yet: there is nothing to review")
+    tasks = landed_branches(ws, cur, only)
+    if only is not None and not tasks:
+        raise BatonError(f"task {only} has not landed: nothing to review")
+    combined = integration_branch(cur.row.slug)
+    discarded_landed = any(v.ever_landed and v.state == State.DISCARDED
+                           for v in cur.folder.tasks.values())
+    if discarded_landed and only is None:
+        # The integration branch still holds discarded work: review only what merge brings.
+        combined = combine(ws.root, cur.row.base_commit, [t.branch for t in tasks]) or combined
+    data = git_review(ws.root, cur.row.base_commit, combined, tasks)
+    data["onto"] = cur.row.base_branch
+    if only is not None:
+        data = {**data, **data["tasks"][0]}
+    return data
+
+
+@dataclass
+class Merged:
+    """What `merge` did: merged now, already merged, the conflict that stopped it, not landed."""
+
+    onto: str
+    merged: list[int] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    conflict: dict | None = None
+    not_landed: list[int] = field(default_factory=list)
+
+
+def merge(ws: Workspace) -> Merged:
+    """Merge landed task branches onto the person's branch, in merge order."""
+    from baton_tui.gitops.handoff import merge as git_merge
+
+    cur = plans.current(ws)
+    assert cur is not None
+    snap = cur.snapshot(ws)
+    reason = rules.why_not(Action.MERGE, snap)
+    if reason:  # exit 1 while build work is still on its way, else 2 (nothing to do)
+        waiting = snap.base_branch and any(t.mode == "build" and t.state not in LANDED
+                                           and t.state != State.DISCARDED for t in snap.tasks)
+        raise BatonError(reason, code=1 if waiting else 2)
+    tasks = landed_branches(ws, cur)
+    outcome = git_merge(ws.root, cur.row.base_branch, tasks)
+    for task_id in outcome.merged + outcome.skipped:
+        if cur.view(task_id).state != State.MERGED:
+            ws.store.append(cur.row.id, task_id, K.TASK_MERGED, {"onto": cur.row.base_branch})
+    result = Merged(cur.row.base_branch, outcome.merged, outcome.skipped, outcome.conflict)
+    result.not_landed = [t.id for t in cur.doc.tasks if t.mode == "build"
+                         and cur.view(t.id).state not in (*LANDED, State.DISCARDED)]
+    if not outcome.conflict:
+        ws.store.append(cur.row.id, None, K.HANDOFF_MERGED, {"merged": outcome.merged})
+    return result
+
+
+def _carriers(ws: Workspace, cur: plans.Current, task_id: int) -> set[int]:
+    """Tasks whose branch holds this task's landed work without depending on it: they were cut
+    from the integration branch after it landed, so merging them would bring it home too."""
+    if not git_handoff(ws):
+        return set()
+    from baton_tui.gitops import git
+    from baton_tui.gitops.landing import is_ancestor
+
+    task = cur.doc.task(task_id)
+    tip = git.rev_parse(ws.root, f"refs/heads/{task_branch(cur.row.slug, task_id, task.title)}")
+    if tip is None or (cur.row.base_commit and is_ancestor(ws.root, tip, cur.row.base_commit)):
+        return set()  # the task committed nothing of its own
+    found = set()
+    for other in cur.doc.tasks:
+        if other.id == task_id or other.mode != "build":
+            continue
+        branch = f"refs/heads/{task_branch(cur.row.slug, other.id, other.title)}"
+        if git.rev_parse(ws.root, branch) and is_ancestor(ws.root, tip, branch):
+            found.add(other.id)
+    return found
+
+
+def discard(ws: Workspace, task_id: int, with_dependents: bool = False) -> list[tuple[int, str | None]]:
+    """Discard a task's work (and, when it landed, what was built on it). Returns each
+    discarded task with the ref its last state is kept under."""
+    cur = plans.current(ws)
+    assert cur is not None
+    cur.doc.task(task_id)
+    snap = cur.snapshot(ws)
+    task = snap.task(task_id)
+    carriers = _carriers(ws, cur, task_id) if task.state == State.LANDED else set()
+    reason = rules.why_not(Action.DISCARD, snap, task, with_dependents=with_dependents,
+                           carriers=carriers)
+    if reason:
+        raise BatonError(reason)
+    victims = [task_id]
+    if task.state == State.LANDED:
+        victims += rules.built_on(snap, task, carriers)
+    done = []
+    for victim in victims:
+        ref = keep_worktree(ws, cur, victim, "discarded")
+        ws.store.append(cur.row.id, victim, K.TASK_DISCARDED,
+                        {"kept": ref, "with": task_id if victim != task_id else None})
+        done.append((victim, ref))
+    return done
+
+
+def keep_worktree(ws: Workspace, cur: plans.Current, task_id: int, why: str) -> str | None:
+    """Commit a task worktree's state to a ref of its own (before any cleanup)."""
+    if not git_handoff(ws):
+        return None
+    from baton_tui.gitops import worktrees
+    from baton_tui.run import layout
+
+    task = cur.doc.task(task_id)
+    path = layout.worktree_path(ws.paths, cur.row.slug, task_id, task.title)
+    if not (path / ".git").exists():
+        return None
+    ref = f"refs/baton/{cur.row.slug}/{why}/{task_id}-{int(time.time())}"
+    return ref if worktrees.snapshot(path, ref, f"Baton keeps task {task_id} ({why})") else None
+
+
+@dataclass
+class Collected:
+    """One worktree gc removed (or would remove)."""
+
+    path: Path
+    state: str
+    size: int
+
+
+def gc(ws: Workspace, dry_run: bool = False) -> list[Collected]:
+    """Remove worktrees of merged or discarded work only, each committed to a ref first."""
+    if not git_handoff(ws):
+        return []
+    from baton_tui.gitops import worktrees
+    from baton_tui.run import layout
+
+    found = []
+    for plan_id in ws.store.plan_ids():
+        row = ws.store.plan(plan_id)
+        if row is None:
+            continue
+        folder = Folder().feed(ws.store.events(row.id))
+        for task in row.doc["tasks"]:
+            state = folder.view(task["id"]).state
+            if state not in (State.MERGED, State.DISCARDED):
+                continue
+            path = layout.worktree_path(ws.paths, row.slug, task["id"], task["title"])
+            if not (path / ".git").exists():
+                continue
+            found.append(Collected(path, str(state), worktrees.dir_size(path)))
+            if not dry_run:
+                ref = f"refs/baton/{row.slug}/gc/{task['id']}-{int(time.time())}"
+                worktrees.snapshot(path, ref, f"Baton gc keeps task {task['id']}")
+                worktrees.remove_worktree(ws.root, path)
+    return found

@@ -1,0 +1,176 @@
+"""Starting attempts: which queued tasks may start now, in what order, and on what capacity.
+
+A mixin of the `Conductor` (it reads the conductor's folded views and plan). Set-up
+runs on a worker thread; the shim's exit wakes the loop through a pidfd where the
+platform has one, so no thread is tied up waiting for a running agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import time
+
+from baton_tui.errors import BatonError
+from baton_tui.plan.model import Task
+from baton_tui.run import launcher
+from baton_tui.run.finish import Intent
+from baton_tui.run.following import Tracked
+from baton_tui.store.events import LANDED, EventKind, State
+
+K = EventKind
+
+
+def _satisfied(dep: Task, state: str, git_mode: bool) -> bool:
+    if dep.mode == "build" and git_mode:
+        return state in LANDED
+    return state == State.DONE or state in LANDED
+
+
+def exited(shim: subprocess.Popen) -> asyncio.Future:
+    """A future that completes when our child `shim` exits (and reaps it)."""
+    loop = asyncio.get_running_loop()
+    try:
+        fd = os.pidfd_open(shim.pid)
+    except (AttributeError, OSError):  # no pidfd here: a thread waits instead
+        return asyncio.ensure_future(asyncio.to_thread(shim.wait))
+    future: asyncio.Future = loop.create_future()
+
+    def ready() -> None:
+        loop.remove_reader(fd)
+        os.close(fd)
+        shim.wait()
+        if not future.done():
+            future.set_result(shim.returncode)
+
+    loop.add_reader(fd, ready)
+    return future
+
+
+class Starting:
+    """Choosing and starting attempts; `self` is the Conductor."""
+
+    def _deps_ready(self, task: Task) -> bool:
+        return all(_satisfied(self.by_id[d], self.state(d), self.git_mode) for d in task.depends_on
+                   if d in self.by_id)
+
+    def candidates(self) -> list[tuple[Task, str | None]]:
+        """Tasks that may start now, with a resume message where they continue a session."""
+        ready: list[tuple[Task, str | None]] = []
+        now = time.time()
+        for task in self.doc.tasks:
+            if task.id in self.tracked or task.id in self.finishing or task.id in self.starting:
+                continue
+            view = self.view(task.id)
+            state = view.state
+            if state == State.QUEUED and self._deps_ready(task):
+                if task.mode == "manual":
+                    if task.id not in self.announced_manual:
+                        self.announced_manual.add(task.id)
+                        self.emit(task.id, K.TASK_PROGRESS, message="manual task: do it yourself, "
+                                  f"then run `baton done {task.id}`")
+                    continue
+                if task.mode == "build" and not self.plan.approved:
+                    continue
+                if view.not_before > now:
+                    continue
+                ready.append((task, None))
+            elif state == State.PAUSED and not self.pause_requested:
+                if view.until and view.until > now:
+                    continue
+                ready.append((task, "You were paused (" + (view.reason or "paused")
+                              + "). Continue the task where you left off."))
+            elif state == State.CHECKPOINT:
+                answer = view.checkpoint_answer
+                if answer == "yes":
+                    ready.append((task, "The person answered your checkpoint: YES — go ahead "
+                                  "with the step, then finish and report."))
+                elif answer == "no":
+                    ready.append((task, "The person answered your checkpoint: NO — do not take "
+                                  "that step. Finish without it if you can, else report failed."))
+        ready.sort(key=lambda item: (-self.longest.get(item[0].id, 0), item[0].id))
+        return ready
+
+    def capacity_for(self, task: Task) -> bool:
+        limit = self.ws.config.limits.max_parallel
+        if not self.git_mode:
+            limit = 1  # folder mode: one task at a time, in the folder itself
+        if len(self.tracked) + len(self.finishing) + len(self.starting) >= limit:
+            return False
+        player = self.ws.catalog.players.get(task.player)
+        cap = player.max_parallel if player else None
+        if cap:
+            same = sum(1 for task_id in [*self.tracked, *self.starting]
+                       if self._task(task_id).player == task.player)
+            if same >= cap:
+                return False
+        return True
+
+    def _task(self, task_id: int) -> Task:
+        return self.doc.task(task_id)
+
+    def artifacts(self, task: Task) -> dict[int, str]:
+        """Reports of the tasks this one depends on: a research task's findings, a build's summary."""
+        summaries = {dep: self.view(dep).summary for dep in task.depends_on}
+        return {dep: text for dep, text in summaries.items() if text}
+
+    def start(self, task: Task, resume_message: str | None) -> None:
+        """Start an attempt on a worker thread: worktree set-up and spawning take a while,
+        and the other ready tasks should not wait for them."""
+        previous = self.store.latest_attempt(self.plan.id, task.id)
+        view = self.view(task.id)
+        feedback = view.feedback
+        if view.state == State.QUEUED and view.rate_limited and resume_message is None:
+            # A 429 retry continues the saved session rather than starting over.
+            resume_message = ("You were stopped by a rate limit (HTTP 429). Continue the "
+                              "task where you left off.")
+        session = previous.session_id if previous and resume_message else None
+        attempts = len(self.store.attempts(self.plan.id, task.id))
+        refresh = task.mode == "build" and view.lost_landing
+        artifacts = self.artifacts(task)
+        plan, doc = self.plan, self.doc
+
+        def work() -> tuple[int, subprocess.Popen] | None:
+            ws = self.ws.sibling()
+            feedback_now = feedback
+            try:
+                if task.mode == "research":
+                    workdir = launcher.prepare_research(ws, plan, task, attempts + 1)
+                else:
+                    workdir = launcher.prepare_build(ws, plan, task, refresh=refresh)
+                    if workdir.conflicts:
+                        feedback_now = ((feedback_now + "\n\n") if feedback_now else "") + (
+                            "Your branch now includes the latest integration branch, and these "
+                            "files conflict — resolve the conflict markers (keep both sides' "
+                            "intent): " + ", ".join(workdir.conflicts))
+                return launcher.start_attempt(
+                    ws, plan, doc, task, workdir, artifacts=artifacts, feedback=feedback_now,
+                    resume_message=resume_message, session_id=session)
+            except launcher.SetupFailed as exc:
+                ws.store.append(plan.id, task.id, K.TASK_FAILED, {"reason": str(exc),
+                                                                  "output": exc.output})
+            except (BatonError, OSError, ValueError, NotImplementedError) as exc:
+                message = exc.message if isinstance(exc, BatonError) else str(exc)
+                ws.store.append(plan.id, task.id, K.TASK_FAILED,
+                                {"reason": f"could not start: {message}"})
+            finally:
+                ws.close()
+            return None
+
+        async def run() -> None:
+            try:
+                started = await asyncio.to_thread(work)
+            except Exception as exc:  # a bug must fail the task visibly, not the conductor
+                self.emit(task.id, K.TASK_FAILED, reason=f"could not start: {exc}")
+                started = None
+            if started is not None:
+                attempt_id, shim = started
+                self.tracked[task.id] = Tracked(attempt_id, task.id)
+                # Our own child: wake the loop the moment it exits (and reap it).
+                self.exits[task.id] = exited(shim)
+                if self.intents.get(task.id, Intent()).stop or self.pause_requested:
+                    self._signal(task.id)  # asked to stop while it was starting
+            self.starting.pop(task.id, None)
+
+        self.starting[task.id] = asyncio.ensure_future(run())

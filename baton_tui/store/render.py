@@ -1,0 +1,73 @@
+"""`baton status` as a person reads it: one line per task, from the snapshot's JSON.
+
+Shared by the CLI and the TUI's `/status` (standard library only).
+"""
+
+from __future__ import annotations
+
+import time
+
+from baton_tui.store.events import SETTLED, State
+
+
+def fmt_secs(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+def describe_state(task: dict) -> str:
+    """A task's state in plain words: `blocked by #3`, `paused until 15:00`, `failed: why`."""
+    from baton_tui.store.snapshot import describe
+
+    return describe(task["state"], task.get("blocked_by"), task.get("until"), task.get("reason"))
+
+
+def render_status(status: dict) -> str:
+    plan = status["plan"]
+    if plan is None:
+        return "no plan yet — `baton plan --goal \"…\"` or `baton plan --from FILE`"
+    conductor = status["conductor"]
+    lines = [f"plan {plan['slug']} · {plan['state']} · {plan['autonomy']} · "
+             f"{'approved' if plan['approved'] else 'not approved'}",
+             f"goal: {plan['goal']}",
+             f"conductor: pid {conductor['pid']}" if conductor else "conductor: not running"]
+    width = min(max((len(t["title"]) for t in status["tasks"]), default=10), 40)
+    for task in status["tasks"]:
+        who = " · ".join(x for x in (task["player"], task.get("model")) if x)
+        extra = f"  {fmt_secs(task['wall'])}" if task["wall"] else ""
+        if task.get("progress") and task["state"] == State.RUNNING:
+            extra += f"  — {task['progress'][:60]}"
+        lines.append(f"  #{task['id']:<3}{task['title'][:width]:<{width}}  "
+                     f"{describe_state(task):<22} {task['mode']:<8} {who}{extra}")
+        lines.extend(_details(task))
+    summary = status.get("summary")
+    if summary and summary["wall"]:
+        speed = f" · speedup {summary['speedup']}×" if summary["speedup"] else ""
+        money = f" · ${summary['cost']:.4f}" if summary["cost"] else ""
+        tokens = f" · {summary['tokens']} tokens" if summary["tokens"] else ""
+        lines.append(f"run: wall {fmt_secs(summary['wall'])} · task time "
+                     f"{fmt_secs(summary['task_time'])}{speed}{tokens}{money}")
+    return "\n".join(lines)
+
+
+def _details(task: dict) -> list[str]:
+    """Branch, worktree, the waiting question, the last report and the latest flags."""
+    pad = "       "
+    lines = []
+    if task.get("branch") and task["state"] != State.DRAFT:
+        lines.append(f"{pad}branch {task['branch']}")
+    if task.get("worktree") and task["state"] not in SETTLED:
+        lines.append(f"{pad}worktree {task['worktree']}")
+    if task.get("checkpoint"):
+        lines.append(f"{pad}asks: {task['checkpoint']['what']}  "
+                     f"(baton checkpoint-answer {task['id']} yes|no)")
+    if task.get("last_report"):
+        lines.append(f"{pad}report {task['last_report'][:100]}")
+    for flag in task.get("flags", [])[-2:]:
+        at = time.strftime("%H:%M", time.localtime(flag["at"])) if flag.get("at") else ""
+        lines.append(f"{pad}⚑ {flag['kind']}: {flag['detail']} {at}".rstrip())
+    return lines

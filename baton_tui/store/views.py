@@ -1,0 +1,237 @@
+"""Folding events into views: the one place that reads meaning out of the event log.
+
+The conductor, the finisher, run control, `baton status` and the TUI all ask these
+views (pending checkpoint and its answer, retries, not-before time, feedback, base
+commit, lost landing, flags …) instead of scanning events by hand. `Folder` is
+incremental: feed it only the events it has not seen (standard library only).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from baton_tui.store.events import ENDED, STARTS, STATE_EVENTS, Event, EventKind, State
+
+K = EventKind
+
+
+class TaskView:
+    """What the events say about one task: its state and the latest details."""
+
+    def __init__(self) -> None:
+        self.state = State.DRAFT
+        self.reason: str | None = None
+        self.progress: str | None = None
+        self.until: float | None = None
+        self.started_at: float | None = None   # set while running: the current stretch began
+        self.ended_at: float | None = None
+        self.wall = 0.0
+        self.tokens = 0
+        self.cost = 0.0
+        self.summary: str | None = None
+        self.last_report: str | None = None    # the agent's last done summary / failed reason
+        self.flags: list[dict[str, Any]] = []  # {"kind", "detail", "at"}
+        self.attempts = 0
+        self.started = False
+        self.attempt: int | None = None        # the latest attempt's id
+        self.base: str | None = None           # the integration commit its branch was cut from
+        self.branch: str | None = None
+        self.workdir: str | None = None
+        self.cut_event: int | None = None      # the event that (last) cut its branch
+        self.landed_event: int | None = None
+        self.ever_landed = False
+        self.lost_landing = False               # its last failure was a landing conflict
+        self.conflicts: list[str] = []
+        # the latest queueing
+        self.not_before = 0.0
+        self.feedback: str | None = None
+        self.rate_limited = False
+        self.rate_limit_retries = 0
+        self.autopilot_retries = 0
+        # checkpoints
+        self.pending_checkpoint: int | None = None   # the open checkpoint's event id
+        self.checkpoint: str | None = None           # what it is about to do
+        self.checkpoint_evidence: str | None = None
+        self.checkpoint_attempt: int | None = None
+        self.checkpoint_answer: str | None = None    # "yes" / "no" once answered
+        self.asked_checkpoint = False
+        self.check: dict[str, Any] | None = None     # the last `check` run: exit, output
+
+    @property
+    def answerable(self) -> bool:
+        """A checkpoint waits for the person's answer."""
+        return self.pending_checkpoint is not None and self.checkpoint_answer is None
+
+
+class PlanView:
+    """What the events say about the plan as a whole."""
+
+    def __init__(self) -> None:
+        self.last_code: int | None = None          # the last run's exit code
+        self.run_check: dict[str, Any] | None = None  # the last run-level check: head, exit
+        self.first_start: float | None = None
+        self.last_end: float | None = None
+        self.unbranched = False   # an attempt ran with neither branch nor base (folder mode)
+
+
+class Folder:
+    """Views of one plan, kept up to date from new events only."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[int, TaskView] = {}
+        self.plan = PlanView()
+        self.last_id = 0
+
+    def view(self, task_id: int) -> TaskView:
+        return self.tasks.get(task_id) or TaskView()
+
+    def feed(self, events: Iterable[Event]) -> "Folder":
+        for event in events:
+            self.apply(event)
+        return self
+
+    def apply(self, event: Event) -> None:
+        self.last_id = max(self.last_id, event.id)
+        if event.task_id is None:
+            self._plan_event(event)
+            return
+        if event.kind == K.TASK_STARTED and event.data.get("branch") is None \
+                and event.data.get("base") is None:
+            self.plan.unbranched = True
+        if event.kind == K.TASK_RESET:
+            self.tasks[event.task_id] = TaskView()
+            return
+        view = self.tasks.get(event.task_id)
+        if view is None:
+            view = self.tasks[event.task_id] = TaskView()
+        state = STATE_EVENTS.get(event.kind)
+        if state is not None:
+            self._state_change(view, event, state)
+        _DETAIL.get(event.kind, _ignore)(view, event)
+
+    def _plan_event(self, event: Event) -> None:
+        data = event.data
+        if event.kind == K.RUN_FINISHED:
+            self.plan.last_code = int(data.get("code", 1))
+            self.plan.last_end = event.ts
+        elif event.kind == K.RUN_CHECK:
+            self.plan.run_check = {"head": data.get("head"), "exit": data.get("exit")}
+
+    def _state_change(self, view: TaskView, event: Event, state: State) -> None:
+        data = event.data
+        if view.state == State.RUNNING and view.started_at is not None and state != State.RUNNING:
+            view.wall += event.ts - view.started_at
+            view.started_at = None
+        view.state = state
+        view.reason = data.get("reason")
+        view.until = data.get("until")
+        if state == State.RUNNING:
+            view.started = True
+            view.started_at = event.ts
+            if self.plan.first_start is None and event.kind in STARTS:
+                self.plan.first_start = event.ts
+        if state in ENDED:
+            view.ended_at = event.ts
+            if state != State.MERGED and state != State.DISCARDED:
+                self.plan.last_end = event.ts
+
+
+def _ignore(view: TaskView, event: Event) -> None:
+    return None
+
+
+def _queued(view: TaskView, event: Event) -> None:
+    data = event.data
+    view.not_before = float(data.get("not_before") or 0)
+    view.feedback = data.get("feedback")
+    view.rate_limited = bool(data.get("rate_limited"))
+    view.rate_limit_retries += 1 if view.rate_limited else 0
+    view.autopilot_retries += 1 if data.get("by") == "autopilot" else 0
+
+
+def _started(view: TaskView, event: Event) -> None:
+    data = event.data
+    view.attempt = data.get("attempt", view.attempt)
+    view.workdir = data.get("workdir") or view.workdir
+    if event.kind == K.TASK_STARTED:
+        view.attempts += 1
+        if data.get("base"):
+            view.base, view.branch, view.cut_event = data["base"], data.get("branch"), event.id
+
+
+def _checkpoint(view: TaskView, event: Event) -> None:
+    data = event.data
+    view.pending_checkpoint = event.id
+    view.checkpoint = data.get("what")
+    view.checkpoint_evidence = data.get("evidence")
+    view.checkpoint_attempt = data.get("attempt")
+    view.checkpoint_answer = None
+    view.asked_checkpoint = True
+
+
+def _answered(view: TaskView, event: Event) -> None:
+    if event.data.get("checkpoint") == view.pending_checkpoint:
+        view.checkpoint_answer = event.data.get("answer")
+
+
+def _continued(view: TaskView, event: Event) -> None:
+    view.pending_checkpoint = None
+    view.checkpoint_answer = None
+
+
+def _done(view: TaskView, event: Event) -> None:
+    if event.data.get("summary"):
+        view.summary = event.data["summary"]
+        view.last_report = f"done: {view.summary}"
+
+
+def _failed(view: TaskView, event: Event) -> None:
+    view.conflicts = list(event.data.get("conflicts") or [])
+    view.lost_landing = bool(view.conflicts)
+
+
+def _landed(view: TaskView, event: Event) -> None:
+    view.landed_event, view.ever_landed = event.id, True
+    view.lost_landing = False
+
+
+def _progress(view: TaskView, event: Event) -> None:
+    view.progress = event.data.get("message")
+
+
+def _reported(view: TaskView, event: Event) -> None:
+    data = event.data
+    if data.get("summary"):
+        view.summary = data["summary"]
+    text = data.get("summary") or data.get("reason")
+    if text:
+        view.last_report = f"{data.get('status', 'done')}: {text}"
+
+
+def _usage(view: TaskView, event: Event) -> None:
+    view.tokens += int(event.data.get("tokens") or 0)
+    view.cost += float(event.data.get("cost") or 0.0)
+
+
+def _flagged(view: TaskView, event: Event) -> None:
+    data = event.data
+    view.flags.append({"kind": data.get("flag") or "note", "detail": str(data.get("message")),
+                       "at": event.ts})
+
+
+def _check(view: TaskView, event: Event) -> None:
+    view.check = {"exit": event.data.get("exit"), "output": event.data.get("output", "")}
+
+
+_DETAIL = {
+    K.TASK_QUEUED: _queued, K.TASK_STARTED: _started, K.TASK_RESUMED: _started,
+    K.TASK_CHECKPOINT: _checkpoint, K.TASK_CHECKPOINT_ANSWERED: _answered,
+    K.TASK_CONTINUED: _continued, K.TASK_DONE: _done, K.TASK_FAILED: _failed,
+    K.TASK_LANDED: _landed, K.TASK_PROGRESS: _progress, K.TASK_REPORTED: _reported,
+    K.TASK_USAGE: _usage, K.TASK_FLAGGED: _flagged, K.TASK_CHECK: _check,
+}
+
+
+def fold(events: Iterable[Event]) -> dict[int, TaskView]:
+    """Fold a plan's events (in id order) into one view per task."""
+    return Folder().feed(events).tasks
