@@ -64,6 +64,13 @@ def test_demo_runs_end_to_end(tmp_path):
     assert tests.returncode == 0, tests.stderr
     # the demo's worktrees live beside it, not in the person's Baton home
     assert (base / "baton-home" / "worktrees").is_dir()
+    # every event of the whole run carries only the keys its kind's typed payload declares
+    from baton_tui.store.db import Store
+    from test_events import payload_problems
+
+    with Store(repo / ".git" / "baton" / "baton.db", create=False) as store:
+        events = store.events()
+    assert len(events) > 30 and payload_problems(events) == []
 
 
 def test_demo_refuses_a_dir_it_already_used(tmp_path):

@@ -91,7 +91,7 @@ def test_importtime_of_status_lists_no_heavy_module(repo, baton):
     assert result.returncode == 0
     modules = {line.rsplit("|", 1)[1].strip() for line in result.stderr.splitlines()
                if line.startswith("import time:") and "|" in line}
-    assert "baton_tui.store.status" in modules  # the measurement saw the real work
+    assert "baton_tui.store.snapshot" in modules  # the measurement saw the real work
     assert not {m for m in modules if m.split(".")[0] in HEAVY}
 
 

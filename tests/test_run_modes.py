@@ -66,7 +66,7 @@ def test_guarded_checkpoint_waits_for_the_answer_then_resumes_and_lands(repo, ba
     assert "checkpoint-answer 1" in result.stdout
     t1 = status(baton)["tasks"][0]
     assert t1["state"] == "checkpoint"
-    assert "drop the legacy table" in t1["checkpoint"]
+    assert "drop the legacy table" in t1["checkpoint"]["what"]
     # The irreversible step did not happen.
     workdir = Path(next(e for e in events(baton) if e["kind"] == "task.started")
                    ["data"]["workdir"])
@@ -84,7 +84,7 @@ def test_guarded_checkpoint_waits_for_the_answer_then_resumes_and_lands(repo, ba
     assert "YES" in prompts(1)[-1]
     files = tree_files(repo, st["plan"]["integration_branch"])
     assert files["before.txt"] == "prepared" and files["after.txt"] == "dropped"
-    assert not any("never called" in f for f in st["tasks"][0]["flags"])
+    assert not any("never called" in f["detail"] for f in st["tasks"][0]["flags"])
 
 
 def test_run_approve_approves_checkpoints_and_records_it(repo, baton, tmp_path):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from baton_tui.store.db import Store
-from baton_tui.store.status import build_status
+from baton_tui.store import snapshot
 
 
 def _plan(tmp_path, tasks):
@@ -20,15 +20,15 @@ def test_merged_once_every_build_task_is_merged_and_research_is_done(tmp_path):
     store, plan_id = _plan(tmp_path, [(1, "research"), (2, "build")])
     store.append(plan_id, 1, "task.done", {"summary": "found"})
     store.append(plan_id, 2, "task.landed", {})
-    assert build_status(store)["plan"]["state"] == "complete"
+    assert snapshot.read(store).as_json()["plan"]["state"] == "complete"
     store.append(plan_id, 2, "task.merged", {})
-    assert build_status(store)["plan"]["state"] == "merged"
+    assert snapshot.read(store).as_json()["plan"]["state"] == "merged"
 
 
 def test_failed_and_waiting_and_untouched(tmp_path):
     store, plan_id = _plan(tmp_path, [(1, "build"), (2, "build")])
-    assert build_status(store)["plan"]["state"] == "approved"
+    assert snapshot.read(store).as_json()["plan"]["state"] == "approved"
     store.append(plan_id, 1, "task.paused", {"until": 1.0})
-    assert build_status(store)["plan"]["state"] == "waiting"
+    assert snapshot.read(store).as_json()["plan"]["state"] == "waiting"
     store.append(plan_id, 2, "task.failed", {"reason": "x"})
-    assert build_status(store)["plan"]["state"] == "failed"
+    assert snapshot.read(store).as_json()["plan"]["state"] == "failed"

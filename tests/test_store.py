@@ -14,8 +14,10 @@ import pytest
 
 from baton_tui.paths import find_repo
 from baton_tui.store.db import Store
-from baton_tui.store.events import STATES, STATE_EVENTS, Event, blocked_by, fold
-from baton_tui.store.status import build_status
+from baton_tui.plan.dag import blocked_by
+from baton_tui.store.events import STATES, STATE_EVENTS, Event
+from baton_tui.store.views import fold
+from baton_tui.store import snapshot
 
 from conftest import write_plan
 
@@ -86,7 +88,7 @@ def test_checkpoint_usage_flags():
     view = views[1]
     assert view.state == "checkpoint" and view.checkpoint == "drop table"
     assert (view.tokens, view.cost) == (150, 0.75)
-    assert view.flags == ["edited outside scope: x.py"]
+    assert [(f["kind"], f["detail"]) for f in view.flags] == [("note", "edited outside scope: x.py")]
 
 
 def test_detail_and_plan_events_do_not_change_state():
@@ -99,11 +101,11 @@ def test_blocked_by_failed_dependency_transitively():
     deps = {1: [], 2: [1], 3: [2], 4: []}
     views = fold([ev(1, 1, "task.started"), ev(2, 1, "task.failed", reason="boom"),
                   ev(3, 4, "task.queued")])
-    assert blocked_by(deps, views) == {2: 1, 3: 1}
+    assert blocked_by(deps, {t: v.state for t, v in views.items()}) == {2: 1, 3: 1}
     views = fold([ev(1, 1, "task.started"), ev(2, 1, "task.parked")])
-    assert blocked_by(deps, views) == {2: 1, 3: 1}
+    assert blocked_by(deps, {t: v.state for t, v in views.items()}) == {2: 1, 3: 1}
     views = fold([ev(1, 1, "task.started"), ev(2, 1, "task.done")])
-    assert blocked_by(deps, views) == {}
+    assert blocked_by(deps, {t: v.state for t, v in views.items()}) == {}
 
 
 # --- the store --------------------------------------------------------------------------
@@ -169,11 +171,11 @@ def test_status_running_done_landed(loaded):
     with Store(find_repo(loaded).store_path) as store:
         pid = store.current_plan().id
         store.append(pid, 1, "task.started")
-        assert build_status(store)["tasks"][0]["state"] == "running"
+        assert snapshot.read(store).as_json()["tasks"][0]["state"] == "running"
         store.append(pid, 1, "task.done", {"summary": "ok"})
-        assert build_status(store)["tasks"][0]["state"] == "done"
+        assert snapshot.read(store).as_json()["tasks"][0]["state"] == "done"
         store.append(pid, 1, "task.landed")
-        status = build_status(store)
+        status = snapshot.read(store).as_json()
         assert status["tasks"][0]["state"] == "landed"
         assert status["tasks"][0]["summary"] == "ok"
         assert status["tasks"][0]["attempts"] == 1
@@ -234,7 +236,7 @@ def test_concurrent_readers_while_a_writer_appends(loaded):
         assert result["last"] is None or result["last"].startswith("step ")
     # the writer's work is all there afterwards
     with Store(path) as store:
-        status = build_status(store)
+        status = snapshot.read(store).as_json()
     assert status["tasks"][0]["progress"] == f"step {written[0]}"
     assert status["tasks"][3]["tokens"] % 10 == 0 and status["tasks"][3]["tokens"] > 0
 

@@ -55,7 +55,7 @@ def test_watch_mode_flags_loops_and_off_scope_edits_then_the_person_takes_over(r
     _setup(repo, baton, steps)
     assert baton("run", "--approve", "--detach").returncode == 0
     status = _wait(baton, lambda s: len(s["tasks"][0]["flags"]) >= 2)
-    flags = " | ".join(status["tasks"][0]["flags"])
+    flags = " | ".join(f["detail"] for f in status["tasks"][0]["flags"])
     assert "looping" in flags and "outside its scope: outside.txt" in flags
     assert baton("stop", "1").returncode == 0
     _wait(baton, lambda s: s["tasks"][0]["state"] == "failed")

@@ -7,9 +7,8 @@ from helpers.tui_support import (
 )
 
 from baton_tui.plan.current import current
-from baton_tui.tui import messages as msg
-from baton_tui.tui.availability import unavailable
-from baton_tui.tui.board import Board
+from baton_tui.tui import bindings, messages as msg
+from baton_tui import api
 from baton_tui.tui.conversation import NO_PLANNER
 from baton_tui.tui.planner_port import (
     DraftPlan, PlannerQuestion, ResearchStep, ScriptedPlanner,
@@ -151,7 +150,7 @@ class TestLiveCards:
             async with app.run_test(size=(100, 32)) as pilot:
                 await wait_for(pilot, lambda: app.board.task(1) is not None
                                and app.board.task(1).state == "running")
-                assert app.board.task(1).elapsed == 83
+                assert int(app.board.task(1).wall) == 83
                 assert "1m23s" in card_text(app.board.task(1)).plain
 
         run(main())
@@ -220,5 +219,5 @@ class TestAvailabilityTable:
     """The rules without a UI."""
 
     def test_no_plan(self):
-        assert "no plan yet" in unavailable("approve", Board(), None)
-        assert unavailable("help", Board(), None) is None
+        assert "no plan yet" in api.why_not(api.Action.APPROVE, api.snapshot_empty())
+        assert "help" not in bindings.RULE_OF  # keys outside the rule book always apply

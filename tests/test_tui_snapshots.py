@@ -18,6 +18,8 @@ from baton_tui.tui.screens.task_detail import TaskDetail
 
 __all__ = ["ws", "planned"]
 
+# A started attempt as the launcher records it: cut from a base commit (git mode, not folder).
+STARTED = {"base": "0" * 40}
 SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
 
 
@@ -98,11 +100,11 @@ class TestPlan:
     def test_running_with_paused_and_failed(self, planned, snap_compare, size):
         plan_id = current(planned).row.id
         store = planned.store
-        store.append(plan_id, 1, "task.started", {})
+        store.append(plan_id, 1, "task.started", STARTED)
         store.append(plan_id, 1, "task.done", {"summary": "hot paths mapped"})
-        store.append(plan_id, 2, "task.started", {})
+        store.append(plan_id, 2, "task.started", STARTED)
         store.append(plan_id, 2, "task.progress", {"message": "writing the bucket tests"})
-        store.append(plan_id, 3, "task.started", {})
+        store.append(plan_id, 3, "task.started", STARTED)
         store.append(plan_id, 3, "task.paused", {"until": FIXED_NOW + 3 * 3600})
         backdate(planned, plan_id, [FIXED_NOW - 600, FIXED_NOW - 420, FIXED_NOW - 400,
                                     FIXED_NOW - 390, FIXED_NOW - 380, FIXED_NOW - 200])
@@ -110,7 +112,7 @@ class TestPlan:
         from baton_tui.plan.current import add_task
 
         add_task(planned, "Update the changelog", "demo", "build", [1])
-        store.append(plan_id, 5, "task.started", {})
+        store.append(plan_id, 5, "task.started", STARTED)
         store.append(plan_id, 5, "task.failed", {"reason": "the agent exited without reporting"})
         rows = store.conn.execute("SELECT id FROM events WHERE task_id = 5 ORDER BY id").fetchall()
         for (event_id,), ts in zip(rows[-2:], [FIXED_NOW - 300, FIXED_NOW - 250]):
@@ -136,7 +138,7 @@ class TestDetail:
         log = planned.root.parent / "attempt-1.log"
         log.write_text("".join(f"agent: step {i} — reading src/limiter.py\n" for i in range(40)))
         store.new_attempt(plan_id, 1, "nonce", "demo", {}, str(log))
-        store.append(plan_id, 1, "task.started", {})
+        store.append(plan_id, 1, "task.started", STARTED)
         store.append(plan_id, 1, "task.progress", {"message": "step 39"})
         backdate(planned, plan_id, [FIXED_NOW - 95, FIXED_NOW - 5])
         app = make(planned)
