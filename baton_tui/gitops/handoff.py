@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Callable
 
 from baton_tui.errors import BatonError
 
@@ -96,7 +97,8 @@ def _shorten(paths: list[str], limit: int = 5) -> str:
     return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
 
 
-def merge(repo, target_branch: str, tasks: list[TaskBranch]) -> MergeOutcome:
+def merge(repo, target_branch: str, tasks: list[TaskBranch],
+          on_step: Callable[[int, str], None] | None = None) -> MergeOutcome:
     """Merge the task branches onto ``target_branch`` in the given (plan) order.
 
     Refuses (BatonError, code 2) when another branch is checked out or tracked files have
@@ -104,6 +106,7 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch]) -> MergeOutcome:
     check with ``merge-tree`` (the person's tree is not touched), then ``git merge --no-ff``.
     A conflict stops the run before anything is written and names the command to do that merge
     by hand; the remaining branches stay as they are, and a second run picks up from there.
+    `on_step(task_id, "merged" | "skipped")` hears each branch as it is done (a progress line).
     """
     branch = current_branch(repo)
     if branch != target_branch:
@@ -125,6 +128,8 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch]) -> MergeOutcome:
         try:
             if is_ancestor(repo, t.branch, "HEAD"):
                 outcome.skipped.append(t.id)
+                if on_step:
+                    on_step(t.id, "skipped")
                 continue
             _tree, conflicts = merge_tree(repo, "HEAD", t.branch)
         except GitError as exc:
@@ -153,4 +158,6 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch]) -> MergeOutcome:
                 lines=[f"task {t.id}: git merge of {t.branch} failed", *detail],
             )
         outcome.merged.append(t.id)
+        if on_step:
+            on_step(t.id, "merged")
     return outcome

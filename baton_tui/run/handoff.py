@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from baton_tui.errors import BatonError
 from baton_tui.plan import current as plans
@@ -120,8 +120,11 @@ class Merged:
     not_landed: list[int] = field(default_factory=list)
 
 
-def merge(ws: Workspace) -> Merged:
-    """Merge landed task branches onto the person's branch, in merge order."""
+def merge(ws: Workspace, upto: int | None = None,
+          progress: Callable[[int, str], None] | None = None) -> Merged:
+    """Merge landed task branches onto the person's branch, in merge order — all of them, or
+    those up to and including task `upto`. Each task's `task.merged` is recorded as soon as
+    its branch is in (a view shows the progress); `progress(task_id, "merged"|"skipped")`."""
     from baton_tui.gitops.handoff import merge as git_merge
 
     cur = plans.current(ws)
@@ -133,10 +136,19 @@ def merge(ws: Workspace) -> Merged:
                                            and t.state != State.DISCARDED for t in snap.tasks)
         raise BatonError(reason, code=1 if waiting else 2)
     tasks = landed_branches(ws, cur)
-    outcome = git_merge(ws.root, cur.row.base_branch, tasks)
-    for task_id in outcome.merged + outcome.skipped:
+    if upto is not None:
+        ids = [t.id for t in tasks]
+        if upto not in ids:
+            raise BatonError(f"task {upto} has not landed: there is nothing to merge up to it")
+        tasks = tasks[: ids.index(upto) + 1]
+
+    def step(task_id: int, what: str) -> None:
         if cur.view(task_id).state != State.MERGED:
             ws.store.append(cur.row.id, task_id, K.TASK_MERGED, {"onto": cur.row.base_branch})
+        if progress:
+            progress(task_id, what)
+
+    outcome = git_merge(ws.root, cur.row.base_branch, tasks, on_step=step)
     result = Merged(cur.row.base_branch, outcome.merged, outcome.skipped, outcome.conflict)
     result.not_landed = [t.id for t in cur.doc.tasks if t.mode == "build"
                          and cur.view(t.id).state not in (*LANDED, State.DISCARDED)]

@@ -81,6 +81,11 @@ class TaskActions:
         return task
 
     # keys ----------------------------------------------------------------------------
+    def action_handoff(self) -> None:
+        from baton_tui.tui.screens.handoff import HandoffScreen
+
+        self.push_screen(HandoffScreen())
+
     def action_task_detail(self) -> None:
         task = self.focused_task()
         self.push_screen(TaskDetail(task, self.board.plan_id, self.board.base_commit,

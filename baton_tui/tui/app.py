@@ -22,12 +22,14 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from baton_tui import api
 from baton_tui.api import Snapshot
-from baton_tui.tui import bindings
+from baton_tui.tui import attention, bindings
 from baton_tui.tui.actions import TaskActions
 from baton_tui.tui.bindings import PLAN_ACTIONS, RULE_OF, TASK_KEYS
 from baton_tui.tui.conversation import converse, slash
 from baton_tui.tui.engine import EngineThread
-from baton_tui.tui.messages import BoardChanged, KeyRefused, PlanStored, PlayersDetected
+from baton_tui.tui.messages import (
+    AttentionNeeded, BoardChanged, KeyRefused, PlanStored, PlayersDetected,
+)
 from baton_tui.tui.planner_port import Planner, PlannerQuestion
 from baton_tui.tui.poller import poll_store
 from baton_tui.tui.screens.help import HelpScreen, KeyRow
@@ -53,8 +55,12 @@ class BatonApp(TaskActions, App[int]):
     def __init__(self, ws: Any, *, planner: Planner | None = None,
                  clock: Callable[[], float] = time.time, poll_interval: float = 0.25,
                  blink: bool = True, follow_logs: bool = True, detect_players: bool = True,
-                 keymap: dict[str, str] | None = None) -> None:
+                 keymap: dict[str, str] | None = None,
+                 shell: Callable[[Any, str], int] | None = None,
+                 auto_handoff: bool = True) -> None:
         super().__init__()
+        self.shell = shell  # tests hand in their own; None: suspend and open $SHELL
+        self.auto_handoff = auto_handoff
         self.ws = ws
         self.planner = planner
         self.clock = clock
@@ -138,6 +144,24 @@ class BatonApp(TaskActions, App[int]):
             pane.focus()
         if keys_signature(old) != keys_signature(event.board):
             self.refresh_bindings()
+        for call in attention.calls(old, event.board, first=self.board_count == 1):
+            self.call_attention(call)
+
+    def call_attention(self, call: attention.Call) -> None:
+        """Ring the bell and say what waits; a finished run opens the handoff by itself
+        when nothing else is on screen."""
+        self.bell()
+        self.notify(call.text, title="waiting for you", severity="warning", timeout=10)
+        self.post_message(AttentionNeeded(call.what, call.task_id))
+        if call.what == "handoff" and self.auto_handoff and len(self.screen_stack) == 1:
+            self.action_handoff()
+
+    def run_shell(self, banner: str) -> int:
+        """The person's shell in the repository, the app suspended meanwhile."""
+        if self.shell is not None:
+            return self.shell(self.ws.root, banner)
+        with self.suspend():
+            return api.open_shell(self.ws.root, banner)
 
     @on(PlanPane.CursorMoved)
     def _cursor_moved(self) -> None:

@@ -39,6 +39,7 @@ PLAN = [
     Binding("m", "app.mark_done", "mark done", id="done", show=False),
     Binding("p", "app.pause_run", "pause run", id="pause", show=False),
     Binding("A", "app.pick_autonomy", "autonomy", id="autonomy", show=False),
+    Binding("H", "app.handoff", "handoff", id="handoff"),
 ]
 
 # Keys that work wherever focus is (the chat input keeps printable keys for itself).
@@ -82,6 +83,7 @@ RULE_OF: dict[str, Action] = {
     "run_plan": Action.RUN, "start_task": Action.START_TASK, "stop_task": Action.STOP_TASK,
     "retry_task": Action.RETRY_TASK, "answer_checkpoint": Action.ANSWER_CHECKPOINT,
     "mark_done": Action.DONE, "pause_run": Action.PAUSE, "pick_autonomy": Action.SET_AUTONOMY,
+    "handoff": Action.MERGE,
 }
 PLAN_ACTIONS = frozenset(RULE_OF)
 TASK_KEYS = frozenset(key for key, rule in RULE_OF.items() if rule in TASK_ACTIONS)

@@ -11,7 +11,8 @@ from baton_tui.tui.planner_port import Planner
 
 def make_app(ws: Any = None, *, planner: Planner | None = None,
              clock: Callable[[], float] = time.time, poll_interval: float = 0.25,
-             blink: bool = True, follow_logs: bool = True, detect_players: bool = True):
+             blink: bool = True, follow_logs: bool = True, detect_players: bool = True,
+             shell: Callable[[Any, str], int] | None = None, auto_handoff: bool = True):
     """The BatonApp for `ws` (default: the repository around the current directory).
 
     Key remapping comes from `[keys]` in the config; unknown binding ids are reported
@@ -29,7 +30,8 @@ def make_app(ws: Any = None, *, planner: Planner | None = None,
               f"(see `?` in the app for the ids)", file=sys.stderr)
     return BatonApp(ws, planner=planner, clock=clock, poll_interval=poll_interval, blink=blink,
                     follow_logs=follow_logs, detect_players=detect_players,
-                    keymap=bindings.keymap_from_config(keys))
+                    keymap=bindings.keymap_from_config(keys), shell=shell,
+                    auto_handoff=auto_handoff)
 
 
 def run_app() -> int:

@@ -87,3 +87,47 @@ class KeyRefused(Message):
         super().__init__()
         self.action = action
         self.reason = reason
+
+
+class HandoffLoaded(Message):
+    """The handoff screen read the review (a HandoffReview)."""
+
+    def __init__(self, review: object) -> None:
+        super().__init__()
+        self.review = review
+
+
+class MergeProgressed(Message):
+    """One task's branch was merged (or found merged already) during a handoff merge."""
+
+    def __init__(self, task_id: int, what: str) -> None:
+        super().__init__()
+        self.task_id = task_id
+        self.what = what
+
+
+class MergeStopped(Message):
+    """A handoff merge stopped at a conflict: {"id", "branch", "files", "command"}."""
+
+    def __init__(self, conflict: dict) -> None:
+        super().__init__()
+        self.conflict = conflict
+
+
+class MergeFinished(Message):
+    """A handoff merge went through: what it merged now and what was merged already."""
+
+    def __init__(self, merged: list[int], skipped: list[int], onto: str) -> None:
+        super().__init__()
+        self.merged = merged
+        self.skipped = skipped
+        self.onto = onto
+
+
+class AttentionNeeded(Message):
+    """Something waits for the person (checkpoint, question, limit, handoff): bell rung."""
+
+    def __init__(self, what: str, task_id: int | None = None) -> None:
+        super().__init__()
+        self.what = what
+        self.task_id = task_id

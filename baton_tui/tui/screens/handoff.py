@@ -1,0 +1,306 @@
+"""The handoff: read the combined diff, then merge it home — all of it or up to a task —
+discard a task, and finish a conflicting merge in a shell without leaving the app.
+
+Every step goes through the façade on the engine thread; what may be done now is the rule
+book's (`merge`, `discard`), so the keys dim with the CLI's own sentences. Merges run as
+App workers: going back mid-merge does not cancel one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, RichLog, Static, Tree
+
+from baton_tui import api
+from baton_tui.api import Action
+from baton_tui.tui.messages import HandoffLoaded, MergeFinished, MergeProgressed, MergeStopped
+from baton_tui.tui.screens.file_diff import FileDiffScreen
+from baton_tui.tui.screens.pickers import ConfirmModal
+from baton_tui.tui.widgets.diff_view import DiffView
+from baton_tui.tui.widgets.handoff_tree import Entry, fill
+
+RULES = {"merge_all": Action.MERGE, "merge_upto": Action.MERGE, "discard": Action.DISCARD,
+         "retry": Action.RETRY_TASK}
+
+
+def summary_text(review: Any) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    merged = sum(t.state == "merged" for t in review.tasks)
+    text.append(f" {len(review.tasks)} landed task(s)", style="bold")
+    text.append(f" · {len(review.files)} file(s) · +{review.added} −{review.deleted}")
+    text.append(f" · onto {review.onto}" if review.onto else "")
+    if merged:
+        text.append(f" · {merged} merged", style="bold")
+    if review.waiting:
+        text.append(f" · {len(review.waiting)} not landed", style="italic")
+    return text
+
+
+class HandoffScreen(Screen[None]):
+    """Opened by `H`, or by itself when a run ends with work landed."""
+
+    BINDINGS = [
+        Binding("escape,q", "close", "back", id="handoff-back"),
+        Binding("M", "merge_all", "merge all", id="merge-all"),
+        Binding("u", "merge_upto", "merge up to here", id="merge-upto"),
+        Binding("x", "discard", "discard task", id="handoff-discard"),
+        Binding("f", "full_diff", "full diff", id="full-diff"),
+        Binding("s", "shell", "resolve in a shell", id="resolve-shell"),
+        Binding("r", "retry", "retry task", id="handoff-retry"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.review: Any = None
+        self.conflict: dict | None = None
+        self.upto: int | None = None
+        self.merging = False
+        self.expanded: set[int] = set()
+
+    def compose(self) -> ComposeResult:
+        yield Static(" reading the landed work…", id="handoff-summary")
+        with Horizontal(id="handoff-body"):
+            tree: Tree[Entry] = Tree("landed work", id="handoff-tree")
+            tree.show_root = False
+            tree.auto_expand = False
+            yield tree
+            with Vertical(id="handoff-right"):
+                yield DiffView(id="handoff-diff")
+                yield RichLog(id="merge-log", wrap=True, markup=False, max_lines=200)
+        yield Static("", id="handoff-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(Tree).focus()
+        self.load()
+
+    # reading ---------------------------------------------------------------------------
+    @work(group="handoff-load", exclusive=True, exit_on_error=False, description="read the handoff")
+    async def load(self) -> None:
+        ok, review = await self.app.engine_call("handoff", api.handoff_review)
+        if ok:
+            self.post_message(HandoffLoaded(review))
+
+    @on(HandoffLoaded)
+    def show_review(self, event: HandoffLoaded) -> None:
+        self.review = event.review
+        tree = self.query_one(Tree)
+        self.expanded = {n.data.task.id for n in tree.root.children
+                         if n.data and n.data.kind == "task" and n.is_expanded} or self.expanded
+        line = max(0, tree.cursor_line)
+        fill(tree, self.review, self.expanded)
+        self.call_after_refresh(self._place_cursor, line)
+        self.query_one("#handoff-summary", Static).update(summary_text(self.review))
+        self.query_one(DiffView).show(self.review.diff)
+        self.refresh_bindings()
+
+    def _place_cursor(self, line: int) -> None:
+        tree = self.query_one(Tree)
+        if tree.last_line >= 0:
+            tree.cursor_line = min(line, tree.last_line)
+
+    def selected(self) -> Entry | None:
+        node = self.query_one(Tree).cursor_node
+        return node.data if node is not None else None
+
+    def selected_task(self) -> Any:
+        entry = self.selected()
+        return entry.task if entry is not None else None
+
+    @on(Tree.NodeHighlighted)
+    def _highlighted(self, event: Tree.NodeHighlighted) -> None:
+        entry = event.node.data
+        if entry is None or self.review is None:
+            return
+        view = self.query_one(DiffView)
+        if entry.kind == "file":
+            view.show(entry.file.diff)
+        elif entry.kind == "task":
+            view.show("\n".join(f.diff for f in entry.task.files))
+        self.refresh_bindings()
+
+    @on(Tree.NodeSelected)
+    def _selected(self, event: Tree.NodeSelected) -> None:
+        entry = event.node.data
+        if entry is not None and entry.kind == "file":
+            self.app.push_screen(FileDiffScreen(entry.file.path, entry.file.diff))
+        elif entry is not None and entry.kind == "task":
+            event.node.toggle()
+
+    # what applies now --------------------------------------------------------------------
+    def why_not(self, action: str) -> str | None:
+        board = self.app.board
+        task = self.selected_task()
+        if action in ("merge_all", "merge_upto") and self.merging:
+            return "a merge is going on"
+        if action == "merge_upto" and (task is None or task.state not in ("landed", "merged")):
+            return "select a landed task to merge up to"
+        if action == "discard":
+            return api.why_not(Action.DISCARD, board, board.task(task.id) if task else None,
+                               with_dependents=True)
+        if action == "retry":
+            entry = self.selected()
+            if entry is None or entry.kind != "waiting":
+                return "select a task that has not landed to retry it"
+            return api.why_not(Action.RETRY_TASK, board, board.task(entry.task.id))
+        if action == "shell" and self.conflict is None:
+            return "no merge is stopped at a conflict"
+        if action == "full_diff":
+            entry = self.selected()
+            return None if entry is not None and entry.kind == "file" else "select a file"
+        rule = RULES.get(action)
+        return api.why_not(rule, board) if rule else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "close":
+            return True
+        return None if self.why_not(action) else True
+
+    def on_key(self, event) -> None:
+        active = self.active_bindings.get(event.key)
+        if active is not None and not active.enabled:
+            reason = self.why_not(active.binding.action) or "not available now"
+            self.notify(reason, title=f"{active.binding.description}: not now",
+                        severity="warning", timeout=5)
+
+    # merging -----------------------------------------------------------------------------
+    def note_line(self, text: str, style: str = "") -> None:
+        self.query_one("#merge-log", RichLog).write(Text(text, style=style))
+
+    def action_merge_all(self) -> None:
+        self.start_merge(None)
+
+    def action_merge_upto(self) -> None:
+        task = self.selected_task()
+        if task is not None:
+            self.start_merge(task.id)
+
+    def start_merge(self, upto: int | None) -> None:
+        self.upto, self.conflict, self.merging = upto, None, True
+        self.refresh_bindings()
+        self.note_line(f"merging {'up to task ' + str(upto) if upto else 'every landed task'} "
+                 "in plan order…", "bold")
+        self.app.run_worker(self._merge(upto), group="handoff-merge", exit_on_error=False,
+                            description="merge")
+
+    async def _merge(self, upto: int | None) -> None:
+        def progress(task_id: int, what: str) -> None:
+            self.post_message(MergeProgressed(task_id, what))
+
+        try:
+            ok, outcome = await self.app.engine_call("merge", api.merge, upto, progress)
+        finally:
+            self.merging = False
+        if not ok:
+            self.note_line("the merge was refused (see the message)", "bold")
+        elif outcome.conflict:
+            self.post_message(MergeStopped(outcome.conflict))
+        else:
+            self.post_message(MergeFinished(outcome.merged, outcome.skipped, outcome.onto))
+        if self.is_attached:
+            self.load()
+
+    @on(MergeProgressed)
+    def _progressed(self, event: MergeProgressed) -> None:
+        title = self.app.board.task(event.task_id).title if self.app.board.task(
+            event.task_id) else ""
+        self.note_line(f"  ✓ #{event.task_id} {title} — "
+                 + ("merged" if event.what == "merged" else "was merged already"))
+
+    @on(MergeStopped)
+    def _stopped(self, event: MergeStopped) -> None:
+        c = self.conflict = event.conflict
+        files = ", ".join(c["files"])
+        self.note_line(f"  ✗ #{c['id']} conflicts with your branch in {files}", "bold")
+        self.query_one("#handoff-status", Static).update(Text(
+            f" stopped at task {c['id']}: {files} conflict · your tree is untouched · "
+            "s: resolve it in a shell (Baton starts the merge), then the rest goes on",
+            style="bold"))
+        self.app.bell()
+        self.refresh_bindings()
+
+    @on(MergeFinished)
+    def _finished(self, event: MergeFinished) -> None:
+        self.query_one("#handoff-status", Static).update(
+            f" merged {len(event.merged)} task(s) onto {event.onto}"
+            + (f" · {len(event.skipped)} were merged already" if event.skipped else ""))
+        self.note_line(f"done: landed work is on {event.onto}", "bold")
+        self.refresh_bindings()
+
+    # conflicts, discards, retries ---------------------------------------------------------
+    @work(group="handoff-act", exclusive=True, exit_on_error=False, description="resolve")
+    async def action_shell(self) -> None:
+        conflict = self.conflict
+        if conflict is None:
+            return
+        app = self.app
+        ok, state = await app.engine_call("resolve", api.resolve_begin, conflict["id"])
+        if not ok:
+            return
+        if state.state == "open":
+            banner = (f"\n── Baton: merging task {conflict['id']} ({state.branch}) onto your branch "
+                      f"conflicts in: {', '.join(state.files)}\n   Edit those files, `git add` "
+                      "them and `git commit`; then `exit` to go back to Baton (or "
+                      "`git merge --abort` to give up).\n")
+            app.run_shell(banner)
+        ok, state = await app.engine_call("resolve", api.resolve_status, conflict["id"])
+        if not ok:
+            return
+        if state.state == "merged":
+            self.note_line(f"  ✓ #{conflict['id']} merged by hand", "bold")
+            self.start_merge(self.upto)
+        elif state.state == "open":
+            self.query_one("#handoff-status", Static).update(Text(
+                f" the merge of task {conflict['id']} is still open ({', '.join(state.files)}"
+                " unresolved) · s: back to the shell to finish it", style="bold"))
+        else:
+            self.note_line("  the hand merge was given up; your tree is as it was", "italic")
+
+    @work(group="handoff-act", exclusive=True, exit_on_error=False, description="discard")
+    async def action_discard(self) -> None:
+        task = self.selected_task()
+        if task is None:
+            return
+        app = self.app
+        ok, victims = await app.engine_call("discard", api.discard_victims, task.id)
+        if not ok:
+            return
+        also = (f" Tasks {', '.join(map(str, victims))} were built on it and are discarded "
+                "too." if victims else "")
+        sure = await app.push_screen_wait(ConfirmModal(
+            "discard", f"Discard #{task.id} {task.title}? It will not be merged; its worktree's "
+            f"last state is kept under refs/baton/… and its branch stays.{also}"))
+        if not sure:
+            return
+        ok, done = await app.engine_call(f"discard #{task.id}", api.discard, task.id,
+                                         bool(victims))
+        if ok:
+            for victim, ref in done:
+                self.note_line(f"  – #{victim} discarded" + (f" (kept under {ref})" if ref else ""))
+            self.load()
+
+    @work(group="handoff-act", exclusive=True, exit_on_error=False, description="retry")
+    async def action_retry(self) -> None:
+        entry = self.selected()
+        if entry is None or entry.kind != "waiting":
+            return
+        ok, _ = await self.app.engine_call(f"retry #{entry.task.id}", api.retry_task,
+                                           entry.task.id, None)
+        if ok:
+            self.note_line(f"  ↻ #{entry.task.id} retried: the integration branch is merged into its "
+                     "worktree first and the conflicting files are named to its agent")
+
+    def action_full_diff(self) -> None:
+        entry = self.selected()
+        if entry is not None and entry.kind == "file":
+            self.app.push_screen(FileDiffScreen(entry.file.path, entry.file.diff))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

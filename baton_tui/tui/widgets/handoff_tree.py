@@ -1,0 +1,83 @@
+"""The handoff's outline: one foldable section per landed task (report, check, flags, the
+checkpoints Baton decided, its files with +/-), then the build tasks that have not landed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What a node stands for: `task`, `file` (of `task`, or of the combined diff), `info`."""
+
+    kind: str
+    task: Any = None
+    file: Any = None
+
+
+def _clip(text: Any, limit: int = 90) -> str:
+    line = " ".join(str(text or "").split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def task_label(task: Any) -> Text:
+    mark = "✓" if task.state == "merged" else "●"
+    label = Text()
+    label.append(f"{mark} #{task.id} ", style="bold")
+    label.append(_clip(task.title, 40))
+    label.append(f"  {task.state}", style="bold" if task.state == "merged" else "")
+    label.append(f"  +{task.added} −{task.deleted}", style="dim")
+    return label
+
+
+def file_label(file: Any) -> Text:
+    label = Text(no_wrap=True)
+    label.append(file.path)
+    label.append(f"  +{file.added} −{file.deleted}", style="dim")
+    return label
+
+
+def _details(node: TreeNode, task: Any) -> None:
+    info = Entry("info", task)
+    if task.summary:
+        node.add_leaf(Text("report: " + _clip(task.summary), style="italic"), info)
+    if task.check:
+        code = task.check.get("exit")
+        output = _clip(task.check.get("output") or "", 60)
+        node.add_leaf(Text(f"check: exit {code}" + (f" — {output}" if output else ""),
+                           style="" if code == 0 else "bold"), info)
+    for flag in task.flags:
+        node.add_leaf(Text(f"⚑ {flag.get('kind')}: {_clip(flag.get('detail'), 70)}",
+                           style="bold"), info)
+    for decision in task.decisions:
+        node.add_leaf(Text(f"decided for you ({decision.get('by')}): "
+                           f"{decision.get('answer')} — {_clip(decision.get('what'), 60)}"), info)
+
+
+def fill(tree: Tree, review: Any, expanded: set[int]) -> None:
+    """Rebuild the outline from a HandoffReview, keeping the sections that were open."""
+    tree.clear()
+    root = tree.root
+    for task in review.tasks:
+        node = root.add(task_label(task), Entry("task", task),
+                        expand=task.id in expanded)
+        _details(node, task)
+        for file in task.files:
+            node.add_leaf(file_label(file), Entry("file", task, file))
+    if review.waiting:
+        waiting = root.add(Text("not landed (not merged)", style="dim"), Entry("info"),
+                           expand=True)
+        for task in review.waiting:
+            why = f"failed on a conflict in {', '.join(task.conflicts)}" if task.conflicts \
+                else (task.reason or task.state)
+            waiting.add_leaf(Text(f"#{task.id} {_clip(task.title, 40)} — {_clip(why, 60)}"),
+                             Entry("waiting", task))
+    everything = root.add(Text(f"all files ({len(review.files)})", style="dim"), Entry("info"),
+                          expand=False)
+    for file in review.files:
+        everything.add_leaf(file_label(file), Entry("file", None, file))

@@ -1,0 +1,177 @@
+"""Pilot tests: the handoff screen on real landed branches — review, merge all, merge up to a
+task, a conflict resolved in a (scripted) shell, discarding with dependents."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from helpers.handoff_kit import FILES, TASKS, git, landed_plan
+from helpers.tui_support import drive, planned, settle, wait_for, ws
+
+__all__ = ["planned", "ws"]
+
+from baton_tui.plan.current import current
+from baton_tui.tui import messages as msg
+from baton_tui.tui.screens.file_diff import FileDiffScreen
+from baton_tui.tui.screens.handoff import HandoffScreen
+from baton_tui.tui.screens.pickers import ConfirmModal
+
+
+@pytest.fixture
+def landed(repo):
+    ws = landed_plan(repo, TASKS, FILES)
+    yield ws
+    ws.close()
+
+
+async def open_handoff(pilot, app):
+    await wait_for(pilot, lambda: app.board.task(3) is not None
+                   and app.board.task(3).state == "landed")
+    app.plan_pane.focus()
+    await pilot.press("H")
+    await wait_for(pilot, lambda: isinstance(app.screen, HandoffScreen))
+    await wait_for(pilot, lambda: app.screen.review is not None, timeout=15)
+    await pilot.pause()
+    return app.screen
+
+
+def states(ws) -> dict[int, str]:
+    cur = current(ws)
+    return {t.id: str(cur.view(t.id).state) for t in cur.doc.tasks}
+
+
+def of(seen, kind):
+    return [m for m in seen if isinstance(m, kind)]
+
+
+class TestReview:
+    """What the screen shows before anything is merged."""
+
+    def test_tasks_files_reports_and_a_full_screen_file_diff(self, landed):
+        async def script(pilot, app, seen):
+            screen = await open_handoff(pilot, app)
+            review = screen.review
+            assert [t.id for t in review.tasks] == [1, 2, 3]
+            assert {f.path for f in review.files} == {"words.py", "lines.py", "cli.py",
+                                                      "README.md"}
+            assert review.tasks[2].summary == "Command line is in"
+            assert review.tasks[2].check == {"exit": 0, "output": "3 passed"}
+            assert str(screen.query_one("#handoff-summary").render()).startswith(
+                " 3 landed task(s) · 4 file(s)")
+            await pilot.press("space")  # fold open task 1
+            await pilot.press("down", "down", "down")  # report, check, then its file
+            assert screen.selected().kind == "file"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, FileDiffScreen))
+            assert "+def count_words(text):" in app.screen.diff
+            await pilot.press("escape")
+            await pilot.press("escape")
+            await pilot.pause()
+            assert len(app.screen_stack) == 1
+
+        drive(landed, script, size=(120, 40))
+
+    def test_H_is_dimmed_before_anything_ran(self, planned):
+        async def script(pilot, app, seen):
+            await pilot.press("H")
+            await pilot.pause()
+            assert len(app.screen_stack) == 1
+
+        app, seen = drive(planned, script)
+        assert "has not run yet" in of(seen, msg.KeyRefused)[0].reason
+
+
+class TestMerge:
+    """M merges all in plan order with a line per task; u stops at the selected task."""
+
+    def test_merge_all(self, landed):
+        async def script(pilot, app, seen):
+            await open_handoff(pilot, app)
+            await pilot.press("M")
+            await wait_for(pilot, lambda: of(seen, msg.MergeFinished), timeout=20)
+            await wait_for(pilot, lambda: app.board.state == "merged")
+
+        app, seen = drive(landed, script, size=(120, 40))
+        assert list(dict.fromkeys(m.task_id for m in of(seen, msg.MergeProgressed))) == [1, 2, 3]
+        assert states(landed) == {1: "merged", 2: "merged", 3: "merged"}
+        assert (landed.root / "cli.py").exists()
+        assert git(landed.root, "status", "--porcelain", "--untracked-files=no") == ""
+
+    def test_merge_up_to_the_selected_task(self, landed):
+        async def script(pilot, app, seen):
+            await open_handoff(pilot, app)
+            await pilot.press("down")  # task 2
+            assert app.screen.selected_task().id == 2
+            await pilot.press("u")
+            await wait_for(pilot, lambda: of(seen, msg.MergeFinished), timeout=20)
+
+        app, seen = drive(landed, script, size=(120, 40))
+        assert states(landed) == {1: "merged", 2: "merged", 3: "landed"}
+        assert not (landed.root / "cli.py").exists()
+
+
+class TestConflict:
+    """A conflict stops the merge, names the task and files, leaves the tree clean; the
+    shell resolves it and the merge goes on."""
+
+    def test_conflict_resolved_in_the_shell_then_merged(self, landed):
+        root = landed.root
+        (root / "README.md").write_text("# sample\n\nMine, not the agent's.\n")
+        git(root, "commit", "-qam", "my own README")
+        shells = []
+
+        def shell(where, banner):
+            shells.append(banner)
+            assert "README.md" in banner
+            (where / "README.md").write_text("# sample\n\nBoth, resolved.\n")
+            subprocess.run(["git", "add", "README.md"], cwd=where, check=True)
+            subprocess.run(["git", "commit", "-q", "--no-edit"], cwd=where, check=True)
+            return 0
+
+        async def script(pilot, app, seen):
+            await open_handoff(pilot, app)
+            await pilot.press("M")
+            await wait_for(pilot, lambda: of(seen, msg.MergeStopped), timeout=20)
+            stop = of(seen, msg.MergeStopped)[0].conflict
+            assert (stop["id"], stop["files"]) == (3, ["README.md"])
+            assert git(root, "status", "--porcelain", "--untracked-files=no") == ""
+            status = str(app.screen.query_one("#handoff-status").render())
+            assert "stopped at task 3" in status and "untouched" in status
+            await pilot.press("s")
+            await wait_for(pilot, lambda: of(seen, msg.MergeFinished), timeout=20)
+            await wait_for(pilot, lambda: app.board.state == "merged")
+
+        app, seen = drive(landed, script, size=(120, 40), shell=shell)
+        assert len(shells) == 1
+        assert states(landed) == {1: "merged", 2: "merged", 3: "merged"}
+        assert (root / "README.md").read_text() == "# sample\n\nBoth, resolved.\n"
+
+
+class TestDiscard:
+    """x asks first, names what goes with it (dependents rule as in the CLI)."""
+
+    def test_discard_takes_its_dependents_after_asking(self, landed):
+        async def script(pilot, app, seen):
+            await open_handoff(pilot, app)
+            await pilot.press("x")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            assert "Tasks 3 were built on it" in app.screen.question
+            await pilot.press("y")
+            await wait_for(pilot, lambda: app.board.task(3).state == "discarded")
+            await settle(pilot)
+
+        drive(landed, script, size=(120, 40))
+        assert states(landed) == {1: "discarded", 2: "landed", 3: "discarded"}
+
+    def test_no_keeps_everything(self, landed):
+        async def script(pilot, app, seen):
+            await open_handoff(pilot, app)
+            await pilot.press("x")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            await pilot.press("n")
+            await pilot.pause(0.2)
+
+        drive(landed, script, size=(120, 40))
+        assert states(landed) == {1: "landed", 2: "landed", 3: "landed"}
