@@ -55,14 +55,16 @@ def test_build_edits_and_reports_over_mcp_and_shell(player, server, baton, repo,
     assert baton("plan", "--from", str(plan)).returncode == 0
     wt1, wt2 = worktree(repo, baton, 1), worktree(repo, baton, 2)
     hello = f"hello from {player.cli.binary}"
-    server.add_turns([
-        {"text": "Writing the file.", **player.write(wt1 / "hello.txt", hello + "\n")},
-        player.report("done", "wrote hello.txt (mcp)"),
-        {"text": "Reported."},
-        player.write(wt2 / "bye.txt", "bye\n"),
-        player.shell('baton report done --summary "wrote bye.txt (shell)"'),
-        {"text": "Reported."},
-    ])
+    turns = [
+        *player.conversation({"text": "Writing the file.", **player.write(wt1 / "hello.txt",
+                                                                          hello + "\n")},
+                             player.report("done", "wrote hello.txt (mcp)"),
+                             {"text": "Reported."}),
+        *player.conversation(player.write(wt2 / "bye.txt", "bye\n"),
+                             player.shell('baton report done --summary "wrote bye.txt (shell)"'),
+                             {"text": "Reported."}),
+    ]
+    server.add_turns(turns)
     result = run(baton, player.env(server))
     assert result.returncode == 0, attempt_logs(repo)[-4000:]
     status = baton.json("status", "--json")
@@ -76,7 +78,7 @@ def test_build_edits_and_reports_over_mcp_and_shell(player, server, baton, repo,
     assert git(repo, "show", f"baton/{slug}/1-write-hello:hello.txt") == hello
     # the real CLI talked to the scripted server, with its tools and the report tool offered
     calls = model_calls(server, player)
-    assert len(calls) == 6
+    assert len(calls) == len(turns)
     first = calls[0]["json"]
     assert player.build_tools <= tool_names(first), tool_names(first)
     assert player.effort(first) == "low"                 # the task's effort reached the model
@@ -90,20 +92,19 @@ def test_research_reads_reports_over_mcp_and_writes_nothing(player, server, bato
     ])
     assert baton("plan", "--from", str(plan)).returncode == 0
     wt = worktree(repo, baton, 1, "-research-1")
-    server.add_turns([
+    server.add_turns(player.conversation(
         player.read(wt / "README.md"),
         player.write(wt / "stray.txt", "no\n"),
         player.shell("echo no > stray2.txt"),
         player.report("done", "README.md is a one-line heading: sample"),
         {"text": "Reported."},
-    ])
+    ))
     result = run(baton, player.env(server))
     assert result.returncode == 0, attempt_logs(repo)[-4000:]
     assert task_of(baton, 1)["state"] == "done"
-    assert "# sample" in attempt_logs(repo)                   # the read really happened
     turns = {r["turn"]: r for r in model_calls(server, player)}
-    assert "# sample" in last_input(turns[1])                 # and its output went back
-    for refused in (last_input(turns[2]), last_input(turns[3])):   # both writes were refused
+    assert player.read_seen(turns, attempt_logs(repo), "# sample")   # the read really happened
+    for refused in (last_input(turns[n]) for n in player.refused_turns):   # writes refused
         assert any(word in refused for word in player.refusals), refused
     assert not (wt / "stray.txt").exists() and not (wt / "stray2.txt").exists()
     assert git(repo, "status", "--porcelain") == ""
@@ -123,7 +124,7 @@ def test_429_is_retried_then_fails_visibly(player, server, baton, repo, tmp_path
          "mode": "build"},
     ])
     assert baton("plan", "--from", str(plan)).returncode == 0
-    server.add_turns([{"error": 429}, {"error": 429}])
+    server.add_turns(player.throttled(2))
     result = run(baton, player.env(server, BATON_CONFIG=str(config)))
     assert result.returncode == 1
     assert task_of(baton, 1)["state"] == "failed"
@@ -131,7 +132,7 @@ def test_429_is_retried_then_fails_visibly(player, server, baton, repo, tmp_path
               if (e.get("kind") or e.get("type")) == "task.failed"]
     assert failed and "429" in failed[-1]["reason"], failed
     assert "429" in failed[-1].get("output", "")
-    assert len([r for r in server.requests if r.get("status") == 429]) == 2
+    assert len([r for r in server.requests if r.get("status") == 429]) == len(player.throttled(2))
 
 
 def test_usage_limit_pauses_then_resumes_same_session(player, server, baton, repo, tmp_path):

@@ -13,6 +13,7 @@ Implementing a player:
     and still let the report through (shell `baton report` or the MCP tools)
   * `resume(ctx)` — argv to continue a saved session (`ctx.session_id`), or None
   * `progress(line)` — one short human line from one output line, or None
+  * `halt(line)` — a reason to stop the agent now (a retry loop of its own), or None
   * `outcome(text)` — what the whole log says: session id, tokens, cost, limits, errors
 """
 
@@ -96,6 +97,7 @@ class Player:
     max_parallel: int | None = None
     reports_by_shell: bool = True   # False: the agent has Baton's report tools, not a shell
     research_shell: bool = True     # False: research runs without a usable shell (MCP report)
+    reports_in_output: bool = False  # True: a `BATON: done …` line of its reply is its report
 
     def __init__(self, bin_path: str | None = None, env: dict[str, str] | None = None,
                  extra_models: list[str] | None = None):
@@ -141,6 +143,11 @@ class Player:
         return None
 
     def progress(self, line: str) -> str | None:
+        return None
+
+    def halt(self, line: str) -> str | None:
+        """Why the conductor should stop the agent on this output line (it would retry a
+        rate limit on its own for minutes, say), or None. `outcome` then reads the log."""
         return None
 
     def outcome(self, text: str) -> Outcome:

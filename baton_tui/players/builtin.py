@@ -7,6 +7,7 @@ refuse to start with a clear reason.
 
 from __future__ import annotations
 
+from baton_tui.players.aider import AiderPlayer
 from baton_tui.players.base import Player
 from baton_tui.players.claude_code import ClaudeCodePlayer
 from baton_tui.players.codex import CodexPlayer
@@ -29,8 +30,7 @@ BUILTIN_CLASSES: dict[str, type[Player]] = {
     "opencode": _cli("opencode", "opencode", (), (), "npm i -g opencode-ai"),
     "gemini": _cli("gemini", "gemini", ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
                    (".gemini/oauth_creds.json",), "npm i -g @google/gemini-cli"),
-    "aider": _cli("aider", "aider", ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"), (),
-                  "pip install aider-chat", checkpoints=False, efforts=()),
+    "aider": AiderPlayer,
     "cursor-agent": _cli("cursor-agent", "cursor-agent", ("CURSOR_API_KEY",), (".cursor/cli-config.json",),
                          "see cursor.com/cli"),
     "goose": _cli("goose", "goose", (), (), "see block.github.io/goose"),

@@ -151,6 +151,11 @@ class Following:
                     text = player.progress(line)
                     if text:
                         tracked.pending_line = text
+                    halt = player.halt(line)
+                    if halt and tracked.signalled is None:
+                        self.emit(tracked.task_id, K.TASK_PROGRESS, message=f"stopping it: {halt}",
+                                  attempt=tracked.attempt_id)
+                        self._signal(tracked.task_id)
                     looping = supervisor.loop_line(tracked.watch, text or line)
                     if looping and self.doc.autonomy == "watch" and tracked.watch.once("loop"):
                         self.emit(tracked.task_id, K.TASK_FLAGGED, flag="loop",

@@ -144,7 +144,8 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
         raise BatonError(f"task {task.id}: unknown player {task.player!r}")
     skills = resolve(task.skills, ws.skills) if task.skills else []
     can_shell = player.reports_by_shell and (task.mode != "research" or player.research_shell)
-    prompt = compose(doc, task, skills, artifacts, feedback, resume_message, can_shell=can_shell)
+    prompt = compose(doc, task, skills, artifacts, feedback, resume_message, can_shell=can_shell,
+                     in_output=player.reports_in_output)
     nonce = secrets.token_hex(16)
     store = ws.store
     attempt_id = store.new_attempt(plan.id, task.id, nonce, task.player, {}, "")

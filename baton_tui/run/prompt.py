@@ -15,10 +15,18 @@ if TYPE_CHECKING:
     from baton_tui.skills import Skill
 
 
-def rules(task: "Task", can_shell: bool = True) -> str:
-    """The closing rules of every prompt."""
+def rules(task: "Task", can_shell: bool = True, in_output: bool = False) -> str:
+    """The closing rules of every prompt. `in_output`: the agent (Aider) has neither a shell
+    nor Baton's tools, so a line of its final reply is its report."""
     lines = ["## Baton's rules for this task", ""]
-    if can_shell:
+    if in_output:
+        lines += [
+            "- When the task is finished, end your final reply with one line `BATON: done "
+            "<one-line summary of what you did>`. If you cannot finish it, end it with `BATON: "
+            "failed <why>`. That line is the ONLY way your task counts as done or failed; "
+            "ending without it fails the task.",
+        ]
+    elif can_shell:
         lines += [
             "- When the task is finished, run `baton report done --summary \"what you did\"`. "
             "If you cannot finish it, run `baton report failed --reason \"why\"`. Reporting is "
@@ -60,7 +68,8 @@ def rules(task: "Task", can_shell: bool = True) -> str:
 
 def compose(doc: "PlanDocument", task: "Task", skills: list["Skill"],
             artifacts: dict[int, str], feedback: str | None = None,
-            resume_message: str | None = None, can_shell: bool = True) -> str:
+            resume_message: str | None = None, can_shell: bool = True,
+            in_output: bool = False) -> str:
     """The whole prompt, in the order an agent should read it."""
     from baton_tui.skills import render_skills
 
@@ -77,7 +86,7 @@ def compose(doc: "PlanDocument", task: "Task", skills: list["Skill"],
     rendered = render_skills(skills)
     if rendered:
         parts += [rendered.strip(), ""]
-    parts.append(rules(task, can_shell))
+    parts.append(rules(task, can_shell, in_output))
     return "\n".join(parts)
 
 

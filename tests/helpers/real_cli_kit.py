@@ -16,6 +16,9 @@ import pytest
 from helpers.core import ROOT, BatonCLI, git
 
 NPM_BIN = ROOT / ".ci" / "npm" / "node_modules" / ".bin"
+# PyPI CLIs get a virtualenv each (their dependencies never meet Baton's), and a folder holding
+# only a link to the CLI itself (never a whole virtualenv's bin on PATH).
+PYPI_BIN = ROOT / ".ci" / "pypi-bin"
 REQUIRE_ENV = "BATON_REQUIRE_REAL_CLIS"
 MISSING_CLI = "REAL AGENT CLI MISSING"   # starts every skip reason (conftest lists them at the end)
 
@@ -24,28 +27,39 @@ MISSING_CLI = "REAL AGENT CLI MISSING"   # starts every skip reason (conftest li
 class RealCLI:
     """A real agent CLI as `.ci/run` installs it: pinned, from npm, into .ci/npm."""
 
-    binary: str     # the command in node_modules/.bin
+    binary: str     # the command in node_modules/.bin (or .ci/pypi-bin)
     label: str      # its name for people
-    package: str    # the exact npm spec .ci/run installs
+    package: str    # the exact npm spec (or PyPI `name==version`) .ci/run installs
+    bin_dir: Path = NPM_BIN
 
     @property
     def version(self) -> str:
-        return self.package.rsplit("@", 1)[1]
+        return self.package.rsplit("==" if "==" in self.package else "@", 1)[1]
+
+    @property
+    def install(self) -> str:
+        if self.bin_dir == NPM_BIN:
+            return f"npm install --prefix .ci/npm --save-exact {self.package}"
+        venv = f".ci/{self.binary}-venv"
+        return (f"python3 -m venv {venv} && {venv}/bin/pip install {self.package} && "
+                f"mkdir -p .ci/pypi-bin && ln -sf ../{self.binary}-venv/bin/{self.binary} "
+                f".ci/pypi-bin/{self.binary}")
 
 
 CLAUDE = RealCLI("claude", "Claude Code", "@anthropic-ai/claude-code@2.1.332")
 CODEX = RealCLI("codex", "Codex", "@openai/codex@0.171.0")
+AIDER = RealCLI("aider", "Aider", "aider-chat==0.86.2", PYPI_BIN)
 
 
 def require_cli(cli: RealCLI) -> Path:
     """The installed CLI's path. Missing: the test is skipped with a loud reason, or fails when
     BATON_REQUIRE_REAL_CLIS=1 (`.ci/run` sets it, so nothing skips in CI)."""
-    path = NPM_BIN / cli.binary
+    path = cli.bin_dir / cli.binary
     if path.exists():
         return path
     reason = (f"{MISSING_CLI}: {cli.label} (`{cli.binary}`) is not installed at {path}. "
               f"Install it with `bash .ci/run` (installs every pinned CLI, then runs all tests) or "
-              f"`npm install --prefix .ci/npm --save-exact {cli.package}`.")
+              f"`{cli.install}`.")
     if os.environ.get(REQUIRE_ENV) == "1":
         pytest.fail(f"{reason} ({REQUIRE_ENV}=1: a missing CLI fails instead of skipping)",
                     pytrace=False)

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from baton_tui.demo.server import ScriptedServer
-from helpers.real_cli_kit import CLAUDE, CODEX, NPM_BIN, RealCLI, require_cli
+from helpers.real_cli_kit import AIDER, CLAUDE, CODEX, NPM_BIN, PYPI_BIN, RealCLI, require_cli
 
 AGENTS = Path(__file__).resolve().parents[1] / "agents"
 
@@ -64,8 +64,25 @@ class RealPlayer:
     refusals: tuple[str, ...]    # one of these is in the tool result of a refused write
     reset_slack: float           # how far past the real reset Baton may wait (the CLI's precision)
 
+    refused_turns: tuple[int, ...] = (2, 3)   # research: the model turns whose input shows
+                                              # the refused writes (none for a CLI without tools)
+
     def __repr__(self) -> str:
         return self.name
+
+    def conversation(self, *steps: dict) -> list[dict]:
+        """One task's scripted turns, as this CLI's requests take them: one turn a request.
+        A tool-calling CLI sends a request per tool result; Aider sends one per reply."""
+        return list(steps)
+
+    def throttled(self, attempts: int) -> list[dict]:
+        """Turns that answer `attempts` attempts with a plain 429 (no reset time)."""
+        return [{"error": 429}] * attempts
+
+    def read_seen(self, turns: dict[int, dict], logs: str, needle: str) -> bool:
+        """A research read happened: the agent's output shows the file, and the tool's result
+        went back to the model in the next request."""
+        return needle in logs and needle in last_input(turns[1])
 
     def require(self) -> Path:
         return require_cli(self.cli)
@@ -256,6 +273,117 @@ stream_max_retries = 0
         assert len(threads) <= 2
 
 
+class Aider(RealPlayer):
+    """Aider: OpenAI Chat Completions, no tools at all. The model's reply is the edit (the
+    `whole` format: a file name, then its full content in a fence) and its `BATON: done …` line
+    the report, so a task is one reply — `conversation` merges a task's steps into it. It reads
+    a file the reply names (Aider adds it, read-only in ask mode, and asks again). "The person"
+    has OPENAI_API_BASE and AIDER_MODEL set, and a ~/.aider.model.settings.yml for the model.
+    Its usage limit is the provider's 429 "Please try again in 3s", which Baton reads relative
+    to when it stopped Aider: hence the slack.
+    """
+
+    name = "aider"
+    cli = AIDER
+    protocol = "chat"
+    build_tools = frozenset()
+    research_tools = frozenset()
+    research_withheld = frozenset()
+    refusals = ()
+    refused_turns = ()
+    reset_slack = 20
+    model = "openai/mock-model"
+    SDK_TRIES = 3    # the OpenAI SDK inside litellm tries each call three times on a 429
+
+    def env(self, server: ScriptedServer, **extra: str) -> dict[str, str]:
+        home = Path(os.environ["HOME"])
+        caches = home / ".aider" / "caches"
+        caches.mkdir(parents=True, exist_ok=True)
+        # A non-empty price map: Aider then skips downloading litellm's (no network here).
+        (caches / "model_prices_and_context_window.json").write_text(json.dumps(
+            {self.model: {"max_input_tokens": 128000, "max_output_tokens": 8192,
+                          "input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06,
+                          "litellm_provider": "openai", "mode": "chat"}}))
+        (home / ".aider.model.settings.yml").write_text(
+            f"- name: {self.model}\n  edit_format: whole\n"
+            "  accepts_settings: [reasoning_effort]\n")
+        return {
+            "PATH": f"{PYPI_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+            "OPENAI_API_KEY": "sk-scripted",
+            "OPENAI_API_BASE": f"{server.url}/v1",
+            "AIDER_MODEL": self.model,
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            **extra,
+        }
+
+    def conversation(self, *steps: dict) -> list[dict]:
+        """A task is one reply, its `BATON:` line last. (A file the prompt names is in the
+        chat from the first request on: Aider adds every file a message mentions.)"""
+        turns: list[dict] = []
+        body: list[str] = []
+        report: list[str] = []
+        for step in steps:
+            if step.get("_report"):
+                report.append(step["text"])
+            elif step.get("_edit") or step.get("_shell"):
+                body.append(step["text"])
+        if body or report:
+            turns.append({"text": "\n\n".join([*body, *report])})
+        return turns
+
+    def throttled(self, attempts: int) -> list[dict]:
+        """Each attempt's one call, tried three times by the SDK; a retry continues the
+        conversation, so its turns wait for "Continue the task" (Aider's own retries of the
+        first call, until Baton stops it, get the side text)."""
+        first = [{"error": 429}] * self.SDK_TRIES
+        later = [{"error": 429, "match": "Continue the task"}] * (self.SDK_TRIES * (attempts - 1))
+        return first + later
+
+    def write(self, path: Path, content: str) -> dict:
+        return {"_edit": True, "text": f"{path.name}\n```\n{content}```"}
+
+    def shell(self, command: str) -> dict:
+        words = shlex.split(command)
+        if words[:2] == ["baton", "report"] and len(words) >= 3:
+            return self.report(words[2], words[-1])
+        # Aider has no shell: a command in a reply is only text (shell suggestions are off).
+        return {"_shell": True, "text": f"Run this:\n```bash\n{command}\n```"}
+
+    def read(self, path: Path) -> dict:
+        return {"_edit": True, "text": f"I have read {path.name}."}
+
+    def read_seen(self, turns: dict[int, dict], logs: str, needle: str) -> bool:
+        """Aider shows no tool output: the file's content was in the request it answered."""
+        return needle in json.dumps(turns[0]["json"]["messages"])
+
+    def report(self, status: str, summary: str) -> dict:
+        return {"_report": True, "text": f"BATON: {status} {summary}"}
+
+    def effort(self, request: dict) -> str | None:
+        return request.get("reasoning_effort")
+
+    def arrange_usage_limit(self, server, env, tmp, resets_at):
+        limit = {"error": 429, "body": {"error": {
+            "message": "Rate limit reached for requests per min. Please try again in 3s.",
+            "type": "requests", "code": "rate_limit_exceeded"}}}
+        # Aider retries by itself until Baton stops it: requests that are not the resumed
+        # conversation's ("Continue the task") get the side text and take no turn.
+        server.add_turns([*[limit] * self.SDK_TRIES, {
+            "match": "Continue the task",
+            "text": "limit.txt\n```\nafter the reset\n```\n\nBATON: done finished after the reset"}])
+
+    def sessions(self, logs: str) -> list[str]:
+        """Aider has no session ids: its chat history file is the session; one per task."""
+        return ["chat-history" for line in logs.splitlines() if line.startswith("Aider v")]
+
+    def check_usage_limit(self, server: ScriptedServer, tmp: Path, sessions: list[str]) -> None:
+        """The resumed request carries the first attempt's prompt: the same conversation."""
+        resumed = next(r for r in server.requests if r.get("turn") == self.SDK_TRIES)
+        users = [m for m in resumed["json"]["messages"] if m.get("role") == "user"]
+        assert any("Create limit.txt." in json.dumps(m) for m in users[:-1]), users
+
+
 CLAUDE_CODE = ClaudeCode()
 CODEX_PLAYER = Codex()
-PLAYERS = [CLAUDE_CODE, CODEX_PLAYER]
+AIDER_PLAYER = Aider()
+PLAYERS = [CLAUDE_CODE, CODEX_PLAYER, AIDER_PLAYER]
