@@ -118,6 +118,22 @@ def latest_log_path(store_path: Path | str, plan_id: int, task_id: int) -> str |
     return latest.log_path if latest else None
 
 
+def latest_output(store_path: Path | str, plan_id: int, task_id: int
+                  ) -> tuple[str | None, str | None]:
+    """The newest attempt's log file and the player that wrote it (a reassigned task's
+    earlier attempts were another player's)."""
+    with store_at(store_path) as store:
+        latest = store.latest_attempt(plan_id, task_id)
+    return (latest.log_path, latest.player) if latest else (None, None)
+
+
+def step_reader(player: str) -> Any:
+    """A reader turning `player`'s raw output lines into readable steps (`feed(line)`)."""
+    from baton_tui.players.steps import reader
+
+    return reader(player)
+
+
 def task_detail(store_path: Path | str, root: Path, plan_id: int, task_id: int,
                 base: str | None, branch: str | None) -> Any:
     """Report, check output and diff of one task (runs git: call it off the UI loop)."""

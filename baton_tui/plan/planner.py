@@ -27,6 +27,7 @@ from baton_tui.plan import planner_prompt as prompts
 from baton_tui.plan.dag import dependents
 from baton_tui.plan.model import PlanDocument, parse_document
 from baton_tui.plan.validate import plan_problems
+from baton_tui.players import steps
 from baton_tui.players.base import AttemptContext
 from baton_tui.store.events import EventKind
 from baton_tui.workspace import Workspace
@@ -206,13 +207,15 @@ def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
                                 process_group=0)
         assert proc.stdout is not None
         watchdog = _Watchdog(proc.pid, stall)
+        reader = steps.reader(session["player"])
         try:
             for raw in proc.stdout:
                 watchdog.reset()
                 log.write(raw)
-                step = player.progress(raw.decode("utf-8", "replace").rstrip("\n"))
-                if step:
-                    emit(PlannerEvent("step", step))
+                for step in reader.feed(raw.decode("utf-8", "replace").rstrip("\n")):
+                    text = chat_line(step)
+                    if text:
+                        emit(PlannerEvent("step", text))
             proc.wait()
         finally:
             watchdog.cancel()
@@ -238,6 +241,20 @@ def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
         raise BatonError(f"the planner ({session['player']}) exited {proc.returncode}: {detail}",
                          code=1)
     return final
+
+
+def chat_line(step: "steps.Step") -> str | None:
+    """One research step as the chat shows it: the planner's final JSON answer is not echoed
+    (its questions and plan are shown as such), its other words and calls are."""
+    if step.kind == "note" and not step.text.startswith("started"):
+        return None  # stderr chatter and banners stay in the log
+    if step.kind in ("said", "result") and "{" in step.text + step.detail:
+        if step.kind == "result":
+            return None
+        words = f"{step.text} {step.detail}".split("{", 1)[0].strip()
+        return words[:300] if words else "wrote its answer"
+    text = step.text + (f" — {step.detail}" if step.detail and step.kind == "said" else "")
+    return text[:300]
 
 
 def _converse(ws: Workspace, session: dict, message: str, resume: bool,

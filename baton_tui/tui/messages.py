@@ -20,13 +20,16 @@ class BoardChanged(Message):
 
 
 class OutputRead(Message):
-    """New lines of a task's agent output (a batch); `reset` starts a new attempt."""
+    """New lines of a task's agent output (a batch) and the readable steps read from them;
+    `reset` starts a new attempt."""
 
-    def __init__(self, task_id: int, lines: list[str], reset: bool = False) -> None:
+    def __init__(self, task_id: int, lines: list[str], reset: bool = False,
+                 steps: list | None = None) -> None:
         super().__init__()
         self.task_id = task_id
         self.lines = lines
         self.reset = reset
+        self.steps = steps or []
 
 
 class PlayersDetected(Message):

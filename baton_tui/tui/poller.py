@@ -45,14 +45,17 @@ def poll_store(store_path: Path, clock: Callable[[], float], post: Callable[[Sna
         store.close()
 
 
-def tail_log(store_path: Path, plan_id: int, task_id: int, post: Callable[[list[str], bool], None],
+def tail_log(store_path: Path, plan_id: int, task_id: int,
+             post: Callable[[list[str], bool, list], None],
              cancelled: Callable[[], bool], batch: float = 0.08, first_bytes: int = 64_000,
-             max_batch_lines: int = 2_000) -> None:
+             max_batch_lines: int = 2_000, player: str | None = None) -> None:
     """Follow a task's newest attempt log, posting lines in batches of ~`batch` seconds.
 
-    `post(lines, reset)` — `reset` is True when a new attempt began (clear the view).
+    `post(lines, reset, steps)` — `reset` is True when a new attempt began (clear the view);
+    `steps` are the readable steps of `player` read from the lines, here, off the UI loop.
     Only the tail of a long file is read at first; the whole log stays on disk.
     """
+    reader = api.step_reader(player) if player else None
     path: str | None = None
     offset = 0
     pending = b""
@@ -61,12 +64,13 @@ def tail_log(store_path: Path, plan_id: int, task_id: int, post: Callable[[list[
         now = time.monotonic()
         if now - checked > 1.0:
             checked = now
-            newest = api.latest_log_path(store_path, plan_id, task_id)
+            newest, wrote = api.latest_output(store_path, plan_id, task_id)
             if newest != path and newest:
                 path, pending = newest, b""
                 size = os.path.getsize(path) if os.path.exists(path) else 0
                 offset = max(0, size - first_bytes)
-                post([], True)
+                reader = api.step_reader(wrote or player) if (wrote or player) else None
+                post([], True, [])
         if path and os.path.exists(path):
             with open(path, "rb") as fh:
                 fh.seek(offset)
@@ -77,5 +81,6 @@ def tail_log(store_path: Path, plan_id: int, task_id: int, post: Callable[[list[
                 *lines, pending = chunk.split(b"\n")
                 if lines:
                     text = [ln.decode("utf-8", "replace").rstrip("\r") for ln in lines]
-                    post(text[-max_batch_lines:], False)
+                    steps = [s for ln in text for s in reader.feed(ln)] if reader else []
+                    post(text[-max_batch_lines:], False, steps[-max_batch_lines:])
         time.sleep(batch)
