@@ -430,8 +430,11 @@ def gc(ws: "Workspace", dry_run: bool = False) -> list:
 
 # players, trust, skills ---------------------------------------------------------------------
 def detect_players(ws: "Workspace") -> dict[str, Any]:
-    """Detection for every player (may run `--version` subprocesses: call it off the UI loop)."""
-    return {name: player.detect() for name, player in ws.catalog.players.items()}
+    """Detection for every player, fresh and recorded for `status` (may run `--version`
+    subprocesses: call it off the UI loop). An untrusted repo's custom players are not ready."""
+    from baton_tui.players import readiness
+
+    return readiness.detect(ws)
 
 
 def player_catalog(ws: "Workspace", name: str) -> tuple[tuple[str, ...] | None, str | None]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,29 @@ def isolated_env(tmp_path_factory, monkeypatch):
     for name in ("BATON_PLANNER", "BATON_AUTONOMY", "BATON_MAX_PARALLEL", "BATON_CONFIG",
                  "BATON_TASK", "BATON_ATTEMPT", "BATON_NONCE", "BATON_STATE"):
         monkeypatch.delenv(name, raising=False)
+    signed_in_person(home, monkeypatch)
     return home
+
+
+def signed_in_person(home: Path, monkeypatch) -> None:
+    """The person has Claude Code and Codex installed and signed in, and API keys set, so a plan
+    on them can be approved (a task is never given to a player that cannot start). The CLIs are
+    stubs that only answer `--version`: tests that run a real CLI put the pinned one first on
+    PATH; tests of an unready player set their own PATH."""
+    stubs = home / "stub-bin"
+    stubs.mkdir()
+    for name, version in (("claude", "2.1.332 (Claude Code)"), ("codex", "codex-cli 0.171.0")):
+        stub = stubs / name
+        stub.write_text(f'#!/bin/sh\n[ "$1" = --version ] && echo "{version}" && exit 0\n'
+                        f'echo "stub {name}: not a real agent" >&2\nexit 1\n')
+        stub.chmod(0o755)
+    (home / ".claude").mkdir()
+    (home / ".claude" / ".credentials.json").write_text("{}")
+    (home / ".codex").mkdir()
+    (home / ".codex" / "auth.json").write_text("{}")
+    monkeypatch.setenv("PATH", f"{stubs}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "stub-key")
+    monkeypatch.setenv("OPENAI_API_KEY", "stub-key")
 
 
 @pytest.fixture

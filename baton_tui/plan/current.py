@@ -18,6 +18,7 @@ from baton_tui.plan import edits
 from baton_tui.plan.model import PlanDocument, parse_document
 from baton_tui.plan.slug import slugify, unique_slug
 from baton_tui.plan.validate import ensure_valid
+from baton_tui.players import readiness
 from baton_tui.run import rules
 from baton_tui.run.rules import Action
 from baton_tui.store.snapshot import NO_PLAN, Snapshot
@@ -53,7 +54,8 @@ class Current:
         from baton_tui.store import snapshot
 
         return snapshot.build(self.row, self.folder, snapshot.conductor_info(ws.store),
-                              snapshot.folder_mode(ws.store, self.folder), time.time())
+                              snapshot.folder_mode(ws.store, self.folder), time.time(),
+                              snapshot.unready_players(ws.store))
 
     def refuse(self, ws: Workspace, action: Action, task_id: int | None = None) -> None:
         """Raise the rule book's sentence when `action` is not allowed now."""
@@ -104,6 +106,9 @@ def store_new_plan(ws: Workspace, doc: PlanDocument, *, new: bool = False,
         slug = unique_slug(slugify(doc.goal), ws.store.slugs())
         plan_id = ws.store.insert_plan(slug, doc.dump(), transcript)
         ws.store.append(plan_id, None, K.PLAN_CREATED, {"source": source, "tasks": len(doc.tasks)})
+    # A plan may name players this machine lacks (it came from another one): it loads, and
+    # the detection recorded here marks those tasks in `status` and on the cards.
+    readiness.detect(ws, {t.player for t in doc.tasks})
     row = ws.store.plan(plan_id)
     assert row is not None
     return row
@@ -141,6 +146,8 @@ def edit_task(ws: Workspace, task_id: int, field: str, value: Any) -> PlanDocume
     if field not in rules.EDIT_OF:
         raise BatonError(f"tasks have no editable field {field!r}")
     reassign = _refuse_edit(ws, cur, task_id, {field})
+    if field == "player":
+        readiness.refuse_unready(ws, value)   # a task is never given to a player that cannot start
     new_doc = edits.set_field(cur.doc, task_id, field, value, ws.catalog)
     shown = value if not isinstance(value, str) or len(value) < 200 else value[:200] + "…"
     command = "task-" + {"depends_on": "deps"}.get(field, field)
@@ -154,6 +161,7 @@ def add_task(ws: Workspace, title: str, player: str, mode: str = "build",
     assert cur is not None
     removed = cur.row.options.get("removed_ids", [])
     next_id = max([t.id for t in cur.doc.tasks] + removed) + 1
+    readiness.refuse_unready(ws, player)
     new_doc, new_id = edits.add_task(cur.doc, title, player, mode, deps, prompt, next_id,
                                      ws.catalog)
     save_edit(ws, cur, new_doc, "task-add", new_id)
@@ -189,6 +197,8 @@ def approve(ws: Workspace) -> tuple[PlanRow, list[str]]:
     cur = current(ws)
     assert cur is not None
     validate(ws, cur.doc, "plan")
+    readiness.detect(ws, {t.player for t in cur.doc.tasks if not cur.started(t.id)})
+    cur.refuse(ws, Action.APPROVE)   # names each task on a player that cannot start here
     warnings: list[str] = []
     branch = commit = None
     if ws.paths.is_git:

@@ -34,10 +34,21 @@ def diagnose(ws: Workspace) -> tuple[list[str], int]:
     if commands and trusted != ws.loaded.project_hash():
         lines.append(f"✗ baton.toml has commands ({', '.join(commands)}) and is not trusted — "
                      f"review it, then run `baton trust`")
-    for player in ws.catalog.players.values():
-        found = player.detect()
+    from baton_tui.players import readiness
+
+    detected = readiness.detect(ws)
+    for found in detected.values():
         if found.ready:
             lines.append(f"✓ {found.name}{' ' + found.version if found.version else ''}")
         else:
             lines.append(f"· {found.name}: {found.reason}" + (f" — {found.fix}" if found.fix else ""))
-    return lines, 0
+    planner = ws.config.planner
+    found = detected.get(planner)
+    if found is not None and found.ready:
+        lines.append(f"✓ planner: {planner}")
+        return lines, 0
+    why = found.reason + (f" — {found.fix}" if found.fix else "") if found else \
+        f"no player is named {planner!r}"
+    lines.append(f"✗ planner: {planner} is not ready ({why}); `baton plan --goal` cannot run — "
+                 "set `planner` in config or BATON_PLANNER to a ready player")
+    return lines, 1

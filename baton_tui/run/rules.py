@@ -237,6 +237,22 @@ def _merge(snap: Snapshot, task: TaskSnap | None) -> str | None:
     return None
 
 
+def unready_sentence(player: str, why: str) -> str:
+    """Why a task cannot be given to `player`: the one sentence every front end shows."""
+    return f"player {player!r} is not ready here: {why}"
+
+
+def _approve(snap: Snapshot, task: TaskSnap | None) -> str | None:
+    waiting = [t for t in snap.tasks if t.unready and not t.started and t.mode != "manual"]
+    if not waiting:
+        return None
+    players = dict.fromkeys(t.player for t in waiting)
+    why = "; ".join(unready_sentence(p, next(t.unready for t in waiting if t.player == p))
+                    for p in players)
+    return (f"tasks {', '.join(str(t.id) for t in waiting)} are on players that cannot start "
+            f"here ({why}): move each to a ready player (`baton task-player N P`) first")
+
+
 def open_work(snap: Snapshot) -> list[int]:
     """Started tasks whose work is neither merged nor discarded (nor a finished non-build)."""
     return [t.id for t in snap.tasks if t.started and t.state not in SETTLED
@@ -267,4 +283,5 @@ _RULES: dict[Action, Callable[[Snapshot, TaskSnap | None], str | None]] = {
     Action.STOP_TASK: _stop, Action.RETRY_TASK: _retry, Action.DONE: _done,
     Action.ANSWER_CHECKPOINT: _answer, Action.PAUSE: _pause,
     Action.MERGE: _merge, Action.NEW_PLAN: _new_plan, Action.ARCHIVE_PLAN: _archive,
+    Action.APPROVE: _approve,
 }

@@ -58,6 +58,8 @@ def _details(task: dict) -> list[str]:
     """Branch, worktree, the waiting question, the last report and the latest flags."""
     pad = "       "
     lines = []
+    if task.get("player_problem"):
+        lines.append(f"{pad}✗ {task['player']} is not ready here: {task['player_problem']}")
     if task.get("branch") and task["state"] != State.DRAFT:
         lines.append(f"{pad}branch {task['branch']}")
     if task.get("worktree") and task["state"] not in SETTLED:

@@ -51,6 +51,7 @@ class TaskSnap(_Frozen):
     __slots__ = (
         "id", "title", "prompt", "player", "model", "effort", "mode", "depends_on", "skills",
         "scope", "checkpoint", "check", "branch", "worktree", "level", "state", "words",
+        "unready",  # why its player cannot start here (a pending task only), else None
         "reason", "progress", "until", "started_at", "wall", "tokens", "cost", "summary",
         "last_report", "flags", "attempts", "started", "blocked_by", "question", "answerable",
     )
@@ -67,6 +68,7 @@ class TaskSnap(_Frozen):
             "last_report": self.last_report, "flags": [dict(f) for f in self.flags],
             "wall": self.wall, "tokens": self.tokens, "cost": self.cost,
             "attempts": self.attempts,
+            "player_ready": self.unready is None, "player_problem": self.unready,
         }
 
 
@@ -160,8 +162,9 @@ def describe(state: str, blocked: int | None, until: float | None, reason: str |
 
 
 def build(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None,
-          folder_mode: bool, now: float) -> Snapshot:
-    """The snapshot of `plan`, from its folded events."""
+          folder_mode: bool, now: float, unready: dict[str, str] | None = None) -> Snapshot:
+    """The snapshot of `plan`, from its folded events; `unready` names the players recorded as
+    unable to start here (see `unready_players`), with why."""
     doc = plan.doc
     specs = doc["tasks"]
     deps = {t["id"]: list(t.get("depends_on", [])) for t in specs}
@@ -171,6 +174,7 @@ def build(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None,
     level_of = levels(deps)
     tasks = [_task(plan, spec, views.get(spec["id"]) or blank, blocked.get(spec["id"]),
                    level_of.get(spec["id"], 0), folder_mode, now) for spec in specs]
+    tasks = [_unready(t, unready) for t in tasks] if unready else tasks
     check = folder.plan.run_check
     by_id = {t.id: t for t in tasks}
     return Snapshot(
@@ -226,6 +230,25 @@ def _summary(folder: Folder, tasks: list[TaskSnap], running: bool, now: float) -
     }
 
 
+def unready_players(store: Store) -> dict[str, str]:
+    """Players the last detection found unable to start here (`players.readiness` in the
+    store's meta, written by whatever detected them), each with its reason and fix."""
+    record = store.get_meta("players.readiness") or {}
+    return {name: entry.get("reason", "") + (f" — {entry['fix']}" if entry.get("fix") else "")
+            for name, entry in record.items() if isinstance(entry, dict) and not entry.get("ready")}
+
+
+def _unready(task: TaskSnap, unready: dict[str, str]) -> TaskSnap:
+    """Mark a task that has not started and whose player cannot start here."""
+    if task.player not in unready or task.started:
+        return task
+    fields = {name: getattr(task, name) for name in TaskSnap.__slots__}
+    fields["unready"] = unready[task.player]
+    if task.state in PENDING and not task.blocked_by:
+        fields["words"] = f"{task.player} is not ready here: {unready[task.player]}"
+    return TaskSnap(**fields)
+
+
 def folder_mode(store: Store, folder: Folder) -> bool:
     """No git (the store is in `.baton/state`), or git too old: tasks ran in the folder itself
     (an attempt started with neither branch nor base), so no task has a branch."""
@@ -240,7 +263,7 @@ def read(store: Store, now: float | None = None) -> Snapshot:
         return empty(conductor)
     folder = Folder().feed(store.events(plan.id))
     return build(plan, folder, conductor, folder_mode(store, folder),
-                 time.time() if now is None else now)
+                 time.time() if now is None else now, unready_players(store))
 
 
 class Reader:
@@ -260,4 +283,4 @@ class Reader:
             self.plan_id, self.folder = plan.id, Folder()
         self.folder.feed(store.events(plan.id, after=self.folder.last_id))
         return build(plan, self.folder, conductor, folder_mode(store, self.folder),
-                     time.time() if now is None else now)
+                     time.time() if now is None else now, unready_players(store))
