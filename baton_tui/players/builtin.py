@@ -8,6 +8,7 @@ refuse to start with a clear reason.
 from __future__ import annotations
 
 from baton_tui.players.aider import AiderPlayer
+from baton_tui.players.amp import AmpPlayer
 from baton_tui.players.base import Player
 from baton_tui.players.claude_code import ClaudeCodePlayer
 from baton_tui.players.codex import CodexPlayer
@@ -34,7 +35,7 @@ BUILTIN_CLASSES: dict[str, type[Player]] = {
     "cursor-agent": _cli("cursor-agent", "cursor-agent", ("CURSOR_API_KEY",), (".cursor/cli-config.json",),
                          "see cursor.com/cli"),
     "goose": _cli("goose", "goose", (), (), "see block.github.io/goose"),
-    "amp": _cli("amp", "amp", ("AMP_API_KEY",), (".config/amp/secrets.json",), "npm i -g @ampcode/cli"),
+    "amp": AmpPlayer,
     "anthropic": AnthropicPlayer,
     "openai": OpenAIPlayer,
 }
