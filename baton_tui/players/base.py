@@ -61,11 +61,13 @@ class AttemptContext:
 
 @dataclass
 class Launch:
-    """An argv list plus the environment it adds; the prompt goes on stdin when asked."""
+    """An argv list plus the environment it adds; the prompt goes on stdin when asked
+    (`stdin_file` instead of the prompt file: a resumed session's own short message)."""
 
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)
     stdin_prompt: bool = False
+    stdin_file: Path | None = None
 
 
 @dataclass

@@ -12,8 +12,10 @@ from baton_tui.players.amp import AmpPlayer
 from baton_tui.players.base import Player
 from baton_tui.players.claude_code import ClaudeCodePlayer
 from baton_tui.players.codex import CodexPlayer
+from baton_tui.players.gemini import GeminiPlayer
 from baton_tui.players.kinds import CliPlayer, NativePlayer
 from baton_tui.players.native import AnthropicPlayer, OpenAIPlayer
+from baton_tui.players.opencode import OpenCodePlayer
 
 __all__ = ["BUILTIN_CLASSES", "CliPlayer", "NativePlayer"]
 
@@ -28,9 +30,8 @@ def _cli(name: str, binary: str, keys: tuple[str, ...], creds: tuple[str, ...], 
 BUILTIN_CLASSES: dict[str, type[Player]] = {
     "claude-code": ClaudeCodePlayer,
     "codex": CodexPlayer,
-    "opencode": _cli("opencode", "opencode", (), (), "npm i -g opencode-ai"),
-    "gemini": _cli("gemini", "gemini", ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-                   (".gemini/oauth_creds.json",), "npm i -g @google/gemini-cli"),
+    "opencode": OpenCodePlayer,
+    "gemini": GeminiPlayer,
     "aider": AiderPlayer,
     "cursor-agent": _cli("cursor-agent", "cursor-agent", ("CURSOR_API_KEY",), (".cursor/cli-config.json",),
                          "see cursor.com/cli"),

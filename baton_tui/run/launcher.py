@@ -160,12 +160,14 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
                          bin=player.bin)
     if task.player == "script":
         launch_argv, launch_env, stdin_prompt = ["sh", "-c", task.check or "true"], {}, False
+        stdin_path = prompt_path
     else:
         launch = (player.resume(ctx) if session_id or resume_message else None) or player.launch(ctx)
         launch_argv, launch_env, stdin_prompt = launch.argv, launch.env, launch.stdin_prompt
+        stdin_path = launch.stdin_file or prompt_path
     spec = {"argv": launch_argv, "cwd": str(workdir.path),
             "env": {**player.env, **launch_env, **env}, "stdin_prompt": stdin_prompt,
-            "prompt_path": str(prompt_path), "base": workdir.base, "branch": workdir.branch,
+            "prompt_path": str(stdin_path), "base": workdir.base, "branch": workdir.branch,
             "mode": task.mode, "resumed": bool(session_id or resume_message)}
     store.update_attempt(attempt_id, spec=spec, log_path=str(log_path))
     shim_log = open(folder / "shim.log", "ab")

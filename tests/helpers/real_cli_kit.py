@@ -49,6 +49,8 @@ class RealCLI:
 CLAUDE = RealCLI("claude", "Claude Code", "@anthropic-ai/claude-code@2.1.332")
 CODEX = RealCLI("codex", "Codex", "@openai/codex@0.171.0")
 AIDER = RealCLI("aider", "Aider", "aider-chat==0.86.2", PYPI_BIN)
+OPENCODE = RealCLI("opencode", "OpenCode", "opencode-ai@1.18.33")
+GEMINI = RealCLI("gemini", "Gemini CLI", "@google/gemini-cli@0.61.0")
 
 
 def require_cli(cli: RealCLI) -> Path:

@@ -24,11 +24,13 @@ AGENTS = Path(__file__).resolve().parents[1] / "agents"
 
 
 def tool_names(request: dict) -> set[str]:
-    """The tool names a model request offers, namespaced tools' members included."""
+    """The tool names a model request offers, namespaced tools' members included (Chat
+    Completions nests each under `function`, Gemini groups them in `functionDeclarations`)."""
     names: set[str] = set()
     for tool in request.get("tools") or []:
-        if tool.get("name"):
-            names.add(tool["name"])
+        for entry in (tool, tool.get("function") or {}, *(tool.get("functionDeclarations") or [])):
+            if entry.get("name"):
+                names.add(entry["name"])
         names |= tool_names(tool)
     return names
 
@@ -48,7 +50,7 @@ def json_lines(text: str) -> list[dict]:
 def last_input(record: dict) -> str:
     """The newest message of a recorded request (where a tool's result comes back), as text."""
     body = record.get("json") or {}
-    items = body.get("messages") or body.get("input") or []
+    items = body.get("messages") or body.get("input") or body.get("contents") or []
     return json.dumps(items[-1:] if isinstance(items, list) else items)
 
 
@@ -386,4 +388,7 @@ class Aider(RealPlayer):
 CLAUDE_CODE = ClaudeCode()
 CODEX_PLAYER = Codex()
 AIDER_PLAYER = Aider()
-PLAYERS = [CLAUDE_CODE, CODEX_PLAYER, AIDER_PLAYER]
+# OpenCode and Gemini CLI have a module of their own (they subclass RealPlayer, defined above).
+from helpers.real_players_js import GEMINI_PLAYER, OPENCODE_PLAYER  # noqa: E402
+
+PLAYERS = [CLAUDE_CODE, CODEX_PLAYER, AIDER_PLAYER, OPENCODE_PLAYER, GEMINI_PLAYER]
