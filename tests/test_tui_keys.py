@@ -12,6 +12,7 @@ from baton_tui.plan.current import approve, current
 from baton_tui.run import control
 from baton_tui.tui import messages as msg
 from baton_tui.tui.screens.add_task import AddTaskModal
+from baton_tui.tui.screens.approve import ApproveModal
 from baton_tui.tui.screens.help import HelpScreen
 from baton_tui.tui.screens.pickers import (
     ChoiceModal, ConfirmModal, PickManyModal, TextModal,
@@ -321,7 +322,8 @@ class TestApproval:
 
     def test_a_approves_then_an_edit_voids_it(self, planned):
         async def script(pilot, app, seen):
-            await pilot.press("a")
+            await open_modal(pilot, app, "a", ApproveModal)
+            await pilot.press("enter")
             await settle(pilot)
             assert app.board.approved
             assert app.check_action("approve", ()) is True  # approving again is harmless
@@ -460,8 +462,11 @@ class TestRunControl:
         assert calls == [("mark_done", 3), ("pause_run",)]
 
     def test_real_engine_refusal_on_run_is_visible(self, planned):
-        """The repo's baton.toml defines custom players and is not trusted: run refuses."""
+        """The repo's baton.toml defines custom players and changed since it was trusted:
+        run refuses, and the app shows why."""
         approve(planned)
+        config = planned.root / "baton.toml"
+        config.write_text(config.read_text() + "# changed after trust\n")
 
         async def script(pilot, app, seen):
             await pilot.press("E")
@@ -533,16 +538,18 @@ class TestConfig:
         from baton_tui.plan.current import store_new_plan
         from baton_tui.plan.model import parse_document
         from baton_tui.workspace import Workspace
-        from helpers.tui_support import plan_doc
+        from helpers.tui_support import plan_doc, trust
 
         fresh = Workspace(ws.root)
+        trust(fresh)  # the file changed: trusted again, as `baton trust` would
         store_new_plan(fresh, parse_document(plan_doc()))
 
         async def script(pilot, app, seen):
             await pilot.press("a")
             await settle(pilot)
             assert not app.board.approved
-            await pilot.press("ctrl+a")
+            await open_modal(pilot, app, "ctrl+a", ApproveModal)
+            await pilot.press("enter")
             await settle(pilot)
             assert app.board.approved
             assert [r.keys for r in app.key_rows() if r.id == "approve"] == ["^a"]

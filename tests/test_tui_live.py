@@ -13,6 +13,7 @@ from baton_tui.tui.conversation import NO_PLANNER
 from baton_tui.tui.planner_port import (
     DraftPlan, PlannerQuestion, ResearchStep, ScriptedPlanner,
 )
+from baton_tui.tui.screens.approve import ApproveModal
 from baton_tui.tui.screens.task_detail import TaskDetail
 from baton_tui.tui.widgets.task_card import card_text
 
@@ -60,6 +61,8 @@ class TestChat:
             await say(pilot, app, "/run")
             assert "not approved" in chat_text(app)
             await say(pilot, app, "/approve")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal))
+            await pilot.press("enter")
             await wait_for(pilot, lambda: app.board.approved)
 
         drive(planned, script)

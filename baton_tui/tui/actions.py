@@ -7,7 +7,6 @@ the loop; a refusal (BatonError) is shown, never swallowed.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, Callable
 
 from textual import work
@@ -70,7 +69,8 @@ class TaskActions:
     async def ready_players(self) -> tuple[list[str], list[str]]:
         """(offered, not offered with why) — only detected, ready players are offered."""
         if self.detections is None:
-            self.detections = await asyncio.to_thread(api.detect_players, self.ws)
+            # On the engine thread: detection records what it found in the store.
+            self.detections = await self.engine.call(api.detect_players)
         ready = [n for n, d in self.detections.items() if d.ready]
         missing = [f"{n} ({d.reason})" for n, d in self.detections.items() if not d.ready]
         return ready, missing
@@ -247,6 +247,10 @@ class TaskActions:
 
     @work(**ACTION, description="approve")
     async def action_approve(self) -> None:
+        from baton_tui.tui.screens.approve import ApproveModal
+
+        if not await self.push_screen_wait(ApproveModal(self.board)):
+            return
         ok, result = await self.engine_call("approve", api.approve)
         if ok:
             _row, warnings = result

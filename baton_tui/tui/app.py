@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Horizontal
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -100,7 +100,7 @@ class BatonApp(TaskActions, App[int]):
         self.run_worker(self._poll, thread=True, group="poller", exclusive=True,
                         exit_on_error=False, description="read the store")
         if self.detect_on_start:
-            self.run_worker(self._detect, thread=True, group="detect", exit_on_error=False,
+            self.run_worker(self._detect, group="detect", exit_on_error=False,
                             description="detect players")
 
     def on_unmount(self) -> None:
@@ -113,8 +113,8 @@ class BatonApp(TaskActions, App[int]):
                    lambda board: self.post_message(BoardChanged(board)),
                    lambda: worker.is_cancelled, self._wake, self.poll_interval)
 
-    def _detect(self) -> None:
-        self.post_message(PlayersDetected(api.detect_players(self.ws)))
+    async def _detect(self) -> None:
+        self.post_message(PlayersDetected(await self.engine.call(api.detect_players)))
 
     def poke(self) -> None:
         """Ask the poller to read the store now (after an engine command)."""
@@ -139,7 +139,7 @@ class BatonApp(TaskActions, App[int]):
             self.select_after_refresh = None
         if isinstance(self.screen, TaskDetail):
             self.screen.refresh_task(event)
-        if self._focus_plan_next and not event.board.empty:
+        if self._focus_plan_next and not event.board.empty and not self.typing():
             self._focus_plan_next = False
             pane.focus()
         if keys_signature(old) != keys_signature(event.board):
@@ -162,6 +162,12 @@ class BatonApp(TaskActions, App[int]):
             return self.shell(self.ws.root, banner)
         with self.suspend():
             return api.open_shell(self.ws.root, banner)
+
+    def typing(self) -> bool:
+        """The person has words in the chat input: focus stays there (their keys must
+        never land on the plan)."""
+        box = self.chat.query_one("#chat-input", Input)
+        return box.has_focus and bool(box.value)
 
     @on(PlanPane.CursorMoved)
     def _cursor_moved(self) -> None:
@@ -201,13 +207,24 @@ class BatonApp(TaskActions, App[int]):
         task = pane.selected_task if pane is not None and pane.is_mounted else None
         return api.why_not(RULE_OF[action], self.board, task, self.player_facts)
 
+    @property
+    def busy(self) -> bool:
+        """A plan key's dialog is open or on its way: further plan keys wait (one modal at
+        a time — fast typing must never stack dialogs)."""
+        return isinstance(self.screen, ModalScreen) or any(
+            w.group == "action" and not w.is_finished for w in self.workers)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in PLAN_ACTIONS:
+            if self.busy:
+                return False
             return None if self.why_not(action) else True
         return True
 
     def on_key(self, event: events.Key) -> None:
         """A dimmed key was pressed: say why (bindings already ran the enabled ones)."""
+        if self.busy:
+            return
         active = self.screen.active_bindings.get(event.key)
         if active is None or active.enabled:
             return

@@ -16,6 +16,7 @@ from baton_tui.plan.model import parse_document
 from baton_tui.plan.slug import integration_branch, task_branch
 from baton_tui.store.events import EventKind as K
 from baton_tui.workspace import Workspace
+from helpers.tui_support import trust
 
 BATON_TOML = '[players.custom.demo]\ncommand = ["python3", "agent.py"]\n'
 
@@ -45,6 +46,7 @@ def landed_plan(repo: Path, tasks: list[dict], files: dict[int, dict[str, str]],
     git(repo, "add", "baton.toml")
     git(repo, "commit", "-q", "-m", "baton.toml")
     ws = Workspace(repo)
+    trust(ws)
     store_new_plan(ws, parse_document({"version": 1, "goal": "Handoff goal", "tasks": tasks}))
     approve(ws)
     cur = current(ws)

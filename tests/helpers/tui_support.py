@@ -50,6 +50,7 @@ def ws(repo: Path) -> Workspace:
     """A workspace on the conftest repo, with custom players configured."""
     (repo / "baton.toml").write_text(BATON_TOML)
     workspace = Workspace(repo)
+    trust(workspace)  # as after `baton trust`: its custom players may start
     yield workspace
     workspace.close()
 
@@ -58,6 +59,25 @@ def ws(repo: Path) -> Workspace:
 def planned(ws: Workspace) -> Workspace:
     store_new_plan(ws, parse_document(plan_doc()))
     return ws
+
+
+@pytest.fixture
+def trusted(planned: Workspace) -> Workspace:
+    """The planned workspace with its baton.toml trusted (its players may start)."""
+    trust(planned)
+    return planned
+
+
+def trust(ws: Workspace) -> None:
+    from baton_tui.config import file_hash
+
+    path = ws.paths.project_config
+    ws.store.set_trust(str(path), file_hash(path))
+    try:  # readiness recorded while the file was untrusted is read again
+        from baton_tui.players import readiness
+    except ImportError:
+        return
+    readiness.detect(ws)
 
 
 def make(ws: Workspace, **kwargs: Any):

@@ -64,6 +64,8 @@ class AddTaskModal(ModalScreen[NewTask | None]):
         self.action_save()
 
     def action_save(self) -> None:
+        if not self.query("#title"):
+            return  # ctrl+s beat the form's mount
         title = self.query_one("#title", Input).value.strip()
         if not title:
             self.notify("a task needs a title", severity="warning")

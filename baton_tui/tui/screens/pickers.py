@@ -132,7 +132,11 @@ class PickManyModal(_Dialog[list[T] | None], Generic[T]):
         self.query_one(SelectionList).focus()
 
     def action_accept(self) -> None:
-        ticked = set(self.query_one(SelectionList).selected)
+        found = self.query(SelectionList)
+        if not found:  # enter beat the list's mount: nothing ticked differently yet
+            self.dismiss(list(self.chosen))
+            return
+        ticked = set(found.first().selected)
         self.dismiss([c.value for i, c in enumerate(self.choices) if i in ticked])
 
 

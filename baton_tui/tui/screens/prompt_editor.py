@@ -21,23 +21,31 @@ class PromptEditor(ModalScreen[str | None]):
         self.task_title = title
         self.prompt = prompt
         self.blink = blink
+        self.area: TextArea | None = None
 
     def compose(self) -> ComposeResult:
         box = Vertical(classes="dialog editor")
         box.border_title = f"prompt of #{self.task_id} {self.task_title}"
         box.border_subtitle = "ctrl+s save · esc cancel"
         with box:
-            area = TextArea(self.prompt, id="prompt", soft_wrap=True, tab_behavior="indent")
+            area = self.area = TextArea(self.prompt, id="prompt", soft_wrap=True,
+                                        tab_behavior="indent")
             area.cursor_blink = self.blink
             yield area
             yield Label("Editing a task that has not started voids the plan's approval.",
                         classes="note")
 
     def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
+        if self.area is not None:
+            self.area.focus()
+
+    def text(self) -> str:
+        """What the person wrote — the prompt as it was when keys beat the editor's mount
+        (ctrl+s or escape can arrive before the TextArea exists: no query, no crash)."""
+        return self.area.text if self.area is not None else self.prompt
 
     def action_save(self) -> None:
-        self.dismiss(self.query_one(TextArea).text)
+        self.dismiss(self.text())
 
     def action_cancel(self) -> None:
         self.dismiss(None)

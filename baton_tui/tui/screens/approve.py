@@ -1,0 +1,88 @@
+"""`a` asks once before approving: what will run, on which players, where it will stop.
+
+Approval covers the whole plan, so the dialog counts it for the person: build tasks by
+player, research and manual tasks, checks (the shell strings approved with the plan),
+checkpoints, and the autonomy level that decides who answers them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from baton_tui.api import Snapshot
+
+AUTONOMY_WORDS = {
+    "guarded": "risky steps wait for you at their checkpoint",
+    "watch": "the policy answers what it can; you watch",
+    "autopilot": "no stops; a failed task is retried once, then parked",
+}
+
+
+def _by_player(tasks: list) -> str:
+    counts = Counter(t.player for t in tasks)
+    return ", ".join(f"{player} ×{n}" if n > 1 else player for player, n in counts.items())
+
+
+def approval_text(board: Snapshot) -> Text:
+    """What approving this plan lets run, counted."""
+    tasks = [t for t in board.tasks if not t.started]
+    build = [t for t in tasks if t.mode == "build"]
+    research = [t for t in tasks if t.mode == "research"]
+    manual = [t for t in tasks if t.mode == "manual"]
+    checks = [t for t in board.tasks if t.check]
+    checkpoints = [t for t in board.tasks if t.checkpoint]
+    text = Text()
+    text.append(f"{len(build)} build task{'s' * (len(build) != 1)}", style="bold")
+    text.append(f" on {_by_player(build)}" if build else "")
+    text.append(" — each in its own worktree and branch\n")
+    if research:
+        text.append(f"{len(research)} research task(s) on {_by_player(research)} (read-only)\n")
+    if manual:
+        text.append(f"{len(manual)} manual task(s): you do them, then mark them done\n")
+    if checks:
+        text.append(f"{len(checks)} check command(s), run with sh -c after the agent reports:\n")
+        for task in checks[:4]:
+            text.append(f"  #{task.id} {task.check}\n", style="dim")
+        if len(checks) > 4:
+            text.append(f"  … and {len(checks) - 4} more\n", style="dim")
+    text.append(f"{len(checkpoints)} checkpoint(s)", style="bold" if checkpoints else "")
+    text.append(f" · autonomy {board.autonomy}: ", style="")
+    text.append(AUTONOMY_WORDS.get(board.autonomy, ""), style="italic")
+    if any(t.started for t in board.tasks):
+        text.append(f"\n{sum(t.started for t in board.tasks)} task(s) already ran and keep "
+                    "their state", style="dim")
+    return text
+
+
+class ApproveModal(ModalScreen[bool | None]):
+    """Enter approves, escape (or n) does not; nothing is approved by this screen itself."""
+
+    BINDINGS = [Binding("enter,y", "yes", "approve", id="approve-yes", priority=True),
+                Binding("escape,n", "no", "cancel", id="approve-no", priority=True)]
+
+    def __init__(self, board: Snapshot) -> None:
+        super().__init__()
+        self.board = board
+        self.summary = approval_text(board)
+
+    def compose(self) -> ComposeResult:
+        box = Vertical(classes="dialog approve")
+        box.border_title = f"approve {self.board.slug}?"
+        box.border_subtitle = "enter approve · esc cancel"
+        with box:
+            yield Static(self.summary, id="approve-summary")
+            yield Static("Nothing builds until you approve; editing a task that has not "
+                         "started voids the approval.", classes="note")
+
+    def action_yes(self) -> None:
+        self.dismiss(True)
+
+    def action_no(self) -> None:
+        self.dismiss(False)
