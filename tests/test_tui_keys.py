@@ -13,6 +13,7 @@ from baton_tui.run import control
 from baton_tui.tui import messages as msg
 from baton_tui.tui.screens.add_task import AddTaskModal
 from baton_tui.tui.screens.approve import ApproveModal
+from baton_tui.tui.screens.checkpoint import CheckpointModal
 from baton_tui.tui.screens.help import HelpScreen
 from baton_tui.tui.screens.pickers import (
     ChoiceModal, ConfirmModal, PickManyModal, TextModal,
@@ -436,8 +437,9 @@ class TestRunControl:
             await pilot.press(*"use a deque", "enter")
             await settle(pilot)
             await goto(pilot, app, 3)
-            await open_modal(pilot, app, "y", ChoiceModal)
-            await pilot.press("enter")  # "yes — go ahead" is first
+            await open_modal(pilot, app, "y", CheckpointModal)
+            assert app.screen.what == "drop the old table"
+            await pilot.press("y")
             await settle(pilot)
 
         drive(planned, script)

@@ -86,6 +86,13 @@ class TaskActions:
 
         self.push_screen(HandoffScreen())
 
+    def action_dag(self) -> None:
+        from baton_tui.tui.screens.dag import DagScreen
+
+        selected = self.plan_pane.selected_task
+        self.push_screen(DagScreen(self.board, selected.id if selected else None),
+                         lambda chosen: self.plan_pane.select(chosen) if chosen else None)
+
     def action_task_detail(self) -> None:
         task = self.focused_task()
         self.push_screen(TaskDetail(task, self.board.plan_id, self.board.base_commit,
@@ -282,11 +289,13 @@ class TaskActions:
 
     @work(**ACTION, description="answer checkpoint")
     async def action_answer_checkpoint(self) -> None:
+        from baton_tui.tui.screens.checkpoint import CheckpointModal
+
         task = self.focused_task()
-        answer = await self.push_screen_wait(ChoiceModal(
-            f"checkpoint of #{task.id}", [Choice(True, "yes — go ahead"),
-                                          Choice(False, "no — stop before it")], None,
-            note=f"#{task.id} is about to: {task.progress or task.reason or 'a risky step'}"))
+        asked = task.question or {}
+        answer = await self.push_screen_wait(CheckpointModal(
+            task.id, task.title, asked.get("what") or task.progress or "a risky step",
+            asked.get("evidence")))
         if answer is not None:
             await self.control("answer_checkpoint", task, answer)
 

@@ -133,7 +133,7 @@ class BatonApp(TaskActions, App[int]):
         self.board_count += 1
         self.header.show(event.board)
         pane = self.plan_pane
-        pane.show(event.board)
+        pane.show(event.board, self.clock())
         if self.select_after_refresh is not None and event.board.task(self.select_after_refresh):
             pane.select(self.select_after_refresh)
             self.select_after_refresh = None

@@ -40,6 +40,7 @@ PLAN = [
     Binding("p", "app.pause_run", "pause run", id="pause", show=False),
     Binding("A", "app.pick_autonomy", "autonomy", id="autonomy", show=False),
     Binding("H", "app.handoff", "handoff", id="handoff"),
+    Binding("g", "app.dag", "graph", id="graph", show=False),
 ]
 
 # Keys that work wherever focus is (the chat input keeps printable keys for itself).

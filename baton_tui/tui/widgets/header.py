@@ -1,11 +1,40 @@
-"""The top line: repository, plan, its state, approval and autonomy."""
+"""The top line: repository, plan, its state, approval, autonomy, overall progress, the budget
+meter and what stopped the run — whatever the snapshot has (fields that a Baton without
+them lacks are skipped, not guessed)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
 
 from baton_tui.api import Snapshot, snapshot_empty
+
+DONE_WORDS = frozenset({"done", "landed", "merged"})
+METER = 8
+
+
+def progress(board: Snapshot) -> str | None:
+    """`3/6 done` over the tasks that still count (discarded ones do not)."""
+    counted = [t for t in board.tasks if t.state != "discarded"]
+    if not counted or not any(t.started for t in counted):
+        return None
+    return f"{sum(t.state in DONE_WORDS for t in counted)}/{len(counted)} done"
+
+
+def budget_meter(budget: Any) -> tuple[str, bool] | None:
+    """`budget ▰▰▰▱▱▱▱▱ 40% tokens` for the limit nearest to its end; (text, reached)."""
+    if not isinstance(budget, dict):
+        return None
+    limits, used = budget.get("limits") or {}, budget.get("used") or {}
+    shares = [(used.get(key) / limit, key) for key, limit in limits.items()
+              if limit and isinstance(used.get(key), (int, float))]
+    if not shares:
+        return None
+    share, key = max(shares)
+    filled = min(METER, int(round(share * METER)))
+    return (f"budget {'▰' * filled}{'▱' * (METER - filled)} {share:.0%} {key}", share >= 1)
 
 
 def header_text(repo_name: str, board: Snapshot) -> Text:
@@ -21,6 +50,16 @@ def header_text(repo_name: str, board: Snapshot) -> Text:
     text.append("approved" if board.approved else "not approved",
                 style="bold" if board.approved else "italic")
     text.append(f" · autonomy {board.autonomy}")
+    done = progress(board)
+    if done:
+        text.append(f" · {done}")
+    meter = budget_meter(getattr(board, "budget", None))
+    if meter:
+        text.append(" · ")
+        text.append(meter[0], style="bold" if meter[1] else "")
+    stopped = getattr(board, "stopped_by", None)
+    if stopped:
+        text.append(f" · stopped by {stopped}", style="bold")
     if board.conductor_pid:
         text.append(f" · conductor pid {board.conductor_pid}", style="dim")
     return text

@@ -33,6 +33,7 @@ class PlanPane(VerticalScroll, can_focus=True):
     def __init__(self) -> None:
         super().__init__(id="plan")
         self.board = snapshot_empty()
+        self.now: float | None = None
         self.border_title = "plan"
 
     def compose(self) -> ComposeResult:
@@ -46,12 +47,14 @@ class PlanPane(VerticalScroll, can_focus=True):
             return None
         return self.board.rows[min(self.cursor, len(self.board.rows) - 1)]
 
-    def show(self, board: Snapshot) -> None:
-        """Reconcile the cards with a new board: update in place, mount only when ids change."""
+    def show(self, board: Snapshot, now: float | None = None) -> None:
+        """Reconcile the cards with a new board: update in place, mount only when ids change.
+        `now` is the app's clock (limit countdowns on the cards)."""
         keep = self.selected_task.id if self.selected_task else None
         self.board = board
+        self.now = now
         self.query_one("#plan-empty").display = board.empty
-        self.query_one(DagView).show(board)
+        self.query_one(DagView).show(board, keep)
         ids = [t.id for t in board.rows]
         if keep in ids:
             self.set_reactive(PlanPane.cursor, ids.index(keep))
@@ -60,10 +63,11 @@ class PlanPane(VerticalScroll, can_focus=True):
         cards = list(container.query_children(TaskCard))
         if [c.row.id for c in cards] != ids:
             container.remove_children()
-            container.mount_all(TaskCard(t, i == self.cursor) for i, t in enumerate(board.rows))
+            container.mount_all(TaskCard(t, i == self.cursor, now)
+                                for i, t in enumerate(board.rows))
         else:
             for i, (card, row) in enumerate(zip(cards, board.rows)):
-                card.show(row, i == self.cursor)
+                card.show(row, i == self.cursor, now)
         self.border_subtitle = f"{len(ids)} tasks" if ids else ""
 
     def watch_cursor(self, old: int, new: int) -> None:
@@ -73,6 +77,8 @@ class PlanPane(VerticalScroll, can_focus=True):
                 cards[i].show(cards[i].row, i == new)
         if 0 <= new < len(cards):
             self.scroll_to_widget(cards[new], animate=False)
+        self.query_one(DagView).show(self.board, self.selected_task.id if self.selected_task
+                                     else None)
         self.post_message(self.CursorMoved(self.selected_task.id if self.selected_task else None))
 
     def action_cursor(self, step: int) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.widget import Widget
 
@@ -26,8 +28,28 @@ def fmt_elapsed(seconds: float) -> str:
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
-def card_text(task: TaskSnap, selected: bool = False) -> Text:
-    """The card's lines; plain words carry the meaning, colour (from CSS) only helps."""
+def fmt_tokens(n: int) -> str:
+    return f"{n / 1_000_000:.1f}M" if n >= 1_000_000 else f"{n / 1000:.1f}k" if n >= 1000 \
+        else str(n)
+
+
+def countdown(until: float, now: float) -> str:
+    """`resets 14:05 (in 1h10m)` — the wall clock and how long from `now`."""
+    at = time.strftime("%H:%M", time.localtime(until))
+    left = until - now
+    return f"resets {at}" + (f" (in {fmt_elapsed(left)})" if left > 0 else " (due)")
+
+
+def flags_line(flags: tuple) -> str:
+    """The latest flag in words, and how many more there are."""
+    last = flags[-1]
+    more = f" (+{len(flags) - 1} more)" if len(flags) > 1 else ""
+    return f"⚑ {last.get('kind')}: {last.get('detail')}{more}"
+
+
+def card_text(task: TaskSnap, selected: bool = False, now: float | None = None) -> Text:
+    """The card's lines; plain words carry the meaning, colour (from CSS) only helps.
+    `now` (the app's clock) adds a limit's countdown."""
     text = Text(no_wrap=True, overflow="ellipsis")
     gutter = "▶ " if selected else "  "
     text.append(gutter, style="bold")
@@ -63,8 +85,14 @@ def card_text(task: TaskSnap, selected: bool = False) -> Text:
         text.append(task.words, style=WORD_STYLE.get(task.state, ""))
         if round(task.wall):
             text.append(f" · {fmt_elapsed(round(task.wall))}")
+        if task.tokens:
+            text.append(f" · {fmt_tokens(task.tokens)} tokens", style="dim")
+        if task.until and now is not None and task.state in (State.PAUSED, State.QUEUED):
+            text.append(f" · {countdown(task.until, now)}", style="bold")
         if task.progress and (task.state in ACTIVE or task.state == State.PAUSED):
             text.append(f" — {task.progress}", style="italic")
+    if task.flags:
+        text.append("\n    " + flags_line(task.flags), style="bold")
     return text
 
 
@@ -77,11 +105,12 @@ class TaskCard(Widget):
 
     DEFAULT_CSS = "TaskCard { height: auto; }"
 
-    def __init__(self, task: TaskSnap, selected: bool = False) -> None:
+    def __init__(self, task: TaskSnap, selected: bool = False, now: float | None = None) -> None:
         super().__init__(classes=self.card_classes(task, selected))
         self.row = task
         self.selected = selected
-        self.text = card_text(task, selected)
+        self.now = now
+        self.text = card_text(task, selected, now)
 
     @staticmethod
     def card_classes(task: TaskSnap, selected: bool) -> str:
@@ -91,13 +120,16 @@ class TaskCard(Widget):
     def render(self) -> Text:
         return self.text
 
-    def show(self, task: TaskSnap, selected: bool) -> None:
-        if task == self.row and selected == self.selected:
+    def show(self, task: TaskSnap, selected: bool, now: float | None = None) -> None:
+        now = self.now if now is None else now
+        ticking = bool(task.until) and now != self.now
+        if task == self.row and selected == self.selected and not ticking:
             return
+        self.now = now
         if (task.state, task.blocked_by, selected) != (self.row.state, self.row.blocked_by,
                                                         self.selected):
             self.set_classes(self.card_classes(task, selected))  # a style recompute
-        text = card_text(task, selected)
+        text = card_text(task, selected, now)
         grew = text.plain.count("\n") != self.text.plain.count("\n")
         self.row, self.selected, self.text = task, selected, text
         self.refresh(layout=grew)

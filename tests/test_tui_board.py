@@ -1,0 +1,107 @@
+"""What the board shows: every dependency level, the selected task's inputs and dependents,
+cards with elapsed time, flags, tokens and a limit countdown, and a header with progress and
+the budget meter."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from helpers.tui_support import FIXED_NOW, drive, wait_for, ws
+
+from baton_tui import api
+from baton_tui.plan.current import current, store_new_plan
+from baton_tui.plan.model import parse_document
+from baton_tui.tui.screens.dag import DagScreen
+from baton_tui.tui.widgets.dag import dag_text
+from baton_tui.tui.widgets.header import budget_meter, header_text
+from baton_tui.tui.widgets.task_card import card_text
+
+__all__ = ["ws"]
+
+# Seven levels deep, with a side branch: the old view showed only the first three.
+DEEP = [{"id": i, "title": f"Step {i}", "prompt": "p", "player": "demo",
+         "depends_on": [i - 1] if i > 1 else []} for i in range(1, 8)] + [
+    {"id": 8, "title": "Side", "prompt": "p", "player": "demo", "depends_on": [2]}]
+
+
+@pytest.fixture
+def deep(ws):
+    store_new_plan(ws, parse_document({"version": 1, "goal": "Deep", "tasks": DEEP}))
+    return ws
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def board(ws, now=FIXED_NOW):
+    return api.snapshot(ws.store, now=now)
+
+
+def test_every_level_and_the_selected_tasks_neighbours(deep):
+    text = dag_text(board(deep), selected=2)
+    lines = text.plain.splitlines()
+    assert [line.split()[0] for line in lines[:7]] == [f"L{i}" for i in range(7)]
+    assert lines[-1] == "#2: needs #1 · feeds #3 #8"
+    styles = {text.plain[s.start:s.end]: str(s.style) for s in text.spans}
+    assert styles["#2"] == "bold reverse" and styles["#1"] == "bold underline"
+    assert styles["#8"] == "bold italic"
+
+
+def test_the_plan_pane_shows_the_deepest_level_and_g_opens_the_full_view(deep):
+    async def script(pilot, app, seen):
+        dag = app.query_one("#dag")
+        assert "L6 #7←6" in str(app.query_one("#dag-text").render())
+        dag.scroll_end(animate=False)
+        await pilot.pause()
+        assert dag.max_scroll_y >= 0
+        await pilot.press("j")
+        assert "#2: needs #1 · feeds #3 #8" in str(app.query_one("#dag-text").render())
+        await pilot.press("g")
+        await wait_for(pilot, lambda: isinstance(app.screen, DagScreen))
+        await pilot.press("j", "j")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.plan_pane.selected_task.id == app.board.rows[3].id
+
+    drive(deep, script, size=(80, 24))
+
+
+def test_cards_say_flags_tokens_and_when_a_limit_resets(deep):
+    plan_id = current(deep).row.id
+    store = deep.store
+    store.append(plan_id, 1, "task.started", {})
+    store.append(plan_id, 1, "task.usage", {"tokens": 12_345})
+    store.append(plan_id, 1, "task.flagged", {"flag": "stall", "message": "quiet for 5m"})
+    store.append(plan_id, 1, "task.flagged", {"flag": "loop", "message": "same line 5 times"})
+    store.append(plan_id, 1, "task.paused", {"until": FIXED_NOW + 3900})
+    task = board(deep).task(1)
+    text = card_text(task, now=FIXED_NOW).plain
+    assert "12.3k tokens" in text
+    assert "resets 01:05 (in 1h05m)" in text
+    assert "⚑ loop: same line 5 times (+1 more)" in text
+
+
+def test_header_progress_budget_and_stop():
+    snap = api.snapshot_empty()
+    assert "no plan yet" in header_text("repo", snap).plain
+    assert budget_meter({"limits": {"tokens": 1000, "cost": None, "time": 600},
+                         "used": {"tokens": 400, "cost": None, "time": 60}}) \
+        == ("budget ▰▰▰▱▱▱▱▱ 40% tokens", False)
+    assert budget_meter({"limits": {"tokens": 100}, "used": {"tokens": 150}})[1] is True
+    assert budget_meter(None) is None and budget_meter({"limits": {}}) is None
+
+
+def test_header_counts_what_is_done(deep):
+    plan_id = current(deep).row.id
+    deep.store.append(plan_id, 1, "task.started", {})
+    deep.store.append(plan_id, 1, "task.done", {"summary": "ok"})
+    words = header_text("repo", board(deep)).plain
+    assert "1/8 done" in words and "autonomy guarded" in words
