@@ -243,11 +243,34 @@ def refusal(ws: "Workspace", action: Action, task_id: int | None = None) -> str 
 
 # planning -----------------------------------------------------------------------------------
 def plan_goal(ws: "Workspace", goal: str, new: bool = False,
-              emit: Callable[[Any], None] = lambda event: None) -> Any:
-    """Run the planner on a goal: questions (exit 3 upstream) or a stored plan."""
+              emit: Callable[[Any], None] = lambda event: None,
+              skill: str | None = None) -> Any:
+    """Run the planner on a goal: questions (exit 3 upstream) or a stored plan. `skill`:
+    `grilling` (interrogate the goal first) or `to-spec` (a spec first, kept with the plan)."""
     from baton_tui.plan import planner
 
-    return planner.start(ws, goal, new=new, emit=emit)
+    return planner.start(ws, goal, new=new, emit=emit, skill=skill)
+
+
+def trust_preview(ws: "Workspace") -> tuple[Path, list[tuple[str, str]], bool]:
+    """What trusting this repository's baton.toml would allow: (its path, each command key
+    with its value, whether it is trusted as it is now)."""
+    import json as _json
+
+    from baton_tui.config import file_hash
+
+    path = ws.paths.project_config
+    if file_hash(path) is None:
+        raise BatonError(f"{path}: no baton.toml to trust here")
+    loaded = ws.loaded
+    shown = []
+    for key in loaded.project_commands():
+        node: Any = loaded.project_raw
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        shown.append((key, node if isinstance(node, str) else _json.dumps(node)))
+    trusted = ws.store.trusted_hash(str(path)) == loaded.project_hash()
+    return path, shown, trusted
 
 
 def plan_answer(ws: "Workspace", answers: dict[int, str], take_all: bool = False,

@@ -67,6 +67,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     task_cmd("player", "player", "player (model and effort reset to its defaults)")
     task_cmd("model", "model", "model")
     task_cmd("effort", "effort", "effort (low, medium, high)")
+    p.add_argument("--skill", choices=("grilling", "to-spec"),
+                   help="with --goal: interrogate the goal first, or write a spec to plan against")
     task_cmd("mode", "mode", "mode (build, research, manual)")
     task_cmd("title", "title", "title")
     task_cmd("deps", "depends_on", "dependencies (comma-separated ids, empty for none)")

@@ -184,12 +184,15 @@ def _print_questions(questions: list[dict]) -> None:
 
 def _plan_with_planner(ws: Any, args: Namespace) -> int:
     def show(event: Any) -> None:
-        if event.kind in ("step", "repair"):
+        if event.kind == "spec":  # --skill to-spec: the spec the plan is built against
+            print(f"spec:\n{event.text}\n", flush=True)
+        elif event.kind in ("step", "repair"):
             label = "planner" if event.kind == "step" else "repair"
             print(f"  {label}: {event.text}", file=sys.stderr, flush=True)
 
     if args.goal:
-        result = api.plan_goal(ws, args.goal, new=args.new, emit=show)
+        result = api.plan_goal(ws, args.goal, new=args.new, emit=show,
+                               skill=getattr(args, "skill", None))
     else:
         result = api.plan_answer(ws, parse_answers(args.answer or []), args.yes, emit=show)
     if result.status == "questions":

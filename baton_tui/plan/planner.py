@@ -83,7 +83,7 @@ def extract_json(text: str) -> dict | None:
             obj, _end = decoder.raw_decode(text[start:])
         except json.JSONDecodeError:
             continue
-        if isinstance(obj, dict) and ("tasks" in obj or "questions" in obj):
+        if isinstance(obj, dict) and ("tasks" in obj or "questions" in obj or "spec" in obj):
             return obj
     return None
 
@@ -266,6 +266,14 @@ def _converse(ws: Workspace, session: dict, message: str, resume: bool,
         session["transcript"].append({"role": "planner", "text": final})
         save_session(ws, session)
         raw = extract_json(final)
+        if raw is not None and "tasks" not in raw and isinstance(raw.get("spec"), str) \
+                and raw["spec"].strip() and not session.get("spec"):
+            session["spec"] = raw["spec"].strip()
+            session["transcript"].append({"role": "spec", "text": session["spec"]})
+            save_session(ws, session)
+            emit(PlannerEvent("spec", session["spec"], session["spec"]))
+            message, resume = prompts.spec_follow_up(session["spec"]), True
+            continue
         if raw is None:
             problems = ["your final message held no JSON object"]
         elif "tasks" not in raw:
@@ -305,8 +313,11 @@ def _converse(ws: Workspace, session: dict, message: str, resume: bool,
 
 
 def start(ws: Workspace, goal: str, new: bool = False,
-          emit: Listener = lambda event: None) -> PlanningResult:
-    """Plan a goal from scratch with the configured planner."""
+          emit: Listener = lambda event: None, skill: str | None = None) -> PlanningResult:
+    """Plan a goal from scratch with the configured planner; `skill` (grilling, to-spec)
+    changes how it works: interrogate the goal first, or write a spec the plan is built on."""
+    if skill is not None and skill not in prompts.SKILLS:
+        raise BatonError(f"unknown planner skill {skill!r} (known: {', '.join(prompts.SKILLS)})")
     emit = _recorded(ws, emit)
     from baton_tui.plan.current import current
 
@@ -335,8 +346,9 @@ def start(ws: Workspace, goal: str, new: bool = False,
     ready = sorted(ready_players(ws))
     message = prompts.instructions(goal, prompts.snapshot(ws.root, files), ready,
                                    ws.config.players.default, ws.config.players.research, skills)
+    message += prompts.skill_rules(skill)
     session = {"id": int(time.time() * 1000) % 10_000_000, "goal": goal, "player": name,
-               "new": new, "questions": [], "transcript": []}
+               "new": new, "questions": [], "transcript": [], "skill": skill}
     emit(PlannerEvent("step", f"{name} is reading the repository ({len(files)} files)"))
     return _converse(ws, session, message, False, emit)
 

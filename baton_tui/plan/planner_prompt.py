@@ -112,3 +112,36 @@ def answers_message(questions: list[dict]) -> str:
     lines.append("Now draft the plan: your final message is exactly one JSON object, a version 1 "
                  "plan document (include these questions with their answers).")
     return "\n".join(lines)
+
+
+# Planner skills: how the person asked the planner to work (`--skill`, `/grilling`, `/to-spec`).
+SKILLS = ("grilling", "to-spec")
+
+GRILLING = """
+The person asked you to GRILL this goal before planning. Study the code first, then
+cross-examine the goal as a sceptical senior reviewer would: inputs and edge cases, who
+consumes the result, errors, boundaries, compatibility with callers, data and flags,
+concurrency, how anyone will know it works. Your first final message MUST be questions
+(3 to 7, each with your recommendation), even where you could guess; guess nothing that a
+wrong answer would waste. Only after the answers, draft the plan.
+"""
+
+TO_SPEC = """
+The person asked you to write a SPEC before the plan. After studying the code, your first
+final message is exactly one JSON object {"spec": "…"}: a concise Markdown specification of
+what will be built — behaviour, interfaces, edge cases, errors, what is out of scope, and
+how it will be verified. (If something must be asked first, ask questions instead; the spec
+comes after the answers.) The plan you draft afterwards is built against that spec: every
+task's prompt names the part of the spec it implements.
+"""
+
+
+def skill_rules(skill: str | None) -> str:
+    """The extra instructions of a planner skill (none for None)."""
+    return {"grilling": GRILLING, "to-spec": TO_SPEC}.get(skill or "", "")
+
+
+def spec_follow_up(spec: str) -> str:
+    return ("Your spec is kept with the plan. Now draft the plan against it: your final message "
+            "is exactly one JSON object, a version 1 plan document, and each task's prompt names "
+            "the part of the spec it implements.\n\nThe spec:\n" + spec)

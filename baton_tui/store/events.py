@@ -96,6 +96,7 @@ class EventKind(StrEnum):
 
 
 K = EventKind
+    PLANNER_SPEC = "planner.spec"      # `--skill to-spec`: the spec the plan is built against
 
 # Event kind -> the state it puts the task in. Every other kind adds detail only.
 STATE_EVENTS: dict[str, State] = {

@@ -15,7 +15,7 @@ from typing import AsyncIterator
 from baton_tui import api
 from baton_tui.api import BatonError
 from baton_tui.tui.planner_port import (
-    DraftPlan, PlannerEvent, PlannerFailed, PlannerQuestion, ResearchStep,
+    DraftPlan, PlannerEvent, PlannerFailed, PlannerQuestion, PlannerSpec, ResearchStep,
 )
 
 
@@ -33,7 +33,10 @@ class EnginePlanner:
                 return PlannerQuestion(q["question"], q.get("recommendation", ""))
         return None
 
-    async def ask(self, message: str) -> AsyncIterator[PlannerEvent]:
+    async def ask(self, message: str, *, new: bool = False,
+                  skill: str | None = None) -> AsyncIterator[PlannerEvent]:
+        if self.questions and (new or skill):
+            self.questions, self.answers = [], {}  # a fresh goal drops unanswered questions
         if self.questions:
             number = next(n for n in range(1, len(self.questions) + 1) if n not in self.answers)
             self.answers[number] = message
@@ -46,7 +49,9 @@ class EnginePlanner:
         answering = bool(self.questions)
 
         def emit(event) -> None:
-            if event.kind in ("step", "repair"):
+            if event.kind == "spec":
+                loop.call_soon_threadsafe(queue.put_nowait, PlannerSpec(event.text))
+            elif event.kind in ("step", "repair"):
                 text = event.text if event.kind == "step" else f"fixing the draft: {event.text}"
                 loop.call_soon_threadsafe(queue.put_nowait, ResearchStep(text))
 
@@ -56,7 +61,7 @@ class EnginePlanner:
                 if answering:
                     result = api.plan_answer(ws, dict(self.answers), emit=emit)
                 else:
-                    result = api.plan_goal(ws, message, emit=emit)
+                    result = api.plan_goal(ws, message, new=new, emit=emit, skill=skill)
                 doc = api.current_doc(ws).dump() if result.status == "plan" else None
                 return result, doc
             finally:

@@ -7,7 +7,8 @@ generator that yields what the planner does as it happens:
 * `PlannerQuestion(question, recommendation)` — a question that changes the plan,
   with the answer the planner recommends (the person may take it with one key);
 * `DraftPlan(document)` — a v1 plan document (a dict, as `baton plan --from` reads);
-* `PlannerFailed(message)` — it could not go on; the message is shown as it is.
+* `PlannerFailed(message)` — it could not go on; the message is shown as it is;
+* `PlannerSpec(text)` — the spec it wrote first when asked to (`/to-spec`).
 
 The App stores a draft through the engine (`store_new_plan`), never itself.
 `ScriptedPlanner` replays fixed turns — the in-tree implementation of this port used
@@ -43,15 +44,24 @@ class PlannerFailed:
     message: str
 
 
-PlannerEvent = Union[ResearchStep, PlannerQuestion, DraftPlan, PlannerFailed]
+@dataclass(frozen=True)
+class PlannerSpec:
+    """The spec the planner wrote first (`/to-spec`); the plan is built against it."""
+
+    text: str
+
+
+PlannerEvent = Union[ResearchStep, PlannerQuestion, DraftPlan, PlannerFailed, PlannerSpec]
 
 
 @runtime_checkable
 class Planner(Protocol):
     """Anything that turns a goal (then answers) into steps, questions and a draft."""
 
-    def ask(self, message: str) -> AsyncIterator[PlannerEvent]:
-        """Send the goal (first call) or an answer (later calls); yield what follows."""
+    def ask(self, message: str, *, new: bool = False,
+            skill: str | None = None) -> AsyncIterator[PlannerEvent]:
+        """Send the goal (first call) or an answer (later calls); yield what follows.
+        `new` archives a plan with open work first; `skill` is grilling or to-spec."""
         ...
 
 
@@ -61,10 +71,13 @@ class ScriptedPlanner:
 
     turns: list[list[PlannerEvent]]
     received: list[str] = field(default_factory=list)
+    options: list[dict] = field(default_factory=list)
     delay: float = 0.0
 
-    async def ask(self, message: str) -> AsyncIterator[PlannerEvent]:
+    async def ask(self, message: str, *, new: bool = False,
+                  skill: str | None = None) -> AsyncIterator[PlannerEvent]:
         self.received.append(message)
+        self.options.append({"new": new, "skill": skill})
         turn = self.turns.pop(0) if self.turns else [
             PlannerFailed("the scripted planner has no more turns")]
         for event in turn:

@@ -70,5 +70,12 @@ class ChatPane(Vertical):
                         style="dim")
         self.query_one(RichLog).write(body)
 
+    def spec(self, text: str) -> None:
+        """The spec the planner wrote (`/to-spec`), shown whole: the plan is built on it."""
+        body = Text()
+        body.append("planner wrote a spec:\n", style="bold")
+        body.append(text)
+        self.query_one(RichLog).write(body)
+
     def lines(self, text: str) -> None:
         self.query_one(RichLog).write(Text(text))
