@@ -92,11 +92,11 @@ class EventKind(StrEnum):
     PLANNER_QUESTIONS = "planner.questions"
     PLANNER_PLAN = "planner.plan"
     PLANNER_REPAIR = "planner.repair"
+    PLANNER_SPEC = "planner.spec"      # `--skill to-spec`: the spec the plan is built against
     PLANNER_FAILED = "planner.failed"
 
 
 K = EventKind
-    PLANNER_SPEC = "planner.spec"      # `--skill to-spec`: the spec the plan is built against
 
 # Event kind -> the state it puts the task in. Every other kind adds detail only.
 STATE_EVENTS: dict[str, State] = {
