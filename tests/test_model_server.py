@@ -671,3 +671,29 @@ def test_stop_drops_kept_alive_connections():
         conn.request("POST", "/v1/messages", body, {"Content-Type": "application/json"})
         conn.getresponse().read()
     assert server.served == 1
+
+
+def test_a_delayed_turn_keeps_its_caller_waiting_but_not_the_others():
+    """`delay`: the turn is taken at once (a test can see the agent is waiting), answered later;
+    other requests are answered meanwhile."""
+    import threading
+
+    with ScriptedServer([{"delay": 1.5, "text": "slow"}]) as server:
+        got = {}
+
+        def slow() -> None:
+            got["slow"] = _post(f"{server.url}/v1/chat/completions",
+                                {"model": "m", "messages": [{"role": "user", "content": "a"}]})
+
+        started = time.monotonic()
+        thread = threading.Thread(target=slow)
+        thread.start()
+        while server.served == 0:
+            time.sleep(0.01)
+        probe = urllib.request.urlopen(f"{server.url}/", timeout=5).read()
+        assert b"scripted" in probe and time.monotonic() - started < 1.0
+        thread.join(10)
+        assert got["slow"][0] == 200 and time.monotonic() - started >= 1.5
+        assert json.loads(got["slow"][2])["choices"][0]["message"]["content"] == "slow"
+    with pytest.raises(ValueError, match="delay"):
+        ScriptedServer([{"delay": -1}])

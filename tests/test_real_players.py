@@ -11,7 +11,9 @@ inherits them. No vendor is reached.
 from __future__ import annotations
 
 import json
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -165,6 +167,78 @@ def test_usage_limit_pauses_then_resumes_same_session(player, server, baton, rep
     assert task_of(baton, 1)["state"] == "landed"
     slug = baton.json("status", "--json")["plan"]["slug"]
     assert_contained(repo, f"baton/{slug}/1-limited", "limit.txt")
+
+
+def test_work_stays_in_the_worktree_whatever_the_shell_it_inherits(player, server, baton, repo,
+                                                                   tmp_path):
+    """The person's shell sits in their checkout (PWD, OLDPWD, INIT_CWD name it): the agent's
+    relative writes and its shell's working directory are still its own worktree."""
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Write relative", "prompt": "Create rel.txt.", "player": player.name,
+         "mode": "build"},
+    ])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    wt = worktree(repo, baton, 1)
+    server.add_turns(player.conversation(
+        player.write(Path("rel.txt"), "relative\n"),
+        player.shell("pwd > where.txt"),
+        player.shell('baton report done --summary "wrote by relative paths"'),
+        {"text": "Reported."}))
+    env = player.env(server, PWD=str(repo), OLDPWD=str(repo), INIT_CWD=str(repo))
+    result = run(baton, env)
+    assert result.returncode == 0, attempt_logs(repo)[-4000:]
+    assert task_of(baton, 1)["state"] == "landed"
+    branch = f"baton/{baton.json('status', '--json')['plan']['slug']}/1-write-relative"
+    for name in player.relative_files:
+        assert_contained(repo, branch, name)
+        assert not (tmp_path / name).exists()
+    if "where.txt" in player.relative_files:
+        assert git(repo, "show", f"{branch}:where.txt") == str(wt)
+
+
+def test_stop_is_not_success_even_when_the_cli_exits_0(player, server, baton, repo, tmp_path):
+    """`baton stop` while the agent waits on the model: its whole process group goes at once
+    (OpenCode would finish the pending reply first; Gemini CLI and OpenCode exit 0 on a
+    signal), the task fails as stopped, nothing lands — and a retry then finishes it."""
+    import psutil
+
+    from helpers.run_kit import wait_for, wait_idle
+
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Slow model", "prompt": "Create after.txt.", "player": player.name,
+         "mode": "build"},
+    ])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    wt = worktree(repo, baton, 1)
+    lead = [player.shell("echo started")] * player.stop_lead
+    server.add_turns([*lead, {"delay": 60, "text": "Still thinking."}])
+    env = player.env(server)
+    assert baton("run", "--approve", "--detach", env=env).returncode == 0
+    wait_for(lambda: server.served > player.stop_lead, timeout=120,
+             what="the agent to wait on the model")
+    asked = time.monotonic()
+    assert baton("stop", "1").returncode == 0
+    stopped = wait_idle(baton, timeout=60)
+    assert time.monotonic() - asked < 30                    # not the model's 60 s reply
+    task = stopped["tasks"][0]
+    assert task["state"] == "failed" and "stopped" in task["reason"], task
+    assert "task.done" not in kinds(events_of(baton, 1))
+
+    def inside(proc: psutil.Process) -> bool:
+        try:
+            return Path(proc.cwd()).is_relative_to(wt)
+        except (psutil.Error, OSError):
+            return False
+    assert not [p.info for p in psutil.process_iter(["pid", "name"]) if inside(p)]
+    slug = stopped["plan"]["slug"]
+    assert subprocess.run(["git", "cat-file", "-e", f"baton/{slug}/integration:after.txt"],
+                          cwd=repo, capture_output=True).returncode != 0
+    server.add_turns(player.conversation(player.write(wt / "after.txt", "after the stop\n"),
+                                         player.report("done", "finished after the stop"),
+                                         {"text": "Done."}))
+    assert baton("retry", "1", env=env).returncode == 0
+    finished = wait_idle(baton, timeout=180)
+    assert finished["tasks"][0]["state"] == "landed", attempt_logs(repo)[-4000:]
 
 
 # --------------------------------------------------------------------------- several players

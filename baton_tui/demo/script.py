@@ -15,6 +15,9 @@ are consumed in order, one per model request, across all protocols:
     an HTTP error with that status, JSON body and headers. Without ``body`` a vendor-shaped
     default body is sent. Anthropic errors also carry ``x-should-retry: false`` (so Claude Code
     and the SDK fail at once) unless the turn's headers set ``x-should-retry`` themselves.
+``{"delay": 30, ...}``
+    (with any of the above) answer only after that many seconds (at most 600): a model that
+    keeps an agent waiting, so a test can stop the agent mid-request.
 ``{"match": "substring", ...}``
     (with any of the above) served only when the request's last non-assistant message (the
     last user message, tool result or function output) contains the substring. Until then
@@ -104,7 +107,8 @@ class Script:
         return Answer.from_turn(turn), index, None
 
 
-_TURN_KEYS = {"text", "tool", "input", "namespace", "tools", "error", "body", "headers", "match"}
+_TURN_KEYS = {"text", "tool", "input", "namespace", "tools", "error", "body", "headers", "match",
+              "delay"}
 
 
 def check_turn(turn: Any, index: int) -> dict:
@@ -124,6 +128,10 @@ def check_turn(turn: Any, index: int) -> dict:
         raise ValueError(f"{where}: 'tool' is a tool name")
     if "input" in turn and not isinstance(turn["input"], dict):
         raise ValueError(f"{where}: 'input' is an object")
+    delay = turn.get("delay")
+    if delay is not None and (isinstance(delay, bool) or not isinstance(delay, (int, float))
+                              or not 0 <= delay <= 600):
+        raise ValueError(f"{where}: 'delay' is a number of seconds, 0-600")
     if "match" in turn and not isinstance(turn["match"], str):
         raise ValueError(f"{where}: 'match' is a substring")
     calls = turn.get("tools")
@@ -165,20 +173,22 @@ class Answer:
         error: int | None = None,
         body: Any = None,
         headers: dict | None = None,
+        delay: float = 0.0,
     ):
         self.text = text
         self.calls = calls or []
         self.error = error
         self.body = body
         self.headers = headers
+        self.delay = delay
 
     @classmethod
     def from_turn(cls, turn: dict) -> Answer:
+        delay = float(turn.get("delay") or 0.0)
         if turn.get("error") is not None:
-            return cls(
-                error=int(turn["error"]), body=turn.get("body"), headers=turn.get("headers")
-            )
-        return cls(text=str(turn.get("text") or ""), calls=_tool_calls(turn))
+            return cls(error=int(turn["error"]), body=turn.get("body"), headers=turn.get("headers"),
+                       delay=delay)
+        return cls(text=str(turn.get("text") or ""), calls=_tool_calls(turn), delay=delay)
 
     def output_tokens(self) -> int:
         size = len(self.text) + sum(len(_dumps(c["input"])) for c in self.calls)

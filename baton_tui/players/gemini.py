@@ -30,6 +30,7 @@ from baton_tui.players.cli_events import ARGV_PROMPT_LIMIT, event_of, events, in
     mcp_command, mcp_env, one_line
 from baton_tui.players.gemini_home import build_home, person_gemini_dir
 from baton_tui.players.kinds import CliPlayer
+from baton_tui.players.steps import Parser, Step, register, tool_step
 from baton_tui.players.waits import pacific_midnight, wait_seconds
 
 # Gemini CLI 0.61 (packages/core/src/config/models.ts): its aliases and VALID_GEMINI_MODELS.
@@ -206,3 +207,52 @@ def _tool_line(name: str, args: dict) -> str:
         if args.get(key):
             return f"{name} {one_line(args[key], 140)}"
     return name
+
+
+def steps_parser() -> Parser:
+    """Gemini CLI's events as readable steps (`players.steps`); its text arrives in pieces,
+    gathered until the next event."""
+    calls: dict[str, str] = {}
+    text: list[str] = []
+
+    def flush() -> list[Step]:
+        said = "".join(text).strip()
+        text.clear()
+        return [Step("said", one_line(said, 200))] if said else []
+
+    def parse(event: dict) -> list[Step]:
+        kind = event.get("type")
+        if kind == "message":
+            if event.get("role") == "assistant":
+                text.append(str(event.get("content") or ""))
+            return []
+        steps = flush()
+        if kind == "init":
+            steps.append(Step("note", f"started · model {event.get('model') or '?'}"))
+        elif kind == "tool_use":
+            name = str(event.get("tool_name") or "tool")
+            calls[str(event.get("tool_id"))] = name
+            steps.append(tool_step(name, event.get("parameters") or {}))
+        elif kind == "tool_result":
+            name = calls.get(str(event.get("tool_id")), "tool")
+            if event.get("status") == "error":
+                error = event.get("error") if isinstance(event.get("error"), dict) else {}
+                steps.append(Step("error", f"{name} failed: "
+                                  + one_line(error.get("message") or event.get("output"), 140),
+                                  ok=False))
+            elif name == "run_shell_command":
+                steps.append(Step("result", "exit 0", one_line(event.get("output"), 140), True))
+        elif kind == "result":
+            error = (event.get("error") or {}).get("message")
+            steps.append(Step("result", "finished", ok=True) if event.get("status") == "success"
+                         else Step("error", "ended with an error: " + one_line(error, 160),
+                                   ok=False))
+        elif kind == "error":
+            steps.append(Step("error" if event.get("severity") == "error" else "note",
+                              one_line(event.get("message"), 160)))
+        return steps
+
+    return parse
+
+
+register("gemini", steps_parser)

@@ -32,6 +32,7 @@ from baton_tui.players.base import AttemptContext, Launch, Outcome
 from baton_tui.players.cli_events import event_of, events, float_of, int_of, mcp_command, \
     mcp_env, one_line
 from baton_tui.players.kinds import CliPlayer
+from baton_tui.players.steps import Parser, Step, register, tool_step
 from baton_tui.players.waits import iso_epoch, retry_after, wait_seconds
 
 RESEARCH_AGENT = "baton-research"
@@ -277,10 +278,41 @@ def _error_message(event: dict) -> str:
 def _tool_line(name: str, args: dict) -> str:
     if name.startswith("baton_baton_"):
         tool = name.removeprefix("baton_")
-        return f"{tool}: {args.get('status', '')} {one_line(args.get('summary') or args.get('what'), 100)}".strip()
+        what = one_line(args.get("summary") or args.get("what"), 100)
+        return f"{tool}: {args.get('status', '')} {what}".strip()
     if name == "bash":
         return "$ " + one_line(args.get("command"), 140)
     for key in ("filePath", "path", "pattern", "url"):
         if args.get(key):
             return f"{name} {one_line(args[key], 140)}"
     return name
+
+
+def steps_parser() -> Parser:
+    """OpenCode's events as readable steps (`players.steps`)."""
+    def parse(event: dict) -> list[Step]:
+        part = event.get("part") if isinstance(event.get("part"), dict) else {}
+        kind = event.get("type")
+        if kind == "text" and str(part.get("text") or "").strip():
+            return [Step("said", one_line(part.get("text"), 200))]
+        if kind == "reasoning" and str(part.get("text") or "").strip():
+            return [Step("note", "thinking: " + one_line(part.get("text"), 160))]
+        if kind == "tool_use":
+            state = part.get("state") if isinstance(part.get("state"), dict) else {}
+            name = str(part.get("tool") or "tool").removeprefix("baton_")
+            if state.get("status") == "error":
+                return [Step("error", f"{name} failed: {one_line(state.get('error'), 140)}",
+                             ok=False)]
+            step = tool_step(name, state.get("input") or {}, ok=True)
+            detail = one_line(state.get("output"), 160) if step.kind == "command" else ""
+            return [Step(step.kind, step.text, detail, step.ok)]
+        if kind == "step_finish" and part.get("reason") == "stop":
+            return [Step("result", "finished", ok=True)]
+        if kind == "error":
+            return [Step("error", "error: " + one_line(_error_message(event), 160), ok=False)]
+        return []
+
+    return parse
+
+
+register("opencode", steps_parser)

@@ -17,7 +17,7 @@ from email.utils import parsedate_to_datetime
 _DURATION = re.compile(
     r"(?:try again|retry|retrying|resets?)\s+(?:in|after)\s+"
     r"((?:\d+(?:\.\d+)?\s*(?:ms|milliseconds?|h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)"
-    r"\b[\s,]*)+)", re.IGNORECASE)
+    r"(?![a-z])[\s,]*)+)", re.IGNORECASE)
 _PART = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+)")
 _UNIT = {"ms": 0.001, "millisecond": 0.001, "h": 3600.0, "hr": 3600.0, "hour": 3600.0,
          "m": 60.0, "min": 60.0, "minute": 60.0, "s": 1.0, "sec": 1.0, "second": 1.0}

@@ -66,6 +66,9 @@ class RealPlayer:
     refusals: tuple[str, ...]    # one of these is in the tool result of a refused write
     reset_slack: float           # how far past the real reset Baton may wait (the CLI's precision)
 
+    relative_files: tuple[str, ...] = ("rel.txt", "where.txt")   # what its write of a relative
+    # path and its shell's `pwd > where.txt` leave (a CLI without one of them leaves less)
+    stop_lead: int = 1           # model turns before the one it is stopped in (a shell echo)
     refused_turns: tuple[int, ...] = (2, 3)   # research: the model turns whose input shows
                                               # the refused writes (none for a CLI without tools)
 
@@ -146,6 +149,7 @@ class ClaudeCode(RealPlayer):
     research_tools = frozenset({"Read", "mcp__baton__baton_report"})
     research_withheld = frozenset({"Write", "Bash", "Edit"})
     refusals = ("No such tool available",)
+    relative_files = ("where.txt",)   # its Write tool takes absolute paths only
     reset_slack = 0          # the limit event carries the exact reset time
 
     def env(self, server: ScriptedServer, **extra: str) -> dict[str, str]:
@@ -293,6 +297,8 @@ class Aider(RealPlayer):
     research_withheld = frozenset()
     refusals = ()
     refused_turns = ()
+    relative_files = ("rel.txt",)     # no shell: its reply is the edit
+    stop_lead = 0                     # one reply a run: it is stopped waiting for the first
     reset_slack = 20
     model = "openai/mock-model"
     SDK_TRIES = 3    # the OpenAI SDK inside litellm tries each call three times on a 429

@@ -8,6 +8,7 @@ what each request gets.
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,8 @@ class ScriptedServer:
 
     def _take_turn(self, protocol: str, req: dict, record: dict) -> Answer:
         answer, record["turn"], record["side"] = self.script.take(protocol, req)
+        if answer.delay:  # this handler thread only: other requests are answered meanwhile
+            time.sleep(answer.delay)
         return answer
 
     def _dispatch(self, method: str, target: str, raw: bytes, record: dict) -> Response:
