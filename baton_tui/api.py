@@ -88,6 +88,13 @@ def snapshot_empty() -> Snapshot:
     return snapshots.empty()
 
 
+def terminal_text(text: str) -> str:
+    """Agent text as a terminal may show it: secrets redacted, control characters escaped."""
+    from baton_tui.redact import escape_controls, redact
+
+    return escape_controls(redact(text))
+
+
 def status_text(status: dict) -> str:
     """`baton status` as a person reads it, from the snapshot's JSON."""
     from baton_tui.store.render import render_status
@@ -155,6 +162,13 @@ def current_plan(ws: "Workspace", required: bool = True) -> Any:
     from baton_tui.plan.current import current
 
     return current(ws, required=required)
+
+
+def read_plan_text(name: str) -> tuple[str, str]:
+    """A plan file's text (`-`: stdin) and its name, read only up to the size limit."""
+    from baton_tui.plan.model import read_source
+
+    return read_source(name)
 
 
 def load_plan(ws: "Workspace", text: str, source: str, new: bool = False) -> Any:
@@ -243,34 +257,11 @@ def refusal(ws: "Workspace", action: Action, task_id: int | None = None) -> str 
 
 # planning -----------------------------------------------------------------------------------
 def plan_goal(ws: "Workspace", goal: str, new: bool = False,
-              emit: Callable[[Any], None] = lambda event: None,
-              skill: str | None = None) -> Any:
-    """Run the planner on a goal: questions (exit 3 upstream) or a stored plan. `skill`:
-    `grilling` (interrogate the goal first) or `to-spec` (a spec first, kept with the plan)."""
+              emit: Callable[[Any], None] = lambda event: None) -> Any:
+    """Run the planner on a goal: questions (exit 3 upstream) or a stored plan."""
     from baton_tui.plan import planner
 
-    return planner.start(ws, goal, new=new, emit=emit, skill=skill)
-
-
-def trust_preview(ws: "Workspace") -> tuple[Path, list[tuple[str, str]], bool]:
-    """What trusting this repository's baton.toml would allow: (its path, each command key
-    with its value, whether it is trusted as it is now)."""
-    import json as _json
-
-    from baton_tui.config import file_hash
-
-    path = ws.paths.project_config
-    if file_hash(path) is None:
-        raise BatonError(f"{path}: no baton.toml to trust here")
-    loaded = ws.loaded
-    shown = []
-    for key in loaded.project_commands():
-        node: Any = loaded.project_raw
-        for part in key.split("."):
-            node = node.get(part) if isinstance(node, dict) else None
-        shown.append((key, node if isinstance(node, str) else _json.dumps(node)))
-    trusted = ws.store.trusted_hash(str(path)) == loaded.project_hash()
-    return path, shown, trusted
+    return planner.start(ws, goal, new=new, emit=emit)
 
 
 def plan_answer(ws: "Workspace", answers: dict[int, str], take_all: bool = False,

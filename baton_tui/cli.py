@@ -19,6 +19,17 @@ EXIT_CODES = """exit codes:
 """
 
 
+MAX_TASK_ID = 999_999  # as plan.model.MAX_ID (not imported: it would load pydantic)
+
+
+def task_id(text: str) -> int:
+    """A task id argument: a whole number from 1 to MAX_TASK_ID (a huge one is a usage error,
+    not an overflow deep in SQLite)."""
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text[:12]) <= MAX_TASK_ID:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a task id (1 to {MAX_TASK_ID})")
+    return int(text)
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole CLI contract of DESIGN.md.
 
@@ -60,15 +71,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     def task_cmd(name: str, field: str, value_help: str) -> None:
         q = add(f"task-{name}", "plan:cmd_task_field", f"set a task's {value_help}")
-        q.add_argument("id", type=int, metavar="N")
+        q.add_argument("id", type=task_id, metavar="N")
         q.add_argument("value", metavar=name.upper())
         q.set_defaults(field=field)
 
     task_cmd("player", "player", "player (model and effort reset to its defaults)")
     task_cmd("model", "model", "model")
     task_cmd("effort", "effort", "effort (low, medium, high)")
-    p.add_argument("--skill", choices=("grilling", "to-spec"),
-                   help="with --goal: interrogate the goal first, or write a spec to plan against")
     task_cmd("mode", "mode", "mode (build, research, manual)")
     task_cmd("title", "title", "title")
     task_cmd("deps", "depends_on", "dependencies (comma-separated ids, empty for none)")
@@ -77,7 +86,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     task_cmd("checkpoint", "checkpoint", "checkpoint flag (on or off)")
     task_cmd("skills", "skills", "skills (comma-separated names)")
     q = add("task-prompt", "plan:cmd_task_prompt", "set a task's prompt (from --text or stdin)")
-    q.add_argument("id", type=int, metavar="N")
+    q.add_argument("id", type=task_id, metavar="N")
     q.add_argument("--text")
     q = add("task-add", "plan:cmd_task_add", "add a task to the plan")
     q.add_argument("--title", required=True)
@@ -86,7 +95,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("--deps", default="")
     q.add_argument("--text", default="")
     q = add("task-remove", "plan:cmd_task_remove", "remove a task nothing depends on")
-    q.add_argument("id", type=int, metavar="N")
+    q.add_argument("id", type=task_id, metavar="N")
     add("approve", "plan:cmd_approve", "approve the whole plan")
     q = add("autonomy", "plan:cmd_autonomy", "print or change the plan's autonomy (any time; "
             "never voids approval)")
@@ -101,30 +110,30 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q = add("status", "info:cmd_status", "plan, conductor and task states")
     q.add_argument("--json", action="store_true")
     q = add("logs", "info:cmd_logs", "a task's agent output")
-    q.add_argument("id", type=int, metavar="N")
+    q.add_argument("id", type=task_id, metavar="N")
     q.add_argument("-f", "--follow", action="store_true")
     q = add("log", "info:cmd_log", "the run's event log")
     q.add_argument("--json", action="store_true", help="JSON lines")
     q = add("retry", "run:cmd_retry", "run a failed, parked or paused task again")
-    q.add_argument("id", type=int, metavar="N")
+    q.add_argument("id", type=task_id, metavar="N")
     q.add_argument("--feedback", default=None)
     q = add("stop", "run:cmd_stop", "stop a running task (its work is kept)")
-    q.add_argument("id", type=int, metavar="N")
+    q.add_argument("id", type=task_id, metavar="N")
     q = add("done", "run:cmd_done", "mark a manual task done")
-    q.add_argument("id", type=int, metavar="N")
+    q.add_argument("id", type=task_id, metavar="N")
     q = add("checkpoint-answer", "run:cmd_checkpoint_answer", "answer a task's checkpoint")
-    q.add_argument("id", type=int, metavar="N")
+    q.add_argument("id", type=task_id, metavar="N")
     q.add_argument("answer", choices=["yes", "no"])
 
     q = add("handoff", "handoff:cmd_handoff", "review or merge the landed work")
     hs = q.add_subparsers(dest="action", metavar="ACTION", required=True)
     r = hs.add_parser("review", help="the combined diff of landed tasks")
-    r.add_argument("--task", type=int, metavar="N")
+    r.add_argument("--task", type=task_id, metavar="N")
     r.add_argument("--json", action="store_true")
     r.add_argument("--stat", action="store_true", help="files and line counts only")
     hs.add_parser("merge", help="merge landed task branches onto your branch in plan order")
     q = add("discard", "handoff:cmd_discard", "discard a task's work (and its dependents')")
-    q.add_argument("id", type=int, metavar="N")
+    q.add_argument("id", type=task_id, metavar="N")
     q.add_argument("--with-dependents", action="store_true")
     q = add("gc", "handoff:cmd_gc", "remove worktrees of merged or discarded work")
     q.add_argument("--dry-run", action="store_true")
@@ -171,7 +180,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.directory:
         import os
 
-        os.chdir(args.directory)
+        try:
+            os.chdir(args.directory)
+        except OSError as exc:
+            print(f"baton: -C {_shown(args.directory)}: {exc.strerror or 'cannot enter it'}",
+                  file=sys.stderr)
+            return 2
     from baton_tui.errors import BatonError
 
     try:
@@ -183,14 +197,20 @@ def main(argv: list[str] | None = None) -> int:
         handler = getattr(import_module(f"baton_tui.commands.{module}"), func)
         return int(handler(args) or 0)
     except BatonError as exc:
-        for line in exc.lines:
-            print(f"baton: {line}", file=sys.stderr)
+        for line in exc.lines:  # errors often quote bad input: never let it drive the terminal
+            print(f"baton: {_shown(line)}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
         print("baton: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _shown(text: str) -> str:
+    from baton_tui.redact import escape_controls
+
+    return escape_controls(text)
 
 
 if __name__ == "__main__":

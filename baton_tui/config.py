@@ -8,6 +8,7 @@ Commands that come from the repo's file run only once the person trusts it
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import tomllib
@@ -27,6 +28,8 @@ BUILTIN_PLAYERS = (
 RESERVED_PLAYER_KEYS = ("default", "research", "custom")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_DURATION = 3650 * 86400.0  # ten years: beyond that a limit is really "off"
+MAX_CONFIG_BYTES = 1 << 20  # a baton.toml larger than this is not a config file
 
 
 def parse_duration(value: Any) -> float:
@@ -34,14 +37,18 @@ def parse_duration(value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError("must be a number of seconds or a duration such as '30m'")
     if isinstance(value, (int, float)):
-        seconds = float(value)
+        seconds = float(value) if abs(value) < 1e300 else float("inf")
     else:
         match = _DURATION.match(str(value))
         if not match:
             raise ValueError("must be a number of seconds or a duration such as '30m' or '6h'")
         seconds = float(match.group(1)) * _UNITS[match.group(2)]
+    if not math.isfinite(seconds):  # `nan` compares false with everything: it would switch
+        raise ValueError("must be a finite duration")  # a limit off without a word
     if seconds < 0:
         raise ValueError("must not be negative")
+    if seconds > MAX_DURATION:
+        raise ValueError("must be at most ten years (3650d)")
     return seconds
 
 
@@ -137,16 +144,35 @@ class LimitsConfig(_Strict):
     def _duration(cls, value: Any) -> float:
         return parse_duration(value)
 
+    @field_validator("stall")
+    @classmethod
+    def _stall_on(cls, value: float) -> float:
+        if value <= 0:  # 0 would switch the stall limit off without a word
+            raise ValueError("must be more than 0 (a silent agent is stopped after this long)")
+        return value
+
 
 class WorktreeConfig(_Strict):
     """`[worktree]`: how a task's worktree is prepared."""
 
     copy_: list[str] = Field(default_factory=list, alias="copy")
-    """Ignored files copied into every new worktree (e.g. `.env`)."""
+    """Ignored files copied into every new worktree (e.g. `.env`): paths inside the repo."""
     setup: str | None = None
     """Shell command run once in a new worktree (a command: trusted baton.toml only)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @field_validator("copy_")
+    @classmethod
+    def _inside_repo(cls, value: list[str]) -> list[str]:
+        # Refused when the file is read, not when a task starts: `copy` reads the person's
+        # files, so one reaching outside the repository (`~/.ssh`) is never copied anywhere.
+        for pattern in value:
+            parts = pattern.replace("\\", "/").split("/")
+            if not pattern.strip() or pattern.startswith(("/", "~", "\\")) or ".." in parts \
+                    or (len(pattern) > 1 and pattern[1] == ":"):
+                raise ValueError(f"copy path {pattern!r} must be a path inside the repository")
+        return value
 
 
 class ChecksConfig(_Strict):
@@ -221,15 +247,49 @@ def file_hash(path: Path) -> str | None:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as fh:  # bounded: a baton.toml linked to /dev/zero must not hang
+            data = fh.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BatonError(f"{path}: cannot read: {exc}") from None
+    except OSError as exc:
+        raise BatonError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise BatonError(f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB: not a config file")
     try:
-        return tomllib.loads(text)
+        raw = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BatonError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise BatonError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise BatonError(f"{path}: nested too deeply") from None
+    where = _nul(raw)
+    if where is not None:
+        raise BatonError(f"{path}: {where or 'a key'}: contains a NUL character")
+    return raw
+
+
+def _nul(node: Any, where: str = "") -> str | None:
+    """The dotted key of the first string holding NUL (no program or variable can carry one)."""
+    if isinstance(node, str):
+        return where if "\0" in node else None
+    items = node.items() if isinstance(node, dict) else enumerate(node) \
+        if isinstance(node, list) else ()
+    for key, value in items:
+        if isinstance(key, str) and "\0" in key:
+            return where
+        found = _nul(value, f"{where}.{key}" if where else str(key))
+        if found is not None:
+            return found
+    return None
+
+
+def _remember_secrets(config: "Config") -> None:
+    """The person's configured agent variables are secrets to this process's redaction."""
+    from baton_tui import redact
+
+    tables = [*config.players.settings.values(), *config.players.custom.values()]
+    redact.remember(value for table in tables for value in table.env.values())
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -278,4 +338,5 @@ def load_config(repo_root: Path) -> LoadedConfig:
     _validate(personal_raw, str(personal_path))
     merged = _merge(_merge(project_raw, personal_raw), _env_overrides())
     config = _validate(merged, "configuration")
+    _remember_secrets(config)
     return LoadedConfig(config, project_path, project_raw, personal_raw)

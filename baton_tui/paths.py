@@ -53,7 +53,7 @@ class RepoPaths:
         return self.root / "baton.toml"
 
 
-def _common_dir_of(dot_git: Path) -> Path | None:
+def common_dir_of(dot_git: Path) -> Path | None:
     """Resolve `.git` (a directory, or a worktree's `gitdir:` file) to the common dir."""
     if dot_git.is_dir():
         return dot_git.resolve()
@@ -82,7 +82,7 @@ def find_repo(start: Path | str | None = None) -> RepoPaths:
     for candidate in (here, *here.parents):
         dot_git = candidate / ".git"
         if dot_git.exists():
-            common = _common_dir_of(dot_git)
+            common = common_dir_of(dot_git)
             if common is not None:
                 return RepoPaths(candidate, common)
         if (candidate / ".baton" / "state").is_dir():
@@ -106,3 +106,15 @@ def personal_config_path() -> Path:
         return Path(explicit).expanduser()
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "baton" / "config.toml"
+
+
+def private_file(path: Path) -> Path:
+    """Create `path` (and its folder) readable by the person only (0600) unless it exists;
+    for logs of agents' raw output, which may quote anything the agent saw."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    try:
+        os.chmod(path, 0o600)
+    except OSError:
+        pass
+    return path

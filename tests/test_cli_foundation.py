@@ -220,7 +220,7 @@ def test_bad_edit_refused_and_store_untouched(loaded, baton, argv, needles):
 def test_argparse_usage_error_is_exit_2(loaded, baton):
     result = baton("task-title", "one", "x")
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert "invalid int value" in result.stderr
+    assert "'one' is not a task id" in result.stderr
 
 
 @pytest.mark.parametrize("argv", [["approve"], ["plan"], ["plan", "--json"],

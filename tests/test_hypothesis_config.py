@@ -34,13 +34,16 @@ durations = st.one_of(st.integers(0, 10**6), st.floats(0, 1e6, allow_nan=False),
                       st.builds(lambda n, u: f"{n}{u}", st.integers(0, 500),
                                 st.sampled_from(["", "s", "m", "h", "d"])))
 env_tables = st.dictionaries(st.from_regex(r"\A[A-Z][A-Z0-9_]{0,8}\Z"), words, max_size=2)
+# A stall of 0 would switch the limit off: refused, like paths `copy` would read outside the repo.
+stalls = durations.filter(lambda d: d not in (0, 0.0) and not str(d).startswith("0"))
+copy_paths = st.from_regex(r"\A[a-z_][a-z0-9_.-]{0,8}(/[a-z_][a-z0-9_-]{0,8}){0,2}(/\*)?\Z")
 
 
 def optional(**fields) -> st.SearchStrategy[dict]:
     return st.fixed_dictionaries({}, optional=fields)
 
 
-limits = optional(max_parallel=st.integers(1, 64), max_wait=durations, stall=durations,
+limits = optional(max_parallel=st.integers(1, 64), max_wait=durations, stall=stalls,
                   checkpoint_wait=durations, retries=st.integers(0, 10))
 player_settings = optional(bin=words, env=env_tables, max_parallel=st.integers(1, 9),
                            models=st.lists(words, max_size=3))
@@ -63,7 +66,7 @@ def players_table(draw) -> dict:
 valid_config = optional(
     planner=st.sampled_from(BUILTINS), autonomy=st.sampled_from(["guarded", "watch", "autopilot"]),
     players=players_table(), limits=limits,
-    worktree=optional(copy=st.lists(words, max_size=3), setup=words),
+    worktree=optional(copy=st.lists(copy_paths, max_size=3), setup=words),
     checks=optional(run=words),
     keys=st.dictionaries(st.from_regex(r"\A[a-z_]{1,10}\Z"), words, max_size=3))
 
@@ -78,6 +81,15 @@ BAD_VALUES = [
     (("limits", "retries"), 11, "less than or equal to 10"),
     (("limits", "max_wait"), "soon", "duration"),
     (("limits", "stall"), -1, "must not be negative"),
+    (("limits", "stall"), 0, "must be more than 0"),
+    (("limits", "stall"), "0s", "must be more than 0"),
+    (("limits", "stall"), float("nan"), "finite"),
+    (("limits", "max_wait"), float("inf"), "finite"),
+    (("limits", "checkpoint_wait"), "9999d", "at most ten years"),
+    (("limits", "max_wait"), 10**400, "finite"),
+    (("worktree", "copy"), ["../secrets"], "inside the repository"),
+    (("worktree", "copy"), ["/etc/passwd"], "inside the repository"),
+    (("worktree", "copy"), ["~/.ssh/id_ed25519"], "inside the repository"),
     (("limits", "checkpoint_wait"), [1], "duration"),
     (("worktree", "copy"), ".env", "valid list"),
     (("worktree", "setup"), ["npm", "ci"], "valid string"),

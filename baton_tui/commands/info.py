@@ -1,7 +1,9 @@
 """Read-only commands: status, log, logs, players, doctor — and trust.
 
 `status` and `log` use the standard library only: they must answer at once from
-a second terminal while a run is live.
+a second terminal while a run is live. Whatever an agent wrote (output, titles,
+summaries) is printed with secrets redacted and control characters escaped
+(`api.terminal_text`), so it cannot drive the terminal.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from baton_tui.errors import BatonError
 def cmd_status(args: Namespace) -> int:
     store = api.open_store()
     status = api.snapshot(store).as_json() if store else api.snapshot_empty().as_json()
-    print(json.dumps(status, indent=2) if args.json else api.status_text(status))
+    print(json.dumps(status, indent=2) if args.json else api.terminal_text(api.status_text(status)))
     return 0
 
 
@@ -35,7 +37,7 @@ def cmd_log(args: Namespace) -> int:
             task = f" #{event.task_id}" if event.task_id else ""
             detail = " ".join(f"{k}={v}" for k, v in event.data.items()
                               if not isinstance(v, (dict, list)))
-            print(f"{stamp} {event.kind}{task} {detail}".rstrip())
+            print(api.terminal_text(f"{stamp} {event.kind}{task} {detail}".rstrip()))
     return 0
 
 
@@ -48,9 +50,10 @@ def cmd_logs(args: Namespace) -> int:
     if not attempts:
         raise BatonError(f"task {args.id} has not run yet")
     for attempt in attempts[:-1]:
-        _print_file(attempt.log_path, f"── attempt {attempt.id} ──")
+        _print_file(attempt.log_path, f"── attempt {attempt.id} ──", final=True)
     last = attempts[-1]
-    offset = _print_file(last.log_path, f"── attempt {last.id} ──" if len(attempts) > 1 else None)
+    offset = _print_file(last.log_path, f"── attempt {last.id} ──" if len(attempts) > 1 else None,
+                         final=not args.follow)
     if not args.follow:
         return 0
     while True:
@@ -58,16 +61,20 @@ def cmd_logs(args: Namespace) -> int:
         row = api.attempt(store, last.id)
         newer = api.attempts(store, plan.id, args.id)[-1]
         if newer.id != last.id:
+            _print_file(last.log_path, None, offset, final=True)
             last, offset = newer, 0
             print(f"── attempt {last.id} ──")
             continue
         if row and row.ended and not api.conductor_alive(row.shim_pid, None):
-            _print_file(last.log_path, None, offset)
+            _print_file(last.log_path, None, offset, final=True)
             return 0
         time.sleep(0.3)
 
 
-def _print_file(path: str | None, header: str | None, offset: int = 0) -> int:
+def _print_file(path: str | None, header: str | None, offset: int = 0,
+                final: bool = False) -> int:
+    """Print a log from `offset`: whole lines only unless `final` (a secret split across two
+    reads would escape redaction); returns the offset printed up to."""
     if header:
         print(header)
     if not path or not os.path.exists(path):
@@ -75,7 +82,9 @@ def _print_file(path: str | None, header: str | None, offset: int = 0) -> int:
     with open(path, "rb") as fh:
         fh.seek(offset)
         data = fh.read()
-    sys.stdout.write(data.decode("utf-8", "replace"))
+    if not final:
+        data = data[: data.rfind(b"\n") + 1]
+    sys.stdout.write(api.terminal_text(data.decode("utf-8", "replace")))
     sys.stdout.flush()
     return offset + len(data)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from argparse import Namespace
-from pathlib import Path
 
 from typing import TYPE_CHECKING, Any
 
@@ -17,15 +16,7 @@ if TYPE_CHECKING:
 
 
 def _read_source(name: str) -> tuple[str, str]:
-    if name == "-":
-        return sys.stdin.read(), "stdin"
-    path = Path(name)
-    try:
-        return path.read_text(encoding="utf-8"), name
-    except FileNotFoundError:
-        raise BatonError(f"{name}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BatonError(f"{name}: cannot read: {exc}") from None
+    return api.read_plan_text(name)  # bounded: `--from /dev/zero` is refused, not read forever
 
 
 def render_plan(doc: "PlanDocument", approved: bool, slug: str) -> str:

@@ -1,9 +1,17 @@
-"""The v1 plan document and its tasks (pydantic, `extra="forbid"`)."""
+"""The v1 plan document and its tasks (pydantic, `extra="forbid"`).
+
+Plan text reaches terminals, prompts, commit messages and branch names, and may come
+from a model or a careless file: control characters (NUL, escapes, bidi overrides) are
+refused, ids and sizes are bounded, and a file is read only up to a limit, so a bad
+document is one line per problem (exit 2) and never a traceback or a hang.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+import re
+import sys
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -16,6 +24,25 @@ Autonomy = Literal["guarded", "watch", "autopilot"]
 MODES: tuple[str, ...] = ("build", "research", "manual")
 EFFORTS: tuple[str, ...] = ("low", "medium", "high")
 AUTONOMIES: tuple[str, ...] = ("guarded", "watch", "autopilot")
+MAX_ID = 999_999               # task ids: SQLite and every front end hold them easily
+MAX_TASKS = 100_000
+MAX_TEXT = 200_000             # characters in a prompt
+MAX_PLAN_BYTES = 32 << 20      # a plan file larger than this is refused unread
+TaskId = Annotated[int, Field(ge=1, le=MAX_ID)]
+# Anywhere: C0 controls but tab/newline/CR, DEL, C1, bidi overrides. In one-line fields,
+# newline, CR and the Unicode line separators too (a tab is only whitespace).
+_CONTROL_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(value: str, one_line: bool = False) -> str:
+    """`value`, or a ValueError naming the first control character it holds."""
+    found = (_CONTROL_LINE if one_line else _CONTROL_TEXT).search(value)
+    if found:
+        code = ord(found.group(0))
+        raise ValueError(f"contains a control character (U+{code:04X}); plan text must be "
+                         "printable")
+    return value
 
 
 class Question(BaseModel):
@@ -23,9 +50,14 @@ class Question(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    question: str = Field(min_length=1)
-    recommendation: str = ""
-    answer: str | None = None
+    question: str = Field(min_length=1, max_length=20_000)
+    recommendation: str = Field(default="", max_length=20_000)
+    answer: str | None = Field(default=None, max_length=20_000)
+
+    @field_validator("question", "recommendation", "answer")
+    @classmethod
+    def _printable(cls, value: str | None) -> str | None:
+        return value if value is None else printable(value)
 
 
 class Task(BaseModel):
@@ -33,18 +65,20 @@ class Task(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    id: int = Field(ge=1)
+    id: int = Field(ge=1, le=MAX_ID)
     title: str = Field(min_length=1, max_length=200)
-    prompt: str = ""
-    player: str = Field(min_length=1)
-    model: str | None = None
+    prompt: str = Field(default="", max_length=MAX_TEXT)
+    player: str = Field(min_length=1, max_length=100)
+    model: str | None = Field(default=None, max_length=200)
     effort: Effort | None = None
     mode: Mode = "build"
-    depends_on: list[int] = Field(default_factory=list)
-    skills: list[str] = Field(default_factory=list)
-    scope: list[str] = Field(default_factory=list)
+    depends_on: list[TaskId] = Field(default_factory=list, max_length=MAX_TASKS)
+    skills: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list,
+                                                                 max_length=100)
+    scope: list[Annotated[str, Field(max_length=1000)]] = Field(default_factory=list,
+                                                                 max_length=1000)
     checkpoint: bool = False
-    check: str | None = None
+    check: str | None = Field(default=None, max_length=20_000)
 
     @field_validator("title")
     @classmethod
@@ -54,7 +88,24 @@ class Task(BaseModel):
             raise ValueError("title must not be empty")
         if "\n" in value or "\r" in value:
             raise ValueError("title must be one line")
+        return printable(value, one_line=True)
+
+    @field_validator("player", "model")
+    @classmethod
+    def _name(cls, value: str | None) -> str | None:
+        return value if value is None else printable(value, one_line=True)
+
+    @field_validator("skills", "scope")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        for item in value:
+            printable(item, one_line=True)
         return value
+
+    @field_validator("prompt", "check")
+    @classmethod
+    def _text(cls, value: str | None) -> str | None:
+        return value if value is None else printable(value)
 
     @field_validator("model", "check")
     @classmethod
@@ -93,10 +144,15 @@ class PlanDocument(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     version: Literal[1]
-    goal: str = Field(min_length=1)
+    goal: str = Field(min_length=1, max_length=20_000)
     autonomy: Autonomy = "guarded"
-    questions: list[Question] = Field(default_factory=list)
-    tasks: list[Task] = Field(min_length=1)
+    questions: list[Question] = Field(default_factory=list, max_length=1000)
+    tasks: list[Task] = Field(min_length=1, max_length=MAX_TASKS)
+
+    @field_validator("goal")
+    @classmethod
+    def _goal(cls, value: str) -> str:
+        return printable(value)
 
     def task(self, task_id: int) -> Task:
         for task in self.tasks:
@@ -123,11 +179,46 @@ def parse_document(raw: Any, source: str = "plan") -> PlanDocument:
 
 def parse_text(text: str, source: str = "plan") -> PlanDocument:
     """Parse JSON text into a document, with a one-line error for broken JSON."""
+    if len(text) > MAX_PLAN_BYTES:
+        raise BatonError(f"{source}: larger than {MAX_PLAN_BYTES >> 20} MiB: not a plan document")
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BatonError(f"{source}: not valid JSON: {exc.msg} at line {exc.lineno} "
                          f"column {exc.colno}") from None
+    except RecursionError:
+        raise BatonError(f"{source}: nested too deeply to be a plan document") from None
     if not isinstance(raw, dict):
         raise BatonError(f"{source}: a plan document must be a JSON object")
-    return parse_document(raw, source)
+    try:
+        return parse_document(raw, source)
+    except RecursionError:
+        raise BatonError(f"{source}: nested too deeply to be a plan document") from None
+
+
+def read_source(name: str) -> tuple[str, str]:
+    """The text of a plan file (`-`: stdin) and its name for messages — read only up to
+    MAX_PLAN_BYTES, so `--from /dev/zero` is refused at once instead of read forever."""
+    try:
+        if name == "-":
+            stdin = getattr(sys.stdin, "buffer", None)
+            data = stdin.read(MAX_PLAN_BYTES + 1) if stdin is not None else \
+                sys.stdin.read(MAX_PLAN_BYTES + 1).encode("utf-8", "surrogateescape")
+            source = "stdin"
+        else:
+            with open(name, "rb") as fh:
+                data, source = fh.read(MAX_PLAN_BYTES + 1), name
+    except FileNotFoundError:
+        raise BatonError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise BatonError(f"{name}: is a folder, not a plan file") from None
+    except OSError as exc:
+        raise BatonError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_PLAN_BYTES:
+        raise BatonError(f"{source}: larger than {MAX_PLAN_BYTES >> 20} MiB: not a plan document")
+    if b"\0" in data:
+        raise BatonError(f"{source}: holds NUL bytes: not a plan document")
+    try:
+        return data.decode("utf-8"), source
+    except UnicodeDecodeError as exc:
+        raise BatonError(f"{source}: not UTF-8 text (byte {exc.start})") from None

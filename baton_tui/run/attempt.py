@@ -3,7 +3,8 @@
 Started by the conductor in a session of its own, it starts the agent in its own
 process group, sends the agent's output to the attempt's log file and records
 pid, start token and exit status in the store — so when the conductor dies the
-agent goes on and `baton resume` can find it again.
+agent goes on and `baton resume` can find it again. The agent's environment is the
+shim's own (the nonce and the person's configured values never pass through the store).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def run_attempt(attempt_id: int, state_path: str) -> int:
     if attempt is None:
         return 2
     spec = attempt.spec
-    env = {**os.environ, **spec.get("env", {})}
+    env = dict(os.environ)  # the launcher put the agent's variables here; the store has names only
     log = open(attempt.log_path, "ab", buffering=0)
     stdin = open(spec["prompt_path"], "rb") if spec.get("stdin_prompt") else subprocess.DEVNULL
     try:

@@ -1,18 +1,21 @@
 """The report channel, agent side: `baton report` and `baton checkpoint` (stdlib only).
 
 An agent proves who it is with the attempt id and nonce Baton put in its
-environment. A report from a stale or foreign attempt is refused and logged.
-The same functions back the MCP tools of `baton mcp`.
+environment; the store keeps only the nonce's hash, so reading the store gives no
+agent another's nonce. A report from a stale or foreign attempt, or one claiming
+another task, is refused and logged. The same functions back the MCP tools of
+`baton mcp`.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from dataclasses import dataclass
 
 from baton_tui.errors import BatonError
-from baton_tui.store.db import AttemptRow, Store
+from baton_tui.store.db import AttemptRow, Store, nonce_matches
 from baton_tui.store.events import EventKind
 from baton_tui.store.views import Folder
 
@@ -20,6 +23,11 @@ K = EventKind
 
 # Exit codes of `baton checkpoint`, as the prompt tells the agent.
 GO, STOP, UNDECIDED = 0, 1, 3
+
+
+def _small_id(text: str | None) -> bool:
+    """A row id SQLite can hold (an agent may put anything in its environment)."""
+    return bool(text) and text.isascii() and text.isdigit() and len(text) <= 12
 
 
 @dataclass
@@ -39,13 +47,13 @@ def caller_from_env(env: dict[str, str] | None = None) -> Caller:
                          "Baton started (BATON_STATE, BATON_ATTEMPT and BATON_NONCE are not set)")
     try:
         store = Store(state, create=False)
-    except (FileNotFoundError, OSError):
+    except (FileNotFoundError, OSError, sqlite3.DatabaseError):
         raise BatonError(f"BATON_STATE points at {state}, which is not a Baton store") from None
-    attempt = store.attempt(int(attempt_id)) if attempt_id.isdigit() else None
-    if attempt is None or attempt.nonce != nonce:
-        task = env.get("BATON_TASK")
-        store.append(attempt.plan_id if attempt else None, int(task) if task and task.isdigit()
-                     else None, K.TASK_REPORT_REFUSED, {"attempt": attempt_id,
+    attempt = store.attempt(int(attempt_id)) if _small_id(attempt_id) else None
+    task = env.get("BATON_TASK")
+    if attempt is None or not nonce_matches(nonce, attempt.nonce_hash):
+        store.append(attempt.plan_id if attempt else None, int(task) if _small_id(task)
+                     else None, K.TASK_REPORT_REFUSED, {"attempt": attempt_id[:20],
                                                         "why": "foreign nonce"})
         raise BatonError("report refused: this attempt's id and nonce do not match Baton's "
                          "records (a stale or foreign report)")
@@ -56,6 +64,12 @@ def caller_from_env(env: dict[str, str] | None = None) -> Caller:
         raise BatonError("report refused: this attempt is over (a stale nonce); Baton ignores it")
     return Caller(store, attempt)
 
+    if task is not None and task != str(attempt.task_id):
+        # An attempt speaks for its own task only, whatever BATON_TASK claims.
+        store.append(attempt.plan_id, attempt.task_id, K.TASK_REPORT_REFUSED,
+                     {"attempt": attempt.id, "why": f"claimed task {task[:20]}"})
+        raise BatonError(f"report refused: attempt {attempt.id} belongs to task "
+                         f"{attempt.task_id}, not task {task[:20]}")
 
 def report(caller: Caller, status: str, message: str | None) -> str:
     """Record done / failed / progress for the caller's task; returns what to tell the agent."""

@@ -13,6 +13,7 @@ import time
 
 from baton_tui import procs
 from baton_tui.errors import BatonError
+from baton_tui.paths import private_file
 from baton_tui.plan import current as plans
 from baton_tui.run import layout
 from baton_tui.run.lock import ConductorLock
@@ -37,11 +38,18 @@ def ensure_trusted(ws: Workspace, cur: plans.Current) -> None:
 
 
 def spawn_conductor(ws: Workspace) -> int:
-    """Start the detached conductor (or find the live one); returns its pid."""
+    """Start the detached conductor (or find the live one); returns its pid.
+
+    A new conductor reads baton.toml afresh and may run its commands, so this is the last
+    door every path goes through (CLI, TUI, MCP): it refuses an untrusted file too, even
+    when the caller already asked (callers ask first, so a refusal changes nothing)."""
     pid = conductor_pid(ws)
     if pid:
         return pid
-    log = open(layout.conductor_log(ws.paths), "ab")
+    cur = plans.current(ws, required=False)
+    if cur is not None:
+        ensure_trusted(ws, cur)
+    log = open(private_file(layout.conductor_log(ws.paths)), "ab")
     proc = subprocess.Popen([sys.executable, "-m", "baton_tui", "conductor", "--root",
                              str(ws.root)], stdin=subprocess.DEVNULL, stdout=log,
                             stderr=subprocess.STDOUT, start_new_session=True, cwd=str(ws.root))
@@ -135,12 +143,13 @@ def mark_done(ws: Workspace, task_id: int) -> None:
     """
     cur = _allowed(ws, Action.DONE, task_id)
     took_over = cur.doc.task(task_id).mode == "build"
-    if took_over:
+    starts = took_over or bool(cur.row.options.get("run_requested"))
+    if starts:  # a manual task's `done` starts the conductor too: trust first
         ensure_trusted(ws, cur)
     ws.store.append(cur.row.id, task_id, K.TASK_DONE,
                     {"summary": "taken over and finished by you" if took_over else "done by hand",
                      "by": "person", "took_over": took_over})
-    if took_over or cur.row.options.get("run_requested"):
+    if starts:
         spawn_conductor(ws)
 
 
@@ -148,11 +157,13 @@ def answer_checkpoint(ws: Workspace, task_id: int, yes: bool) -> None:
     """Answer the task's open checkpoint; a conductor resumes an agent that ended its turn."""
     cur = _allowed(ws, Action.ANSWER_CHECKPOINT, task_id)
     pending = cur.view(task_id).pending_checkpoint
+    attempt = ws.store.latest_attempt(cur.row.id, task_id)
+    starts = attempt is None or attempt.ended is not None
+    if starts:  # before the answer is recorded: a refusal changes nothing
+        ensure_trusted(ws, cur)
     ws.store.append(cur.row.id, task_id, K.TASK_CHECKPOINT_ANSWERED,
                     {"checkpoint": pending, "answer": "yes" if yes else "no", "by": "person"})
-    attempt = ws.store.latest_attempt(cur.row.id, task_id)
-    if attempt is None or attempt.ended is not None:
-        ensure_trusted(ws, cur)
+    if starts:
         spawn_conductor(ws)
 
 

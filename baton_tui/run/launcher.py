@@ -1,4 +1,8 @@
-"""Start one attempt: prepare the task's directory, write its prompt, spawn the shim."""
+"""Start one attempt: prepare the task's directory, write its prompt, spawn the shim.
+
+What an attempt is given — the nonce, the person's configured variables — reaches the
+agent through the shim's environment only; `attempts.spec` records their names.
+"""
 
 from __future__ import annotations
 
@@ -13,10 +17,13 @@ from baton_tui.errors import BatonError
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.plan.slug import integration_branch, task_branch
 from baton_tui.players.base import AttemptContext
-from baton_tui.run import layout
+from baton_tui.paths import private_file
+from baton_tui.redact import SECRETS_VAR
+from baton_tui.run import layout, outside
 from baton_tui.run.prompt import compose, write_private
 from baton_tui.store.db import PlanRow
 from baton_tui.store.events import EventKind
+from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
 
 SETUP_TIMEOUT = 900
@@ -76,6 +83,9 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
     path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
     branch = task_branch(plan.slug, task.id, task.title)
     if (path / ".git").exists():
+        why = outside.pinned(ws, path)
+        if why:  # reusing it would run git in whatever repository it now names
+            raise BatonError(f"task {task.id}: {why}")
         conflicts = None
         if refresh:
             conflicts = landing.refresh(path, f"refs/heads/{ensure_integration(ws, plan)}")
@@ -88,6 +98,7 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
     if config.worktree.copy_:
         worktrees.copy_into(ws.root, path, config.worktree.copy_)
     if config.worktree.setup:
+        ensure_trusted(ws, (), keys=("worktree.setup",))
         run_setup(config.worktree.setup, path)
     return Workdir(path, base, branch, fresh=True)
 
@@ -122,13 +133,23 @@ def prepare_research(ws: Workspace, plan: PlanRow, task: Task, attempt_no: int) 
     return Workdir(path, base, None, fresh=True)
 
 
-def agent_env(ws: Workspace, plan: PlanRow, task: Task, attempt_id: int, nonce: str) -> dict[str, str]:
-    """What Baton adds to the person's environment for an agent."""
-    return {
+def agent_env(ws: Workspace, plan: PlanRow, task: Task, attempt_id: int, nonce: str,
+              secret_names: list[str] = ()) -> dict[str, str]:
+    """What Baton adds to the person's environment for an agent. `BATON_SECRETS` names the
+    configured variables (never their values), so `baton report` redacts them too."""
+    env = {
         "BATON_TASK": str(task.id), "BATON_ATTEMPT": str(attempt_id), "BATON_NONCE": nonce,
         "BATON_STATE": str(ws.paths.store_path),
         "PATH": f"{layout.shim_dir()}{os.pathsep}{os.environ.get('PATH', '')}",
     }
+    if secret_names:
+        env[SECRETS_VAR] = ",".join(sorted(secret_names))
+    return env
+
+
+def new_nonce() -> str:
+    """A fresh nonce, shaped so that redaction recognizes it wherever an agent echoes it."""
+    return "bnc_" + secrets.token_hex(16)
 
 
 def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, workdir: Workdir,
@@ -146,14 +167,15 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     can_shell = player.reports_by_shell and (task.mode != "research" or player.research_shell)
     prompt = compose(doc, task, skills, artifacts, feedback, resume_message, can_shell=can_shell,
                      in_output=player.reports_in_output)
-    nonce = secrets.token_hex(16)
+    if task.player != "script":  # a repo-supplied agent command runs only once trusted
+        ensure_trusted(ws, {task.player}, keys=())
+    nonce = new_nonce()
     store = ws.store
     attempt_id = store.new_attempt(plan.id, task.id, nonce, task.player, {}, "")
     folder = layout.attempt_dir(ws.paths, plan.slug, task.id, attempt_id)
     prompt_path = write_private(folder / "prompt.md", prompt)
-    log_path = folder / "output.log"
-    log_path.touch()
-    env = agent_env(ws, plan, task, attempt_id, nonce)
+    log_path = private_file(folder / "output.log")  # raw output: the person's eyes only
+    env = agent_env(ws, plan, task, attempt_id, nonce, list(player.env))
     ctx = AttemptContext(task_id=task.id, mode=task.mode, prompt_path=prompt_path, prompt=prompt,
                          worktree=workdir.path, attempt_dir=folder, env=env, model=task.model,
                          effort=task.effort, session_id=session_id, resume_message=resume_message,
@@ -165,17 +187,22 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
         launch = (player.resume(ctx) if session_id or resume_message else None) or player.launch(ctx)
         launch_argv, launch_env, stdin_prompt = launch.argv, launch.env, launch.stdin_prompt
         stdin_path = launch.stdin_file or prompt_path
-    spec = {"argv": launch_argv, "cwd": str(workdir.path),
-            "env": {**player.env, **launch_env, **env}, "stdin_prompt": stdin_prompt,
+    added = {**player.env, **launch_env, **env}
+    # The store keeps the names of what the agent gets, never the values (secrets, the
+    # nonce): the values reach the shim through its own environment only.
+    spec = {"argv": launch_argv, "cwd": str(workdir.path), "env_names": sorted(added),
+            "stdin_prompt": stdin_prompt,
             "prompt_path": str(stdin_path), "base": workdir.base, "branch": workdir.branch,
             "mode": task.mode, "resumed": bool(session_id or resume_message)}
     store.update_attempt(attempt_id, spec=spec, log_path=str(log_path))
-    shim_log = open(folder / "shim.log", "ab")
+    outside.before(ws, folder)
+    shim_log = open(private_file(folder / "shim.log"), "ab")
     # The shim's own entry point (`baton attempt ID` does the same through the CLI).
     proc = subprocess.Popen([sys.executable, "-m", "baton_tui.run.attempt", str(attempt_id),
                              str(ws.paths.store_path)],
                             stdin=subprocess.DEVNULL, stdout=shim_log, stderr=subprocess.STDOUT,
-                            start_new_session=True, cwd=str(workdir.path))
+                            start_new_session=True, cwd=str(workdir.path),
+                            env={**os.environ, **added})
     shim_log.close()
     from baton_tui import procs
 

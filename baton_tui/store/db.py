@@ -3,17 +3,27 @@
 Standard library only, so `baton status` and `baton report` load nothing heavy.
 Every process (CLI, conductor, attempt shims, reports) opens its own
 connection; WAL lets readers work while one writer appends.
+
+Private by construction: the state directory is 0700 and the database 0600; an attempt's
+nonce is kept only as a hash (its value lives in the agent's environment), so reading the
+store never lets one agent report for another; what an agent says is redacted and its
+control characters escaped on the way in (`redact.clean`). A store that does not exist yet
+is created at its first write, never by a command that only reads.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import os
 import sqlite3
 import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
+from baton_tui.redact import clean
 from baton_tui.store.events import Event
 
 SCHEMA = """
@@ -45,7 +55,7 @@ CREATE TABLE IF NOT EXISTS attempts (
     id INTEGER PRIMARY KEY,
     plan_id INTEGER NOT NULL,
     task_id INTEGER NOT NULL,
-    nonce TEXT NOT NULL,
+    nonce_hash TEXT NOT NULL,
     player TEXT NOT NULL,
     spec TEXT NOT NULL DEFAULT '{}',
     log_path TEXT,
@@ -71,8 +81,10 @@ CREATE TABLE IF NOT EXISTS conductor (
 );
 """
 
+SCHEMA_VERSION = 1  # 1: nonces hashed, spec.env reduced to names, private file modes
+
 ATTEMPT_FIELDS = (
-    "id", "plan_id", "task_id", "nonce", "player", "spec", "log_path", "shim_pid", "pid", "pgid",
+    "id", "plan_id", "task_id", "nonce_hash", "player", "spec", "log_path", "shim_pid", "pid", "pgid",
     "create_time", "started", "ended", "exit_status", "session_id", "report", "collected",
 )
 
@@ -125,7 +137,7 @@ class AttemptRow(_Record):
     id: int
     plan_id: int
     task_id: int
-    nonce: str
+    nonce_hash: str
     player: str
     spec: dict[str, Any]
     log_path: str | None
@@ -141,27 +153,103 @@ class AttemptRow(_Record):
     collected: bool
 
 
+def hash_nonce(nonce: str) -> str:
+    """What the store keeps of a nonce: enough to check one, never enough to present one."""
+    return hashlib.sha256(nonce.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def nonce_matches(nonce: str, stored_hash: str) -> bool:
+    return bool(stored_hash) and hmac.compare_digest(hash_nonce(nonce), stored_hash)
+
+
+def make_private(path: Path, mode: int) -> None:
+    """chmod a file or folder of Baton's own to `mode` when it is ours to change."""
+    try:
+        if path.exists() and path.stat().st_uid == os.getuid() \
+                and path.stat().st_mode & 0o777 != mode:
+            os.chmod(path, mode)
+    except OSError:
+        pass
+
+
 class Store:
-    """A connection to one repository's store."""
+    """A connection to one repository's store.
+
+    `create=False` opens an existing store only (FileNotFoundError otherwise). With
+    `create=True` a missing store reads as empty until the first write creates it.
+    """
 
     def __init__(self, path: Path | str, *, create: bool = True):
         self.path = Path(path)
-        if create:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        elif not self.path.exists():
+        self._conn: sqlite3.Connection | None = None
+        self._empty: sqlite3.Connection | None = None
+        if self.path.exists():
+            self._open(create)
+        elif not create:
             raise FileNotFoundError(self.path)
-        self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
-        self.conn.row_factory = sqlite3.Row
-        self.conn.execute("PRAGMA busy_timeout = 30000")
+        else:
+            # Reads see an empty store (a query-only in-memory one, so a write that forgot
+            # `_writable` fails loudly instead of vanishing).
+            self._empty = sqlite3.connect(":memory:", isolation_level=None,
+                                          check_same_thread=False)
+            self._empty.row_factory = sqlite3.Row
+            self._empty.executescript(SCHEMA)
+            self._empty.execute("PRAGMA query_only = ON")
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None and self.path.exists():
+            self._open(True)  # another process created it meanwhile
+        return self._conn if self._conn is not None else self._empty  # type: ignore[return-value]
+
+    def _writable(self) -> sqlite3.Connection:
+        """The real connection, creating the store (0700 folder, 0600 file) on first write."""
+        if self._conn is None:
+            folder = self.path.parent
+            folder.mkdir(parents=True, exist_ok=True)
+            make_private(folder, 0o700)
+            try:
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except FileExistsError:
+                pass
+            self._open(True)
+        assert self._conn is not None
+        return self._conn
+
+    def _open(self, create: bool) -> None:
+        conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA busy_timeout = 30000")
+        self._conn = conn
+        if self._empty is not None:
+            self._empty.close()
+            self._empty = None
         if create:
-            mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
+            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
             if mode != "wal":
-                self.conn.execute("PRAGMA journal_mode = WAL")
-            self.conn.execute("PRAGMA synchronous = NORMAL")
-            self.conn.executescript(SCHEMA)
+                conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.executescript(SCHEMA)
+        if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring an older store up to SCHEMA_VERSION: hash its nonces, drop the environment
+        values its attempt specs held, and make its files private."""
+        from baton_tui.store.migrate import migrate
+
+        try:
+            migrate(self._conn, SCHEMA_VERSION)
+        except sqlite3.OperationalError:  # read-only file or folder: leave it to its owner
+            return
+        make_private(self.path.parent, 0o700)
+        for suffix in ("", "-wal", "-shm"):
+            make_private(Path(f"{self.path}{suffix}"), 0o600)
 
     def close(self) -> None:
-        self.conn.close()
+        for conn in (self._conn, self._empty):
+            if conn is not None:
+                conn.close()
 
     def __enter__(self) -> "Store":
         return self
@@ -172,21 +260,22 @@ class Store:
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
         """A write transaction taken up front (BEGIN IMMEDIATE), so writers queue cleanly."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        conn = self._writable()
+        conn.execute("BEGIN IMMEDIATE")
         try:
-            yield self.conn
+            yield conn
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
+        conn.execute("COMMIT")
 
     # events ---------------------------------------------------------------
     def append(self, plan_id: int | None, task_id: int | None, kind: str,
                data: dict[str, Any] | None = None) -> int:
-        """Append one event; returns its id."""
-        cur = self.conn.execute(
+        """Append one event (secrets redacted, control characters escaped); returns its id."""
+        cur = self._writable().execute(
             "INSERT INTO events (plan_id, task_id, kind, data, ts) VALUES (?, ?, ?, ?, ?)",
-            (plan_id, task_id, kind, json.dumps(data or {}), time.time()),
+            (plan_id, task_id, kind, json.dumps(clean(data or {})), time.time()),
         )
         return int(cur.lastrowid)
 
@@ -250,23 +339,26 @@ class Store:
     def set_meta(self, key: str, value: Any) -> None:
         """Store `value` as JSON under `key`; None deletes it."""
         if value is None:
-            self.conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+            self._writable().execute("DELETE FROM meta WHERE key = ?", (key,))
         else:
-            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                              (key, json.dumps(value)))
+            self._writable().execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                                     (key, json.dumps(value)))
 
     def slugs(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT slug FROM plans")}
 
     def insert_plan(self, slug: str, doc: dict[str, Any], transcript: list[Any] | None = None) -> int:
-        cur = self.conn.execute(
+        cur = self._writable().execute(
             "INSERT INTO plans (slug, doc, created, transcript) VALUES (?, ?, ?, ?)",
-            (slug, json.dumps(doc), time.time(), json.dumps(transcript or [])),
+            (slug, json.dumps(doc), time.time(), json.dumps(clean(transcript or []))),
         )
         return int(cur.lastrowid)
 
     def update_plan(self, plan_id: int, **fields: Any) -> None:
-        """Update plan columns; `doc`, `transcript` and `options` are JSON-encoded here."""
+        """Update plan columns; `doc`, `transcript` and `options` are JSON-encoded here (the
+        planner's transcript — model output — redacted)."""
+        if "transcript" in fields:
+            fields["transcript"] = clean(fields["transcript"])
         for key in ("doc", "transcript", "options"):
             if key in fields:
                 fields[key] = json.dumps(fields[key])
@@ -274,7 +366,8 @@ class Store:
             if key in fields:
                 fields[key] = int(bool(fields[key]))
         cols = ", ".join(f"{k} = ?" for k in fields)
-        self.conn.execute(f"UPDATE plans SET {cols} WHERE id = ?", (*fields.values(), plan_id))
+        self._writable().execute(f"UPDATE plans SET {cols} WHERE id = ?",
+                                 (*fields.values(), plan_id))
 
     # attempts -------------------------------------------------------------
     @staticmethod
@@ -287,10 +380,11 @@ class Store:
 
     def new_attempt(self, plan_id: int, task_id: int, nonce: str, player: str,
                     spec: dict[str, Any], log_path: str) -> int:
-        cur = self.conn.execute(
-            "INSERT INTO attempts (plan_id, task_id, nonce, player, spec, log_path) "
+        """Record an attempt; of its nonce only the hash is kept (see `hash_nonce`)."""
+        cur = self._writable().execute(
+            "INSERT INTO attempts (plan_id, task_id, nonce_hash, player, spec, log_path) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            (plan_id, task_id, nonce, player, json.dumps(spec), log_path),
+            (plan_id, task_id, hash_nonce(nonce), player, json.dumps(spec), log_path),
         )
         return int(cur.lastrowid)
 
@@ -298,11 +392,12 @@ class Store:
         if "spec" in fields:
             fields["spec"] = json.dumps(fields["spec"])
         if "report" in fields and fields["report"] is not None:
-            fields["report"] = json.dumps(fields["report"])
+            fields["report"] = json.dumps(clean(fields["report"]))
         if "collected" in fields:
             fields["collected"] = int(bool(fields["collected"]))
         cols = ", ".join(f"{k} = ?" for k in fields)
-        self.conn.execute(f"UPDATE attempts SET {cols} WHERE id = ?", (*fields.values(), attempt_id))
+        self._writable().execute(f"UPDATE attempts SET {cols} WHERE id = ?",
+                                 (*fields.values(), attempt_id))
 
     def attempt(self, attempt_id: int) -> AttemptRow | None:
         row = self.conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
@@ -327,7 +422,7 @@ class Store:
         return row[0] if row else None
 
     def set_trust(self, path: str, sha256: str) -> None:
-        self.conn.execute(
+        self._writable().execute(
             "INSERT INTO trust (path, sha256, trusted_at) VALUES (?, ?, ?) "
             "ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, trusted_at = excluded.trusted_at",
             (path, sha256, time.time()))
@@ -337,9 +432,9 @@ class Store:
         return self.conn.execute("SELECT * FROM conductor WHERE id = 1").fetchone()
 
     def set_conductor(self, pid: int, create_time: float | None, plan_id: int) -> None:
-        self.conn.execute(
+        self._writable().execute(
             "INSERT OR REPLACE INTO conductor (id, pid, create_time, plan_id, started) "
             "VALUES (1, ?, ?, ?, ?)", (pid, create_time, plan_id, time.time()))
 
     def clear_conductor(self, pid: int) -> None:
-        self.conn.execute("DELETE FROM conductor WHERE id = 1 AND pid = ?", (pid,))
+        self._writable().execute("DELETE FROM conductor WHERE id = 1 AND pid = ?", (pid,))

@@ -1,0 +1,125 @@
+"""Secrets out, escapes defused: what Baton keeps and shows of an agent's words (stdlib only).
+
+Agents quote what they see — a key from their environment, a token in a config file — and
+their output carries terminal escapes. Everything Baton stores about an agent (events,
+reports) passes through `clean` on its way into the store, and what the CLI prints of an
+agent passes through `escape_controls`, so neither a secret nor an escape sequence reaches
+the store, `--json` output or a terminal. The raw output log is the one exception: it stays
+as the agent wrote it, private to the person (0600).
+
+What counts as a secret: the values of the person's configured `[players.*] env` (handed
+over with `remember`), the values of environment variables whose names look secret
+(`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, or named in `BATON_SECRETS`), and well-known
+key shapes (`sk-…`, `ghp_…`, `AKIA…`, bearer tokens, private key blocks, Baton's nonces).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Iterable, Mapping
+
+REDACTED = "[redacted]"
+SECRETS_VAR = "BATON_SECRETS"   # names (never values) of an attempt's configured variables
+MIN_SECRET = 8                  # shorter values ("1", "true", "dev") would redact noise
+
+_SECRET_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE)S?$", re.I)
+_SHAPES = re.compile("|".join((
+    r"(?<![A-Za-z0-9])sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",        # OpenAI / Anthropic
+    r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{30,}",                  # GitHub tokens
+    r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{30,}",
+    r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_-]{20,}",                    # GitLab
+    r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])",       # AWS access key ids
+    r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}",               # Slack
+    r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}",                       # Google
+    r"(?<![A-Za-z0-9])bnc_[0-9a-f]{32}(?![0-9a-f])",                # Baton's own nonces
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+)))
+_BEARER = re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{16,}=*")
+_URL_PASSWORD = re.compile(r"(://[^/\s:@]+:)[^/\s@]+@")
+# C0 controls but newline and tab, a carriage return not ending a line, DEL, C1 controls,
+# and the bidirectional overrides that reorder what a terminal shows.
+_CONTROLS = re.compile("\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+_remembered: set[str] = set()
+_compiled: dict[frozenset[str], re.Pattern[str] | None] = {}
+
+
+def remember(values: Iterable[str]) -> None:
+    """Treat these values as secrets in this process (the person's configured env values)."""
+    _remembered.update(v for v in values if _worth_hiding(v))
+
+
+def _worth_hiding(value: str) -> bool:
+    # A path-valued "key" variable names where a key lives; the path itself is no secret,
+    # and hiding it would garble the worktree paths and refs that events carry.
+    return (isinstance(value, str) and len(value) >= MIN_SECRET and not value.isdigit()
+            and not value.startswith(("/", "~", "./")))
+
+
+def secret_names(env: Mapping[str, str]) -> list[str]:
+    """The environment variables whose values are secrets: secret-looking names and the
+    names `BATON_SECRETS` lists."""
+    listed = {n for n in env.get(SECRETS_VAR, "").split(",") if n}
+    return sorted(n for n in env if n in listed or _SECRET_NAME.search(n))
+
+
+def secret_values(env: Mapping[str, str] | None = None) -> frozenset[str]:
+    """Every value this process hides: remembered ones and the environment's secret ones."""
+    env = os.environ if env is None else env
+    found = {env[n] for n in secret_names(env) if _worth_hiding(env[n])}
+    return frozenset(found | _remembered)
+
+
+def _literal_pattern(values: frozenset[str]) -> re.Pattern[str] | None:
+    if values not in _compiled:
+        if len(_compiled) > 32:
+            _compiled.clear()
+        ordered = sorted(values, key=len, reverse=True)  # the longest secret wins an overlap
+        _compiled[values] = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+    return _compiled[values]
+
+
+def redact(text: str, values: frozenset[str] | None = None) -> str:
+    """`text` with every secret replaced by `[redacted]`."""
+    if len(text) < MIN_SECRET:
+        return text
+    literal = _literal_pattern(secret_values() if values is None else values)
+    if literal is not None:
+        text = literal.sub(REDACTED, text)
+    text = _SHAPES.sub(_shape, text)
+    text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+    return _URL_PASSWORD.sub(lambda m: m.group(1) + REDACTED + "@", text)
+
+
+def _shape(match: re.Match[str]) -> str:
+    token = match.group(0)
+    if token.startswith("sk-") and not (any(c.isdigit() for c in token)
+                                        and any(c.isupper() for c in token)):
+        return token  # a slug such as `sk-learn-upgrade-…`, not a key (keys mix case and digits)
+    return REDACTED
+
+
+def escape_controls(text: str) -> str:
+    """Control characters shown as escapes (`\\x1b`), so a terminal prints them instead of
+    obeying them. Newlines and tabs stay."""
+    return _CONTROLS.sub(_escape, text) if _CONTROLS.search(text) else text
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def clean(value: Any, values: frozenset[str] | None = None) -> Any:
+    """A JSON-like value with secrets redacted and control characters escaped in every
+    string (dict keys included); what Baton stores about an agent goes through here."""
+    values = secret_values() if values is None else values
+    if isinstance(value, str):
+        return escape_controls(redact(value, values))
+    if isinstance(value, dict):
+        return {clean(k, values) if isinstance(k, str) else k: clean(v, values)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v, values) for v in value]
+    return value

@@ -1,0 +1,169 @@
+"""Writes outside the worktree: what an attempt changed in the person's checkout or Baton's files.
+
+An agent runs as the person, so nothing in the operating system stops it writing
+`$REPO/evil.txt` or appending to the person's README by absolute path (unless the
+attempt runs in a read-only view of the checkout, see `sandbox`). Baton fingerprints
+the places an agent has no business writing before each attempt — the person's checkout
+(every changed or untracked file, by size and change time, through `git status`, which
+catches edits to clean tracked files), the repository's git config and hooks, the repo's
+and the person's Baton config, Baton's `baton` shim — and compares after it. A difference
+flags the task (`task.flagged`, flag `outside`, naming the files) on its card, in
+`status` and at handoff; in guarded mode the finished task is held at a checkpoint that
+names the files, so the person decides before it lands. Change times cannot be set back
+by a process, so a restored mtime does not hide a write. Writes by several tasks running
+at once cannot be told apart: each of them is flagged.
+
+It also pins git to the task's repository: a worktree whose `.git` was removed or now
+points elsewhere is refused before Baton commits anything in it (git would otherwise
+walk up and commit into whatever repository encloses the folder).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from baton_tui.paths import baton_home, common_dir_of, personal_config_path
+from baton_tui.store.events import EventKind, State
+
+if TYPE_CHECKING:
+    from baton_tui.plan.model import Task
+    from baton_tui.run.finish import Finisher
+    from baton_tui.store.db import AttemptRow
+    from baton_tui.workspace import Workspace
+
+FINGERPRINT = "outside.json"
+SHOWN = 10  # files named in a flag's message (all of them are in its `files`)
+
+
+def _stat(path: Path) -> list[int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _checkout(ws: "Workspace") -> dict[str, Any]:
+    """Changed and untracked files of the person's checkout, with their stats."""
+    root = ws.root
+    if not ws.paths.is_git:
+        return {}
+    from baton_tui.gitops.git import GitError, run_git
+
+    spec = ["--", "."]
+    home = baton_home().resolve()
+    if _inside(home, root.resolve()):  # Baton's worktrees live there: never the person's files
+        spec.append(f":(exclude){home.relative_to(root.resolve()).as_posix()}")
+    try:
+        proc = run_git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
+                       "--no-renames", *spec, env={"GIT_OPTIONAL_LOCKS": "0"})
+    except GitError:
+        return {}
+    if proc.returncode != 0:
+        return {}
+    found: dict[str, Any] = {}
+    for entry in proc.stdout.split("\0"):
+        if len(entry) > 3:
+            found[entry[3:]] = [entry[:2], _stat(root / entry[3:])]
+    return found
+
+
+def _own_files(ws: "Workspace") -> dict[str, Any]:
+    """Baton's own and git's control files, by absolute path."""
+    files = [ws.paths.project_config, personal_config_path(), baton_home() / "bin" / "baton"]
+    common = ws.paths.git_common_dir
+    if common is not None:
+        files.append(common / "config")
+        hooks = common / "hooks"
+        try:
+            files += sorted(p for p in hooks.iterdir() if p.is_file())
+        except OSError:
+            pass
+    return {str(p): _stat(p) for p in files}
+
+
+def fingerprint(ws: "Workspace") -> dict[str, Any]:
+    """What the watched places look like now."""
+    return {"checkout": _checkout(ws), "own": _own_files(ws)}
+
+
+def before(ws: "Workspace", attempt_dir: Path) -> None:
+    """Record the fingerprint an attempt starts from, in its own (0700) folder."""
+    from baton_tui.run.prompt import write_private
+
+    write_private(attempt_dir / FINGERPRINT, json.dumps(fingerprint(ws)))
+
+
+def changed(ws: "Workspace", attempt: "AttemptRow") -> list[str]:
+    """Files written outside the worktree while `attempt` ran (checkout files repo-relative,
+    others absolute); [] when nothing changed or the attempt has no fingerprint."""
+    if not attempt.log_path:
+        return []
+    try:
+        start = json.loads((Path(attempt.log_path).parent / FINGERPRINT).read_text())
+    except (OSError, ValueError):
+        return []
+    now = fingerprint(ws)
+    found: list[str] = []
+    for part in ("checkout", "own"):
+        old, new = start.get(part, {}), now[part]
+        found += sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+    return found
+
+
+def pinned(ws: "Workspace", workdir: Path) -> str | None:
+    """Why git must not run in `workdir` for this task (None: it is this repository's
+    worktree). Folder mode and the checkout itself need no pin."""
+    common = ws.paths.git_common_dir
+    if common is None or workdir == ws.root:
+        return None
+    dot = workdir / ".git"
+    if not dot.is_file():
+        return f"its worktree's .git is gone from {workdir}"
+    if common_dir_of(dot) != common.resolve():
+        return f"its worktree's .git at {workdir} no longer points into this repository"
+    return None
+
+
+def inspect(finisher: "Finisher", task: "Task", attempt: "AttemptRow",
+            workdir: Path) -> State | None:
+    """After an attempt: flag writes outside its worktree; refuse a worktree that no longer
+    belongs to this repository (returns FAILED then, else None)."""
+    files = changed(finisher.ws, attempt)
+    if files:
+        shown = ", ".join(files[:SHOWN]) + (f" (+{len(files) - SHOWN} more)"
+                                            if len(files) > SHOWN else "")
+        finisher.emit(task, EventKind.TASK_FLAGGED, flag="outside", files=files,
+                      attempt=attempt.id, message=f"wrote outside its worktree: {shown}")
+    why = pinned(finisher.ws, workdir)
+    if why is None:
+        return None
+    finisher.emit(task, EventKind.TASK_FAILED, attempt=attempt.id,
+                  reason=f"{why}: Baton committed nothing (git would have used another "
+                         "repository); its branch is kept")
+    return State.FAILED
+
+
+def hold(finisher: "Finisher", task: "Task", attempt: "AttemptRow") -> bool:
+    """Guarded mode: hold a finished task that wrote outside its worktree at a checkpoint
+    naming the files, before it lands (`baton checkpoint-answer N yes|no` decides)."""
+    from baton_tui.run import policy
+
+    view = finisher.view(task)
+    if view.outside_attempt != attempt.id or not view.outside_files:
+        return False
+    if policy.checkpoint_decider(policy.level(finisher.doc.autonomy),
+                                 bool(finisher.plan.options.get("auto_checkpoints"))):
+        return False  # watch, autopilot, `run --approve`: flagged, and it lands
+    files = view.outside_files
+    finisher.emit(task, EventKind.TASK_CHECKPOINT, attempt=attempt.id, held=True,
+                  what="it wrote outside its worktree: " + ", ".join(files[:SHOWN])
+                  + " — land it anyway?", evidence="\n".join(files))
+    return True
