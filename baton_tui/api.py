@@ -257,11 +257,34 @@ def refusal(ws: "Workspace", action: Action, task_id: int | None = None) -> str 
 
 # planning -----------------------------------------------------------------------------------
 def plan_goal(ws: "Workspace", goal: str, new: bool = False,
-              emit: Callable[[Any], None] = lambda event: None) -> Any:
-    """Run the planner on a goal: questions (exit 3 upstream) or a stored plan."""
+              emit: Callable[[Any], None] = lambda event: None,
+              skill: str | None = None) -> Any:
+    """Run the planner on a goal: questions (exit 3 upstream) or a stored plan. `skill`:
+    `grilling` (interrogate the goal first) or `to-spec` (a spec first, kept with the plan)."""
     from baton_tui.plan import planner
 
-    return planner.start(ws, goal, new=new, emit=emit)
+    return planner.start(ws, goal, new=new, emit=emit, skill=skill)
+
+
+def trust_preview(ws: "Workspace") -> tuple[Path, list[tuple[str, str]], bool]:
+    """What trusting this repository's baton.toml would allow: (its path, each command key
+    with its value, whether it is trusted as it is now)."""
+    import json as _json
+
+    from baton_tui.config import file_hash
+
+    path = ws.paths.project_config
+    if file_hash(path) is None:
+        raise BatonError(f"{path}: no baton.toml to trust here")
+    loaded = ws.loaded
+    shown = []
+    for key in loaded.project_commands():
+        node: Any = loaded.project_raw
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        shown.append((key, node if isinstance(node, str) else _json.dumps(node)))
+    trusted = ws.store.trusted_hash(str(path)) == loaded.project_hash()
+    return path, shown, trusted
 
 
 def plan_answer(ws: "Workspace", answers: dict[int, str], take_all: bool = False,
@@ -278,10 +301,15 @@ def planner_session(ws: "Workspace") -> dict:
 
 
 # running ------------------------------------------------------------------------------------
-def start_run(ws: "Workspace", approve: bool = False) -> int:
+def start_run(ws: "Workspace", approve: bool = False, until_failures: int | None = None,
+              deadline: str | None = None) -> int:
+    """Start (or attach to) the run; stop conditions as `run --until-failures --deadline`."""
     from baton_tui.run import control
 
-    return control.start_run(ws, approve=True) if approve else control.start_run(ws)
+    stops = {k: v for k, v in (("until_failures", until_failures), ("deadline", deadline))
+             if v is not None}
+    return control.start_run(ws, approve=True, **stops) if approve else \
+        control.start_run(ws, **stops)
 
 
 def resume_run(ws: "Workspace") -> int:
@@ -310,6 +338,43 @@ def start_task(ws: "Workspace", task_id: int) -> int:
     from baton_tui.run import control
 
     return control.start_task(ws, task_id)
+
+
+def take_task(ws: "Workspace", task_id: int) -> dict[str, Any]:
+    """Stop a task's agent with its session saved; its worktree, player and session id."""
+    from baton_tui.run import control
+
+    return control.take_task(ws, task_id)
+
+
+def wait_stopped(ws: "Workspace", task_id: int, timeout: float = 30.0
+                 ) -> tuple[str, str | None]:
+    """Wait for a taken-over task's agent to stop: its state and saved session id."""
+    from baton_tui.run import control
+
+    return control.wait_stopped(ws, task_id, timeout)
+
+
+def interactive_argv(ws: "Workspace", player: str, session: str | None) -> list[str] | None:
+    """The player's own interactive session, resumed (None: it has none; a shell then)."""
+    found = ws.catalog.players.get(player)
+    return found.interactive(session) if found is not None and session else None
+
+
+def set_budget(ws: "Workspace", tokens: int | None = None, cost: float | None = None,
+               seconds: float | None = None) -> dict[str, Any]:
+    from baton_tui.run import control
+
+    return control.set_budget(ws, tokens, cost, seconds)
+
+
+def parse_duration(text: str) -> float:
+    from baton_tui.config import parse_duration as parse
+
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise BatonError(f"{text!r}: {exc}") from None
 
 
 def stop_task(ws: "Workspace", task_id: int) -> None:
@@ -486,11 +551,12 @@ def doctor(ws: "Workspace") -> tuple[list[str], int]:
 
 
 # agents' side -------------------------------------------------------------------------------
-def report(status: str, message: str | None) -> str:
+def report(status: str, message: str | None, *, until: float | None = None,
+           tokens: int | None = None, cost: float | None = None) -> str:
     """`baton report` from inside an attempt (its environment names it)."""
     from baton_tui.run.channel import caller_from_env, report as record
 
-    return record(caller_from_env(), status, message)
+    return record(caller_from_env(), status, message, until=until, tokens=tokens, cost=cost)
 
 
 def checkpoint(what: str, evidence: str | None) -> tuple[int, str]:

@@ -67,6 +67,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                      "lines)")
     src.add_argument("--yes", action="store_true", help="take every recommendation")
     p.add_argument("--new", action="store_true", help="archive the current plan first")
+    p.add_argument("--skill", choices=("grilling", "to-spec"),
+                   help="with --goal: interrogate the goal first, or write a spec to plan against")
     p.add_argument("--json", action="store_true", help="print the v1 plan document")
 
     def task_cmd(name: str, field: str, value_help: str) -> None:
@@ -105,6 +107,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q = add("run", "run:cmd_run", "run the approved plan (a view on the conductor)")
     q.add_argument("--approve", action="store_true", help="approve the plan (and checkpoints)")
     q.add_argument("--detach", action="store_true", help="start the conductor and return")
+    q.add_argument("--until-failures", type=int, metavar="N",
+                   help="after N failures nothing new starts (exit 1)")
+    q.add_argument("--deadline", metavar="T",
+                   help="a clock time (18:30) or a duration (2h): then nothing new starts (exit 3)")
     q = add("resume", "run:cmd_resume", "continue a paused or interrupted run")
     q.add_argument("--detach", action="store_true")
     q = add("status", "info:cmd_status", "plan, conductor and task states")
@@ -119,7 +125,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("--feedback", default=None)
     q = add("stop", "run:cmd_stop", "stop a running task (its work is kept)")
     q.add_argument("id", type=task_id, metavar="N")
-    q = add("done", "run:cmd_done", "mark a manual task done")
+    q = add("take", "run:cmd_take", "take a task over in its worktree (its agent stops, session "
+            "saved)")
+    q.add_argument("id", type=task_id, metavar="N")
+    q = add("budget", "run:cmd_budget", "print or change the plan's budget")
+    q.add_argument("--tokens", type=int, metavar="N")
+    q.add_argument("--cost", type=float, metavar="X", help="USD")
+    q.add_argument("--time", metavar="D", help="run wall time, e.g. 2h")
+    q = add("done", "run:cmd_done", "mark a manual task done, or a task you took over (it lands)")
     q.add_argument("id", type=task_id, metavar="N")
     q = add("checkpoint-answer", "run:cmd_checkpoint_answer", "answer a task's checkpoint")
     q.add_argument("id", type=task_id, metavar="N")
@@ -144,20 +157,27 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q = add("demo", "demo:cmd_demo", "run a sample plan end to end, offline")
     q.add_argument("--keep", action="store_true", help="keep the sample repository")
     q.add_argument("--dir", help="where to make the sample repository")
+    q.add_argument("--tui", action="store_true",
+                   help="open the full app on the sample instead: plan, approve, run, hand off")
 
     q = add("attempt", "agent:cmd_attempt", None)
     q.add_argument("attempt_id", type=int)
     q.add_argument("--state", required=True)
     q = add("conductor", "agent:cmd_conductor", None)
     q.add_argument("--root", required=True)
-    q = add("report", "agent:cmd_report", "(for agents) report done, failed or progress")
-    q.add_argument("status", choices=["done", "failed", "progress"])
+    q = add("report", "agent:cmd_report",
+            "(for agents) report done, failed, progress, or a usage limit (limited)")
+    q.add_argument("status", choices=["done", "failed", "progress", "limited"])
     q.add_argument("message", nargs="?", default=None)
     q.add_argument("--summary")
     q.add_argument("--reason")
+    q.add_argument("--until", metavar="TIME",
+                   help="limited: when the limit resets (epoch seconds or ISO 8601)")
+    q.add_argument("--tokens", type=int, metavar="N", help="tokens this agent used")
+    q.add_argument("--cost", type=float, metavar="X", help="what this agent cost, in USD")
     q = add("checkpoint", "agent:cmd_checkpoint", "(for agents) ask before an irreversible step")
     q.add_argument("what")
-    q.add_argument("--evidence", metavar="FILE")
+    q.add_argument("--evidence", metavar="FILE|-", help="the dry run's output (- reads stdin)")
     add("mcp", "agent:cmd_mcp", "(for agents) the stdio MCP server with baton_report")
     return parser
 

@@ -138,11 +138,23 @@ class LimitsConfig(_Strict):
     """How long `baton checkpoint` waits for the person before answering 3 (not decided yet)."""
     retries: int = Field(default=3, ge=0, le=10)
     """A 429 without a reset time is retried this many times with backoff, then fails."""
+    pause_on_usage_limit: bool = True
+    """A usage limit pauses the task in its saved session (false: it fails at once)."""
+    probe: list[float] = Field(default_factory=lambda: [300.0, 900.0, 1800.0, 3600.0])
+    """A limit with no reset time is probed by resuming after these waits, then hourly."""
+    budget_tokens: int | None = Field(default=None, ge=0)
+    """Per plan: no new task starts once its agents used this many tokens."""
+    budget_cost: float | None = Field(default=None, ge=0)
+    """Per plan, in USD: no new task starts once its agents cost this much."""
+    budget_time: float | None = None
+    """Per plan: no new task starts once the run's wall time passes this."""
+    budget_hard: bool = False
+    """At the budget, running tasks pause in their saved sessions (else they finish)."""
 
-    @field_validator("max_wait", "stall", "checkpoint_wait", mode="before")
+    @field_validator("max_wait", "stall", "checkpoint_wait", "budget_time", mode="before")
     @classmethod
-    def _duration(cls, value: Any) -> float:
-        return parse_duration(value)
+    def _duration(cls, value: Any) -> float | None:
+        return None if value is None else parse_duration(value)
 
     @field_validator("stall")
     @classmethod
@@ -150,6 +162,68 @@ class LimitsConfig(_Strict):
         if value <= 0:  # 0 would switch the stall limit off without a word
             raise ValueError("must be more than 0 (a silent agent is stopped after this long)")
         return value
+
+    @field_validator("probe", mode="before")
+    @classmethod
+    def _probe(cls, value: Any) -> list[float]:
+        if not isinstance(value, list) or not value:
+            raise ValueError("must be a non-empty list of waits such as ['5m', '15m', '1h']")
+        return [parse_duration(v) for v in value]
+
+    @field_validator("budget_cost", mode="before")
+    @classmethod
+    def _cost(cls, value: Any) -> Any:
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class SupervisionConfig(_Strict):
+    """`[supervision]`: what the supervisor flags (at every level; watch makes it prominent)."""
+
+    loop_repeats: int = Field(default=5, ge=2, le=1000)
+    """The same tool call or failing command this many times in a row is a loop."""
+    idle_turns: int = Field(default=30, ge=2, le=10000)
+    """This many agent steps without any change to the task's files is a loop too."""
+    stall_flag: float = 0.5
+    """Flag a stall after this fraction of `[limits] stall` without output, report or CPU."""
+
+    @field_validator("stall_flag", mode="before")
+    @classmethod
+    def _fraction(cls, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+            raise ValueError("must be a fraction above 0 and at most 1, such as 0.5")
+        return float(value)
+
+
+class AutopilotConfig(_Strict):
+    """`[autopilot]`: when an unattended run stops starting new work."""
+
+    stop_after_failures: int | None = Field(default=None, ge=1)
+    """After this many failed tasks, no new task starts (running ones finish); exit 1."""
+    deadline: str | None = None
+    """A clock time `HH:MM` or a duration from the run's start (`2h`); then exit 3."""
+
+    @field_validator("deadline")
+    @classmethod
+    def _deadline(cls, value: str | None) -> str | None:
+        if value is not None:
+            deadline_at(value, 0.0)  # refuses what it cannot read
+        return value
+
+
+def deadline_at(value: str, start: float) -> float:
+    """The epoch second a deadline means: the next `HH:MM` after `start`, or start + duration."""
+    import time as _time
+
+    clock = re.fullmatch(r"\s*([01]?\d|2[0-3]):([0-5]\d)\s*", value)
+    if clock:
+        local = _time.localtime(start)
+        day = _time.mktime((local.tm_year, local.tm_mon, local.tm_mday, int(clock.group(1)),
+                            int(clock.group(2)), 0, 0, 0, -1))
+        return day if day > start else day + 86400
+    try:
+        return start + parse_duration(value)
+    except ValueError:
+        raise ValueError("must be a clock time such as '18:30' or a duration such as '2h'") from None
 
 
 class WorktreeConfig(_Strict):
@@ -192,6 +266,8 @@ class Config(_Strict):
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     worktree: WorktreeConfig = Field(default_factory=WorktreeConfig)
     checks: ChecksConfig = Field(default_factory=ChecksConfig)
+    supervision: SupervisionConfig = Field(default_factory=SupervisionConfig)
+    autopilot: AutopilotConfig = Field(default_factory=AutopilotConfig)
     keys: dict[str, str] = Field(default_factory=dict)
     """TUI key remapping: binding id -> key(s), e.g. `approve = "ctrl+a"`."""
 
@@ -313,8 +389,9 @@ def _validate(raw: dict[str, Any], label: str) -> Config:
 def _env_overrides() -> dict[str, Any]:
     """The documented environment names; other BATON_* variables are not configuration."""
     over: dict[str, Any] = {}
-    if os.environ.get("BATON_PLANNER"):
-        over["planner"] = os.environ["BATON_PLANNER"]
+    planner = os.environ.get("BATON_PLANNER") or os.environ.get("AI_PROVIDER")
+    if planner:
+        over["planner"] = planner
     if os.environ.get("BATON_AUTONOMY"):
         value = os.environ["BATON_AUTONOMY"]
         if value not in ("guarded", "watch", "autopilot"):

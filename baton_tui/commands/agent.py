@@ -2,19 +2,48 @@
 
 from __future__ import annotations
 
+import sys
 from argparse import Namespace
+from datetime import datetime
 
 from baton_tui import api
+from baton_tui.errors import BatonError
 
 
 def cmd_report(args: Namespace) -> int:
     message = args.summary if args.status == "done" else args.reason
-    print(api.report(args.status, message or args.message))
+    until = parse_time(args.until) if args.until else None
+    if args.until and args.status != "limited":
+        raise BatonError("--until goes with `baton report limited`")
+    print(api.report(args.status, message or args.message, until=until, tokens=args.tokens,
+                     cost=args.cost))
     return 0
 
 
+def parse_time(text: str) -> float:
+    """Epoch seconds, or an ISO 8601 time (a naive one is local time)."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        raise BatonError(f"--until {text!r}: give epoch seconds or an ISO 8601 time "
+                         "(2026-11-30T14:05)") from None
+
+
 def cmd_checkpoint(args: Namespace) -> int:
-    code, message = api.checkpoint(args.what, args.evidence)
+    evidence = None
+    if args.evidence == "-":
+        evidence = sys.stdin.read()
+    elif args.evidence:
+        try:
+            with open(args.evidence, encoding="utf-8", errors="replace") as fh:
+                evidence = fh.read()
+        except OSError as exc:
+            raise BatonError(f"--evidence {args.evidence}: cannot read: {exc.strerror}") from None
+    code, message = api.checkpoint(args.what, evidence)
     print(message)
     return code
 

@@ -26,6 +26,7 @@ def _review(ws: object, args: Namespace) -> int:
     if args.json:
         print(json.dumps({k: v for k, v in data.items() if k != "onto"}, indent=2))
         return 0
+    _decided(data.get("decided") or [])
     sections = data["tasks"]
     if args.task is None:
         stats = data["stats"]
@@ -39,6 +40,22 @@ def _review(ws: object, args: Namespace) -> int:
         print()
         print(sections[0]["diff"] if args.task is not None else data["diff"])
     return 0
+
+
+def _decided(tasks: list[dict]) -> None:
+    """First, what was decided for the person: checkpoints Baton answered, supervisor flags."""
+    if not tasks:
+        return
+    print("decided for you (review these first):")
+    for task in tasks:
+        print(f"  task {task['id']}: {task['title']}")
+        for d in task["decisions"]:
+            print(f"    ✓ checkpoint “{d['what']}” answered {d['answer']} by {d['by']}")
+            for line in (d.get("evidence") or "").splitlines()[:12]:
+                print(f"        {line}")
+        for f in task["flags"]:
+            print(f"    ⚑ {f['kind']}: {f['detail']}")
+    print()
 
 
 def _merge(ws: object) -> int:

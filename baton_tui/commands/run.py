@@ -7,7 +7,9 @@ pause the running tasks; the view then exits 130 with the state saved.
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
 import sys
 import time
 from argparse import Namespace
@@ -49,6 +51,13 @@ def _line(event: Any, titles: dict[int, str]) -> str | None:
     if kind == K.CONDUCTOR_CRASHED:
         return (f"the conductor stopped unexpectedly ({data.get('error')}); running agents go on "
                 "— `baton resume` reattaches to them")
+    if kind == K.RUN_STOPPED:
+        return (f"run stopped by {data.get('by')} ({data.get('detail', '')}): nothing new starts; "
+                "running tasks finish — `baton resume` continues")
+    if kind == K.TASK_REASSIGNED:
+        return f"{who}: moved from {data.get('from')} to {data.get('to')}"
+    if kind == K.TASK_APPROVAL_VOIDED:
+        return f"{who}: edited mid-run — it waits for your approval (`baton approve`)"
     if kind == K.RUN_CHECK:
         return f"run check: exit {data.get('exit')}"
     return None
@@ -103,7 +112,8 @@ def cmd_run(args: Namespace) -> int:
         if not cur.row.approved:
             for warning in api.approve(ws)[1]:
                 print(f"baton: warning: {warning}", file=sys.stderr)
-    pid = api.start_run(ws, approve=args.approve)
+    pid = api.start_run(ws, approve=args.approve, until_failures=args.until_failures,
+                        deadline=args.deadline)
     if args.detach:
         print(f"conductor running (pid {pid}) — follow with `baton status` or `baton run`")
         return 0
@@ -121,8 +131,66 @@ def cmd_resume(args: Namespace) -> int:
 
 
 def cmd_retry(args: Namespace) -> int:
-    api.retry_task(api.open_workspace(), args.id, args.feedback)
-    print(f"task {args.id} queued again — follow with `baton status` or `baton run`")
+    pid = api.retry_task(api.open_workspace(), args.id, args.feedback)
+    if pid is None:
+        print(f"task {args.id} queued again{' with your feedback' if args.feedback else ''} — "
+              "it starts once you approve the plan (`baton approve`)")
+    else:
+        print(f"task {args.id} queued again — follow with `baton status` or `baton run`")
+    return 0
+
+
+def cmd_take(args: Namespace) -> int:
+    """Take a task over: its agent stops (session saved); in a terminal, the agent's own
+    session opens resumed in the worktree (a shell for players without one); afterwards
+    Baton asks whether the task is done and, if so, commits and lands it."""
+    ws = api.open_workspace()
+    info = api.take_task(ws, args.id)
+    print(f"task {args.id}: taken over (its agent stops; its session is saved)")
+    print(f"worktree: {info['worktree']}")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(f"finish the work there, then `baton done {args.id}` (Baton commits and lands it) "
+              f"or `baton retry {args.id}`")
+        return 0
+    _state, session = api.wait_stopped(ws, args.id)
+    argv = api.interactive_argv(ws, info["player"], session or info["session"])
+    if argv is None:
+        argv = [os.environ.get("SHELL") or "/bin/sh"]
+        print(f"{info['player']} has no interactive session to resume: a shell in the worktree "
+              "(exit it when you are done)")
+    else:
+        print(f"opening {info['player']}'s session in the worktree (leave it when you are done)")
+    sys.stdout.flush()
+    try:
+        subprocess.run(argv, cwd=info["worktree"])
+    except OSError as exc:
+        print(f"baton: could not start {argv[0]}: {exc.strerror}", file=sys.stderr)
+    answer = input(f"Is task {args.id} done? Baton commits and lands it [y/N] ").strip().lower()
+    if answer in ("y", "yes"):
+        api.mark_done(ws, args.id)
+        print(f"task {args.id} done — it lands now; follow with `baton status`")
+    else:
+        print(f"task {args.id} stays taken over: `baton done {args.id}` when it is finished, or "
+              f"`baton retry {args.id}` to give it back to its agent")
+    return 0
+
+
+def cmd_budget(args: Namespace) -> int:
+    ws = api.open_workspace()
+    seconds = api.parse_duration(args.time) if args.time else None
+    if args.tokens is not None or args.cost is not None or seconds is not None:
+        api.set_budget(ws, args.tokens, args.cost, seconds)
+    budget = api.snapshot(ws.store).budget
+    if budget is None:
+        return 0
+    limits, used = budget["limits"], budget["used"]
+    for key, shown in (("tokens", str), ("cost", lambda v: f"${v:.2f}"),
+                       ("time", lambda v: f"{v:.0f}s")):
+        limit = "none" if limits[key] is None else shown(limits[key])
+        spent = "unknown" if used[key] is None else shown(used[key])
+        print(f"{key:<7} {spent} used of {limit}")
+    if budget.get("hard"):
+        print("hard: at the budget, running tasks pause in their saved sessions")
     return 0
 
 

@@ -10,13 +10,17 @@ string, or "*") to a list of steps:
     {"print": "text"}                       print a line of output
     {"progress": "text"}                    `baton report progress`
     {"sleep": 1.5}                          wait
-    {"checkpoint": "what"}                  `baton checkpoint`; exit 1 stops the script,
-                                            3 ends the turn (the resumed run continues after it)
-    {"report": "done", "summary": "…"}      `baton report done|failed`
+    {"burn": 2.0}                           busy on the CPU this long, printing nothing
+    {"checkpoint": "what", "evidence": "…"} `baton checkpoint` (evidence on stdin); exit 1 stops
+                                            the script, 3 ends the turn (the resumed run
+                                            continues after it)
+    {"report": "done", "summary": "…"}      `baton report done|failed` (optional "tokens", "cost")
+    {"report": "limited", "until": 1.0e9}   `baton report limited` (optional "until", "reason")
     {"exit": 3}                             exit with this status
     {"hang": true}                          sleep until killed
 
-On a resumed attempt (BATON_RESUME=1) the steps after the last checkpoint run.
+On a resumed attempt (BATON_RESUME=1) the steps after the last checkpoint (or limited
+report) run.
 """
 
 from __future__ import annotations
@@ -29,8 +33,15 @@ import time
 from pathlib import Path
 
 
-def _baton(*args: str) -> int:
-    return subprocess.run(["baton", *args], stdin=subprocess.DEVNULL).returncode
+def _baton(*args: str, stdin: str | None = None) -> int:
+    if stdin is None:
+        return subprocess.run(["baton", *args], stdin=subprocess.DEVNULL).returncode
+    return subprocess.run(["baton", *args], input=stdin, text=True).returncode
+
+
+def _usage(step: dict) -> list[str]:
+    return [*(["--tokens", str(step["tokens"])] if "tokens" in step else []),
+            *(["--cost", str(step["cost"])] if "cost" in step else [])]
 
 
 def steps_for(script: dict, task: str) -> list[dict]:
@@ -46,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdin.read()  # the prompt; a real agent would read it
     steps = steps_for(script, os.environ.get("BATON_TASK", "*"))
     if os.environ.get("BATON_RESUME") == "1":
-        marks = [i for i, s in enumerate(steps) if "checkpoint" in s]
+        marks = [i for i, s in enumerate(steps) if "checkpoint" in s
+                 or s.get("report") == "limited"]
         if marks:
             steps = steps[marks[-1] + 1:]
     for step in steps:
@@ -67,17 +79,29 @@ def main(argv: list[str] | None = None) -> int:
             _baton("report", "progress", step["progress"])
         elif "sleep" in step:
             time.sleep(float(step["sleep"]))
+        elif "burn" in step:
+            until = time.monotonic() + float(step["burn"])
+            while time.monotonic() < until:
+                sum(i * i for i in range(10000))
         elif "checkpoint" in step:
-            code = _baton("checkpoint", step["checkpoint"])
+            evidence = step.get("evidence")
+            code = _baton("checkpoint", step["checkpoint"],
+                          *(["--evidence", "-"] if evidence is not None else []), stdin=evidence)
             if code == 1:
                 _baton("report", "failed", "--reason", "the person said no at the checkpoint")
                 return 0
             if code == 3:
                 print("checkpoint not decided yet: ending my turn", flush=True)
                 return 0
+        elif step.get("report") == "limited":
+            _baton("report", "limited", *(["--until", str(step["until"])] if "until" in step
+                                          else []),
+                   *(["--reason", step["reason"]] if "reason" in step else []), *_usage(step))
+            return 0
         elif "report" in step:
             key = "--summary" if step["report"] == "done" else "--reason"
-            _baton("report", step["report"], key, step.get("summary") or step.get("reason", ""))
+            _baton("report", step["report"], key, step.get("summary") or step.get("reason", ""),
+                   *_usage(step))
         elif "exit" in step:
             return int(step["exit"])
         elif step.get("hang"):

@@ -93,8 +93,11 @@ def validate(ws: Workspace, doc: PlanDocument, source: str) -> PlanDocument:
 
 def store_new_plan(ws: Workspace, doc: PlanDocument, *, new: bool = False,
                    transcript: list[Any] | None = None, source: str = "plan") -> PlanRow:
-    """Make `doc` the current plan, following the replacement rules."""
+    """Make `doc` the current plan, following the replacement rules. A plan without its own
+    `autonomy` takes the configured one."""
     validate(ws, doc, source)
+    if "autonomy" not in doc.model_fields_set:
+        doc = doc.model_copy(update={"autonomy": ws.config.autonomy})
     with ws.store.tx():
         existing = current(ws, required=False)
         if existing is not None:
@@ -123,18 +126,25 @@ def _refuse_edit(ws: Workspace, cur: Current, task_id: int, fields: set[str]) ->
 
 def save_edit(ws: Workspace, cur: Current, new_doc: PlanDocument, what: str,
               task_id: int | None, void: bool = True, extra: dict[str, Any] | None = None) -> None:
-    """Store an edited document (validated), recording the edit and voiding approval."""
+    """Store an edited document (validated), recording the edit and voiding approval.
+
+    Before the run has started anything, an edit voids the whole plan's approval. Mid-run
+    it voids only the edited task's: that task waits for `baton approve`, the rest goes on.
+    """
     validate(ws, new_doc, what)
+    mid_run = void and task_id is not None and any(v.started for v in cur.views.values())
     with ws.store.tx():
         row = ws.store.current_plan()
         if row is None or row.id != cur.row.id or row.revision != cur.row.revision:
             raise BatonError("the plan changed while this edit was being made; try again")
         fields: dict[str, Any] = {"doc": new_doc.dump(), "revision": row.revision + 1}
-        if void and row.approved:
+        if void and row.approved and not mid_run:
             fields["approved"] = False
         ws.store.update_plan(row.id, **fields)
         ws.store.append(row.id, task_id, K.PLAN_EDITED, {"edit": what, **(extra or {})})
-        if void and row.approved:
+        if void and row.approved and mid_run:
+            ws.store.append(row.id, task_id, K.TASK_APPROVAL_VOIDED, {"edit": what})
+        elif void and row.approved:
             ws.store.append(row.id, None, K.PLAN_APPROVAL_VOIDED, {"edit": what})
 
 
@@ -152,6 +162,13 @@ def edit_task(ws: Workspace, task_id: int, field: str, value: Any) -> PlanDocume
     shown = value if not isinstance(value, str) or len(value) < 200 else value[:200] + "…"
     command = "task-" + {"depends_on": "deps"}.get(field, field)
     save_edit(ws, cur, new_doc, command, task_id, void=not reassign, extra={"value": shown})
+    old = cur.doc.task(task_id)
+    if reassign and field == "player" and value != old.player:
+        # It keeps its worktree; the next run or resume starts it at once on the new player,
+        # briefed on the work so far (the old player's reset no longer matters).
+        moved = new_doc.task(task_id)
+        ws.store.append(cur.row.id, task_id, K.TASK_REASSIGNED, {
+            "from": old.player, "to": moved.player, "model": moved.model, "effort": moved.effort})
     return new_doc
 
 

@@ -81,6 +81,7 @@ class Outcome:
     success_event: bool | None = None     # a final "result" event said success / failure
     error: str | None = None
     limit_until: float | None = None      # a usage limit with a known reset time
+    limited: bool = False                 # a usage limit, reset time unknown
     rate_limited: bool = False            # a 429 without a reset time
     report: dict[str, Any] | None = None  # for agents that report in their output (Aider)
 
@@ -99,6 +100,7 @@ class Player:
     max_parallel: int | None = None
     reports_by_shell: bool = True   # False: the agent has Baton's report tools, not a shell
     research_shell: bool = True     # False: research runs without a usable shell (MCP report)
+    interactive_resume: tuple[str, ...] = ()  # argv before the session id, e.g. ("--resume",)
     reports_in_output: bool = False  # True: a `BATON: done …` line of its reply is its report
 
     def __init__(self, bin_path: str | None = None, env: dict[str, str] | None = None,
@@ -143,6 +145,13 @@ class Player:
 
     def resume(self, ctx: AttemptContext) -> Launch | None:
         return None
+
+    def interactive(self, session_id: str) -> list[str] | None:
+        """argv of the CLI's own interactive session resumed (for `baton take`), or None when
+        it has none (the person gets a shell in the worktree instead)."""
+        exe = self.executable()
+        flag = self.interactive_resume
+        return [exe, *flag, session_id] if exe and flag else None
 
     def progress(self, line: str) -> str | None:
         return None

@@ -52,6 +52,7 @@ class ClaudeCodePlayer(CliPlayer):
     research_shell = False  # read-only profile: the report goes over MCP
     name = "claude-code"
     binary = "claude"
+    interactive_resume = ("--resume",)
     key_vars = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
                 "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY")
     credential_files = (".claude/.credentials.json",)

@@ -45,6 +45,7 @@ class CodexPlayer(CliPlayer):
     research_shell = False  # read-only profile: the report goes over MCP
     name = "codex"
     binary = "codex"
+    interactive_resume = ("resume",)
     key_vars = ("CODEX_API_KEY", "OPENAI_API_KEY")
     credential_files = (".codex/auth.json",)
     install = "npm i -g @openai/codex"

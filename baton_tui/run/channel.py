@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 
 from baton_tui.errors import BatonError
+from baton_tui.run import policy
 from baton_tui.store.db import AttemptRow, Store, nonce_matches
 from baton_tui.store.events import EventKind
 from baton_tui.store.views import Folder
@@ -23,6 +24,7 @@ K = EventKind
 
 # Exit codes of `baton checkpoint`, as the prompt tells the agent.
 GO, STOP, UNDECIDED = 0, 1, 3
+EVIDENCE_LIMIT = 20000  # characters of a dry run kept with the checkpoint
 
 
 def _small_id(text: str | None) -> bool:
@@ -57,6 +59,12 @@ def caller_from_env(env: dict[str, str] | None = None) -> Caller:
                                                         "why": "foreign nonce"})
         raise BatonError("report refused: this attempt's id and nonce do not match Baton's "
                          "records (a stale or foreign report)")
+    if task is not None and task != str(attempt.task_id):
+        # An attempt speaks for its own task only, whatever BATON_TASK claims.
+        store.append(attempt.plan_id, attempt.task_id, K.TASK_REPORT_REFUSED,
+                     {"attempt": attempt.id, "why": f"claimed task {task[:20]}"})
+        raise BatonError(f"report refused: attempt {attempt.id} belongs to task "
+                         f"{attempt.task_id}, not task {task[:20]}")
     latest = store.latest_attempt(attempt.plan_id, attempt.task_id)
     if attempt.ended is not None or (latest and latest.id != attempt.id):
         store.append(attempt.plan_id, attempt.task_id, K.TASK_REPORT_REFUSED,
@@ -64,53 +72,53 @@ def caller_from_env(env: dict[str, str] | None = None) -> Caller:
         raise BatonError("report refused: this attempt is over (a stale nonce); Baton ignores it")
     return Caller(store, attempt)
 
-    if task is not None and task != str(attempt.task_id):
-        # An attempt speaks for its own task only, whatever BATON_TASK claims.
-        store.append(attempt.plan_id, attempt.task_id, K.TASK_REPORT_REFUSED,
-                     {"attempt": attempt.id, "why": f"claimed task {task[:20]}"})
-        raise BatonError(f"report refused: attempt {attempt.id} belongs to task "
-                         f"{attempt.task_id}, not task {task[:20]}")
 
-def report(caller: Caller, status: str, message: str | None) -> str:
-    """Record done / failed / progress for the caller's task; returns what to tell the agent."""
+def report(caller: Caller, status: str, message: str | None, *, until: float | None = None,
+           tokens: int | None = None, cost: float | None = None) -> str:
+    """Record done / failed / progress / limited for the caller's task (with the usage the
+    agent counted itself, if any); returns what to tell the agent."""
     a = caller.attempt
+    if tokens is not None or cost is not None:
+        usage = {"attempt": a.id, "tokens": int(tokens or 0),
+                 **({"cost": float(cost)} if cost is not None else {})}
+        caller.store.append(a.plan_id, a.task_id, K.TASK_USAGE, usage)
     if status == "progress":
         caller.store.append(a.plan_id, a.task_id, K.TASK_PROGRESS,
                             {"message": (message or "").strip()[:500], "attempt": a.id})
         return "progress noted; carry on"
-    if status not in ("done", "failed"):
-        raise BatonError(f"report status must be done, failed or progress, not {status!r}")
+    if status not in ("done", "failed", "limited"):
+        raise BatonError(f"report status must be done, failed, progress or limited, not {status!r}")
     text = (message or "").strip()
+    if status == "limited":
+        text = text or "usage limit"
     if not text:
         raise BatonError("say what happened: --summary \"…\" for done, --reason \"…\" for failed")
     payload = {"status": status, ("summary" if status == "done" else "reason"): text[:4000],
-               "ts": time.time()}
+               "ts": time.time(), **({"until": until} if status == "limited" else {})}
     with caller.store.tx():
         caller.store.update_attempt(a.id, report=payload)
         caller.store.append(a.plan_id, a.task_id, K.TASK_REPORTED, {"attempt": a.id, **payload})
+    if status == "limited":
+        return (f"Baton paused task {a.task_id} at its usage limit. End your turn now; you will "
+                "be resumed in this session when the limit resets.")
     return (f"Baton recorded task {a.task_id} as {status}. End your turn now; "
             f"Baton runs the checks and lands the work.")
 
 
 def checkpoint(caller: Caller, what: str, evidence: str | None = None,
                wait: float | None = None) -> tuple[int, str]:
-    """Ask before an irreversible step. Returns (exit code, message for the agent)."""
+    """Ask before an irreversible step, with the dry run the agent gathered as `evidence`
+    (text). Returns (exit code, message for the agent)."""
     a = caller.attempt
     store = caller.store
     plan = store.plan(a.plan_id)
     assert plan is not None
     options = plan.options
-    autonomy = plan.doc.get("autonomy", "guarded")
-    evidence_text = None
-    if evidence:
-        try:
-            with open(evidence, encoding="utf-8", errors="replace") as fh:
-                evidence_text = fh.read(20000)
-        except OSError as exc:
-            raise BatonError(f"--evidence {evidence}: cannot read: {exc}") from None
-    data = {"what": what[:2000], "attempt": a.id, "evidence": evidence_text}
-    if options.get("auto_checkpoints") or autonomy in ("watch", "autopilot"):
-        decided_by = "run --approve" if options.get("auto_checkpoints") else autonomy
+    data = {"what": what[:2000], "attempt": a.id,
+            "evidence": evidence[:EVIDENCE_LIMIT] if evidence else None}
+    decided_by = policy.checkpoint_decider(policy.level(plan.doc.get("autonomy")),
+                                           bool(options.get("auto_checkpoints")))
+    if decided_by:
         with store.tx():
             ev = store.append(a.plan_id, a.task_id, K.TASK_CHECKPOINT, data)
             store.append(a.plan_id, a.task_id, K.TASK_CHECKPOINT_ANSWERED,

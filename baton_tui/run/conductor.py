@@ -19,7 +19,7 @@ from baton_tui import procs
 from baton_tui.errors import BatonError
 from baton_tui.plan.dag import remaining_path
 from baton_tui.plan.model import PlanDocument, Task, parse_document
-from baton_tui.run import layout
+from baton_tui.run import budget, layout, policy
 from baton_tui.run.finish import Finisher, Intent, run_check
 from baton_tui.run.following import Following, Tracked
 from baton_tui.run.starting import Starting
@@ -50,6 +50,7 @@ class Conductor(Starting, Following):
         self.exits: dict[int, asyncio.Future] = {}   # shims this conductor started
         self.intents: dict[int, Intent] = {}
         self.pause_requested = False
+        self.hard_stop: set[int] = set()  # running tasks a hard budget pauses
         self.folder = Folder()
         self.spoke: set[int] = set()      # tasks whose agent used the report channel lately
         self.revision: int | None = None  # the plan revision `doc` was parsed from
@@ -97,7 +98,9 @@ class Conductor(Starting, Following):
             if event.id <= self.started_after:
                 continue
             if event.kind == K.TASK_STOP_REQUESTED and event.task_id is not None:
-                self.intents.setdefault(event.task_id, Intent()).stop = True
+                intent = self.intents.setdefault(event.task_id, Intent())
+                intent.take = bool(event.data.get("take"))
+                intent.stop = not intent.take
                 self._signal(event.task_id)
             elif event.kind == K.RUN_PAUSE_REQUESTED:
                 self.pause_requested = True
@@ -105,7 +108,7 @@ class Conductor(Starting, Following):
     async def _finish(self, task_id: int, attempt_id: int) -> None:
         task = self._task(task_id)
         intent = self.intents.pop(task_id, Intent())
-        if self.pause_requested and not intent.stop:
+        if (self.pause_requested or task_id in self.hard_stop) and not intent.stop:
             intent.pause = True
         attempt = self.store.attempt(attempt_id)
         assert attempt is not None
@@ -125,7 +128,8 @@ class Conductor(Starting, Following):
         except Exception as exc:  # a bug or a git failure must fail the task visibly
             self.emit(task_id, K.TASK_FAILED, reason=f"Baton could not finish the task: {exc}")
             state = State.FAILED
-        if state == State.FAILED and self.doc.autonomy == "autopilot" and not intent.stop:
+        if state == State.FAILED and policy.level(self.doc.autonomy) == "autopilot" \
+                and not intent.stop:
             self._autopilot_retry(task)
 
     async def _land_again(self, task: Task) -> None:
@@ -136,7 +140,71 @@ class Conductor(Starting, Following):
             finally:
                 ws.close()
 
+        try:
+            await asyncio.to_thread(work)
+        except Exception as exc:  # visible, never swallowed: the task must not stay `done`
+            self.emit(task.id, K.TASK_FAILED, reason=f"landing failed: {exc}"[:500])
+
+    async def _release_held(self, task: Task, yes: bool) -> None:
+        """The person's answer to a task held before landing: land it, or fail it (its branch
+        is kept)."""
+        attempt = self.store.latest_attempt(self.plan.id, task.id)
+        summary = ((attempt.report or {}).get("summary") if attempt else None) or ""
+
+        def work() -> None:
+            ws = self.ws.sibling()
+            try:
+                finisher = Finisher(ws, self.plan, self.doc)
+                if not yes:
+                    finisher.emit(task, K.TASK_FAILED, reason="you said no at its review: "
+                                  "nothing landed (its branch is kept)")
+                    return
+                finisher.emit(task, K.TASK_CONTINUED, checkpoint=self.view(task.id)
+                              .pending_checkpoint)
+                finisher.emit(task, K.TASK_DONE, summary=summary, by="person")
+                finisher.land(task, attempt.spec.get("branch") if attempt else None)
+            finally:
+                ws.close()
+
         await asyncio.to_thread(work)
+
+    def _land_taken_over(self) -> None:
+        """A build task the person finished (`baton done N` after taking it over) lands now,
+        while the run goes on."""
+        if not self.git_mode:
+            return
+        for task in self.doc.tasks:
+            busy = task.id in self.tracked or task.id in self.finishing or task.id in self.starting
+            if task.mode == "build" and not busy and self.state(task.id) == State.DONE:
+                self.finishing[task.id] = asyncio.ensure_future(self._land_again(task))
+
+    def _check_stops(self) -> None:
+        """Stop conditions: failures, a deadline, the budget. Once met nothing new starts;
+        running tasks finish (or, at a hard budget, pause in their saved sessions)."""
+        plan = self.folder.plan
+        if plan.stopped_by:
+            return
+        stop = None
+        if plan.until_failures and plan.failures >= plan.until_failures:
+            stop = ("failures", f"{plan.failures} task failure(s)")
+        elif plan.deadline and time.time() >= plan.deadline:
+            stop = ("deadline", "the deadline "
+                    + time.strftime("%H:%M", time.localtime(plan.deadline)) + " passed")
+        elif any(v is not None for k, v in (self.plan.options.get("budget") or {}).items()
+                 if k in budget.KEYS):
+            from baton_tui.store import snapshot
+
+            snap = snapshot.build(self.plan, self.folder, None, False, time.time())
+            reached = budget.reached(snap.budget)
+            if reached:
+                stop = ("budget", reached)
+                if snap.budget.get("hard"):
+                    for task_id in list(self.tracked):
+                        self.hard_stop.add(task_id)
+                        self._signal(task_id)
+        if stop:
+            self.emit(None, K.RUN_STOPPED, by=stop[0], detail=stop[1])
+            self.reload()
 
     def _autopilot_retry(self, task: Task) -> None:
         """Autopilot: retry a failed task once with its failure as feedback, then park it."""
@@ -165,6 +233,9 @@ class Conductor(Starting, Following):
         states = {t.id: self.state(t.id) for t in self.doc.tasks}
         if self.pause_requested:
             return INTERRUPTED
+        stopped = self.folder.plan.stopped_by
+        if stopped:
+            return FAILED if stopped == "failures" else WAITING_CODE
         now = time.time()
         views = self.folder.tasks
         waits = [v.until for v in views.values() if v.state == State.PAUSED and v.until]
@@ -229,6 +300,8 @@ class Conductor(Starting, Following):
         while code is None:
             self.reload()
             self.follow()
+            self._check_stops()
+            self._land_taken_over()
             if self.pause_requested:
                 for task_id in list(self.tracked):
                     if self.tracked[task_id].signalled is None:

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 from baton_tui import procs
 from baton_tui.errors import BatonError
@@ -17,8 +18,9 @@ from baton_tui.paths import private_file
 from baton_tui.plan import current as plans
 from baton_tui.run import layout
 from baton_tui.run.lock import ConductorLock
+from baton_tui.run import budget
 from baton_tui.run.rules import Action
-from baton_tui.store.events import EventKind
+from baton_tui.store.events import ACTIVE, EventKind
 from baton_tui.store.snapshot import conductor_info
 from baton_tui.workspace import Workspace
 
@@ -72,7 +74,30 @@ def spawn_conductor(ws: Workspace) -> int:
     raise BatonError(f"the conductor did not start; see {layout.conductor_log(ws.paths)}", code=1)
 
 
-def start_run(ws: Workspace, approve: bool = False) -> int:
+def stop_conditions(ws: Workspace, until_failures: int | None = None,
+                    deadline: str | None = None) -> dict[str, Any]:
+    """A run's stop conditions: the command's own, else `[autopilot]` in config."""
+    from baton_tui.config import deadline_at
+
+    settings = ws.config.autopilot
+    until = until_failures if until_failures is not None else settings.stop_after_failures
+    text = deadline if deadline is not None else settings.deadline
+    try:
+        at = deadline_at(text, time.time()) if text else None
+    except ValueError as exc:
+        raise BatonError(f"--deadline {text!r}: {exc}") from None
+    return {"until_failures": until, "deadline": at}
+
+
+def _with_budget(ws: Workspace, options: dict[str, Any]) -> dict[str, Any]:
+    """The plan's budget: what `baton budget` set, else `[limits] budget_*`."""
+    if "budget" not in options:
+        options["budget"] = budget.from_config(ws.config.limits)
+    return options
+
+
+def start_run(ws: Workspace, approve: bool = False, until_failures: int | None = None,
+              deadline: str | None = None) -> int:
     """Approve if asked, check trust, mark the run requested, and start the conductor."""
     cur = plans.current(ws)
     assert cur is not None
@@ -83,19 +108,23 @@ def start_run(ws: Workspace, approve: bool = False) -> int:
         assert cur is not None
     cur.refuse(ws, Action.RUN)
     ensure_trusted(ws, cur)
-    options = dict(cur.row.options)
+    stops = stop_conditions(ws, until_failures, deadline)
+    options = _with_budget(ws, dict(cur.row.options))
     options.update(run_requested=True, checkpoint_wait=ws.config.limits.checkpoint_wait)
     options["auto_checkpoints"] = approve  # only a pipeline's `run --approve` answers them
     ws.store.update_plan(cur.row.id, options=options)
-    ws.store.append(cur.row.id, None, K.RUN_STARTED, {"approve": approve})
+    ws.store.append(cur.row.id, None, K.RUN_STARTED, {"approve": approve, **stops})
     return spawn_conductor(ws)
 
 
 def resume_run(ws: Workspace) -> int:
+    """Go on after a pause, a stop condition, a budget raised or a reset: stop conditions
+    start afresh (a duration deadline counts from now)."""
     cur = plans.current(ws)
     assert cur is not None
     ensure_trusted(ws, cur)
-    ws.store.append(cur.row.id, None, K.RUN_RESUMED, {})
+    ws.store.update_plan(cur.row.id, options=_with_budget(ws, dict(cur.row.options)))
+    ws.store.append(cur.row.id, None, K.RUN_RESUMED, stop_conditions(ws))
     return spawn_conductor(ws)
 
 
@@ -127,12 +156,67 @@ def stop_task(ws: Workspace, task_id: int) -> None:
             ws.store.update_attempt(attempt.id, collected=True)
 
 
-def retry_task(ws: Workspace, task_id: int, feedback: str | None = None) -> int:
-    """Queue a failed, parked or paused task again (with feedback) and start the conductor."""
+def retry_task(ws: Workspace, task_id: int, feedback: str | None = None) -> int | None:
+    """Queue a failed, parked or paused task again (with feedback) and start the conductor.
+    Under a plan whose approval an edit voided, the task (and its feedback) waits for the
+    approval; None is returned then."""
     cur = _allowed(ws, Action.RETRY_TASK, task_id)
     ensure_trusted(ws, cur)
     ws.store.append(cur.row.id, task_id, K.TASK_QUEUED, {"feedback": feedback, "by": "retry"})
+    if cur.doc.task(task_id).mode == "build" and not cur.row.approved:
+        return None
     return spawn_conductor(ws)
+
+
+def take_task(ws: Workspace, task_id: int) -> dict[str, Any]:
+    """Take a task over: stop its agent with its session saved (the task pauses, "taken over
+    by you"). Returns what the person needs: its worktree, player and session."""
+    cur = _allowed(ws, Action.TAKE, task_id)
+    view = cur.view(task_id)
+    attempt = ws.store.latest_attempt(cur.row.id, task_id)
+    if view.state in ACTIVE:
+        ws.store.append(cur.row.id, task_id, K.TASK_STOP_REQUESTED, {"take": True})
+        if attempt and attempt.pgid and attempt.ended is None:
+            procs.signal_group(attempt.pgid, signal.SIGTERM)
+        if not conductor_pid(ws):
+            ws.store.append(cur.row.id, task_id, K.TASK_PAUSED, {"reason": "taken over by you",
+                                                                 "by": "person"})
+            if attempt:
+                ws.store.update_attempt(attempt.id, collected=True)
+    task = cur.doc.task(task_id)
+    path = view.workdir or str(layout.worktree_path(ws.paths, cur.row.slug, task_id, task.title))
+    return {"worktree": path, "player": task.player,
+            "session": attempt.session_id if attempt else None, "was": str(view.state)}
+
+
+def wait_stopped(ws: Workspace, task_id: int, timeout: float = 30.0) -> tuple[str, str | None]:
+    """Wait until the task's agent has stopped (its state leaves running); returns the state
+    and the session id its last attempt saved."""
+    deadline = time.monotonic() + timeout
+    while True:
+        cur = plans.current(ws)
+        assert cur is not None
+        state = cur.view(task_id).state
+        if state not in ACTIVE or time.monotonic() > deadline:
+            attempt = ws.store.latest_attempt(cur.row.id, task_id)
+            return str(state), attempt.session_id if attempt else None
+        time.sleep(0.2)
+
+
+def set_budget(ws: Workspace, tokens: int | None = None, cost: float | None = None,
+               seconds: float | None = None) -> dict[str, Any]:
+    """Change the plan's budget (unset limits stay); returns the new budget."""
+    cur = plans.current(ws)
+    assert cur is not None
+    cur.refuse(ws, Action.BUDGET)
+    options = _with_budget(ws, dict(cur.row.options))
+    changed = {k: v for k, v in (("tokens", tokens), ("cost", cost), ("time", seconds))
+               if v is not None}
+    options["budget"] = {**options["budget"], **changed}
+    ws.store.update_plan(cur.row.id, options=options)
+    ws.store.append(cur.row.id, None, K.PLAN_BUDGET, {k: options["budget"].get(k)
+                                                       for k in budget.KEYS})
+    return options["budget"]
 
 
 def mark_done(ws: Workspace, task_id: int) -> None:

@@ -33,6 +33,7 @@ class Intent:
 
     stop: bool = False
     pause: bool = False
+    take: bool = False   # the person takes the task over: stop it, its session saved
 
 
 def tail(path: str | None, lines: int = TAIL_LINES) -> str:
@@ -86,11 +87,18 @@ class Finisher:
         outcome = player.outcome(log_text) if player is not None else Outcome()
         if outcome.session_id and outcome.session_id != attempt.session_id:
             self.store.update_attempt(attempt.id, session_id=outcome.session_id)
-        if outcome.tokens or outcome.cost:
-            self.emit(task, K.TASK_USAGE, tokens=outcome.tokens, cost=outcome.cost,
-                      attempt=attempt.id)
+        if outcome.tokens or outcome.cost:  # no cost reported: "cost unknown", never 0
+            self.emit(task, K.TASK_USAGE, tokens=outcome.tokens, attempt=attempt.id,
+                      **({"cost": outcome.cost} if outcome.cost else {}))
         spec = attempt.spec
         workdir = Path(spec.get("cwd", self.ws.root))
+        from baton_tui.run import outside as beyond  # writes outside the worktree; git pinned
+        if (refused := beyond.inspect(self, task, attempt, workdir)) is not None:
+            return refused
+        if intent.take:
+            self.emit(task, K.TASK_PAUSED, reason="taken over by you", attempt=attempt.id,
+                      by="person")
+            return State.PAUSED
         if intent.pause:
             self.emit(task, K.TASK_PAUSED, reason="interrupted", attempt=attempt.id)
             return State.PAUSED
@@ -108,6 +116,9 @@ class Finisher:
                       {"status": "failed", "reason": f"`{task.check}` exited {status}"})
         if report is None:
             return self._no_report(task, attempt, outcome, view)
+        if report.get("status") == "limited":
+            return self._limited(task, attempt, view, report.get("until"), "declared",
+                                 report.get("reason"))
         if report.get("status") == "failed":
             self.emit(task, K.TASK_FAILED, reason=report.get("reason", "the agent reported "
                       "failure"), attempt=attempt.id, output=tail(attempt.log_path))
@@ -118,10 +129,9 @@ class Finisher:
 
     def _no_report(self, task: Task, attempt: AttemptRow, outcome: Outcome,
                    view: TaskView) -> State:
-        if outcome.limit_until:
-            self.emit(task, K.TASK_PAUSED, reason="usage limit", until=outcome.limit_until,
-                      attempt=attempt.id)
-            return State.PAUSED
+        if outcome.limit_until or outcome.limited:
+            return self._limited(task, attempt, view, outcome.limit_until,
+                                 "known" if outcome.limit_until else "unknown", None)
         if outcome.rate_limited:
             tries = view.rate_limit_retries
             allowed = self.ws.config.limits.retries
@@ -145,6 +155,27 @@ class Finisher:
         self.emit(task, K.TASK_FAILED, reason=reason, attempt=attempt.id,
                   output=tail(attempt.log_path))
         return State.FAILED
+
+    def _limited(self, task: Task, attempt: AttemptRow, view: TaskView, until: float | None,
+                 how: str, reason: str | None) -> State:
+        """A usage limit: pause in the saved session until the reset — or, with no known reset,
+        until the next probe (`[limits] probe`) — never failing for it, unless
+        `pause_on_usage_limit = false` asks for that."""
+        limits = self.ws.config.limits
+        said = reason or "usage limit"
+        if not limits.pause_on_usage_limit:
+            self.emit(task, K.TASK_FAILED, reason=f"{said} (pause_on_usage_limit is off)",
+                      attempt=attempt.id, output=tail(attempt.log_path))
+            return State.FAILED
+        probe = 0
+        if until is None:
+            probe = view.limit_probes + 1
+            waits = limits.probe
+            until = time.time() + (waits[probe - 1] if probe <= len(waits) else 3600.0)
+            how, said = "unknown", f"{said}, reset unknown"
+        self.emit(task, K.TASK_PAUSED, reason=said, until=until, attempt=attempt.id,
+                  player=task.player, limit=how, **({"probe": probe} if probe else {}))
+        return State.PAUSED
 
     def _finish_research(self, task: Task, attempt: AttemptRow, workdir: Path,
                          report: dict) -> State:
@@ -189,10 +220,35 @@ class Finisher:
         if task.checkpoint and not self.view(task).asked_checkpoint:
             self.emit(task, K.TASK_FLAGGED, flag="checkpoint", message="checkpoint task never "
                       "called `baton checkpoint`")
+            if self._guarded():  # held before landing: the person reviews its diff first
+                self.emit(task, K.TASK_CHECKPOINT, attempt=attempt.id, held=True,
+                          what="finished without asking first: review its diff",
+                          evidence=self._diff_stat(task, attempt) or None)
+                return State.CHECKPOINT
+        from baton_tui.run.outside import hold
+        if hold(self, task, attempt):  # guarded: wrote outside its worktree, the person decides
+            return State.CHECKPOINT
         self.emit(task, K.TASK_DONE, summary=report.get("summary", ""), attempt=attempt.id)
         if not git_mode:
             return State.DONE
         return self.land(task, attempt.spec.get("branch"))
+
+    def _guarded(self) -> bool:
+        from baton_tui.run import policy
+
+        level = policy.level(self.doc.autonomy)
+        return policy.checkpoint_decider(level, bool(self.plan.options.get("auto_checkpoints"))) \
+            is None
+
+    def _diff_stat(self, task: Task, attempt: AttemptRow) -> str:
+        """What the held task changed, file by file (the checkpoint's evidence)."""
+        from baton_tui.gitops import landing
+
+        base, branch = self.view(task).base, attempt.spec.get("branch")
+        if not (base and branch and self.ws.paths.is_git):
+            return ""
+        rows = landing.diff_stat(self.ws.root, base, f"refs/heads/{branch}")
+        return "\n".join(f"{path}  +{added} -{deleted}" for path, added, deleted in rows)
 
     def commit_and_land(self, task: Task) -> State:
         """Land a task marked done outside an attempt's end: a taken-over task, or one whose

@@ -12,6 +12,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from baton_tui import procs
 from baton_tui.run import supervisor
@@ -88,7 +89,7 @@ class Following:
                 tracked.signalled = time.monotonic()
 
     def follow(self) -> None:
-        """Progress, stalls and ends of the tracked attempts."""
+        """Progress, stalls, loops, off-plan edits and ends of the tracked attempts."""
         stall = self.ws.config.limits.stall
         for task_id, tracked in list(self.tracked.items()):
             attempt = self.store.attempt(tracked.attempt_id)
@@ -102,8 +103,9 @@ class Following:
                 continue
             if tracked.signalled and time.monotonic() - tracked.signalled > STOP_GRACE:
                 procs.signal_group(attempt.pgid, signal.SIGKILL)
-            if self.doc.autonomy == "watch":
-                self._supervise(task_id, tracked, attempt)
+            if supervisor.cpu_busy(tracked.watch, attempt.pid):
+                tracked.last_activity = time.monotonic()  # busy in silence is not stalled
+            self._supervise(task_id, tracked, attempt)
             quiet = time.monotonic() - tracked.last_activity
             if stall and quiet > stall and tracked.signalled is None \
                     and self.state(task_id) == State.RUNNING:
@@ -111,23 +113,45 @@ class Following:
                 spec["silenced"] = quiet
                 self.store.update_attempt(attempt.id, spec=spec)
                 self.emit(task_id, K.TASK_FLAGGED, flag="stall",
-                          message=f"silent for {int(quiet)}s: stopping it")
+                          message=f"silent for {int(quiet)}s (no output, report or CPU): "
+                                  "stopping it")
                 self._signal(task_id)
+        self._overlaps()
+
+    def _flag(self, task_id: int, key: str, kind: str, message: str, **data: object) -> None:
+        """Raise one flag once per attempt."""
+        tracked = self.tracked.get(task_id)
+        if tracked is not None and tracked.watch.once(key):
+            self.emit(task_id, K.TASK_FLAGGED, flag=kind, message=message, **data)
 
     def _supervise(self, task_id: int, tracked: Tracked, attempt: AttemptRow) -> None:
-        """Watch mode: flag a stall before it is stopped, and edits outside the scope."""
+        """Flag a stall before it is stopped, a task going round without changing anything,
+        and edits outside the scope."""
+        settings = self.ws.config.supervision
         watch = tracked.watch
-        quiet = supervisor.quiet_for(tracked.last_activity, self.ws.config.limits.stall)
-        if quiet and watch.once("quiet"):
-            self.emit(task_id, K.TASK_FLAGGED, message=f"quiet for {int(quiet)}s — stalled? "
-                      f"(`baton stop {task_id}` to take over)", flag="stall")
+        quiet = supervisor.quiet_for(tracked.last_activity, self.ws.config.limits.stall,
+                                     settings.stall_flag)
+        if quiet and self.state(task_id) == State.RUNNING:
+            self._flag(task_id, "quiet", "stall", f"quiet for {int(quiet)}s: no output, report "
+                       f"or CPU — stalled? (`baton take {task_id}` to take over)")
         cwd = attempt.spec.get("cwd")
         task = self._task(task_id)
-        if cwd and task.mode == "build" and self.git_mode:
-            outside = supervisor.off_plan(watch, Path(cwd), task.scope)
-            if outside:
-                self.emit(task_id, K.TASK_FLAGGED, flag="scope",
-                          message="editing outside its scope: " + ", ".join(outside[:8]))
+        if not (cwd and task.mode == "build" and self.git_mode):
+            return
+        outside = supervisor.look_at_files(watch, Path(cwd), task.scope)
+        if outside:
+            self.emit(task_id, K.TASK_FLAGGED, flag="scope", files=outside,
+                      message="editing outside its scope: " + ", ".join(outside[:8]))
+        if watch.steps_since_change >= settings.idle_turns:
+            self._flag(task_id, "idle", "loop", f"{watch.steps_since_change} steps without "
+                       "changing any file — going round in circles?")
+
+    def _overlaps(self) -> None:
+        """Two running tasks changing the same file will conflict when they land: say so."""
+        changed = {t: tr.watch.changed for t, tr in self.tracked.items() if tr.watch.changed}
+        for task_id, (other, files) in supervisor.overlaps(changed).items():
+            self._flag(task_id, f"overlap-{other}", "overlap", f"task {other} is changing the "
+                       f"same files: {', '.join(files[:5])}", files=files)
 
     def _agent_spoke(self, tracked: Tracked) -> bool:
         """Whether the agent used the report channel since the last look (quiet output is
@@ -136,6 +160,26 @@ class Following:
             self.spoke.discard(tracked.task_id)
             return True
         return False
+
+    def _read_lines(self, tracked: Tracked, player: Any, text: str) -> None:
+        """Each line: a progress line for the card, a step the loop watch counts, and a halt
+        the player's adapter recognises (a CLI retrying forever on its own)."""
+        watch = tracked.watch
+        watch.repeats = self.ws.config.supervision.loop_repeats
+        for line in text.splitlines():
+            progress = player.progress(line)
+            if progress:
+                tracked.pending_line = progress
+                supervisor.step(watch, self.ws.config.supervision.idle_turns)
+            halt = player.halt(line)
+            if halt and tracked.signalled is None:
+                self.emit(tracked.task_id, K.TASK_PROGRESS, message=f"stopping it: {halt}",
+                          attempt=tracked.attempt_id)
+                self._signal(tracked.task_id)
+            looping = supervisor.loop_line(watch, progress or line)
+            if looping:
+                self._flag(tracked.task_id, "loop", "loop", f"looping: “{looping[:80]}” "
+                           f"{watch.repeats}× in a row")
 
     def _read_output(self, tracked: Tracked, attempt: AttemptRow) -> None:
         size = self._log_size(attempt)
@@ -147,20 +191,7 @@ class Following:
                 chunk = fh.read(min(size - tracked.log_offset, 1 << 20))
             tracked.log_offset += len(chunk)
             if player is not None:
-                for line in chunk.decode("utf-8", "replace").splitlines():
-                    text = player.progress(line)
-                    if text:
-                        tracked.pending_line = text
-                    halt = player.halt(line)
-                    if halt and tracked.signalled is None:
-                        self.emit(tracked.task_id, K.TASK_PROGRESS, message=f"stopping it: {halt}",
-                                  attempt=tracked.attempt_id)
-                        self._signal(tracked.task_id)
-                    looping = supervisor.loop_line(tracked.watch, text or line)
-                    if looping and self.doc.autonomy == "watch" and tracked.watch.once("loop"):
-                        self.emit(tracked.task_id, K.TASK_FLAGGED, flag="loop",
-                                  message=f"looping: “{looping[:80]}” {supervisor.LOOP_REPEATS}"
-                                          "× in a row")
+                self._read_lines(tracked, player, chunk.decode("utf-8", "replace"))
         elif self._agent_spoke(tracked):
             tracked.last_activity = time.monotonic()
         now = time.monotonic()

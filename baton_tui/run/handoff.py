@@ -104,9 +104,23 @@ def review(ws: Workspace, only: int | None = None) -> dict[str, Any]:
         combined = combine(ws.root, cur.row.base_commit, [t.branch for t in tasks]) or combined
     data = git_review(ws.root, cur.row.base_commit, combined, tasks)
     data["onto"] = cur.row.base_branch
+    data["decided"] = decided_for_you(cur, only)
     if only is not None:
         data = {**data, **data["tasks"][0]}
     return data
+
+
+def decided_for_you(cur: plans.Current, only: int | None = None) -> list[dict[str, Any]]:
+    """The one review at the end: per task, every checkpoint Baton answered itself (watch,
+    autopilot, `run --approve`) with its evidence, and every supervisor flag."""
+    found = []
+    for task in cur.doc.tasks:
+        view = cur.view(task.id)
+        if (only is None or task.id == only) and (view.decisions or view.flags):
+            found.append({"id": task.id, "title": task.title,
+                          "decisions": [dict(d) for d in view.decisions],
+                          "flags": [dict(f) for f in view.flags]})
+    return found
 
 
 @dataclass

@@ -36,17 +36,19 @@ def build_server():
 
     @server.tool(name="baton_report", description=(
         "Report your task to Baton: status 'done' with a summary of what you did, 'failed' with "
-        "the reason, or 'progress' with a short note. Done/failed is the only way your task "
-        "counts as finished; end your turn after it."))
+        "the reason, 'progress' with a short note, or 'limited' when your usage limit stops "
+        "you. Done/failed is the only way your task counts as finished; end your turn after "
+        "it."))
     async def baton_report(status: str, summary: str) -> str:
         return await asyncio.to_thread(_report, status, summary)
 
     @server.tool(name="baton_checkpoint", description=(
-        "Ask before an irreversible step (migration, deletion, dependency change). Answers GO "
-        "(go ahead), STOP (do not take the step) or NOT DECIDED (end your turn now without the "
-        "step; you will be resumed with the answer)."))
-    async def baton_checkpoint(what: str, evidence_file: str | None = None) -> str:
-        return await asyncio.to_thread(_checkpoint, what, evidence_file)
+        "Ask before an irreversible step (migration, deletion, dependency change). Gather a dry "
+        "run first and pass its output as `evidence`. Answers GO (go ahead), STOP (do not take "
+        "the step) or NOT DECIDED (end your turn now without the step; you will be resumed "
+        "with the answer)."))
+    async def baton_checkpoint(what: str, evidence: str | None = None) -> str:
+        return await asyncio.to_thread(_checkpoint, what, evidence)
 
     return server
 

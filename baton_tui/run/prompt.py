@@ -57,12 +57,16 @@ def rules(task: "Task", can_shell: bool = True, in_output: bool = False) -> str:
     if task.checkpoint:
         lines.append(
             "- This task has a CHECKPOINT. Before the irreversible step (migration, deletion, "
-            "dependency change) " + ("run `baton checkpoint \"what is about to happen\"` "
-            "(optionally `--evidence FILE`). Exit 0: go ahead. Exit 1: stop, do not take the "
-            "step. Exit 3: not decided yet" if can_shell else "call the `baton_checkpoint` tool "
-            "with what is about to happen. GO: go ahead. STOP: do not take the step. NOT "
-            "DECIDED: not decided yet") + " — end your turn now without taking the step; you "
-            "will be resumed with the answer. A checkpoint task that never asks is flagged.")
+            "dependency change), first gather a dry run (the migration's SQL, the files a "
+            "deletion removes, the dependency diff), then " + (
+                "run `baton checkpoint \"what is about to happen\" --evidence FILE` with the dry "
+                "run's output in FILE (or `--evidence -` on stdin). Exit 0: go ahead. Exit 1: "
+                "stop, do not take the step. Exit 3: not decided yet" if can_shell else
+                "call the `baton_checkpoint` tool with what is about to happen and the dry run's "
+                "output as `evidence`. GO: go ahead. STOP: do not take the step. NOT DECIDED: "
+                "not decided yet") + " — end your turn now without taking the step; you will be "
+            "resumed with the answer. A checkpoint task that never asks is held for your "
+            "review before it lands.")
     return "\n".join(lines) + "\n"
 
 

@@ -42,6 +42,8 @@ class Action(StrEnum):
     PAUSE = "pause"
     MERGE = "merge"
     DETAIL = "detail"              # look at a task (needs one selected, nothing else)
+    TAKE = "take"                  # take a task over in its worktree
+    BUDGET = "budget"              # change the plan's budget
     NEW_PLAN = "new_plan"          # replace the current plan
     ARCHIVE_PLAN = "archive_plan"  # replace it, archiving its open work (`--new`)
 
@@ -56,9 +58,9 @@ FIELDS: dict[Action, str] = {
 EDIT_OF = {field: action for action, field in FIELDS.items()}
 # A paused or failed task may be reassigned, nothing else.
 REASSIGN_FIELDS = frozenset({"player", "model", "effort"})
-TASK_ACTIONS = frozenset({*FIELDS, Action.DETAIL, Action.REMOVE_TASK, Action.START_TASK, Action.STOP_TASK,
-                          Action.RETRY_TASK, Action.DONE, Action.DISCARD,
-                          Action.ANSWER_CHECKPOINT})
+TASK_ACTIONS = frozenset({*FIELDS, Action.DETAIL, Action.TAKE, Action.REMOVE_TASK,
+                          Action.START_TASK, Action.STOP_TASK, Action.RETRY_TASK, Action.DONE,
+                          Action.DISCARD, Action.ANSWER_CHECKPOINT})
 NOT_APPROVED = ("the plan is not approved: review it, then approve it (`baton approve`, "
                 "or a in the app)")
 
@@ -101,8 +103,9 @@ def why_not(action: Action | str, snap: Snapshot, task: TaskSnap | None = None,
 
 
 def _edit(field: str, task: TaskSnap, players: PlayerFacts | None) -> str | None:
+    movable = task.state in RESTARTABLE or (task.reassigned and task.state == State.QUEUED)
     if task.started:
-        if task.state not in RESTARTABLE:
+        if not movable:
             return (f"task {task.id} has started ({task.state}): its fields are frozen; a paused "
                     f"or failed task may only be reassigned (player, model, effort) and retried")
         if field not in REASSIGN_FIELDS:
@@ -155,12 +158,22 @@ def _stop(snap: Snapshot, task: TaskSnap | None) -> str | None:
 
 
 def _retry(snap: Snapshot, task: TaskSnap | None) -> str | None:
+    # Not approved (an edit voided it): the task is queued with its feedback all the same,
+    # and starts once the plan is approved again.
     assert task is not None
     if task.state not in RESTARTABLE:
         return (f"task {task.id} is {task.state}: only a failed, parked or paused task can be "
                 "retried")
-    if task.mode == "build" and not snap.approved:
-        return NOT_APPROVED
+    return None
+
+
+def _take(snap: Snapshot, task: TaskSnap | None) -> str | None:
+    assert task is not None
+    if task.mode != "build":
+        return f"task {task.id} is a {task.mode} task: only a build task has a worktree to take over"
+    if task.state not in ACTIVE and task.state not in RESTARTABLE:
+        return (f"task {task.id} is {task.state}: only a running, paused, failed or parked task "
+                "can be taken over")
     return None
 
 
@@ -284,4 +297,5 @@ _RULES: dict[Action, Callable[[Snapshot, TaskSnap | None], str | None]] = {
     Action.ANSWER_CHECKPOINT: _answer, Action.PAUSE: _pause,
     Action.MERGE: _merge, Action.NEW_PLAN: _new_plan, Action.ARCHIVE_PLAN: _archive,
     Action.APPROVE: _approve,
+    Action.TAKE: _take,
 }

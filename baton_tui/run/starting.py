@@ -11,13 +11,14 @@ import asyncio
 import os
 import subprocess
 import time
+from typing import Any
 
 from baton_tui.errors import BatonError
 from baton_tui.plan.model import Task
 from baton_tui.run import launcher
 from baton_tui.run.finish import Intent
 from baton_tui.run.following import Tracked
-from baton_tui.store.events import LANDED, EventKind, State
+from baton_tui.store.events import BROKEN, LANDED, EventKind, State
 
 K = EventKind
 
@@ -48,6 +49,39 @@ def exited(shim: subprocess.Popen) -> asyncio.Future:
     return future
 
 
+def handoff_packet(conductor: Any, task: Task, view: Any) -> str:
+    """What a reassigned task's new player needs: the previous player's progress and last
+    summary, the files changed so far, a failed check's output — and "continue from here"."""
+    previous = (view.reassigned or {}).get("from", "another player")
+    lines = [f"## Handoff: this task was started by {previous}, and moves to you",
+             "The original brief is above. Here is how far it got:"]
+    if view.progress_log:
+        lines += ["", "Its progress, oldest first:", *(f"- {p}" for p in view.progress_log)]
+    if view.last_report or view.summary:
+        lines += ["", f"Its last report: {view.last_report or view.summary}"]
+    if view.reason:
+        lines += ["", f"Why it stopped: {view.reason}"]
+    stat = _diff_stat(conductor, view)
+    if stat:
+        lines += ["", "Files changed so far (already in your working tree):", stat]
+    if view.check and view.check.get("exit") not in (0, None):
+        lines += ["", f"Its check failed (exit {view.check['exit']}):",
+                  str(view.check.get("output", ""))[-2000:]]
+    lines += ["", "Continue from here: keep what is done, finish the rest, then report."]
+    return "\n".join(lines)
+
+
+def _diff_stat(conductor: Any, view: Any) -> str:
+    if not (view.workdir and view.base and conductor.git_mode):
+        return ""
+    from baton_tui.gitops.git import run_git
+
+    done = run_git(view.workdir, "diff", "--stat", view.base, "--")
+    untracked = run_git(view.workdir, "ls-files", "--others", "--exclude-standard")
+    extra = "".join(f" {path} (new, untracked)\n" for path in untracked.stdout.splitlines())
+    return (done.stdout + extra).rstrip() if done.returncode == 0 else extra.rstrip()
+
+
 class Starting:
     """Choosing and starting attempts; `self` is the Conductor."""
 
@@ -56,14 +90,24 @@ class Starting:
                    if d in self.by_id)
 
     def candidates(self) -> list[tuple[Task, str | None]]:
-        """Tasks that may start now, with a resume message where they continue a session."""
+        """Tasks that may start now, with a resume message where they continue a session.
+
+        Paused sessions come first (a reset has arrived), then the longest remaining path.
+        Nothing new starts once a stop condition is met; a task edited mid-run waits for
+        approval; a player at its usage limit is waited for.
+        """
         ready: list[tuple[Task, str | None]] = []
         now = time.time()
+        if self.folder.plan.stopped_by:
+            return ready
+        limited = {p for p, at in self.folder.plan.player_limits.items() if at > now}
         for task in self.doc.tasks:
             if task.id in self.tracked or task.id in self.finishing or task.id in self.starting:
                 continue
             view = self.view(task.id)
             state = view.state
+            if state == State.QUEUED and (view.needs_approval or task.player in limited):
+                continue
             if state == State.QUEUED and self._deps_ready(task):
                 if task.mode == "manual":
                     if task.id not in self.announced_manual:
@@ -76,11 +120,16 @@ class Starting:
                 if view.not_before > now:
                     continue
                 ready.append((task, None))
-            elif state == State.PAUSED and not self.pause_requested:
+            elif state in BROKEN and view.reassigned and not self.pause_requested:
+                ready.append((task, None))  # moved to another player: it starts there at once
+            elif state == State.PAUSED and not self.pause_requested and not view.taken:
                 if view.until and view.until > now:
                     continue
                 ready.append((task, "You were paused (" + (view.reason or "paused")
                               + "). Continue the task where you left off."))
+            elif state == State.CHECKPOINT and view.held and view.checkpoint_answer:
+                self.finishing[task.id] = asyncio.ensure_future(
+                    self._release_held(task, view.checkpoint_answer == "yes"))
             elif state == State.CHECKPOINT:
                 answer = view.checkpoint_answer
                 if answer == "yes":
@@ -89,7 +138,8 @@ class Starting:
                 elif answer == "no":
                     ready.append((task, "The person answered your checkpoint: NO — do not take "
                                   "that step. Finish without it if you can, else report failed."))
-        ready.sort(key=lambda item: (-self.longest.get(item[0].id, 0), item[0].id))
+        ready.sort(key=lambda item: (self.view(item[0].id).state != State.PAUSED,
+                                     -self.longest.get(item[0].id, 0), item[0].id))
         return ready
 
     def capacity_for(self, task: Task) -> bool:
@@ -121,11 +171,15 @@ class Starting:
         previous = self.store.latest_attempt(self.plan.id, task.id)
         view = self.view(task.id)
         feedback = view.feedback
+        if view.reassigned:  # a new player: a fresh session, briefed on the work so far
+            resume_message = None
+            feedback = "\n\n".join(x for x in (handoff_packet(self, task, view), feedback) if x)
         if view.state == State.QUEUED and view.rate_limited and resume_message is None:
             # A 429 retry continues the saved session rather than starting over.
             resume_message = ("You were stopped by a rate limit (HTTP 429). Continue the "
                               "task where you left off.")
-        session = previous.session_id if previous and resume_message else None
+        session = previous.session_id if previous and resume_message \
+            and previous.player == task.player else None
         attempts = len(self.store.attempts(self.plan.id, task.id))
         refresh = task.mode == "build" and view.lost_landing
         artifacts = self.artifacts(task)

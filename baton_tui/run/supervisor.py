@@ -1,8 +1,9 @@
-"""Watch-mode supervision: notice stalls, loops and off-plan edits while an agent runs.
+"""The supervisor: notice stalls, loops and off-plan edits while an agent runs.
 
-Pure observations over what the conductor already reads (output lines, the worktree);
-the conductor turns them into `task.flagged` events. Each kind of flag is raised once
-per attempt, so a person sees a signal, not a stream.
+Pure observations over what the conductor already has (output lines, the worktree, the
+agent's process tree); the conductor turns them into `task.flagged` events at every
+level (watch makes them prominent in the front ends). Each kind of flag is raised once
+per attempt, so a person sees a signal, not a stream. Thresholds: `[supervision]`.
 """
 
 from __future__ import annotations
@@ -12,18 +13,24 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LOOP_REPEATS = 5
-SCOPE_EVERY = 5.0
+SCOPE_EVERY = 5.0   # seconds between looks at a worktree's changed files
+CPU_EVERY = 1.0     # seconds between looks at an agent's CPU time
 
 
 @dataclass
 class Watch:
     """What the supervisor remembers about one attempt."""
 
-    recent: deque = field(default_factory=lambda: deque(maxlen=LOOP_REPEATS))
+    repeats: int = 5
+    recent: deque = field(default_factory=deque)
     raised: set[str] = field(default_factory=set)
     outside: set[str] = field(default_factory=set)
-    next_scope_check: float = 0.0
+    changed: frozenset[str] = frozenset()   # the task's changed files at the last look
+    signature: tuple = ()                   # those files' sizes and times: has anything moved?
+    steps_since_change: int = 0
+    next_files_check: float = 0.0
+    cpu: float = -1.0
+    next_cpu_check: float = 0.0
 
     def once(self, key: str) -> bool:
         """True the first time `key` is raised for this attempt."""
@@ -34,31 +41,87 @@ class Watch:
 
 
 def loop_line(watch: Watch, line: str) -> str | None:
-    """The line, when the agent has printed it LOOP_REPEATS times in a row."""
+    """The line (a tool call, a command and its result), once the agent has produced it
+    `watch.repeats` times in a row."""
     text = line.strip()
     if not text:
         return None
     watch.recent.append(text)
-    if len(watch.recent) == LOOP_REPEATS and len(set(watch.recent)) == 1:
+    while len(watch.recent) > watch.repeats:
+        watch.recent.popleft()
+    if len(watch.recent) == watch.repeats and len(set(watch.recent)) == 1:
         return text
     return None
 
 
-def quiet_for(last_activity: float, stall: float, now: float | None = None) -> float | None:
-    """Seconds of silence once past half the stall limit (a warning before the stop)."""
+def step(watch: Watch, idle_turns: int) -> bool:
+    """Count one agent step; True once `idle_turns` steps went by without a file changing."""
+    watch.steps_since_change += 1
+    return watch.steps_since_change >= idle_turns
+
+
+def quiet_for(last_activity: float, stall: float, fraction: float = 0.5,
+              now: float | None = None) -> float | None:
+    """Seconds of silence once past `fraction` of the stall limit (a warning before the stop)."""
     quiet = (now if now is not None else time.monotonic()) - last_activity
-    return quiet if stall and quiet > stall / 2 else None
+    return quiet if stall and quiet > stall * fraction else None
 
 
-def off_plan(watch: Watch, worktree: Path, scope: list[str], now: float | None = None) -> list[str]:
-    """Newly changed files outside the task's scope (checked every SCOPE_EVERY seconds)."""
+def cpu_busy(watch: Watch, pid: int | None, now: float | None = None) -> bool:
+    """True when the agent's process tree used CPU time since the last look (checked at most
+    once a second): an agent compiling or thinking in silence is not stalled."""
     now = now if now is not None else time.monotonic()
-    if not scope or now < watch.next_scope_check:
-        return []
-    watch.next_scope_check = now + SCOPE_EVERY
+    if not pid or now < watch.next_cpu_check:
+        return False
+    watch.next_cpu_check = now + CPU_EVERY
+    from baton_tui import procs
+
+    total = procs.tree_cpu_time(pid)
+    busy = watch.cpu >= 0 and total > watch.cpu + 0.05
+    watch.cpu = max(watch.cpu, total)  # the total dips when a child ends: only growth counts
+    return busy
+
+
+def look_at_files(watch: Watch, worktree: Path, scope: list[str],
+                  now: float | None = None) -> list[str] | None:
+    """Every SCOPE_EVERY seconds: refresh the task's changed files (resetting the idle-step
+    count when any moved) and return the newly changed files outside its scope (None between
+    looks)."""
+    now = now if now is not None else time.monotonic()
+    if now < watch.next_files_check:
+        return None
+    watch.next_files_check = now + SCOPE_EVERY
     from baton_tui.gitops import landing, worktrees
 
-    outside = set(landing.files_outside(worktrees.changed_paths(worktree), scope))
+    changed = worktrees.changed_paths(worktree)
+    signature = tuple(sorted((p, *_stat(worktree / p)) for p in changed))
+    if signature != watch.signature:
+        watch.signature, watch.steps_since_change = signature, 0
+    watch.changed = frozenset(changed)
+    if not scope:
+        return []
+    outside = set(landing.files_outside(changed, scope))
     new = sorted(outside - watch.outside)
     watch.outside |= outside
     return new
+
+
+def _stat(path: Path) -> tuple[int, int]:
+    try:
+        info = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (info.st_size, info.st_mtime_ns)
+
+
+def overlaps(changed: dict[int, frozenset[str]]) -> dict[int, tuple[int, list[str]]]:
+    """Running tasks changing the same files: task -> (another task, the shared files)."""
+    found: dict[int, tuple[int, list[str]]] = {}
+    ids = sorted(changed)
+    for i, one in enumerate(ids):
+        for other in ids[i + 1:]:
+            shared = sorted(changed[one] & changed[other])
+            if shared:
+                found.setdefault(one, (other, shared))
+                found.setdefault(other, (one, shared))
+    return found

@@ -70,6 +70,8 @@ class EventKind(StrEnum):
     TASK_FLAGGED = "task.flagged"
     TASK_CHECK = "task.check"
     TASK_STOP_REQUESTED = "task.stop_requested"
+    TASK_REASSIGNED = "task.reassigned"
+    TASK_APPROVAL_VOIDED = "task.approval_voided"  # edited mid-run: only it waits for approval
     # the plan
     PLAN_CREATED = "plan.created"
     PLAN_ARCHIVED = "plan.archived"
@@ -77,11 +79,13 @@ class EventKind(StrEnum):
     PLAN_APPROVED = "plan.approved"
     PLAN_APPROVAL_VOIDED = "plan.approval_voided"
     PLAN_AUTONOMY = "plan.autonomy"
+    PLAN_BUDGET = "plan.budget"
     # the run and its conductor
     RUN_STARTED = "run.started"
     RUN_RESUMED = "run.resumed"
     RUN_PAUSE_REQUESTED = "run.pause_requested"
     RUN_CHECK = "run.check"
+    RUN_STOPPED = "run.stopped"        # a stop condition met: nothing new starts
     RUN_FINISHED = "run.finished"
     CONDUCTOR_STARTED = "conductor.started"
     CONDUCTOR_CRASHED = "conductor.crashed"
@@ -113,7 +117,7 @@ AGENT_EVENTS = frozenset({K.TASK_PROGRESS, K.TASK_REPORTED, K.TASK_CHECKPOINT, K
 
 # Typed payloads: the keys each kind's `data` may hold (all optional: older rows lack some).
 class Queued(TypedDict, total=False):
-    by: str                 # "retry" | "start" | "autopilot" | absent for the run's own queueing
+    by: str                 # "retry" | "start" | "autopilot" | "reassign" | absent: the run's own
     feedback: str | None
     rate_limited: bool
     not_before: float
@@ -134,6 +138,10 @@ Ended = TypedDict("Ended", {
     "attempt": int, "summary": str, "reason": str, "output": str, "until": float,
     "conflicts": list[str], "kept": str | None, "commit": str, "at": float, "by": str,
     "took_over": bool, "onto": str, "with": int | None,
+    "player": str,            # paused at a usage limit: whose limit
+    "limit": str,             # "known" | "unknown" (reset time) | "declared" (baton report limited)
+    "probe": int,             # the how-many-th probe of a limit with no known reset
+    "held": bool,             # a checkpoint held before landing (it finished without asking)
 }, total=False)
 
 
@@ -141,6 +149,7 @@ class Checkpoint(TypedDict, total=False):
     what: str
     attempt: int
     evidence: str | None
+    held: bool              # Baton holds a finished task before landing (guarded review)
 
 
 class CheckpointAnswered(TypedDict, total=False):
@@ -151,8 +160,9 @@ class CheckpointAnswered(TypedDict, total=False):
 
 class Flagged(TypedDict, total=False):
     message: str
-    flag: str               # "stall" | "loop" | "scope" | "checkpoint" | …
+    flag: str               # "stall" | "loop" | "scope" | "checkpoint" | "outside" | …
     files: list[str]
+    attempt: int            # outside: the attempt that ran while the files changed
 
 
 class Usage(TypedDict, total=False):
@@ -163,16 +173,34 @@ class Usage(TypedDict, total=False):
 
 class Reported(TypedDict, total=False):
     attempt: int
-    status: str
+    status: str             # done | failed | limited
     summary: str
     reason: str
+    until: float | None     # limited: when the limit resets, if the agent knows
     ts: float
+
+
+Reassigned = TypedDict("Reassigned", {
+    "from": str, "to": str, "model": str | None, "effort": str | None}, total=False)
+
+
+class RunStarted(TypedDict, total=False):
+    approve: bool
+    until_failures: int | None
+    deadline: float | None
+
+
+class Stopped(TypedDict, total=False):
+    by: str                 # failures | deadline | budget
+    detail: str
 
 
 PAYLOADS: dict[EventKind, type] = {
     K.TASK_QUEUED: Queued, K.TASK_STARTED: Started, K.TASK_RESUMED: Started,
     K.TASK_CHECKPOINT: Checkpoint, K.TASK_CHECKPOINT_ANSWERED: CheckpointAnswered,
     K.TASK_FLAGGED: Flagged, K.TASK_USAGE: Usage, K.TASK_REPORTED: Reported,
+    K.RUN_STARTED: RunStarted, K.RUN_RESUMED: RunStarted, K.RUN_STOPPED: Stopped,
+    K.TASK_REASSIGNED: Reassigned,
     **{kind: Ended for kind in (K.TASK_DONE, K.TASK_FAILED, K.TASK_PAUSED, K.TASK_PARKED,
                                 K.TASK_LANDED, K.TASK_MERGED, K.TASK_DISCARDED)},
 }

@@ -21,6 +21,8 @@ def fmt_secs(seconds: float) -> str:
 
 def describe_state(task: dict) -> str:
     """A task's state in plain words: `blocked by #3`, `paused until 15:00`, `failed: why`."""
+    if task.get("words"):
+        return task["words"]
     from baton_tui.store.snapshot import describe
 
     return describe(task["state"], task.get("blocked_by"), task.get("until"), task.get("reason"))
@@ -35,6 +37,10 @@ def render_status(status: dict) -> str:
              f"{'approved' if plan['approved'] else 'not approved'}",
              f"goal: {plan['goal']}",
              f"conductor: pid {conductor['pid']}" if conductor else "conductor: not running"]
+    if plan.get("stopped_by"):
+        lines.append(f"stopped by {plan['stopped_by']}: no new task starts — `baton resume` "
+                     "continues")
+    lines += _budget(plan.get("budget"))
     width = min(max((len(t["title"]) for t in status["tasks"]), default=10), 40)
     for task in status["tasks"]:
         who = " · ".join(x for x in (task["player"], task.get("model")) if x)
@@ -47,11 +53,35 @@ def render_status(status: dict) -> str:
     summary = status.get("summary")
     if summary and summary["wall"]:
         speed = f" · speedup {summary['speedup']}×" if summary["speedup"] else ""
-        money = f" · ${summary['cost']:.4f}" if summary["cost"] else ""
         tokens = f" · {summary['tokens']} tokens" if summary["tokens"] else ""
         lines.append(f"run: wall {fmt_secs(summary['wall'])} · task time "
-                     f"{fmt_secs(summary['task_time'])}{speed}{tokens}{money}")
+                     f"{fmt_secs(summary['task_time'])}{speed}{tokens}{money(summary['cost'])}")
+        for name, use in sorted((summary.get("players") or {}).items()):
+            lines.append(f"  {name}: {use['tasks']} task(s) · {fmt_secs(use['task_time'])} · "
+                         f"{use['tokens']} tokens{money(use['cost'])}")
     return "\n".join(lines)
+
+
+def money(cost: float | None) -> str:
+    """A cost, or `cost unknown` when no player reported one (never a made-up 0)."""
+    return " · cost unknown" if cost is None else f" · ${cost:.4f}"
+
+
+def _budget(budget: dict | None) -> list[str]:
+    if not budget or not any(v is not None for v in budget["limits"].values()):
+        return []
+    parts = []
+    for key, unit in (("tokens", ""), ("cost", "$"), ("time", "")):
+        limit, used = budget["limits"][key], budget["used"][key]
+        if limit is None:
+            continue
+        if key == "time":
+            parts.append(f"time {fmt_secs(used or 0)} of {fmt_secs(limit)}")
+        elif key == "cost":
+            parts.append(f"cost {'unknown' if used is None else f'${used:.2f}'} of ${limit:.2f}")
+        else:
+            parts.append(f"tokens {used} of {limit}")
+    return ["budget: " + " · ".join(parts) + (" (hard)" if budget.get("hard") else "")]
 
 
 def _details(task: dict) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any
 from baton_tui import procs
 from baton_tui.plan.dag import blocked_by, levels, topo_order
 from baton_tui.plan.slug import task_branch
+from baton_tui.run import budget, policy
 from baton_tui.store.db import PlanRow, Store
 from baton_tui.store.events import BROKEN, FINISHED, PENDING, SETTLED, WAITING, State
 from baton_tui.store.views import Folder, TaskView
@@ -54,6 +55,7 @@ class TaskSnap(_Frozen):
         "unready",  # why its player cannot start here (a pending task only), else None
         "reason", "progress", "until", "started_at", "wall", "tokens", "cost", "summary",
         "last_report", "flags", "attempts", "started", "blocked_by", "question", "answerable",
+        "decisions", "needs_approval", "limit", "reassigned",
     )
 
     def as_json(self) -> dict[str, Any]:
@@ -66,6 +68,8 @@ class TaskSnap(_Frozen):
             "blocked_by": self.blocked_by, "reason": self.reason, "progress": self.progress,
             "until": self.until, "checkpoint": self.question, "summary": self.summary,
             "last_report": self.last_report, "flags": [dict(f) for f in self.flags],
+            "decisions": [dict(d) for d in self.decisions], "words": self.words,
+            "needs_approval": self.needs_approval,
             "wall": self.wall, "tokens": self.tokens, "cost": self.cost,
             "attempts": self.attempts,
             "player_ready": self.unready is None, "player_problem": self.unready,
@@ -80,7 +84,8 @@ class Snapshot(_Frozen):
     """
 
     __slots__ = (
-        "plan_id", "slug", "goal", "autonomy", "approved", "state", "conductor",
+        "plan_id", "slug", "goal", "autonomy", "approved", "state", "conductor", "stopped_by",
+        "budget",
         "base_branch", "base_commit", "integration_branch", "folder_mode", "tasks", "rows",
         "questions", "summary", "doc",
     )
@@ -110,6 +115,7 @@ class Snapshot(_Frozen):
         return {
             "plan": {"goal": self.goal, "slug": self.slug, "approved": self.approved,
                      "autonomy": self.autonomy, "state": self.state,
+                     "stopped_by": self.stopped_by, "budget": self.budget,
                      "base_branch": self.base_branch, "base_commit": self.base_commit,
                      "integration_branch": self.integration_branch},
             "conductor": self.conductor,
@@ -119,7 +125,7 @@ class Snapshot(_Frozen):
 
 
 def empty(conductor: dict[str, Any] | None = None) -> Snapshot:
-    return Snapshot(plan_id=None, state="no plan", tasks=(), rows=(), questions=(),
+    return Snapshot(plan_id=None, state="no plan", tasks=(), rows=(), questions=(), budget=None,
                     conductor=conductor, approved=False, autonomy="guarded", goal="", slug="")
 
 
@@ -148,12 +154,24 @@ def plan_word(approved: bool, tasks: list[TaskSnap], running: bool, check_failed
     return "approved" if approved else "draft"
 
 
-def describe(state: str, blocked: int | None, until: float | None, reason: str | None) -> str:
-    """A task's state in plain words: `blocked by #3`, `paused until 15:00`, `failed: why`."""
+def _clock(at: float) -> str:
+    return time.strftime("%H:%M", time.localtime(at))
+
+
+def describe(state: str, blocked: int | None, until: float | None, reason: str | None,
+             view: TaskView | None = None, waits_for: tuple[str, float] | None = None) -> str:
+    """A task's state in plain words: `blocked by #3`, `paused until 15:00`, `failed: why`,
+    `waiting for codex's limit, resets 14:05`, `waiting for your approval`."""
     if blocked:
         return f"blocked by #{blocked}"
+    if view is not None and view.needs_approval and state in PENDING:
+        return "waiting for your approval (edited mid-run)"
+    if waits_for and state == State.QUEUED:
+        return f"waiting for {waits_for[0]}'s limit, resets {_clock(waits_for[1])}"
+    if state == State.PAUSED and view is not None and view.limit == "unknown" and until:
+        return f"paused: usage limit, reset unknown — probing at {_clock(until)}"
     if state == State.PAUSED and until:
-        return "paused until " + time.strftime("%H:%M", time.localtime(until))
+        return "paused until " + _clock(until)
     if state == State.CHECKPOINT:
         return "checkpoint: waiting for you"
     if state in BROKEN and reason:
@@ -172,14 +190,17 @@ def build(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None,
     blank = TaskView()
     blocked = blocked_by(deps, {i: (views.get(i) or blank).state for i in deps})
     level_of = levels(deps)
+    limits = {p: at for p, at in folder.plan.player_limits.items() if at > now}
     tasks = [_task(plan, spec, views.get(spec["id"]) or blank, blocked.get(spec["id"]),
-                   level_of.get(spec["id"], 0), folder_mode, now) for spec in specs]
+                   level_of.get(spec["id"], 0), folder_mode, now, limits) for spec in specs]
     tasks = [_unready(t, unready) for t in tasks] if unready else tasks
     check = folder.plan.run_check
     by_id = {t.id: t for t in tasks}
     return Snapshot(
         plan_id=plan.id, slug=plan.slug, goal=doc.get("goal", ""),
-        autonomy=doc.get("autonomy", "guarded"), approved=plan.approved,
+        autonomy=policy.level(doc.get("autonomy")), approved=plan.approved,
+        stopped_by=folder.plan.stopped_by,
+        budget=budget.status(plan.options.get("budget"), tasks, folder, now),
         state=plan_word(plan.approved, tasks, conductor is not None,
                         bool(check and check.get("exit") not in (0, None))),
         conductor=conductor, base_branch=plan.base_branch, base_commit=plan.base_commit,
@@ -192,7 +213,7 @@ def build(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None,
 
 
 def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | None, level: int,
-          folder_mode: bool, now: float) -> TaskSnap:
+          folder_mode: bool, now: float, limits: dict[str, float]) -> TaskSnap:
     mode = spec.get("mode", "build")
     wall = view.wall + ((now - view.started_at) if view.started_at else 0.0)
     state = view.state
@@ -205,9 +226,14 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
         check=spec.get("check"),
         branch=task_branch(plan.slug, spec["id"], spec["title"]) if build_task else None,
         worktree=view.workdir if build_task else None, level=level, state=str(state),
-        words=describe(state, blocked, view.until, view.reason), reason=view.reason,
+        words=describe(state, blocked, view.until, view.reason, view,
+                       (spec["player"], limits[spec["player"]]) if spec["player"] in limits
+                       else None), reason=view.reason,
         progress=view.progress, until=view.until, started_at=view.started_at,
-        wall=round(max(0.0, wall), 2), tokens=view.tokens, cost=round(view.cost, 6),
+        wall=round(max(0.0, wall), 2), tokens=view.tokens,
+        cost=round(view.cost, 6) if view.cost_known else None,
+        decisions=tuple(dict(d) for d in view.decisions), needs_approval=view.needs_approval,
+        limit=view.limit, reassigned=bool(view.reassigned),
         summary=view.summary, last_report=view.last_report,
         flags=tuple(dict(f) for f in view.flags),
         attempts=view.attempts, started=view.started or state not in PENDING,
@@ -221,12 +247,25 @@ def _summary(folder: Folder, tasks: list[TaskSnap], running: bool, now: float) -
     run_wall = ((now if running else (last or now)) - first) if first is not None else 0.0
     task_time = sum(t.wall for t in tasks)
     states = [t.state for t in tasks]
+    players: dict[str, dict[str, Any]] = {}
+    for task in tasks:
+        if not (task.tokens or task.cost is not None or task.attempts):
+            continue
+        use = players.setdefault(task.player, {"tasks": 0, "tokens": 0, "cost": None,
+                                               "task_time": 0.0})
+        use["tasks"] += 1
+        use["tokens"] += task.tokens
+        use["task_time"] = round(use["task_time"] + task.wall, 2)
+        if task.cost is not None:
+            use["cost"] = round((use["cost"] or 0.0) + task.cost, 6)
+    costs = [t.cost for t in tasks if t.cost is not None]
     return {
         "wall": round(run_wall, 2), "task_time": round(task_time, 2),
         "speedup": round(task_time / run_wall, 2) if run_wall > 0 else None,
         "tokens": sum(t.tokens for t in tasks),
-        "cost": round(sum(t.cost for t in tasks), 6),
+        "cost": round(sum(costs), 6) if costs else None,  # None: no player reported a cost
         "counts": {s: states.count(s) for s in sorted(set(states))},
+        "players": players,
     }
 
 

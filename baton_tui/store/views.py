@@ -13,6 +13,7 @@ from typing import Any, Iterable
 from baton_tui.store.events import ENDED, STARTS, STATE_EVENTS, Event, EventKind, State
 
 K = EventKind
+PROGRESS_KEPT = 20  # progress lines a view keeps (what a reassigned task's new player reads)
 
 
 class TaskView:
@@ -28,6 +29,7 @@ class TaskView:
         self.wall = 0.0
         self.tokens = 0
         self.cost = 0.0
+        self.cost_known = False                # some usage event carried a cost
         self.summary: str | None = None
         self.last_report: str | None = None    # the agent's last done summary / failed reason
         self.flags: list[dict[str, Any]] = []  # {"kind", "detail", "at"}
@@ -56,6 +58,16 @@ class TaskView:
         self.checkpoint_answer: str | None = None    # "yes" / "no" once answered
         self.asked_checkpoint = False
         self.check: dict[str, Any] | None = None     # the last `check` run: exit, output
+        self.held = False                      # its open checkpoint holds a finished task
+        self.outside_files: list[str] = []     # written outside its worktree by …
+        self.outside_attempt: int | None = None  # … this attempt (the latest such flag)
+        self.decisions: list[dict[str, Any]] = []    # checkpoints Baton answered itself
+        self.progress_log: list[str] = []      # the latest progress lines (for a handoff)
+        self.needs_approval = False            # edited mid-run: waits for `baton approve`
+        self.taken = False                     # paused because the person took it over
+        self.reassigned: dict[str, Any] | None = None  # moved to another player since it ran
+        self.limit: str | None = None          # paused at a usage limit: known|unknown|declared
+        self.limit_probes = 0                  # probes of a limit with no known reset so far
 
     @property
     def answerable(self) -> bool:
@@ -72,6 +84,13 @@ class PlanView:
         self.first_start: float | None = None
         self.last_end: float | None = None
         self.unbranched = False   # an attempt ran with neither branch nor base (folder mode)
+        self.stopped_by: str | None = None        # failures | deadline | budget, until resumed
+        self.stop_detail: str | None = None
+        self.run_started: float | None = None     # the latest `run`/`resume`
+        self.until_failures: int | None = None    # that run's stop conditions
+        self.deadline: float | None = None
+        self.failures = 0                         # tasks that failed since that run began
+        self.player_limits: dict[str, float] = {}  # player -> when its usage limit resets
 
 
 class Folder:
@@ -110,12 +129,21 @@ class Folder:
         _DETAIL.get(event.kind, _ignore)(view, event)
 
     def _plan_event(self, event: Event) -> None:
-        data = event.data
+        data, plan = event.data, self.plan
         if event.kind == K.RUN_FINISHED:
-            self.plan.last_code = int(data.get("code", 1))
-            self.plan.last_end = event.ts
+            plan.last_code = int(data.get("code", 1))
+            plan.last_end = event.ts
         elif event.kind == K.RUN_CHECK:
-            self.plan.run_check = {"head": data.get("head"), "exit": data.get("exit")}
+            plan.run_check = {"head": data.get("head"), "exit": data.get("exit")}
+        elif event.kind in (K.RUN_STARTED, K.RUN_RESUMED):
+            plan.stopped_by = plan.stop_detail = None
+            plan.run_started, plan.failures = event.ts, 0
+            plan.until_failures, plan.deadline = data.get("until_failures"), data.get("deadline")
+        elif event.kind == K.RUN_STOPPED:
+            plan.stopped_by, plan.stop_detail = data.get("by"), data.get("detail")
+        elif event.kind == K.PLAN_APPROVED:
+            for view in self.tasks.values():
+                view.needs_approval = False
 
     def _state_change(self, view: TaskView, event: Event, state: State) -> None:
         data = event.data
@@ -134,10 +162,35 @@ class Folder:
             view.ended_at = event.ts
             if state != State.MERGED and state != State.DISCARDED:
                 self.plan.last_end = event.ts
+        if state in (State.FAILED, State.PARKED) and self.plan.run_started is not None \
+                and event.ts >= self.plan.run_started:
+            self.plan.failures += 1 if state == State.FAILED else 0
+        if state != State.PAUSED:
+            view.limit = None
+        elif data.get("limit") and data.get("player") and data.get("until"):
+            self.plan.player_limits[data["player"]] = float(data["until"])
+        if state == State.RUNNING and event.kind == K.TASK_STARTED:
+            view.reassigned = None
 
 
 def _ignore(view: TaskView, event: Event) -> None:
     return None
+
+
+def _paused(view: TaskView, event: Event) -> None:
+    data = event.data
+    view.taken = data.get("by") == "person"
+    view.limit = data.get("limit")
+    view.limit_probes = data.get("probe", 0) if view.limit == "unknown" else 0
+
+
+def _reassigned(view: TaskView, event: Event) -> None:
+    view.reassigned = dict(event.data)
+    view.until = None  # the old player's reset no longer matters
+
+
+def _approval_voided(view: TaskView, event: Event) -> None:
+    view.needs_approval = True
 
 
 def _queued(view: TaskView, event: Event) -> None:
@@ -161,6 +214,7 @@ def _started(view: TaskView, event: Event) -> None:
 
 def _checkpoint(view: TaskView, event: Event) -> None:
     data = event.data
+    view.held = bool(data.get("held"))
     view.pending_checkpoint = event.id
     view.checkpoint = data.get("what")
     view.checkpoint_evidence = data.get("evidence")
@@ -170,13 +224,19 @@ def _checkpoint(view: TaskView, event: Event) -> None:
 
 
 def _answered(view: TaskView, event: Event) -> None:
-    if event.data.get("checkpoint") == view.pending_checkpoint:
-        view.checkpoint_answer = event.data.get("answer")
+    data = event.data
+    if data.get("checkpoint") == view.pending_checkpoint:
+        view.checkpoint_answer = data.get("answer")
+        if data.get("by") not in (None, "person"):  # Baton decided: part of the final review
+            view.decisions.append({"what": view.checkpoint, "evidence": view.checkpoint_evidence,
+                                   "answer": data.get("answer"), "by": data.get("by"),
+                                   "at": event.ts})
 
 
 def _continued(view: TaskView, event: Event) -> None:
     view.pending_checkpoint = None
     view.checkpoint_answer = None
+    view.held = False
 
 
 def _done(view: TaskView, event: Event) -> None:
@@ -197,6 +257,8 @@ def _landed(view: TaskView, event: Event) -> None:
 
 def _progress(view: TaskView, event: Event) -> None:
     view.progress = event.data.get("message")
+    if view.progress:
+        view.progress_log = [*view.progress_log[-(PROGRESS_KEPT - 1):], view.progress]
 
 
 def _reported(view: TaskView, event: Event) -> None:
@@ -210,13 +272,17 @@ def _reported(view: TaskView, event: Event) -> None:
 
 def _usage(view: TaskView, event: Event) -> None:
     view.tokens += int(event.data.get("tokens") or 0)
-    view.cost += float(event.data.get("cost") or 0.0)
+    if event.data.get("cost") is not None:
+        view.cost += float(event.data["cost"])
+        view.cost_known = True
 
 
 def _flagged(view: TaskView, event: Event) -> None:
     data = event.data
     view.flags.append({"kind": data.get("flag") or "note", "detail": str(data.get("message")),
                        "at": event.ts})
+    if data.get("flag") == "outside":
+        view.outside_files, view.outside_attempt = list(data.get("files") or []), data.get("attempt")
 
 
 def _check(view: TaskView, event: Event) -> None:
@@ -229,6 +295,8 @@ _DETAIL = {
     K.TASK_CONTINUED: _continued, K.TASK_DONE: _done, K.TASK_FAILED: _failed,
     K.TASK_LANDED: _landed, K.TASK_PROGRESS: _progress, K.TASK_REPORTED: _reported,
     K.TASK_USAGE: _usage, K.TASK_FLAGGED: _flagged, K.TASK_CHECK: _check,
+    K.TASK_PAUSED: _paused, K.TASK_REASSIGNED: _reassigned,
+    K.TASK_APPROVAL_VOIDED: _approval_voided,
 }
 
 

@@ -75,12 +75,12 @@ TOOL_SPECS: dict[str, dict[str, Any]] = {
                        "`failed` (with the reason) or `progress` (a short note). Reporting done "
                        "or failed is the ONLY way your task counts as finished.",
         "schema": {"type": "object", "properties": {
-            "status": {"type": "string", "enum": ["done", "failed", "progress"]},
+            "status": {"type": "string", "enum": ["done", "failed", "progress", "limited"]},
             "summary": {"type": "string"}}, "required": ["status", "summary"]},
     },
     "baton_checkpoint": {
         "description": "Ask before an irreversible step (migration, deletion, dependency "
-                       "change). Say what is about to happen; optional `evidence` file path. "
+                       "change). Say what is about to happen, with a dry run's output as `evidence`. "
                        "The answer says go ahead, stop, or not decided yet (end your turn).",
         "schema": {"type": "object", "properties": {
             "what": {"type": "string"}, "evidence": {"type": "string"}}, "required": ["what"]},

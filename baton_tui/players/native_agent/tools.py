@@ -188,9 +188,9 @@ class Toolbox:
 
         if not isinstance(what, str) or not what.strip():
             raise ToolError("say `what` is about to happen")
-        evidence_path = str(self.path(evidence)) if evidence else None
         try:
-            code, message = channel.checkpoint(self.caller(), what, evidence_path)
+            code, message = channel.checkpoint(self.caller(), what,
+                                               str(evidence) if evidence else None)
         except BatonError as exc:
             raise ToolError(exc.message if hasattr(exc, "message") else str(exc)) from None
         verdict = {channel.GO: "GO", channel.STOP: "STOP", channel.UNDECIDED: "WAIT"}[code]

@@ -1,0 +1,46 @@
+"""The budget guard: per-plan limits on tokens, cost (USD) and the run's wall time.
+
+The limits live in the plan's options (`baton budget`, filled from `[limits] budget_*` when a
+run starts); use so far comes from the agents' usage events. Once a limit is reached no new
+task starts; with `budget_hard` the running ones pause too. Standard library only.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+KEYS = ("tokens", "cost", "time")
+
+
+def from_config(limits: Any) -> dict[str, Any]:
+    """The configured budget (`[limits] budget_tokens`, `budget_cost`, `budget_time`, `budget_hard`)."""
+    return {"tokens": limits.budget_tokens, "cost": limits.budget_cost,
+            "time": limits.budget_time, "hard": limits.budget_hard}
+
+
+def status(budget: dict[str, Any] | None, tasks: Iterable[Any], folder: Any,
+           now: float) -> dict[str, Any]:
+    """`plan.budget` in `status --json`: the limits and the use so far."""
+    budget = budget or {}
+    tasks = list(tasks)
+    costs = [t.cost for t in tasks if t.cost is not None]
+    first, last = folder.plan.first_start, folder.plan.last_end
+    running = any(t.state == "running" for t in tasks)
+    wall = ((now if running or not last else last) - first) if first is not None else 0.0
+    return {
+        "limits": {key: budget.get(key) for key in KEYS},
+        "hard": bool(budget.get("hard")),
+        "used": {"tokens": sum(t.tokens for t in tasks),
+                 "cost": round(sum(costs), 6) if costs else None,
+                 "time": round(max(0.0, wall), 2)},
+    }
+
+
+def reached(state: dict[str, Any]) -> str | None:
+    """Which limit the use has reached, in words, or None."""
+    limits, used = state["limits"], state["used"]
+    for key, unit in (("tokens", " tokens"), ("cost", " USD"), ("time", "s of run time")):
+        limit = limits.get(key)
+        if limit is not None and used.get(key) is not None and used[key] >= limit:
+            return f"{key}: {used[key]:g}{unit} used of {limit:g}"
+    return None

@@ -1,0 +1,216 @@
+"""Supervision that keeps its promises: the level in force, checkpoints with evidence, guarded's
+hold before landing, watch's one review at the end, taking over during a live run, autopilot's
+stop conditions and edits mid-run — each driven through the real CLI with scripted agents."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from helpers.run_kit import (
+    DEMO_AGENT, events, git, load_plan, status, task, task_status, wait_idle, wait_state,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def agents(repo, scripts: dict[str, dict], toml: str = "", top: str = "") -> None:
+    """Custom players driven by demo-agent scripts: name -> {task id or "*": steps}; `top`
+    holds top-level keys, `toml` more `[limits]` keys."""
+    lines = [top] if top else []
+    for name, script in scripts.items():
+        path = repo.parent / f"{name}.json"
+        path.write_text(json.dumps(script))
+        lines += [f"[players.custom.{name}]", f"command = {json.dumps([*DEMO_AGENT, str(path)])}",
+                  ""]
+    (repo / "baton.toml").write_text("\n".join(lines) + "[limits]\ncheckpoint_wait = \"1s\"\n"
+                                     "stall = \"60s\"\n" + toml)
+
+
+def code_of(baton) -> int:
+    return [e for e in events(baton) if e["kind"] == "run.finished"][-1]["data"]["code"]
+
+
+def test_the_configured_level_applies_and_the_environment_overrides_it(repo, baton):
+    agents(repo, {"a": {"*": []}}, top='autonomy = "watch"')
+    load_plan(baton, [task(1, player="a")])  # the plan file names no autonomy
+    assert status(baton)["plan"]["autonomy"] == "watch"
+    assert json.loads(baton("plan", "--json").stdout)["autonomy"] == "watch"
+    overridden = subprocess.run([sys.executable, "-m", "baton_tui", "status", "--json"],
+                                cwd=repo, capture_output=True, text=True,
+                                env={**os.environ, "BATON_AUTONOMY": "autopilot"})
+    assert json.loads(overridden.stdout)["plan"]["autonomy"] == "autopilot"
+    assert baton("autonomy").stdout.strip() == "watch"
+
+
+def test_a_plan_of_its_own_keeps_its_level(repo, baton):
+    agents(repo, {"a": {"*": []}}, top='autonomy = "autopilot"')
+    load_plan(baton, [task(1, player="a")], autonomy="guarded")
+    assert status(baton)["plan"]["autonomy"] == "guarded"
+
+
+def test_changing_the_level_mid_run_keeps_approval_and_decides_the_next_checkpoint(repo, baton):
+    agents(repo, {"a": {"*": [{"sleep": 2}, {"checkpoint": "drop the old table",
+                                             "evidence": "DROP TABLE old;"},
+                              {"write": "x.txt", "content": "x"},
+                              {"report": "done", "summary": "dropped"}]}})
+    load_plan(baton, [task(1, player="a", checkpoint=True)], approve=True)
+    assert baton("run", "--detach").returncode == 0
+    changed = baton("autonomy", "watch")
+    assert changed.returncode == 0, changed.stderr
+    wait_state(baton, 1, "landed")
+    final = wait_idle(baton)
+    assert final["plan"]["approved"] is True
+    decided = task_status(baton, 1)["decisions"]
+    assert [(d["by"], d["answer"], d["evidence"]) for d in decided] == \
+        [("watch", "yes", "DROP TABLE old;")]
+    assert "plan.autonomy" in [e["kind"] for e in events(baton)]
+    assert "plan.approval_voided" not in [e["kind"] for e in events(baton)]
+
+
+def test_guarded_checkpoint_shows_the_agents_words_and_evidence(repo, baton):
+    agents(repo, {"a": {"*": [{"checkpoint": "delete the legacy exports",
+                               "evidence": "rm exports/2019.csv\nrm exports/2020.csv"},
+                              {"write": "done.txt", "content": "ok"},
+                              {"report": "done", "summary": "deleted"}]}})
+    load_plan(baton, [task(1, player="a", checkpoint=True)], approve=True)
+    run = baton("run")
+    assert run.returncode == 3, run.stdout + run.stderr
+    waiting = task_status(baton, 1)
+    assert waiting["checkpoint"] == {"what": "delete the legacy exports",
+                                     "evidence": "rm exports/2019.csv\nrm exports/2020.csv"}
+    assert "asks: delete the legacy exports" in baton("status").stdout
+    assert baton("checkpoint-answer", "1", "yes").returncode == 0
+    wait_state(baton, 1, "landed")
+    assert task_status(baton, 1)["decisions"] == []  # the person decided: nothing to review
+
+
+def test_guarded_holds_a_checkpoint_task_that_never_asked(repo, baton):
+    agents(repo, {"a": {"*": [{"write": "schema.sql", "content": "DROP TABLE users;\n"},
+                              {"report": "done", "summary": "migrated"}]}})
+    load_plan(baton, [task(1, player="a", checkpoint=True)], approve=True)
+    run = baton("run")
+    assert run.returncode == 3, run.stdout + run.stderr
+    held = task_status(baton, 1)
+    assert held["state"] == "checkpoint"
+    assert held["checkpoint"]["what"] == "finished without asking first: review its diff"
+    assert "schema.sql" in held["checkpoint"]["evidence"]
+    assert git(repo, "ls-tree", "-r", "--name-only", status(baton)["plan"]["integration_branch"]
+               ) == "README.md"  # nothing landed yet
+    assert baton("checkpoint-answer", "1", "yes").returncode == 0
+    wait_state(baton, 1, "landed")
+    assert "schema.sql" in git(repo, "ls-tree", "-r", "--name-only",
+                               status(baton)["plan"]["integration_branch"])
+
+
+def test_guarded_hold_answered_no_lands_nothing_and_keeps_the_branch(repo, baton):
+    agents(repo, {"a": {"*": [{"write": "risky.txt", "content": "x"},
+                              {"report": "done", "summary": "done"}]}})
+    load_plan(baton, [task(1, player="a", checkpoint=True)], approve=True)
+    assert baton("run").returncode == 3
+    assert baton("checkpoint-answer", "1", "no").returncode == 0
+    failed = wait_state(baton, 1, "failed")
+    assert "said no" in failed["reason"]
+    assert "risky.txt" in git(repo, "ls-tree", "-r", "--name-only", failed["branch"])
+
+
+def test_watch_decides_and_the_review_starts_with_what_was_decided(repo, baton):
+    agents(repo, {"a": {"*": [{"write": "outside.txt", "content": "x"},
+                              {"checkpoint": "upgrade the ORM", "evidence": "orm 1.4 -> 2.0"},
+                              {"write": "inside.txt", "content": "y"},
+                              {"report": "done", "summary": "upgraded"}]}})
+    load_plan(baton, [task(1, player="a", checkpoint=True, scope=["inside.txt"])],
+              approve=True, autonomy="watch")
+    run = baton("run")
+    assert run.returncode == 0, run.stdout + run.stderr
+    review = baton("handoff", "review").stdout
+    head = review.split("landed task(s)")[0]
+    assert "decided for you" in head and "upgrade the ORM" in head and "by watch" in head
+    assert "orm 1.4 -> 2.0" in head and "outside.txt" in head
+    data = json.loads(baton("handoff", "review", "--json").stdout)
+    assert data["decided"][0]["decisions"][0]["evidence"] == "orm 1.4 -> 2.0"
+
+
+def test_taking_over_during_a_live_run_lands_and_the_run_goes_on(repo, baton):
+    agents(repo, {"a": {"1": [{"write": "half.txt", "content": "half"}, {"hang": True}],
+                        "2": [{"write": "after.txt", "content": "after"},
+                              {"report": "done", "summary": "after"}]}})
+    load_plan(baton, [task(1, player="a"), task(2, player="a", deps=[1])], approve=True)
+    assert baton("run", "--detach").returncode == 0
+    wait_state(baton, 1, "running")
+    worktree = task_status(baton, 1)["worktree"]
+    took = baton("take", "1")
+    assert took.returncode == 0, took.stderr
+    assert f"worktree: {worktree}" in took.stdout
+    paused = wait_state(baton, 1, "paused")
+    assert paused["reason"] == "taken over by you"
+    with open(os.path.join(worktree, "half.txt"), "a") as fh:
+        fh.write(" and the rest\n")
+    done = baton("done", "1")
+    assert done.returncode == 0, done.stderr
+    wait_state(baton, 2, "landed", timeout=60)
+    final = wait_idle(baton)
+    assert final["tasks"][0]["state"] == "landed"
+    assert code_of(baton) == 0
+    files = git(repo, "ls-tree", "-r", "--name-only", final["plan"]["integration_branch"])
+    assert "half.txt" in files and "after.txt" in files
+
+
+def test_autopilot_stops_after_failures(repo, baton):
+    agents(repo, {"a": {"*": [{"report": "failed", "reason": "cannot"}]}},
+               toml="max_parallel = 1\n")
+    load_plan(baton, [task(1, player="a"), task(2, player="a"), task(3, player="a")],
+              approve=True, autonomy="autopilot")
+    run = baton("run", "--until-failures", "1")
+    assert run.returncode == 1, run.stdout + run.stderr
+    final = status(baton)
+    assert final["plan"]["stopped_by"] == "failures"
+    assert "run stopped by failures" in run.stdout
+    assert sum(t["attempts"] for t in final["tasks"]) == 1  # nothing new started after it
+
+
+def test_autopilot_stops_at_a_deadline_and_resume_goes_on(repo, baton):
+    agents(repo, {"a": {"*": [{"sleep": 2}, {"report": "done", "summary": "ok"}]}},
+           toml="max_parallel = 1\n")
+    load_plan(baton, [task(1, player="a"), task(2, player="a")], approve=True,
+              autonomy="autopilot")
+    run = baton("run", "--deadline", "1s")
+    assert run.returncode == 3, run.stdout + run.stderr
+    stopped = status(baton)
+    assert stopped["plan"]["stopped_by"] == "deadline"
+    assert [t["state"] for t in stopped["tasks"]] == ["landed", "queued"]  # running ones finish
+    resumed = baton("resume")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert status(baton)["plan"]["stopped_by"] is None
+
+
+def test_a_task_edited_mid_run_waits_alone_and_feedback_survives(repo, baton):
+    agents(repo, {"a": {"1": [{"sleep": 2}, {"report": "done", "summary": "one"}],
+                        "2": [{"report": "done", "summary": "two"}],
+                        "3": [{"report": "failed", "reason": "first try"}]}})
+    load_plan(baton, [task(1, player="a"), task(2, player="a", deps=[1]), task(3, player="a")],
+              approve=True)
+    assert baton("run", "--detach").returncode == 0
+    wait_state(baton, 1, "running")
+    assert baton("task-title", "2", "Two, retitled").returncode == 0
+    edited = task_status(baton, 2)
+    assert edited["needs_approval"] and "waiting for your approval" in edited["words"]
+    assert status(baton)["plan"]["approved"] is True
+    wait_state(baton, 3, "failed")
+    final = wait_idle(baton)
+    assert final["tasks"][0]["state"] == "landed" and final["tasks"][1]["state"] == "queued"
+    # Feedback typed while the plan waits for approval is kept.
+    assert baton("task-title", "3", "Three, retitled").returncode == 2  # started: frozen
+    retry = baton("retry", "3", "--feedback", "use the other API")
+    assert retry.returncode == 0, retry.stderr
+    assert baton("approve").returncode == 0
+    assert baton("resume").returncode in (0, 1)
+    wait_state(baton, 2, "landed")
+    starts = [e for e in events(baton) if e["kind"] == "task.started" and e["task"] == 3]
+    assert len(starts) == 2
+    queued = [e for e in events(baton) if e["kind"] == "task.queued" and e["task"] == 3]
+    assert queued[-1]["data"]["feedback"] == "use the other API"
