@@ -38,6 +38,8 @@ def cmd_demo(args: Namespace) -> int:
     from baton_tui.cli import main
     from baton_tui.demo.sample import start_model_server, write_sample
 
+    if getattr(args, "tui", False):
+        return _demo_tui(args)
     if not api.git_supports_worktrees():
         raise BatonError("the demo needs git 2.38 or newer (it shows worktrees and landing)")
     base = Path(args.dir).resolve() if args.dir else Path(tempfile.mkdtemp(prefix="baton-demo-"))
@@ -83,6 +85,62 @@ def cmd_demo(args: Namespace) -> int:
         print(f"\ndemo finished in {time.monotonic() - started:.1f}s"
               + (f" — the sample is kept at {repo}" if args.keep or args.dir else ""))
         return 0 if check.returncode == 0 else 1
+    finally:
+        server.stop()
+        for name, value in saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        os.chdir(previous)
+        if not (args.keep or args.dir):
+            subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True)
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def _demo_tui(args: Namespace) -> int:
+    """`baton demo --tui`: the full app on the sample repository, with the scripted planner
+    and players (the native `anthropic` route on the scripted model server) — no key, offline.
+    Type any goal, answer the question, edit the plan, approve, run, and hand it off."""
+    from baton_tui import api
+    from baton_tui.cli import main
+    from baton_tui.demo.sample import write_sample
+    from baton_tui.demo.tui_demo import start_server
+    from baton_tui.tui.launch import run_app
+
+    if not api.git_supports_worktrees():
+        raise BatonError("the demo needs git 2.38 or newer (it shows worktrees and landing)")
+    base = Path(args.dir).resolve() if args.dir else Path(tempfile.mkdtemp(prefix="baton-demo-"))
+    base.mkdir(parents=True, exist_ok=True)
+    repo = base / "textstats"
+    if repo.exists():
+        raise BatonError(f"{repo} already exists: pick another --dir")
+    repo.mkdir()
+    names = (*_MODEL_ENV, "BATON_HOME", "BATON_PLANNER")
+    saved_env = {name: os.environ.get(name) for name in names}
+    previous = Path.cwd()
+    server = start_server()
+    os.environ.update({"BATON_HOME": str(base / "baton-home"), "BATON_PLANNER": "anthropic",
+                       "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "demo-key"})
+    for name in ("NO_PROXY", "no_proxy"):
+        os.environ[name] = ",".join(x for x in (saved_env[name], "127.0.0.1", "localhost") if x)
+    try:
+        write_sample(repo)
+        _git(repo, "init", "-q", "-b", "main")
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", "textstats: reading text")
+        os.chdir(repo)
+        if main(["trust"]) != 0:
+            return 1
+        code = run_app()
+        ws = api.open_workspace(repo)
+        try:
+            if api.snapshot(ws.store).conductor_pid:  # the demo's model stops with it
+                api.pause_run(ws)
+        finally:
+            ws.close()
+        print(f"the sample is kept at {repo}" if args.keep or args.dir else "demo finished")
+        return code
     finally:
         server.stop()
         for name, value in saved_env.items():
