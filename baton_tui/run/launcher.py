@@ -176,6 +176,9 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     prompt_path = write_private(folder / "prompt.md", prompt)
     log_path = private_file(folder / "output.log")  # raw output: the person's eyes only
     env = agent_env(ws, plan, task, attempt_id, nonce, list(player.env))
+    # The agent's PWD is its worktree, not the directory of the shell that started Baton:
+    # some agents resolve relative paths and run commands in $PWD (OpenCode does).
+    env["PWD"] = str(workdir.path)
     ctx = AttemptContext(task_id=task.id, mode=task.mode, prompt_path=prompt_path, prompt=prompt,
                          worktree=workdir.path, attempt_dir=folder, env=env, model=task.model,
                          effort=task.effort, session_id=session_id, resume_message=resume_message,
