@@ -1,5 +1,6 @@
 """The real agent CLIs, driven by Baton against its scripted model server: one suite, one row
 per player (profiles in tests/helpers/real_players.py; adding a player adds a row, not a file).
+The plan that mixes them all is tests/test_real_plan_five_clis.py.
 
 `.ci/run` installs the pinned npm builds into `.ci/npm`. Without one, its tests are skipped
 with a loud reason locally and FAIL when BATON_REQUIRE_REAL_CLIS=1 (as `.ci/run` sets it). Each
@@ -21,7 +22,7 @@ from conftest import git, write_plan
 from helpers.real_cli_kit import (
     assert_contained, attempt_logs, data_of, events_of, kinds, run, task_of, worktree,
 )
-from helpers.real_players import CLAUDE_CODE, CODEX_PLAYER, PLAYERS, last_input, tool_names
+from helpers.real_players import PLAYERS, last_input, tool_names
 
 
 @pytest.fixture(params=PLAYERS, ids=lambda p: p.name)
@@ -239,47 +240,3 @@ def test_stop_is_not_success_even_when_the_cli_exits_0(player, server, baton, re
     assert baton("retry", "1", env=env).returncode == 0
     finished = wait_idle(baton, timeout=180)
     assert finished["tasks"][0]["state"] == "landed", attempt_logs(repo)[-4000:]
-
-
-# --------------------------------------------------------------------------- several players
-
-def test_plan_mixing_claude_code_and_codex_reaches_a_clean_handoff(server, baton, repo, tmp_path):
-    """Both real CLIs and a native task in one plan (each builds on the one before), then
-    handoff merge."""
-    CLAUDE_CODE.require()
-    CODEX_PLAYER.require()
-    plan = write_plan(tmp_path / "plan.json", [
-        {"id": 1, "title": "Write hello", "prompt": "Create hello.txt.", "player": "claude-code",
-         "mode": "build", "model": "sonnet"},
-        {"id": 2, "title": "Extend hello", "prompt": "Append a line to hello.txt.",
-         "player": "codex", "mode": "build", "depends_on": [1]},
-        {"id": 3, "title": "Sign hello", "prompt": "Append a signature to hello.txt.",
-         "player": "anthropic", "mode": "build", "depends_on": [2]},
-    ])
-    assert baton("plan", "--from", str(plan)).returncode == 0
-    wt1 = worktree(repo, baton, 1)
-    server.add_turns([
-        CLAUDE_CODE.write(wt1 / "hello.txt", "hello\n"),
-        CLAUDE_CODE.report("done", "hello"),
-        {"text": "Reported."},
-        CODEX_PLAYER.shell("printf 'from codex\\n' >> hello.txt"),
-        CODEX_PLAYER.report("done", "extended hello.txt"),
-        {"text": "Reported."},
-        {"tool": "edit_file", "input": {"path": "hello.txt", "old_string": "from codex\n",
-                                        "new_string": "from codex\nfrom native\n"}},
-        {"tool": "baton_report", "input": {"status": "done", "summary": "signed"}},
-        {"text": "Reported."},
-    ])
-    env = {**CODEX_PLAYER.env(server), **CLAUDE_CODE.env(server)}  # the native task: ANTHROPIC_*
-    result = run(baton, env)
-    assert result.returncode == 0, attempt_logs(repo)[-4000:]
-    assert [t["state"] for t in baton.json("status", "--json")["tasks"]] == ["landed"] * 3
-    first = next(r for r in server.requests if r.get("protocol") == "anthropic"
-                 and r.get("turn") == 0)["json"]
-    assert first["model"].startswith("claude-sonnet")          # the task's model reached the CLI
-    assert git(repo, "status", "--porcelain") == ""
-    merged = baton("handoff", "merge", env=env)
-    assert merged.returncode == 0, merged.stdout + merged.stderr
-    assert (repo / "hello.txt").read_text() == "hello\nfrom codex\nfrom native\n"
-    assert git(repo, "status", "--porcelain") == ""
-    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "main"
