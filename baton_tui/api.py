@@ -89,10 +89,20 @@ def snapshot_empty() -> Snapshot:
 
 
 def terminal_text(text: str) -> str:
-    """Agent text as a terminal may show it: secrets redacted, control characters escaped."""
-    from baton_tui.redact import escape_controls, redact
+    """Agent text as a terminal may show it: secrets redacted (the configured ones too, read
+    once from this repository's and the person's config files), control characters escaped."""
+    from baton_tui import redact
 
-    return escape_controls(redact(text))
+    global _configured_read
+    if not _configured_read:
+        from baton_tui.paths import find_repo, personal_config_path
+
+        redact.remember_configured([find_repo().project_config, personal_config_path()])
+        _configured_read = True
+    return redact.escape_controls(redact.redact(text))
+
+
+_configured_read = False
 
 
 def status_text(status: dict) -> str:

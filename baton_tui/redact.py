@@ -50,6 +50,26 @@ def remember(values: Iterable[str]) -> None:
     _remembered.update(v for v in values if _worth_hiding(v))
 
 
+def remember_configured(files: Iterable[Any]) -> None:
+    """Remember the `[players.*] env` values of these TOML files without validating them
+    (for commands that print agent text but load no configuration: `baton logs`)."""
+    import tomllib
+
+    for path in files:
+        try:
+            with open(path, "rb") as fh:
+                raw = tomllib.loads(fh.read(1 << 20).decode("utf-8"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        players = raw.get("players") if isinstance(raw.get("players"), dict) else {}
+        tables = [*players.values(), *(players.get("custom") or {}).values()] \
+            if isinstance(players.get("custom", {}), dict) else list(players.values())
+        for table in tables:
+            env = table.get("env") if isinstance(table, dict) else None
+            if isinstance(env, dict):
+                remember(v for v in env.values() if isinstance(v, str))
+
+
 def _worth_hiding(value: str) -> bool:
     # A path-valued "key" variable names where a key lives; the path itself is no secret,
     # and hiding it would garble the worktree paths and refs that events carry.

@@ -36,6 +36,8 @@ def _review(ws: object, args: Namespace) -> int:
         print(f"\n── task {section['id']}: {section['title']}  ({section['branch']})")
         print(f"   {len(section['files'])} file(s), +{section['added']} −{section['deleted']}: "
               + ", ".join(section["files"][:12]))
+        for flag in section.get("flags", []):
+            print(api.terminal_text(f"   ⚑ {flag['kind']}: {flag['detail']}"))
     if not args.stat:
         print()
         print(sections[0]["diff"] if args.task is not None else data["diff"])

@@ -105,6 +105,8 @@ def review(ws: Workspace, only: int | None = None) -> dict[str, Any]:
     data = git_review(ws.root, cur.row.base_commit, combined, tasks)
     data["onto"] = cur.row.base_branch
     data["decided"] = decided_for_you(cur, only)
+    for section in data["tasks"]:  # flags (writes outside the worktree …) are read at handoff
+        section["flags"] = [dict(f) for f in cur.view(section["id"]).flags]
     if only is not None:
         data = {**data, **data["tasks"][0]}
     return data
