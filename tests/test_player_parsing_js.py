@@ -126,8 +126,9 @@ def test_opencode_command_lines(tmp_path, monkeypatch):
     research = player.launch(ctx(tmp_path, mode="research"))
     config = json.loads(research.env["OPENCODE_CONFIG_CONTENT"])
     assert research.argv[research.argv.index("--agent") + 1] == "baton-research"
-    denied = config["agent"]["baton-research"]["permission"]
-    assert {denied[k] for k in ("edit", "bash", "webfetch", "task")} == {"deny"}
+    rules = list(config["agent"]["baton-research"]["permission"].items())
+    assert rules[0] == ("*", "deny") and ("read", "allow") in rules   # the last match wins
+    assert ("baton_*", "allow") in rules and all(v == "allow" for _k, v in rules[1:])
     resumed = player.resume(ctx(tmp_path, session_id=SID, resume_message="Go on."))
     assert resumed.argv[resumed.argv.index("--session") + 1] == SID
     assert resumed.stdin_file.read_text().startswith("Go on.")

@@ -6,8 +6,9 @@ skips the title request a new session otherwise spends a model call on. Baton's 
 travel in `OPENCODE_CONFIG_CONTENT`, which OpenCode merges last over the person's own config
 (theirs, if they set the variable, is kept and ours merged into it): the `baton` MCP server
 with the attempt's BATON_* variables, and for research an agent of Baton's own whose
-permissions deny edits, bash, web fetches, sub-agents and other directories — OpenCode then
-does not offer those tools at all (its `plan` agent alone is not read-only: its bash writes).
+permissions deny every tool but reading, searching and Baton's own — OpenCode then does not
+offer the others at all, nor a repository's custom tools (its `plan` agent alone is not
+read-only: its bash writes).
 `PWD` is set to the worktree: OpenCode resolves relative paths and runs bash in `$PWD`,
 not in its working directory, so an inherited PWD would send the agent's work elsewhere.
 
@@ -36,8 +37,9 @@ from baton_tui.players.steps import Parser, Step, register, tool_step
 from baton_tui.players.waits import iso_epoch, retry_after, wait_seconds
 
 RESEARCH_AGENT = "baton-research"
-RESEARCH_DENY = {"edit": "deny", "bash": "deny", "webfetch": "deny", "websearch": "deny",
-                 "task": "deny", "external_directory": "deny", "todowrite": "deny"}
+# OpenCode evaluates the last matching rule: deny everything, then allow the readers back.
+RESEARCH_PERMISSION = {"*": "deny", "read": "allow", "grep": "allow", "glob": "allow",
+                       "list": "allow", "baton_*": "allow"}
 # Provider keys OpenCode picks up from the environment (its models.dev providers' `env`).
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY",
             "OPENROUTER_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY",
@@ -143,10 +145,9 @@ class OpenCodePlayer(CliPlayer):
             "type": "local", "command": command, "enabled": True,
             "environment": mcp_env(ctx.env)}}}
         if ctx.mode == "research":
-            ours["permission"] = dict(RESEARCH_DENY)
             ours["agent"] = {RESEARCH_AGENT: {
                 "mode": "primary", "description": "Baton's read-only research task",
-                "permission": dict(RESEARCH_DENY)}}
+                "permission": dict(RESEARCH_PERMISSION)}}
         try:
             theirs = json.loads(self._env().get("OPENCODE_CONFIG_CONTENT") or "{}")
         except ValueError:
