@@ -18,6 +18,12 @@ from baton_tui import procs
 from baton_tui.store.db import Store
 
 GRACE_SECONDS = 3.0
+# Variables that send git to another repository (set in a git hook, or by a person who works
+# with GIT_DIR): an agent's git must see its own worktree, so they never reach the agent. The
+# same names Baton's own git calls drop (gitops/git.py).
+GIT_REDIRECTS = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
+                           "GIT_PREFIX", "GIT_OBJECT_DIRECTORY",
+                           "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE"})
 
 
 def run_attempt(attempt_id: int, state_path: str) -> int:
@@ -27,7 +33,8 @@ def run_attempt(attempt_id: int, state_path: str) -> int:
     if attempt is None:
         return 2
     spec = attempt.spec
-    env = dict(os.environ)  # the launcher put the agent's variables here; the store has names only
+    # The launcher put the agent's variables here (the store has their names only).
+    env = {k: v for k, v in os.environ.items() if k not in GIT_REDIRECTS}
     log = open(attempt.log_path, "ab", buffering=0)
     stdin = open(spec["prompt_path"], "rb") if spec.get("stdin_prompt") else subprocess.DEVNULL
     try:

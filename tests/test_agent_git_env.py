@@ -1,0 +1,86 @@
+"""No agent writes outside its worktree when the person's shell points git elsewhere.
+
+A person may run Baton with GIT_DIR / GIT_WORK_TREE / GIT_INDEX_FILE set (from a git hook, or
+because they work that way). Git obeys those over the working directory, so an agent's
+`git add` in its worktree would stage the person's checkout into the person's index. The
+attempt shim drops them from every agent's environment. Here a custom player (the kind a
+person writes as a shell script) and every real CLI (tests/helpers/real_players.py) work under
+such an environment; the person's index, tree and branch stay as they were.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import write_plan
+from helpers.core import git
+from helpers.real_cli_kit import assert_contained, attempt_logs, run, task_of
+from helpers.real_players import PLAYERS
+from helpers.run_kit import load_plan, task, write_config
+
+SHELL_WORK = ("echo work > made.txt && git add -A && git status --porcelain -- made.txt > status.txt && "
+              "(env | grep -E '^GIT_(DIR|WORK_TREE|INDEX_FILE)=' > gitenv.txt || true)")
+
+
+def redirecting_env(repo: Path) -> dict[str, str]:
+    """The person's git variables, all aimed at their own checkout."""
+    return {"GIT_DIR": str(repo / ".git"), "GIT_WORK_TREE": str(repo),
+            "GIT_INDEX_FILE": str(repo / ".git" / "index"), "PWD": str(repo)}
+
+
+def person_untouched(repo: Path, head: str) -> None:
+    assert git(repo, "rev-parse", "HEAD") == head, "the person's branch moved"
+    assert git(repo, "diff", "--cached", "--name-only") == "", "the person's index was staged"
+    assert git(repo, "diff", "--name-only") == "", "the person's tracked files changed"
+    for name in ("made.txt", "status.txt", "gitenv.txt"):
+        assert not (repo / name).exists(), name
+
+
+def test_a_custom_players_git_stays_in_its_worktree(repo, baton):
+    write_config(repo, {"agent": ["sh", "-c", SHELL_WORK
+                                  + ' && baton report done --summary "staged in my worktree"']})
+    load_plan(baton, [task(1, "Stage")])
+    head = git(repo, "rev-parse", "HEAD")
+    result = baton("run", "--approve", env=redirecting_env(repo))
+    assert result.returncode == 0, result.stdout + result.stderr
+    status = baton.json("status", "--json")
+    assert status["tasks"][0]["state"] == "landed", status["tasks"][0]
+    person_untouched(repo, head)
+    branch = f"baton/{status['plan']['slug']}/1-stage"
+    # The agent's git saw its own worktree: its index held its file, and no GIT_* reached it.
+    assert git(repo, "show", f"{branch}:status.txt") == "A  made.txt"
+    assert git(repo, "show", f"{branch}:gitenv.txt") == ""
+    assert git(repo, "show", f"{branch}:made.txt") == "work"
+
+
+@pytest.fixture(params=PLAYERS, ids=lambda p: p.name)
+def player(request):
+    request.param.require()
+    return request.param
+
+
+def test_every_real_cli_stays_in_its_worktree_whatever_git_variables_it_inherits(
+        player, server, baton, repo, tmp_path):
+    """Each real CLI writes a relative file and (where it has a shell) runs git in its
+    worktree, with the person's GIT_DIR / GIT_WORK_TREE / GIT_INDEX_FILE in its environment."""
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Git env", "prompt": "Create rel.txt.", "player": player.name,
+         "mode": "build"}])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    head = git(repo, "rev-parse", "HEAD")
+    server.add_turns(player.conversation(
+        player.write(Path("rel.txt"), "relative\n"),
+        player.shell(SHELL_WORK),
+        player.shell('baton report done --summary "wrote under a redirecting git env"'),
+        {"text": "Reported."}))
+    result = run(baton, player.env(server, **redirecting_env(repo)))
+    assert result.returncode == 0, attempt_logs(repo)[-4000:]
+    assert task_of(baton, 1)["state"] == "landed"
+    person_untouched(repo, head)
+    branch = f"baton/{baton.json('status', '--json')['plan']['slug']}/1-git-env"
+    assert_contained(repo, branch, "rel.txt")
+    if "where.txt" in player.relative_files:   # a CLI with a shell ran the git commands
+        assert "made.txt" in git(repo, "show", f"{branch}:status.txt")
+        assert git(repo, "show", f"{branch}:gitenv.txt") == ""
