@@ -154,6 +154,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q = add("players", "info:cmd_players", "which players are ready, and why not")
     q.add_argument("--json", action="store_true")
     add("doctor", "info:cmd_doctor", "check this machine and say how to fix what is missing")
+    q = add("completion", "completion:cmd_completion", "print shell completion code: "
+            "eval \"$(baton completion bash)\"")
+    q.add_argument("shell", choices=("bash", "zsh", "fish"))
     q = add("demo", "demo:cmd_demo", "run a sample plan end to end, offline")
     q.add_argument("--keep", action="store_true", help="keep the sample repository")
     q.add_argument("--dir", help="where to make the sample repository")
@@ -185,6 +188,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return its exit code. Errors are one clear line each, no traceback."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    import os
+
+    if "_ARGCOMPLETE" in os.environ:  # a shell completing `baton …` (see `baton completion`)
+        from baton_tui.commands.completion import complete
+
+        complete(build_parser())
     first = argv[0] if argv else None
     fast = first in ("status", "report", "log", "checkpoint", "attempt", "logs")
     parser = build_parser(first if fast else None)

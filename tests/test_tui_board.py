@@ -105,3 +105,28 @@ def test_header_counts_what_is_done(deep):
     deep.store.append(plan_id, 1, "task.done", {"summary": "ok"})
     words = header_text("repo", board(deep)).plain
     assert "1/8 done" in words and "autonomy guarded" in words
+
+
+class TestTerminalSurface:
+    """80×24 keeps ? and q in the footer; the mouse picks cards; light and dark themes."""
+
+    def test_footer_keeps_help_and_quit_at_80x24(self, deep):
+        async def script(pilot, app, seen):
+            await pilot.pause(0.2)
+            keys = {k.description: k for k in app.screen.query("FooterKey")}
+            for label in ("help", "quit"):
+                assert keys[label].region.width and keys[label].region.right <= 80, label
+
+        drive(deep, script, size=(80, 24))
+
+    def test_clicking_a_card_selects_it_and_ctrl_t_switches_the_theme(self, deep):
+        async def script(pilot, app, seen):
+            cards = list(app.query("TaskCard"))
+            await pilot.click(cards[2])
+            assert app.plan_pane.selected_task.id == cards[2].row.id
+            assert app.focused is app.plan_pane
+            before = app.theme
+            await pilot.press("ctrl+t")
+            assert app.theme != before and app.theme in ("textual-light", "textual-dark")
+
+        drive(deep, script, size=(120, 40))

@@ -251,6 +251,10 @@ class BatonApp(TaskActions, App[int]):
             rows.append(KeyRow(shown, binding.description, binding.id or "", self.why_not(action)))
         return rows
 
+    def action_toggle_theme(self) -> None:
+        """The palette's light and dark themes (NO_COLOR, when set, wins over both)."""
+        self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.key_rows()))
 

@@ -40,14 +40,18 @@ PLAN = [
     Binding("p", "app.pause_run", "pause run", id="pause", show=False),
     Binding("A", "app.pick_autonomy", "autonomy", id="autonomy", show=False),
     Binding("H", "app.handoff", "handoff", id="handoff"),
-    Binding("g", "app.dag", "graph", id="graph", show=False),
 ]
 
 # Keys that work wherever focus is (the chat input keeps printable keys for itself).
 APP = [
-    Binding("question_mark", "help", "help", id="help"),
-    Binding("q", "quit", "quit", id="quit"),
+    Binding("question_mark", "app.help", "help", id="help"),
+    Binding("q", "app.quit", "quit", id="quit"),
+    Binding("ctrl+t", "app.toggle_theme", "light/dark", id="theme", show=False),
+    Binding("g", "app.dag", "graph", id="graph", show=False),  # a view, not a plan action
 ]
+# The plan pane lists them first, so a narrow footer (80 columns) cuts plan keys, never
+# `?` and `q` (the footer shows one key per action: these are the same actions).
+PLAN_PANE = [*APP, *PLAN]
 
 # Chat pane: tab leaves the input for the plan (the Screen's focus_next would too,
 # but this has an id and a label).

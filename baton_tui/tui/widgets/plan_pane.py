@@ -20,7 +20,7 @@ EMPTY = ("No plan yet.\n\nState a goal in the chat on the left, or load a plan f
 class PlanPane(VerticalScroll, can_focus=True):
     """Focusable; j/k move the cursor, the App's actions act on the task under it."""
 
-    BINDINGS = bindings.PLAN
+    BINDINGS = bindings.PLAN_PANE
     cursor = reactive(0, init=False)
 
     class CursorMoved(Message):
@@ -84,6 +84,11 @@ class PlanPane(VerticalScroll, can_focus=True):
     def action_cursor(self, step: int) -> None:
         if self.board.rows:
             self.cursor = max(0, min(len(self.board.rows) - 1, self.cursor + step))
+
+    def on_task_card_clicked(self, event: TaskCard.Clicked) -> None:
+        event.stop()
+        self.focus()
+        self.select(event.task_id)
 
     def select(self, task_id: int) -> None:
         for i, row in enumerate(self.board.rows):

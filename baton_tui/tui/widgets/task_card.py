@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
+from textual.message import Message
 from textual.widget import Widget
 
 from baton_tui.api import ACTIVE, State, TaskSnap
@@ -104,6 +105,16 @@ class TaskCard(Widget):
     """
 
     DEFAULT_CSS = "TaskCard { height: auto; }"
+
+    class Clicked(Message):
+        """The mouse picked this card (the plan pane moves its cursor here)."""
+
+        def __init__(self, task_id: int) -> None:
+            super().__init__()
+            self.task_id = task_id
+
+    def on_click(self) -> None:
+        self.post_message(self.Clicked(self.row.id))
 
     def __init__(self, task: TaskSnap, selected: bool = False, now: float | None = None) -> None:
         super().__init__(classes=self.card_classes(task, selected))
