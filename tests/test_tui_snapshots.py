@@ -9,14 +9,20 @@ import time
 
 import pytest
 
-from helpers.tui_support import FIXED_NOW, make, planned, wait_for, ws
+from helpers.handoff_kit import FILES, TASKS, landed_plan
+from helpers.tui_support import FIXED_NOW, make, planned, trusted, wait_for, ws
+from test_player_parsing import CLAUDE_OK
 
 from baton_tui.plan.current import current
 from baton_tui.tui.planner_port import PlannerQuestion, ResearchStep, ScriptedPlanner
+from baton_tui.tui.screens.approve import ApproveModal
+from baton_tui.tui.screens.checkpoint import CheckpointModal
+from baton_tui.tui.screens.dag import DagScreen
+from baton_tui.tui.screens.handoff import HandoffScreen
 from baton_tui.tui.screens.prompt_editor import PromptEditor
 from baton_tui.tui.screens.task_detail import TaskDetail
 
-__all__ = ["ws", "planned"]
+__all__ = ["ws", "planned", "trusted"]
 
 # A started attempt as the launcher records it: cut from a base commit (git mode, not folder).
 STARTED = {"base": "0" * 40}
@@ -152,3 +158,88 @@ class TestDetail:
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestPart2:
+    """The views added with the handoff: approval, a checkpoint, readable steps, the
+    dependency overview and the handoff itself."""
+
+    def test_approve_dialog(self, trusted, snap_compare, size):
+        app = make(trusted)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await pilot.press("a")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal))
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=size, run_before=before)
+
+    def test_checkpoint_dialog(self, planned, snap_compare, size):
+        plan_id = current(planned).row.id
+        planned.store.append(plan_id, 3, "task.started", STARTED)
+        planned.store.append(plan_id, 3, "task.checkpoint", {
+            "what": "drop the legacy settings table",
+            "evidence": "ALTER TABLE settings RENAME TO settings_old;\nDROP TABLE settings_old;"})
+        backdate(planned, plan_id, [FIXED_NOW - 120, FIXED_NOW - 30])
+        app = make(planned)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await wait_for(pilot, lambda: app.board.task(3).state == "checkpoint")
+            app.plan_pane.select(3)
+            await pilot.pause()
+            await pilot.press("y")
+            await wait_for(pilot, lambda: isinstance(app.screen, CheckpointModal))
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=size, run_before=before)
+
+    def test_task_detail_with_readable_steps(self, planned, snap_compare, size):
+        plan_id = current(planned).row.id
+        log = planned.root.parent / "attempt-steps.log"
+        log.write_text(CLAUDE_OK.strip().replace("/tmp/exp/repo/", "src/") + "\n")
+        planned.store.new_attempt(plan_id, 1, "nonce", "claude-code", {}, str(log))
+        planned.store.append(plan_id, 1, "task.started", STARTED)
+        backdate(planned, plan_id, [FIXED_NOW - 95])
+        app = make(planned)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, TaskDetail))
+            await wait_for(pilot, lambda: app.screen.query_one("#steps").count >= 5)
+            await wait_for(pilot, lambda: app.screen.data is not None)
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=size, run_before=before)
+
+    def test_dependency_overview(self, planned, snap_compare, size):
+        app = make(planned)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await pilot.press("j", "g")
+            await wait_for(pilot, lambda: isinstance(app.screen, DagScreen))
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=size, run_before=before)
+
+    def test_handoff(self, repo, snap_compare, size):
+        ws = landed_plan(repo, TASKS, FILES)
+        app = make(ws)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await wait_for(pilot, lambda: app.board.task(3).state == "landed")
+            await pilot.press("H")
+            await wait_for(pilot, lambda: isinstance(app.screen, HandoffScreen))
+            await wait_for(pilot, lambda: app.screen.review is not None, timeout=15)
+            await pilot.press("space")
+            await pilot.pause(0.2)
+
+        try:
+            assert snap_compare(app, terminal_size=size, run_before=before)
+        finally:
+            ws.close()

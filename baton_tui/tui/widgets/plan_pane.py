@@ -54,11 +54,12 @@ class PlanPane(VerticalScroll, can_focus=True):
         self.board = board
         self.now = now
         self.query_one("#plan-empty").display = board.empty
-        self.query_one(DagView).show(board, keep)
         ids = [t.id for t in board.rows]
         if keep in ids:
             self.set_reactive(PlanPane.cursor, ids.index(keep))
         self.cursor = min(self.cursor, max(0, len(ids) - 1))
+        self.query_one(DagView).show(board, self.selected_task.id if self.selected_task
+                                     else None)
         container = self.query_one("#cards", Vertical)
         cards = list(container.query_children(TaskCard))
         if [c.row.id for c in cards] != ids:
