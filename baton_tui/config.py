@@ -81,6 +81,8 @@ class CustomPlayer(_Strict):
     max_parallel: int | None = Field(default=None, ge=1)
     resume_command: list[str] | None = None
     """Optional argv to continue a paused attempt (BATON_RESUME=1 is set either way)."""
+    models: list[str] | None = None
+    """The model names it can start; without it, any name (or none) is accepted."""
 
 
 class PlayersConfig(_Strict):

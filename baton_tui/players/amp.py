@@ -1,16 +1,19 @@
 """Amp (`amp`, npm @ampcode/cli): `amp -x PROMPT --stream-json`, written from Amp's documented
 headless flags and its Claude-Code-like stream-json (the Linux build cannot run here).
 
-Build: `--dangerously-allow-all` in the task's worktree. Research: a per-attempt settings file
-(`--settings-file`, in the attempt's folder) disables Amp's edit, create and shell tools, so
-only reading is left, and the report goes over MCP. Baton's report tools are wired for this run
-only with `--mcp-config '{"baton": {...}}'`; the person's own settings are never edited.
+Every run gets a per-attempt settings file (`--settings-file`, 0600, in the attempt's folder):
+the person's own settings (read, never edited) plus Baton's report tools as `amp.mcpServers`
+.baton — in a file, not in `--mcp-config` on argv, because the server's environment holds the
+attempt's nonce, which must not show in `ps` or in the store. Build: `--dangerously-allow-all`
+in the task's worktree. Research: the file also lists Amp's edit, create and shell tools under
+`amp.tools.disable`, so only reading is left, and the report goes over MCP.
 Amp picks its model itself; a task's "model" names Amp's mode (`smart`, `rush`).
 
 Events: `system/init` (session_id — Amp's thread id), `assistant` (text and tool_use blocks,
 usage), `user` (tool_result), and the final `result` (`subtype`, `is_error`, `result`,
 `duration_ms`, `num_turns`, `usage`). A thread continues with `amp threads continue <id>`.
-Out of credits or rate limited, the result's error says so; a reset it names pauses the task.
+Out of credits or rate limited, the result's error says so; a reset it names (limit_words.py)
+pauses the task until then.
 """
 
 from __future__ import annotations
@@ -21,14 +24,12 @@ from pathlib import Path
 
 from baton_tui.players.base import AttemptContext, Launch, Outcome
 from baton_tui.players.cli_events import (
-    ARGV_PROMPT_LIMIT, claude_reset, codex_reset, events, float_of, int_of, mcp_command, mcp_env,
-    one_line,
+    ARGV_PROMPT_LIMIT, events, float_of, int_of, mcp_command, mcp_env, one_line,
 )
 from baton_tui.players.kinds import CliPlayer
+from baton_tui.players.limit_words import is_limit, is_throttle, reset_in
 
 RESEARCH_DISABLED = ["Bash", "edit_file", "create_file", "undo_edit", "format_file"]
-_LIMIT_WORDS = ("usage limit", "out of credits", "Insufficient credit", "hit your limit")
-_THROTTLE_WORDS = ("rate limit", "429", "Too Many Requests")
 
 
 class AmpPlayer(CliPlayer):
@@ -49,15 +50,32 @@ class AmpPlayer(CliPlayer):
             json.dump(value, fh, indent=1)
         return path
 
-    def _argv(self, ctx: AttemptContext, head: list[str], message: str) -> Launch:
+    def persons_settings(self) -> dict:
+        """The person's Amp settings (AMP_SETTINGS_FILE or ~/.config/amp/settings.json)."""
+        env = {**os.environ, **self.env}
+        home = Path(env.get("HOME") or Path.home())
+        path = Path(env.get("AMP_SETTINGS_FILE") or
+                    Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "amp" / "settings.json")
+        try:
+            found = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return found if isinstance(found, dict) else {}
+
+    def _settings(self, ctx: AttemptContext) -> Path:
         command = mcp_command()
-        mcp = {"baton": {"command": command[0], "args": command[1:], "env": mcp_env(ctx.env)}}
-        argv = [*head, "--stream-json", "--mcp-config", json.dumps(mcp)]
+        settings = self.persons_settings()
+        servers = dict(settings.get("amp.mcpServers") or {})
+        servers["baton"] = {"command": command[0], "args": command[1:], "env": mcp_env(ctx.env)}
+        settings["amp.mcpServers"] = servers
         if ctx.mode == "research":
-            settings = self._private(ctx.attempt_dir / "amp-settings.json",
-                                     {"amp.tools.disable": RESEARCH_DISABLED})
-            argv += ["--settings-file", str(settings)]
-        else:
+            settings["amp.tools.disable"] = sorted({*(settings.get("amp.tools.disable") or []),
+                                                    *RESEARCH_DISABLED})
+        return self._private(ctx.attempt_dir / "amp-settings.json", settings)
+
+    def _argv(self, ctx: AttemptContext, head: list[str], message: str) -> Launch:
+        argv = [*head, "--stream-json", "--settings-file", str(self._settings(ctx))]
+        if ctx.mode != "research":
             argv += ["--dangerously-allow-all"]
         if ctx.model:
             argv += ["--mode", ctx.model]
@@ -117,8 +135,10 @@ class AmpPlayer(CliPlayer):
             return out
         message = str(result.get("error") or result.get("result") or result.get("subtype"))
         out.error = one_line(message, 300)
-        if any(w.lower() in message.lower() for w in _LIMIT_WORDS):
-            out.limit_until = claude_reset(message) or codex_reset(message)
-        elif any(w.lower() in message.lower() for w in _THROTTLE_WORDS):
-            out.rate_limited = True
+        if is_limit(message):
+            out.limit_until = reset_in(message)
+            out.limited = out.limit_until is None
+        elif is_throttle(message):
+            out.limit_until = reset_in(message)
+            out.rate_limited = out.limit_until is None
         return out

@@ -62,12 +62,15 @@ class AttemptContext:
 @dataclass
 class Launch:
     """An argv list plus the environment it adds; the prompt goes on stdin when asked
-    (`stdin_file` instead of the prompt file: a resumed session's own short message)."""
+    (`stdin_file` instead of the prompt file: a resumed session's own short message;
+    `session_id` when Baton names the session itself, so a CLI that never prints its id can
+    still be resumed)."""
 
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)
     stdin_prompt: bool = False
     stdin_file: Path | None = None
+    session_id: str | None = None   # known before the agent runs (a session Baton names)
 
 
 @dataclass
@@ -102,6 +105,7 @@ class Player:
     research_shell: bool = True     # False: research runs without a usable shell (MCP report)
     interactive_resume: tuple[str, ...] = ()  # argv before the session id, e.g. ("--resume",)
     reports_in_output: bool = False  # True: a `BATON: done …` line of its reply is its report
+    research_reports_in_output: bool = False  # the same, in research only (no shell, no MCP)
 
     def __init__(self, bin_path: str | None = None, env: dict[str, str] | None = None,
                  extra_models: list[str] | None = None):

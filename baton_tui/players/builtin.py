@@ -1,8 +1,7 @@
-"""The built-in agent CLIs and native API routes: detection facts and catalogs.
+"""The built-in players: the eight agent CLIs and the two native API routes.
 
-Adapters that can start an agent override `launch`; the others are detected and
-listed (so `baton players` and `baton doctor` tell the truth about a machine) but
-refuse to start with a clear reason.
+Each has an adapter module of its own (detection, catalog, command lines, event parsing);
+this table is the one list of them, in the order `baton players` shows.
 """
 
 from __future__ import annotations
@@ -12,20 +11,14 @@ from baton_tui.players.amp import AmpPlayer
 from baton_tui.players.base import Player
 from baton_tui.players.claude_code import ClaudeCodePlayer
 from baton_tui.players.codex import CodexPlayer
+from baton_tui.players.cursor_agent import CursorAgentPlayer
 from baton_tui.players.gemini import GeminiPlayer
+from baton_tui.players.goose import GoosePlayer
 from baton_tui.players.kinds import CliPlayer, NativePlayer
 from baton_tui.players.native import AnthropicPlayer, OpenAIPlayer
 from baton_tui.players.opencode import OpenCodePlayer
 
 __all__ = ["BUILTIN_CLASSES", "CliPlayer", "NativePlayer"]
-
-
-def _cli(name: str, binary: str, keys: tuple[str, ...], creds: tuple[str, ...], install: str,
-         **attrs: object) -> type[CliPlayer]:
-    return type(f"{name.title().replace('-', '')}Player", (CliPlayer,), {
-        "name": name, "binary": binary, "key_vars": keys, "credential_files": creds,
-        "install": install, **attrs})
-
 
 BUILTIN_CLASSES: dict[str, type[Player]] = {
     "claude-code": ClaudeCodePlayer,
@@ -33,9 +26,8 @@ BUILTIN_CLASSES: dict[str, type[Player]] = {
     "opencode": OpenCodePlayer,
     "gemini": GeminiPlayer,
     "aider": AiderPlayer,
-    "cursor-agent": _cli("cursor-agent", "cursor-agent", ("CURSOR_API_KEY",), (".cursor/cli-config.json",),
-                         "see cursor.com/cli"),
-    "goose": _cli("goose", "goose", (), (), "see block.github.io/goose"),
+    "cursor-agent": CursorAgentPlayer,
+    "goose": GoosePlayer,
     "amp": AmpPlayer,
     "anthropic": AnthropicPlayer,
     "openai": OpenAIPlayer,

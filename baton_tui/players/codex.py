@@ -49,16 +49,48 @@ class CodexPlayer(CliPlayer):
     key_vars = ("CODEX_API_KEY", "OPENAI_API_KEY")
     credential_files = (".codex/auth.json",)
     install = "npm i -g @openai/codex"
-    # The models Codex 0.171 ships metadata for. Codex starts any name its provider serves
-    # (unknown names run on fallback metadata), so this list is a menu, not a gate.
+    # The catalog Codex 0.171 ships (`codex debug models --bundled`): used where `codex debug
+    # models` cannot answer. See `catalog` and `model_problem` for what is accepted.
     models = ("gpt-6.2-sol", "gpt-6.2-astra", "gpt-6.1-sol", "gpt-6.1-terra", "gpt-6-sol",
               "gpt-6-astra", "gpt-6-luna", "gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.6-luna",
               "gpt-5.5")
     default_model = None
     efforts = ("low", "medium", "high")   # -c model_reasoning_effort=…
 
+    def catalog(self) -> tuple[str, ...] | None:
+        """`codex debug models` (refreshed from OpenAI when signed in; cached), else the
+        bundled list above; plus the `model` of the person's config.toml and
+        `[players.codex] models`."""
+        listed = None
+        exe = self.executable()
+        if exe is not None:
+            from baton_tui.players.model_lists import listed_models
+
+            home = self.codex_home()
+            listed = listed_models(self.name, [exe, "debug", "models"], Path.cwd(),
+                                   {**os.environ, **self.env},
+                                   [home / "config.toml", home / "auth.json"],
+                                   ["CODEX_HOME", *self.key_vars], parse=_slugs)
+        configured = self._config(self.codex_home()).get("model")
+        return tuple(dict.fromkeys([*(listed or self.models),
+                                    *([configured] if isinstance(configured, str) else []),
+                                    *self.extra_models]))
+
     def model_problem(self, model: str | None) -> str | None:
-        return None
+        """Codex's catalog, and any name of OpenAI's model families (its API starts newer and
+        older models on fallback metadata). With a provider of the person's own
+        (`model_provider` naming a `[model_providers.X]`), that provider's names are its own:
+        Baton cannot judge them."""
+        from baton_tui.players.native import OPENAI_FAMILY
+
+        if model is None or self._configured_provider(self.codex_home()) is not None:
+            return None
+        catalog = self.catalog() or ()
+        if model in catalog or OPENAI_FAMILY.match(model):
+            return None
+        return (f"player 'codex' cannot start model {model!r} (Codex's models: "
+                f"{', '.join(catalog[:6])}, …; another name your provider serves goes in "
+                "[players.codex] models)")
 
     def codex_home(self) -> Path:
         env = {**os.environ, **self.env}
@@ -83,14 +115,18 @@ class CodexPlayer(CliPlayer):
                 f"{home}/auth.json: run `codex login`)")
 
     @staticmethod
-    def _configured_provider(home: Path) -> dict[str, Any] | None:
-        """The `[model_providers.X]` that `model_provider` selects in config.toml, if any."""
+    def _config(home: Path) -> dict[str, Any]:
         try:
             import tomllib
 
-            config = tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
+            return tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return None
+            return {}
+
+    @classmethod
+    def _configured_provider(cls, home: Path) -> dict[str, Any] | None:
+        """The `[model_providers.X]` that `model_provider` selects in config.toml, if any."""
+        config = cls._config(home)
         name = config.get("model_provider")
         providers = config.get("model_providers") or {}
         if isinstance(name, str) and isinstance(providers.get(name), dict):
@@ -221,3 +257,14 @@ class CodexPlayer(CliPlayer):
 
 def _usage_tokens(usage: dict) -> int:
     return int_of(usage.get("input_tokens")) + int_of(usage.get("output_tokens"))
+
+
+def _slugs(text: str) -> tuple[str, ...]:
+    """Model slugs from `codex debug models` (a JSON catalog: {"models": [{"slug": …}]})."""
+    import json
+
+    try:
+        found = json.loads(text).get("models") or []
+    except (ValueError, AttributeError):
+        return ()
+    return tuple(str(m["slug"]) for m in found if isinstance(m, dict) and m.get("slug"))

@@ -8,8 +8,9 @@ from baton_tui.players.base import AttemptContext, Detection, Launch, Player
 class CustomPlayer(Player):
     """A program that reads the prompt on stdin (and BATON_PROMPT_FILE) and reports itself.
 
-    It has no model catalog: any model or none. Baton passes the task's model, effort
-    and mode as BATON_MODEL, BATON_EFFORT and BATON_MODE.
+    Its catalog is the `models` list of its config when there is one; without it any model
+    name (or none) is accepted. Baton passes the task's model, effort and mode as
+    BATON_MODEL, BATON_EFFORT and BATON_MODE.
     """
 
     models = None
@@ -17,8 +18,9 @@ class CustomPlayer(Player):
 
     def __init__(self, name: str, command: list[str], research_command: list[str] | None,
                  resume_command: list[str] | None = None, env: dict[str, str] | None = None,
-                 max_parallel: int | None = None):
+                 max_parallel: int | None = None, models: list[str] | None = None):
         super().__init__(None, env)
+        self.models = tuple(models) if models else None
         self.name = name
         self.command = list(command)
         self.research_command = list(research_command) if research_command else None

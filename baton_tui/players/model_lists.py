@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 MAX_AGE = 86400.0
@@ -35,9 +36,16 @@ def _cache_dir() -> Path:
     return baton_home() / "cache"
 
 
+def one_a_line(text: str) -> tuple[str, ...]:
+    """The default reading: one model name a line (lines with spaces are headings)."""
+    return tuple(line.strip() for line in text.splitlines()
+                 if line.strip() and " " not in line.strip())
+
+
 def listed_models(name: str, argv: list[str], cwd: Path, env: dict[str, str],
-                  files: list[Path], env_names: list[str]) -> tuple[str, ...] | None:
-    """The non-empty lines `argv` prints (one model a line), from the cache when still good."""
+                  files: list[Path], env_names: list[str],
+                  parse: Callable[[str], tuple[str, ...]] = one_a_line) -> tuple[str, ...] | None:
+    """The models `argv` prints (read by `parse`), from the cache when still good."""
     exe = Path(argv[0])
     key_parts = [argv, str(cwd), _stamp(exe.resolve() if exe.exists() else exe),
                  [_stamp(p) for p in files],
@@ -56,8 +64,7 @@ def listed_models(name: str, argv: list[str], cwd: Path, env: dict[str, str],
                               timeout=TIMEOUT, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
-    models = tuple(line.strip() for line in done.stdout.splitlines()
-                   if line.strip() and " " not in line.strip())
+    models = parse(done.stdout)
     if done.returncode != 0 or not models:
         return None
     try:

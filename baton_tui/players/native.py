@@ -16,8 +16,10 @@ message list) to `<attempt dir>/transcript.json` after every turn, and a resumed
 (`--resume PATH`) continues from the transcript of the previous attempt with that id.
 
 Catalogs: `anthropic` lists current Claude models and also accepts any name starting with
-`claude-` (its catalog is not authoritative); `openai` talks to any OpenAI-compatible endpoint
-(`OPENAI_BASE_URL`), so it accepts any model name. `[players.NAME] models` extends both lists.
+`claude-` (its catalog is not authoritative). `openai` with `OPENAI_BASE_URL` set takes the
+names that endpoint lists at `GET /models` (endpoint_models.py; no judgement when it does not
+answer); without it, OpenAI's own API: the listed models and any name of OpenAI's families
+(`gpt-…`, `o1`/`o3`/`o4…`, `chatgpt-…`, `codex-…`). `[players.NAME] models` extends both.
 Efforts low/medium/high set the answer budget (max_tokens) and, where the API has it, the
 reasoning effort (OpenAI reasoning models; Anthropic's `effort` on Opus 4.5 and later).
 """
@@ -25,6 +27,8 @@ reasoning effort (OpenAI reasoning models; Anthropic's `effort` on Opus 4.5 and 
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -177,6 +181,10 @@ def find_transcript(attempt_dir: Path, session_id: str | None) -> Path | None:
     return max(found)[1] if found else None
 
 
+# Names of OpenAI's model families: its API starts new ones before any list here knows them.
+OPENAI_FAMILY = re.compile(r"^(?:gpt-\d|gpt-oss|o\d(?:$|-)|chatgpt-|codex-|ft:gpt-)")
+
+
 class AnthropicPlayer(_NativeBase):
     """Claude over the Anthropic Messages API (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`)."""
 
@@ -207,5 +215,37 @@ class OpenAIPlayer(_NativeBase):
     models = ("gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.1", "gpt-5", "gpt-5-mini", "gpt-4.1")
     default_model = "gpt-5.4"
 
+    def _endpoint(self) -> tuple[str | None, str | None]:
+        env = {**os.environ, **self.env}
+        return env.get("OPENAI_BASE_URL") or None, env.get("OPENAI_API_KEY")
+
+    def served(self) -> tuple[str, ...] | None:
+        """What the configured endpoint lists (None: no base URL, or no answer)."""
+        base, key = self._endpoint()
+        if base is None:
+            return None
+        from baton_tui.players.endpoint_models import served_models
+
+        return served_models(base, key)
+
+    def catalog(self) -> tuple[str, ...] | None:
+        served = self.served()
+        if served is None:
+            return super().catalog()
+        return tuple(dict.fromkeys([*served, *self.extra_models]))
+
     def model_problem(self, model: str | None) -> str | None:
-        return None  # an OpenAI-compatible endpoint serves whatever models it has
+        if model is None or model in self.extra_models:
+            return None
+        base, _key = self._endpoint()
+        if base is not None:
+            served = self.served()
+            if served is None or model in served:
+                return None   # an endpoint that does not answer cannot be judged
+            return (f"player 'openai' cannot start model {model!r} (the endpoint at {base} "
+                    f"serves: {', '.join(served[:8])}{', …' if len(served) > 8 else ''})")
+        if model in self.models or OPENAI_FAMILY.match(model):
+            return None
+        return (f"player 'openai' cannot start model {model!r} (OpenAI's models are named like "
+                f"{', '.join(self.models[:3])}; for another endpoint set OPENAI_BASE_URL, or add "
+                "the name to [players.openai] models)")

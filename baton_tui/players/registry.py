@@ -23,7 +23,8 @@ def build_players(config: Config) -> dict[str, Player]:
     players["script"] = ScriptPlayer()
     for name, custom in config.players.custom.items():
         players[name] = CustomPlayer(name, custom.command, custom.research_command,
-                                     custom.resume_command, custom.env, custom.max_parallel)
+                                     custom.resume_command, custom.env, custom.max_parallel,
+                                     custom.models)
     return players
 
 

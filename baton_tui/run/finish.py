@@ -106,7 +106,12 @@ class Finisher:
             self.emit(task, K.TASK_FAILED, reason="stopped by you", attempt=attempt.id,
                       output=tail(attempt.log_path))
             return State.FAILED
-        report = attempt.report or outcome.report
+        # A report in the agent's own output (Aider's `BATON:` line) counts only with exit 0:
+        # an agent that wrote the line and then crashed has not finished.
+        said = outcome.report if attempt.exit_status == 0 else None
+        if outcome.report and said is None:
+            outcome.error = outcome.error or "its `BATON:` line counts only with exit status 0"
+        report = attempt.report or said
         view = self.view(task)
         if report is None and view.pending_checkpoint and view.checkpoint_attempt == attempt.id:
             return State.CHECKPOINT  # it ended its turn to wait for the answer

@@ -113,20 +113,38 @@ def _task_review(cur: Any, task_id: int, section: dict | None) -> TaskReview:
 
 
 def load(ws: Workspace) -> HandoffReview:
-    """The review of landed work plus the per-task facts from the event log."""
+    """The review of landed work plus the per-task facts from the event log.
+
+    The same ranges as `baton handoff review` (run/handoff.review), read with one `git diff`
+    per range — the per-file counts come from the patch — so a big handoff opens quickly."""
+    from baton_tui.errors import BatonError
+    from baton_tui.gitops import git
+    from baton_tui.gitops.handoff import combine
+    from baton_tui.gitops.landing import diff_text
     from baton_tui.plan import current as plans
+    from baton_tui.plan.slug import integration_branch
     from baton_tui.run import handoff
 
     cur = plans.current(ws)
     assert cur is not None
-    data = handoff.review(ws)
-    sections = {s["id"]: s for s in data["tasks"]}
-    files = split_diff(data["diff"])
+    base = cur.row.base_commit
+    if not base:
+        raise BatonError("the plan has not run yet: there is nothing to review")
+    landed = handoff.landed_branches(ws, cur)
+    combined = integration_branch(cur.row.slug)
+    if any(v.ever_landed and v.state == State.DISCARDED for v in cur.folder.tasks.values()):
+        # The integration branch still holds discarded work: review only what merge brings.
+        combined = combine(ws.root, base, [t.branch for t in landed]) or combined
+    diff = diff_text(ws.root, base, combined)
+    sections = {t.id: {"branch": t.branch, "diff": diff_text(
+        ws.root, t.base or git.git(ws.root, "merge-base", base, t.branch), t.branch)}
+        for t in landed}
+    files = split_diff(diff)
     tasks = [_task_review(cur, task_id, sections.get(task_id))
              for task_id in handoff.merge_order(cur)
              if cur.doc.task(task_id).mode == "build" and cur.view(task_id).state in LANDED]
     waiting = [_task_review(cur, t.id, None) for t in cur.doc.tasks
                if t.mode == "build" and cur.view(t.id).state not in (*LANDED, State.DISCARDED)]
-    return HandoffReview(onto=data.get("onto"), files=files,
+    return HandoffReview(onto=cur.row.base_branch, files=files,
                          added=sum(f.added for f in files), deleted=sum(f.deleted for f in files),
-                         tasks=tasks, waiting=waiting, diff=data["diff"])
+                         tasks=tasks, waiting=waiting, diff=diff)

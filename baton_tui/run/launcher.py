@@ -147,6 +147,19 @@ def agent_env(ws: Workspace, plan: PlanRow, task: Task, attempt_id: int, nonce: 
     return env
 
 
+# Variables that send git to another repository (set in a git hook, or by a person who works
+# with GIT_DIR): an agent's git must see its own worktree, so they never reach the shim or the
+# agent. The same names Baton's own git calls drop (gitops/git.py).
+GIT_REDIRECTS = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
+                           "GIT_PREFIX", "GIT_OBJECT_DIRECTORY",
+                           "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE"})
+
+
+def without_git_redirects(env) -> dict[str, str]:
+    """`env` (a mapping such as os.environ) without the GIT_REDIRECTS variables."""
+    return {k: v for k, v in env.items() if k not in GIT_REDIRECTS}
+
+
 def new_nonce() -> str:
     """A fresh nonce, shaped so that redaction recognizes it wherever an agent echoes it."""
     return "bnc_" + secrets.token_hex(16)
@@ -165,8 +178,10 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
         raise BatonError(f"task {task.id}: unknown player {task.player!r}")
     skills = resolve(task.skills, ws.skills) if task.skills else []
     can_shell = player.reports_by_shell and (task.mode != "research" or player.research_shell)
+    in_output = player.reports_in_output or (task.mode == "research"
+                                             and player.research_reports_in_output)
     prompt = compose(doc, task, skills, artifacts, feedback, resume_message, can_shell=can_shell,
-                     in_output=player.reports_in_output)
+                     in_output=in_output)
     if task.player != "script":  # a repo-supplied agent command runs only once trusted
         ensure_trusted(ws, {task.player}, keys=())
     nonce = new_nonce()
@@ -185,11 +200,11 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
                          bin=player.bin)
     if task.player == "script":
         launch_argv, launch_env, stdin_prompt = ["sh", "-c", task.check or "true"], {}, False
-        stdin_path = prompt_path
+        stdin_path, named_session = prompt_path, None
     else:
         launch = (player.resume(ctx) if session_id or resume_message else None) or player.launch(ctx)
         launch_argv, launch_env, stdin_prompt = launch.argv, launch.env, launch.stdin_prompt
-        stdin_path = launch.stdin_file or prompt_path
+        stdin_path, named_session = launch.stdin_file or prompt_path, launch.session_id
     added = {**player.env, **launch_env, **env}
     # The store keeps the names of what the agent gets, never the values (secrets, the
     # nonce): the values reach the shim through its own environment only.
@@ -197,7 +212,8 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
             "stdin_prompt": stdin_prompt,
             "prompt_path": str(stdin_path), "base": workdir.base, "branch": workdir.branch,
             "mode": task.mode, "resumed": bool(session_id or resume_message)}
-    store.update_attempt(attempt_id, spec=spec, log_path=str(log_path))
+    store.update_attempt(attempt_id, spec=spec, log_path=str(log_path),
+                         **({"session_id": named_session} if named_session else {}))
     outside.before(ws, folder)
     shim_log = open(private_file(folder / "shim.log"), "ab")
     # The shim's own entry point (`baton attempt ID` does the same through the CLI).
@@ -205,7 +221,7 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
                              str(ws.paths.store_path)],
                             stdin=subprocess.DEVNULL, stdout=shim_log, stderr=subprocess.STDOUT,
                             start_new_session=True, cwd=str(workdir.path),
-                            env={**os.environ, **added})
+                            env={**without_git_redirects(os.environ), **added})
     shim_log.close()
     from baton_tui import procs
 

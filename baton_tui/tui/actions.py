@@ -7,6 +7,7 @@ the loop; a refusal (BatonError) is shown, never swallowed.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Callable
 
 from textual import work
@@ -15,6 +16,10 @@ from baton_tui import api
 from baton_tui.api import AUTONOMIES, MODES, BatonError, TaskSnap
 from baton_tui.tui.messages import EngineRefused, PlanApproved, PlanEdited, RunCommanded
 from baton_tui.tui.screens.add_task import AddTaskModal
+from baton_tui.tui.screens.approve import ApproveModal
+from baton_tui.tui.screens.checkpoint import CheckpointModal
+from baton_tui.tui.screens.dag import DagScreen
+from baton_tui.tui.screens.handoff import HandoffScreen
 from baton_tui.tui.screens.pickers import (
     Choice, ChoiceModal, ConfirmModal, PickManyModal, TextModal,
 )
@@ -82,13 +87,11 @@ class TaskActions:
 
     # keys ----------------------------------------------------------------------------
     def action_handoff(self) -> None:
-        from baton_tui.tui.screens.handoff import HandoffScreen
-
-        self.push_screen(HandoffScreen())
+        # Reading the review (git) starts now, while the screen mounts.
+        reading = asyncio.ensure_future(self.engine_call("handoff", api.handoff_review))
+        self.push_screen(HandoffScreen(reading))
 
     def action_dag(self) -> None:
-        from baton_tui.tui.screens.dag import DagScreen
-
         selected = self.plan_pane.selected_task
         self.push_screen(DagScreen(self.board, selected.id if selected else None),
                          lambda chosen: self.plan_pane.select(chosen) if chosen else None)
@@ -254,8 +257,6 @@ class TaskActions:
 
     @work(**ACTION, description="approve")
     async def action_approve(self) -> None:
-        from baton_tui.tui.screens.approve import ApproveModal
-
         if not await self.push_screen_wait(ApproveModal(self.board)):
             return
         ok, result = await self.engine_call("approve", api.approve)
@@ -289,8 +290,6 @@ class TaskActions:
 
     @work(**ACTION, description="answer checkpoint")
     async def action_answer_checkpoint(self) -> None:
-        from baton_tui.tui.screens.checkpoint import CheckpointModal
-
         task = self.focused_task()
         asked = task.question or {}
         answer = await self.push_screen_wait(CheckpointModal(

@@ -97,6 +97,7 @@ class BatonApp(TaskActions, App[int]):
         if self.keymap:
             self.set_keymap(self.keymap)
         self.chat.query_one("#chat-input", Input).focus()
+        self.engine.warm()
         self.run_worker(self._poll, thread=True, group="poller", exclusive=True,
                         exit_on_error=False, description="read the store")
         if self.detect_on_start:

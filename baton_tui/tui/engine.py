@@ -27,6 +27,10 @@ class EngineThread:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="baton-engine",
                                         initializer=self._open)
 
+    def warm(self) -> None:
+        """Open the thread's workspace now, not on the first command the person gives."""
+        self._pool.submit(lambda: None)
+
     def _open(self) -> None:
         self._local.ws = api.sibling(self.ws)
 

@@ -7,7 +7,6 @@ only when something changed — so the event loop never waits on SQLite or a fil
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from pathlib import Path
@@ -67,15 +66,11 @@ def tail_log(store_path: Path, plan_id: int, task_id: int,
             newest, wrote = api.latest_output(store_path, plan_id, task_id)
             if newest != path and newest:
                 path, pending = newest, b""
-                size = os.path.getsize(path) if os.path.exists(path) else 0
-                offset = max(0, size - first_bytes)
+                offset = max(0, api.log_size(path) - first_bytes)
                 reader = api.step_reader(wrote or player) if (wrote or player) else None
                 post([], True, [])
-        if path and os.path.exists(path):
-            with open(path, "rb") as fh:
-                fh.seek(offset)
-                data = fh.read(4_000_000)
-            offset += len(data)
+        if path:  # by the agent's own offset: a log whose middle was cut is followed exactly
+            data, offset, _cut = api.read_log(path, offset, 4_000_000)
             if data:
                 chunk = pending + data
                 *lines, pending = chunk.split(b"\n")

@@ -8,6 +8,7 @@ App workers: going back mid-merge does not cancel one.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from rich.text import Text
@@ -56,8 +57,9 @@ class HandoffScreen(Screen[None]):
         Binding("r", "retry", "retry task", id="handoff-retry"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, reading: "asyncio.Task | None" = None) -> None:
         super().__init__()
+        self.reading = reading  # the review, already being read while the screen mounts
         self.review: Any = None
         self.conflict: dict | None = None
         self.upto: int | None = None
@@ -84,7 +86,8 @@ class HandoffScreen(Screen[None]):
     # reading ---------------------------------------------------------------------------
     @work(group="handoff-load", exclusive=True, exit_on_error=False, description="read the handoff")
     async def load(self) -> None:
-        ok, review = await self.app.engine_call("handoff", api.handoff_review)
+        reading, self.reading = self.reading, None
+        ok, review = await (reading or self.app.engine_call("handoff", api.handoff_review))
         if ok:
             self.post_message(HandoffLoaded(review))
 

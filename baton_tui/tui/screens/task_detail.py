@@ -134,7 +134,8 @@ class TaskDetail(Screen[None]):
         row = board_changed.board.task(self.row.id)
         if row is not None and row != self.row:
             self.row = row
-            self.query_one("#fields", Static).update(fields_text(row))
+            for fields in self.query("#fields"):  # none yet while the screen is composing
+                fields.update(fields_text(row))
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab

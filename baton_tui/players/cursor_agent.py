@@ -1,0 +1,192 @@
+"""Cursor Agent (`cursor-agent`): `-p … --output-format stream-json`, written from Cursor's
+documented headless flags and stream format (the CLI is not on the registries used here).
+
+Build: `--force` (print mode writes files and runs commands only with it) and `--trust` (a
+headless run cannot answer the workspace-trust prompt), in the task's worktree, which is also
+its `--workspace`. The agent has a shell, so it reports with `baton report` like any other.
+Research: `--mode ask` — Cursor's read-only mode — and no `--force`, so even a write or a
+command the model attempts is refused. Cursor has no per-run MCP flag (only `.cursor/mcp.json`
+files, which Baton will not write into the person's repository or config), so research reports
+the way Aider does: a `BATON: done …` line ending its final reply, read from the final `result`
+event only (never from tool output), and only when the run exits 0.
+
+Events (NDJSON): `system/init` (session_id, model), `user`, `assistant` (one line per message),
+`tool_call` `started`/`completed` with `tool_call: {"<kind>ToolCall": {"args", "result"}}`, and
+the final `result` (`subtype`, `is_error`, `result`, `duration_ms`, `session_id`, sometimes
+`usage`). On failure the stream may end without a result and the error goes to stderr (the log
+holds both). A session resumes with `--resume <session_id>`. The catalog is what
+`cursor-agent models` lists for the signed-in account (cached); it has no effort levels.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from baton_tui.players.aider import REPORT
+from baton_tui.players.base import AttemptContext, Launch, Outcome
+from baton_tui.players.cli_events import ARGV_PROMPT_LIMIT, event_of, events, int_of, one_line
+from baton_tui.players.kinds import CliPlayer
+from baton_tui.players.limit_words import is_limit, is_throttle, reset_in
+
+# `cursor-agent models`: "auto - Auto  (current)", "sonnet-4.5 - Claude 4.5 Sonnet", …
+_MODEL_LINE = re.compile(r"^\s*([A-Za-z0-9][\w.:/\-]*)\s+-\s+\S")
+
+
+def parse_models(text: str) -> tuple[str, ...]:
+    """Model ids from `cursor-agent models` (an id, a dash, its display name, a line each)."""
+    return tuple(dict.fromkeys(m.group(1) for m in map(_MODEL_LINE.match, text.splitlines())
+                               if m))
+
+
+class CursorAgentPlayer(CliPlayer):
+    """Cursor's agent CLI."""
+
+    name = "cursor-agent"
+    binary = "cursor-agent"
+    key_vars = ("CURSOR_API_KEY",)
+    install = "curl https://cursor.com/install -fsS | bash, then `cursor-agent login`"
+    models = ()                # asked of Cursor itself: see `catalog`
+    efforts = ()               # model variants carry it (`…-thinking`), not a flag
+    interactive_resume = ("--resume",)
+    research_shell = False
+    research_reports_in_output = True
+
+    def _env(self) -> dict[str, str]:
+        return {**os.environ, **self.env}
+
+    def auth_files(self) -> list[Path]:
+        env = self._env()
+        home = Path(env.get("HOME") or Path.home())
+        config = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+        files = [config / "cursor" / "auth.json", home / ".cursor" / "auth.json"]
+        if env.get("CURSOR_CONFIG_DIR"):
+            files.insert(0, Path(env["CURSOR_CONFIG_DIR"]) / "auth.json")
+        return files
+
+    def signed_in(self) -> str | None:
+        """CURSOR_API_KEY, or the login `cursor-agent login` keeps in ~/.config/cursor."""
+        if self._env().get("CURSOR_API_KEY") or any(p.exists() for p in self.auth_files()):
+            return None
+        return "not signed in (no CURSOR_API_KEY and no ~/.config/cursor/auth.json)"
+
+    def detect(self):
+        found = super().detect()
+        if not found.ready and found.path and "not signed in" in found.reason:
+            found.fix = "run `cursor-agent login`, or export CURSOR_API_KEY"
+        return found
+
+    def catalog(self) -> tuple[str, ...] | None:
+        """`cursor-agent models` for this account (cached); None when it cannot answer."""
+        exe = self.executable()
+        if exe is None:
+            return None
+        from baton_tui.players.model_lists import listed_models
+
+        listed = listed_models(self.name, [exe, "models"], Path.cwd(), self._env(),
+                               self.auth_files(), ["CURSOR_API_KEY"], parse=parse_models)
+        return None if listed is None else tuple(dict.fromkeys([*listed, *self.extra_models]))
+
+    def model_problem(self, model: str | None) -> str | None:
+        catalog = self.catalog() if model else None
+        if model is None or catalog is None or model in catalog:
+            return None
+        return (f"player 'cursor-agent' cannot start model {model!r} (not in `cursor-agent "
+                f"models`: {', '.join(catalog[:8])}{', …' if len(catalog) > 8 else ''})")
+
+    # ----------------------------------------------------------------- command lines
+    def _argv(self, ctx: AttemptContext, message: str) -> Launch:
+        exe = ctx.bin or self.bin or self.executable() or self.binary
+        argv = [exe, "-p", "--output-format", "stream-json", "--trust",
+                "--workspace", str(ctx.worktree)]
+        argv += ["--mode", "ask"] if ctx.mode == "research" else ["--force"]
+        if ctx.model:
+            argv += ["--model", ctx.model]
+        if ctx.session_id:
+            argv += ["--resume", ctx.session_id]
+        if len(message.encode("utf-8")) > ARGV_PROMPT_LIMIT:
+            return Launch(argv, stdin_prompt=True)     # print mode reads a piped prompt
+        return Launch([*argv, "--", message])
+
+    def launch(self, ctx: AttemptContext) -> Launch:
+        return self._argv(ctx, ctx.prompt)
+
+    def resume(self, ctx: AttemptContext) -> Launch | None:
+        if not ctx.session_id:
+            return None
+        message = (ctx.resume_message or "Continue the task where you left off.").strip()
+        if ctx.mode == "research":
+            message += ("\n\nWhen you are done, end your final reply with one line `BATON: done "
+                        "<your findings>` (or `BATON: failed <why>`), as Baton's rules said.")
+        else:
+            message += ("\n\nWhen the task is finished, run `baton report done --summary \"…\"` "
+                        "as Baton's rules said.")
+        return self._argv(ctx, message)
+
+    # ----------------------------------------------------------------- events
+    def progress(self, line: str) -> str | None:
+        event = event_of(line)
+        if event is None:
+            return None
+        kind = event.get("type")
+        if kind == "system" and event.get("subtype") == "init":
+            return f"cursor-agent started (model {event.get('model') or '?'})"
+        if kind == "tool_call" and event.get("subtype") == "started":
+            return _tool_line(event.get("tool_call") or {})
+        if kind == "assistant":
+            texts = [b.get("text", "") for b in (event.get("message") or {}).get("content") or []
+                     if isinstance(b, dict) and b.get("type") == "text"]
+            return one_line("\n".join(texts)) or None
+        if kind == "result":
+            if event.get("is_error") or event.get("subtype") != "success":
+                return "error: " + one_line(event.get("result") or event.get("subtype"), 140)
+            return f"finished in {int_of(event.get('duration_ms')) / 1000:.0f}s"
+        return None
+
+    def outcome(self, text: str) -> Outcome:
+        out = Outcome()
+        result = None
+        for event in events(text):
+            if event.get("session_id"):
+                out.session_id = str(event["session_id"])
+            if event.get("type") == "result":
+                result = event
+        if result is not None:
+            usage = result.get("usage") or {}
+            out.tokens = sum(int_of(usage.get(k)) for k in (
+                "inputTokens", "outputTokens", "input_tokens", "output_tokens"))
+            final = result.get("result") if isinstance(result.get("result"), str) else ""
+            out.final_text = final
+            out.success_event = not result.get("is_error") and result.get("subtype") == "success"
+            reports = [m for m in map(REPORT.match, final.splitlines()) if m]
+            if reports and out.success_event:
+                status, rest = reports[-1].group(1).lower(), reports[-1].group(2).strip()
+                out.report = ({"status": "done", "summary": rest} if status == "done" else
+                              {"status": "failed", "reason": rest or "the agent reported failure"})
+            if out.success_event:
+                return out
+        # No result (Cursor writes its error to stderr) or a failed one: what does it say?
+        said = [ln.strip() for ln in text.splitlines() if ln.strip() and event_of(ln) is None]
+        message = str((result or {}).get("result") or "\n".join(said[-5:]) or "no result")
+        out.error = one_line(message if result else (said[-1] if said else message), 300)
+        if is_limit(message):
+            out.limit_until = reset_in(message)
+            out.limited = out.limit_until is None
+        elif is_throttle(message):
+            out.limit_until = reset_in(message)
+            out.rate_limited = out.limit_until is None
+        return out
+
+
+def _tool_line(call: dict) -> str | None:
+    """`{"shellToolCall": {"args": {"command": …}}}` as one readable line."""
+    for kind, body in call.items():
+        args = (body or {}).get("args") or {} if isinstance(body, dict) else {}
+        name = kind.removesuffix("ToolCall") or kind
+        if name == "shell":
+            return "$ " + one_line(args.get("command"), 140)
+        what = args.get("path") or args.get("pattern") or args.get("globPattern") \
+            or args.get("name") or ""
+        return one_line(f"{name} {what}".strip(), 160)
+    return None

@@ -1,0 +1,100 @@
+"""A read-only MCP server (`read_file`, `list_files`, `search`) confined to one folder.
+
+Lent to agent CLIs whose tools cannot be made read-only for one run (Goose: its developer
+extension's shell and editor are all or nothing). A research attempt then gets only these
+tools and Baton's report tools, so it can study the worktree and report, and cannot write.
+Paths are resolved inside the root; a path or link that leaves it is refused.
+
+`python -m baton_tui.players.read_tools ROOT` serves it on stdio.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+MAX_LINES = 2000
+MAX_HITS = 200
+SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv"}
+
+
+def inside(root: Path, path: str) -> Path:
+    """`path` (relative to root, or absolute) resolved; ValueError when it leaves the root."""
+    base = root.resolve()
+    target = (base / path).resolve()
+    if target != base and base not in target.parents:
+        raise ValueError(f"{path}: outside the folder this task may read")
+    return target
+
+
+def read_file(root: Path, path: str, offset: int = 0, limit: int = 400) -> str:
+    target = inside(root, path)
+    lines = target.read_text(encoding="utf-8", errors="replace").splitlines()
+    start, stop = max(0, offset), max(0, offset) + max(1, min(limit, MAX_LINES))
+    shown = [f"{n + 1:>6}\t{line}" for n, line in enumerate(lines[start:stop], start)]
+    more = f"\n… {len(lines) - stop} more lines (offset={stop})" if stop < len(lines) else ""
+    return "\n".join(shown) + more
+
+
+def _files(top: Path):
+    for folder, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        for name in sorted(names):
+            yield Path(folder) / name
+
+
+def list_files(root: Path, path: str = ".") -> str:
+    top, base = inside(root, path), root.resolve()
+    found = [str(p.relative_to(base)) for p in _files(top)]
+    return "\n".join(found[:MAX_HITS * 5]) or "(no files)"
+
+
+def search(root: Path, pattern: str, path: str = ".") -> str:
+    """Lines matching a regular expression, as `file:line: text`."""
+    regex, base, hits = re.compile(pattern), root.resolve(), []
+    for file in _files(inside(root, path)):
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            if regex.search(line):
+                hits.append(f"{file.relative_to(base)}:{n}: {line.strip()[:200]}")
+                if len(hits) >= MAX_HITS:
+                    return "\n".join(hits) + "\n… (more matches: narrow the search)"
+    return "\n".join(hits) or "(no matches)"
+
+
+def build_server(root: Path):
+    from mcp.server.fastmcp import FastMCP
+
+    server = FastMCP("baton-read")
+
+    def guarded(fn, *args):
+        try:
+            return fn(root, *args)
+        except (OSError, ValueError, re.error) as exc:
+            return f"error: {exc}"
+
+    @server.tool(name="read_file", description="Read a text file of the task's folder "
+                 "(numbered lines; `offset` and `limit` page through a long one).")
+    def _read(path: str, offset: int = 0, limit: int = 400) -> str:
+        return guarded(read_file, path, offset, limit)
+
+    @server.tool(name="list_files", description="List the files under a folder of the task's "
+                 "folder (default: all of it).")
+    def _list(path: str = ".") -> str:
+        return guarded(list_files, path)
+
+    @server.tool(name="search", description="Search the task's folder for lines matching a "
+                 "regular expression.")
+    def _search(pattern: str, path: str = ".") -> str:
+        return guarded(search, pattern, path)
+
+    return server
+
+
+if __name__ == "__main__":
+    build_server(Path(sys.argv[1] if len(sys.argv) > 1 else ".")).run("stdio")
