@@ -112,6 +112,13 @@ def status_text(status: dict) -> str:
     return render_status(status)
 
 
+def status_json(status: dict) -> str:
+    """`baton status --json`'s text: one task to a line."""
+    from baton_tui.store.render import status_json as text
+
+    return text(status)
+
+
 def events(store: "Store", plan_id: int | None = None, after: int = 0) -> list:
     return store.events(plan_id, after=after)
 

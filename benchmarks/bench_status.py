@@ -32,7 +32,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PLAYERS = ["claude-code", "codex", "gemini", "opencode"]
+# Players every machine has: custom agents (trusted below) and the check-only `script`.
+PLAYERS = ["agent-a", "agent-b", "agent-c", "script"]
+PLAYERS_TOML = "".join(f'[players.custom.{p}]\ncommand = ["true"]\n\n' for p in PLAYERS[:-1])
 
 
 def deps_for(shape: str, i: int, n: int) -> list[int]:
@@ -58,9 +60,11 @@ def plan_doc(shape: str, n: int) -> dict:
         task = {"id": i, "title": f"Task number {i}", "prompt": f"Do step {i} of the work.",
                 "player": PLAYERS[i % len(PLAYERS)], "mode": "build",
                 "depends_on": deps_for(shape, i, n)}
+        if task["player"] == "script":
+            task["check"] = "true"
         if shape == "mixed":
             task.update(skills=["tdd"] if i % 3 == 0 else [], scope=[f"src/mod{i}.py"],
-                        check="true" if i % 4 == 0 else None)
+                        check="true" if i % 4 == 0 else task.get("check"))
         tasks.append(task)
     return {"version": 1, "goal": f"Benchmark plan: {shape}, {n} tasks", "tasks": tasks}
 
@@ -82,10 +86,12 @@ def build_repo(where: Path, shape: str, n: int) -> tuple[Path, dict]:
            "GIT_COMMITTER_EMAIL": "bench@example.com"}
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True, env=env)
     (repo / "README.md").write_text("# bench\n")
+    (repo / "baton.toml").write_text(PLAYERS_TOML)
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=env)
     subprocess.run(["git", "commit", "-q", "-m", "initial"], cwd=repo, check=True, env=env)
     plan_file = where / f"plan-{shape}-{n}.json"
     plan_file.write_text(json.dumps(plan_doc(shape, n)))
+    baton(repo, "trust")
     setup = {"plan_from_s": baton(repo, "plan", "--from", str(plan_file)),
              "approve_s": baton(repo, "approve")}
     # A run's worth of events: most tasks started, some done and landed, a few failed or paused.

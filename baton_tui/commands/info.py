@@ -21,7 +21,7 @@ from baton_tui.errors import BatonError
 def cmd_status(args: Namespace) -> int:
     store = api.open_store()
     status = api.snapshot(store).as_json() if store else api.snapshot_empty().as_json()
-    print(json.dumps(status, indent=2) if args.json else api.terminal_text(api.status_text(status)))
+    print(api.status_json(status) if args.json else api.terminal_text(api.status_text(status)))
     return 0
 
 

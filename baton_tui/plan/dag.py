@@ -119,13 +119,14 @@ def levels(deps: Mapping[int, Sequence[int]]) -> dict[int, int]:
     return {node: memo[node] for node in deps}
 
 
-def topo_order(deps: Mapping[int, Sequence[int]], order: Sequence[int] | None = None) -> list[int]:
+def topo_order(deps: Mapping[int, Sequence[int]], order: Sequence[int] | None = None,
+               level_of: Mapping[int, int] | None = None) -> list[int]:
     """Dependencies before dependents, level by level; ties keep the plan's own order.
 
     ``order`` is the plan's order (sorted ids when omitted); ids missing from it sort after
-    the ones it names, by id.
+    the ones it names, by id. ``level_of`` is ``levels(deps)`` when the caller has it already.
     """
-    lv = levels(deps)
+    lv = levels(deps) if level_of is None else level_of
     listed = list(order) if order is not None else sorted(deps)
     buckets: list[list[int]] = [[] for _ in range(max(lv.values(), default=-1) + 1)]
     seen: set[int] = set()

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
+@lru_cache(maxsize=1 << 15)  # a 10,000-task snapshot names every task's branch
 def slugify(text: str, limit: int = 40, fallback: str = "plan") -> str:
     """Lowercase ASCII letters, digits and single hyphens; never empty, never a git-special name."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()

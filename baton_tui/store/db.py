@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS events (
     ts REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_plan ON events (plan_id, id);
+CREATE INDEX IF NOT EXISTS events_task ON events (plan_id, task_id, id);
 CREATE TABLE IF NOT EXISTS attempts (
     id INTEGER PRIMARY KEY,
     plan_id INTEGER NOT NULL,
@@ -289,9 +290,14 @@ class Store:
         if task_id is not None:
             sql += " AND task_id = ?"
             args.append(task_id)
-        rows = self.conn.execute(sql + " ORDER BY id", args).fetchall()
-        return [Event(r["id"], r["plan_id"], r["task_id"], r["kind"], json.loads(r["data"]), r["ts"])
-                for r in rows]
+        # Plain tuples, and no JSON decoding of the empty payload most events carry: a
+        # 10,000-task plan's log is ~76,000 rows.
+        cur = self.conn.cursor()
+        cur.row_factory = None
+        rows = cur.execute(sql.replace("*", "id, plan_id, task_id, kind, data, ts", 1)
+                           + " ORDER BY id", args).fetchall()
+        loads = json.loads
+        return [Event(i, p, t, k, loads(d) if d != "{}" else {}, ts) for i, p, t, k, d, ts in rows]
 
     def task_base(self, plan_id: int, task_id: int) -> str | None:
         """The commit a task's branch was cut from (recorded when its worktree was made)."""

@@ -206,12 +206,13 @@ PAYLOADS: dict[EventKind, type] = {
 }
 
 
+_KINDS: dict[str, EventKind] = {kind.value: kind for kind in EventKind}
+
+
 def kind_of(raw: str) -> EventKind | str:
-    """The typed kind of a stored string; an unknown one stays a string (forward compatible)."""
-    try:
-        return EventKind(raw)
-    except ValueError:
-        return raw
+    """The typed kind of a stored string; an unknown one stays a string (forward compatible).
+    A dict lookup: `EventKind(raw)` costs microseconds, times every event of a 10,000-task log."""
+    return _KINDS.get(raw, raw)
 
 
 class Event:

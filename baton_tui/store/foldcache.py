@@ -1,0 +1,135 @@
+"""A plan's folded events, cached in the store and keyed by the last event the fold covers.
+
+Folding a 10,000-task plan's ~76,000 events takes the better part of a second, and every
+`baton status`, every plan edit and the conductor's start would pay it again. Events never
+change once written (ids only grow, in commit order), so a fold up to event N stays right:
+`folded()` starts from the cached fold and feeds only the newer events. A reader that had to
+fold many saves what it folded, best effort (a read-only or busy store just skips it).
+
+The cache lives in the `meta` table as JSON — data, never code (no pickle) — under a key
+that includes a hash of the code that folds (`views.py`, `events.py`), so a Baton that
+folds differently never reads an older one's fold. Standard library only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from baton_tui.store import events as _events, views as _views
+from baton_tui.store.events import State
+from baton_tui.store.views import Folder, PlanView, TaskView
+
+SAVE_AFTER = 2000      # new events folded by a reader before it saves the fold
+_FOLDER_PARTS = ("tasks", "plan")
+_STATES = {state.value: state for state in State}
+_version: str | None = None
+
+
+def version() -> str:
+    """A hash of the folding code: a fold made by other code is never read back."""
+    global _version
+    if _version is None:
+        digest = hashlib.sha256()
+        for module in (_views, _events):
+            digest.update(Path(module.__file__ or "").read_bytes())
+        _version = digest.hexdigest()[:16]
+    return _version
+
+
+def _key(plan_id: int) -> str:
+    return f"fold:{plan_id}"
+
+
+def dump(folder: Folder) -> str | None:
+    """The fold as JSON text, or None when it holds something JSON cannot carry back."""
+    fields = list(vars(TaskView()))
+    names = set(fields)
+    rows = []
+    for task_id, view in folder.tasks.items():
+        values = vars(view)
+        if values.keys() != names:  # an attribute set outside __init__: fold afresh instead
+            return None
+        rows.append([task_id, *values.values()] if list(values) == fields
+                    else [task_id, *(values[n] for n in fields)])
+    try:
+        return json.dumps({
+            "version": version(), "last": folder.last_id, "fields": fields, "tasks": rows,
+            "plan": vars(folder.plan),
+            "folder": {k: v for k, v in vars(folder).items() if k not in _FOLDER_PARTS}},
+            separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None
+
+
+def load(text: str) -> Folder | None:
+    """The fold `dump` wrote, or None when it is another version's or unreadable."""
+    try:
+        data: dict[str, Any] = json.loads(text)
+        fields = data["fields"]
+        if data.get("version") != version() or fields != list(vars(TaskView())):
+            return None
+        at_state = fields.index("state")
+        new = object.__new__
+        folder = Folder()
+        folder.__dict__.update(data["folder"])
+        tasks = folder.tasks
+        for row in data["tasks"]:
+            view = new(TaskView)
+            values = dict(zip(fields, row[1:]))
+            state = row[1 + at_state]
+            values["state"] = _STATES.get(state, state)
+            view.__dict__ = values
+            tasks[row[0]] = view
+        plan = new(PlanView)
+        plan.__dict__ = data["plan"]
+        folder.plan = plan
+        folder.last_id = int(data["last"])
+        return folder
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def cached(store: Any, plan_id: int) -> Folder | None:
+    try:
+        row = store.conn.execute("SELECT value FROM meta WHERE key = ?",
+                                 (_key(plan_id),)).fetchone()
+    except Exception:  # sqlite3.Error: an unreadable cache is no cache
+        return None
+    return load(row[0]) if row else None
+
+
+def save(store: Any, plan_id: int, folder: Folder) -> bool:
+    """Keep `folder` as the plan's cached fold (other plans' folds go). Best effort."""
+    text = dump(folder)
+    if text is None:
+        return False
+    try:
+        conn = store._writable()
+        if conn.in_transaction:  # inside the caller's own write: not the moment
+            return False
+        conn.execute("PRAGMA busy_timeout = 200")  # a reader never waits long to help
+        try:
+            with store.tx():
+                conn.execute("DELETE FROM meta WHERE key LIKE 'fold:%' AND key != ?",
+                             (_key(plan_id),))
+                conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                             (_key(plan_id), text))
+        finally:
+            conn.execute("PRAGMA busy_timeout = 30000")
+    except Exception:  # read-only, busy or gone: the next reader folds again
+        return False
+    return True
+
+
+def folded(store: Any, plan_id: int, save_after: int = SAVE_AFTER) -> Folder:
+    """The plan's views folded up to its latest event: the cached fold plus the events after
+    it. Saves the result when it had to fold `save_after` events or more."""
+    folder = cached(store, plan_id) or Folder()
+    new = store.events(plan_id, after=folder.last_id)
+    folder.feed(new)
+    if len(new) >= save_after:
+        save(store, plan_id, folder)
+    return folder

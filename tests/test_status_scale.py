@@ -1,0 +1,164 @@
+"""The status path at scale: the cached fold, the tuple-backed snapshot, the JSON layout.
+
+The cached fold must be indistinguishable from folding every event afresh (field by field,
+types included), and a fold made by other code must never be read back. The snapshot's
+records are built positionally for speed, so each field is checked here by its name.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from baton_tui.store import foldcache, snapshot
+from baton_tui.store.db import Store
+from baton_tui.store.events import EventKind, State
+from baton_tui.store.render import status_json
+from baton_tui.store.views import Folder
+
+K = EventKind
+
+
+def _doc(n: int) -> dict:
+    tasks = [{"id": i, "title": f"Task {i}", "prompt": f"do {i}", "player": "script",
+              "check": "true", "depends_on": [i - 1] if i > 1 else []} for i in range(1, n + 1)]
+    tasks[2]["title"] = 'tricky }, {"id": 99, "x": "\\n'   # the JSON layout's boundary text
+    return {"version": 1, "goal": "scale", "tasks": tasks}
+
+
+def _rich_log(store: Store, plan_id: int) -> None:
+    """Every detail the views keep, on a handful of tasks."""
+    a = store.append
+    for t in (1, 2, 3, 4, 5, 6):
+        a(plan_id, t, K.TASK_QUEUED, {"feedback": "again" if t == 2 else None})
+    a(plan_id, None, K.RUN_STARTED, {"until_failures": 3, "deadline": 2e9})
+    a(plan_id, 1, K.TASK_STARTED, {"attempt": 1, "base": "abc", "branch": "baton/x/1-a",
+                                   "workdir": "/w/1"})
+    for step in range(25):
+        a(plan_id, 1, K.TASK_PROGRESS, {"message": f"step {step}"})
+    a(plan_id, 1, K.TASK_USAGE, {"tokens": 1200, "cost": 0.25})
+    a(plan_id, 1, K.TASK_FLAGGED, {"flag": "outside", "message": "wrote /tmp/x",
+                                   "files": ["/tmp/x"], "attempt": 1})
+    a(plan_id, 1, K.TASK_CHECKPOINT, {"what": "drop a table", "evidence": "plan.sql",
+                                      "attempt": 1})
+    a(plan_id, 1, K.TASK_CHECKPOINT_ANSWERED, {"checkpoint": store.last_event_id(),
+                                               "answer": "yes", "by": "watch"})
+    a(plan_id, 1, K.TASK_CONTINUED, {})
+    a(plan_id, 1, K.TASK_CHECK, {"exit": 0, "output": "ok"})
+    a(plan_id, 1, K.TASK_DONE, {"summary": "did one"})
+    a(plan_id, 1, K.TASK_LANDED, {})
+    a(plan_id, 2, K.TASK_STARTED, {"attempt": 2})
+    a(plan_id, 2, K.TASK_PAUSED, {"reason": "usage limit", "until": 2e9, "limit": "known",
+                                  "player": "script"})
+    a(plan_id, 2, K.TASK_REASSIGNED, {"from": "script", "to": "other"})
+    a(plan_id, 3, K.TASK_STARTED, {"attempt": 3})
+    a(plan_id, 3, K.TASK_FAILED, {"reason": "conflict", "conflicts": ["a.py"]})
+    a(plan_id, 4, K.TASK_APPROVAL_VOIDED, {"edit": "task-title"})
+    a(plan_id, 5, K.TASK_STARTED, {"attempt": 5})
+    a(plan_id, 5, K.TASK_RESET, {})
+    a(plan_id, 6, K.TASK_STARTED, {"attempt": 6})
+    a(plan_id, 6, K.TASK_CHECKPOINT, {"what": "push", "attempt": 6, "held": True})
+    a(plan_id, 8, K.TASK_STARTED, {"attempt": 8})
+    a(plan_id, None, K.RUN_STOPPED, {"by": "failures", "detail": "1 task failure(s)"})
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store(tmp_path / "baton.db") as s:
+        plan_id = s.insert_plan("scale", _doc(8))
+        _rich_log(s, plan_id)
+        yield s
+
+
+def _same(a: Folder, b: Folder) -> None:
+    assert a.last_id == b.last_id
+    assert vars(a.plan) == vars(b.plan)
+    assert a.tasks.keys() == b.tasks.keys()
+    for task_id, view in a.tasks.items():
+        other = b.tasks[task_id]
+        assert vars(view) == vars(other), task_id
+        for name, value in vars(view).items():
+            assert type(value) is type(getattr(other, name)), (task_id, name)
+
+
+def test_the_cached_fold_is_the_fresh_fold_field_by_field(store):
+    fresh = Folder().feed(store.events(1))
+    text = foldcache.dump(fresh)
+    assert text is not None
+    _same(fresh, foldcache.load(text))
+    assert fresh.tasks[6].state is State.CHECKPOINT
+
+
+def test_folded_feeds_only_what_came_after_the_cache_and_saves_a_big_fold(store):
+    assert foldcache.cached(store, 1) is None
+    foldcache.folded(store, 1, save_after=1)            # folds everything, saves it
+    cached = foldcache.cached(store, 1)
+    assert cached is not None and cached.last_id == store.last_event_id()
+    store.append(1, 7, K.TASK_QUEUED, {})
+    store.append(1, 7, K.TASK_STARTED, {"attempt": 7})
+    later = foldcache.folded(store, 1)                  # the cache plus two events
+    _same(Folder().feed(store.events(1)), later)
+    assert later.tasks[7].state == State.RUNNING
+
+
+def test_a_fold_made_by_other_code_is_never_read(store, monkeypatch):
+    foldcache.save(store, 1, Folder().feed(store.events(1)))
+    assert foldcache.cached(store, 1) is not None
+    monkeypatch.setattr(foldcache, "_version", "another-baton")
+    assert foldcache.cached(store, 1) is None
+    assert foldcache.load("{not json") is None
+
+
+def test_a_view_with_an_attribute_set_outside_its_init_is_not_cached(store):
+    folder = Folder().feed(store.events(1))
+    folder.tasks[1].extra = {1, 2}                      # JSON could not carry it back
+    assert foldcache.dump(folder) is None
+
+
+def test_saving_inside_a_write_transaction_is_skipped(store):
+    folder = Folder().feed(store.events(1))
+    with store.tx():
+        assert foldcache.save(store, 1, folder) is False
+    assert foldcache.save(store, 1, folder) is True
+
+
+def test_every_snapshot_field_by_name(store):
+    plan = store.plan(1)
+    snap = snapshot.build(plan, Folder().feed(store.events(1)), None, False, 2e9 - 10,
+                          {"script": "not here — install it"})
+    one, two, three, four, six, seven, eight = (snap.task(i) for i in (1, 2, 3, 4, 6, 7, 8))
+    assert (one.id, one.title, one.prompt, one.player, one.mode) == (1, "Task 1", "do 1",
+                                                                     "script", "build")
+    assert one.check == "true" and one.checkpoint is False and one.depends_on == ()
+    assert one.branch == "baton/scale/1-task-1" and one.worktree == "/w/1"
+    assert one.state == "landed" and one.level == 0 and two.level == 1
+    assert one.tokens == 1200 and one.cost == 0.25 and one.attempts == 1 and one.started
+    assert one.summary == "did one" and one.last_report == "done: did one"
+    assert one.progress == "step 24" and [f["kind"] for f in one.flags] == ["outside"]
+    assert one.decisions[0]["answer"] == "yes" and one.decisions[0]["by"] == "watch"
+    assert one.unready is None  # started: the player's readiness no longer matters
+    assert two.state == "paused" and two.until is None  # the old player's reset is moot
+    assert two.reason == "usage limit"
+    assert two.limit == "known" and two.reassigned is True
+    assert three.state == "failed" and three.words == "failed: conflict"
+    assert four.needs_approval is True and four.blocked_by == 3
+    assert four.words == "blocked by #3"
+    assert six.question == {"what": "push", "evidence": None} and six.answerable is True
+    assert six.started_at is None and eight.state == "running"
+    assert eight.wall == pytest.approx(2e9 - 10 - eight.started_at, abs=0.01)
+    assert seven.unready == "not here — install it" and seven.blocked_by == 3
+    assert snap.dependents(1) == [2] and snap.dependents(8) == [] and snap.task(99) is None
+    assert snap == snapshot.build(plan, Folder().feed(store.events(1)), None, False, 2e9 - 10,
+                                  {"script": "not here — install it"})
+
+
+def test_the_status_json_layout_is_the_same_json(store):
+    status = snapshot.read(store).as_json()
+    text = status_json(status)
+    assert json.loads(text) == json.loads(json.dumps(status, indent=2))
+    lines = text.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}"
+    assert sum(1 for line in lines if line.startswith('    {"id": ')) == len(status["tasks"])
+    empty = snapshot.empty().as_json()
+    assert json.loads(status_json(empty)) == empty
