@@ -15,7 +15,8 @@ string, or "*") to a list of steps:
                                             the script, 3 ends the turn (the resumed run
                                             continues after it)
     {"report": "done", "summary": "…"}      `baton report done|failed` (optional "tokens", "cost")
-    {"report": "limited", "until": 1.0e9}   `baton report limited` (optional "until", "reason")
+    {"report": "limited", "until": 1.0e9}   `baton report limited` (optional "until" or "in"
+                                            seconds from now, "reason")
     {"exit": 3}                             exit with this status
     {"hang": true}                          sleep until killed
 
@@ -94,8 +95,8 @@ def main(argv: list[str] | None = None) -> int:
                 print("checkpoint not decided yet: ending my turn", flush=True)
                 return 0
         elif step.get("report") == "limited":
-            _baton("report", "limited", *(["--until", str(step["until"])] if "until" in step
-                                          else []),
+            until = step.get("until") or (time.time() + step["in"] if "in" in step else None)
+            _baton("report", "limited", *(["--until", str(until)] if until else []),
                    *(["--reason", step["reason"]] if "reason" in step else []), *_usage(step))
             return 0
         elif "report" in step:

@@ -1,0 +1,217 @@
+"""Limits pause the music: a declared limit with and without a reset, probing, a player at its
+limit waited for, reassignment with the work so far, and the budget guard — through the real
+CLI with scripted agents (custom players that `baton report limited`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from baton_tui.config import Config
+
+from helpers.run_kit import (
+    DEMO_AGENT, events, git, load_plan, status, task, task_status, wait_idle, wait_state,
+)
+
+pytestmark = pytest.mark.slow
+AGENTS = Path(__file__).resolve().parent / "agents"
+
+
+def agents(repo, scripts: dict[str, dict], limits: str = "", top: str = "") -> None:
+    lines = [top] if top else []
+    for name, script in scripts.items():
+        path = repo.parent / f"{name}.json"
+        path.write_text(json.dumps(script))
+        lines += [f"[players.custom.{name}]", f"command = {json.dumps([*DEMO_AGENT, str(path)])}",
+                  ""]
+    (repo / "baton.toml").write_text("\n".join(lines) + "[limits]\nstall = \"60s\"\n" + limits)
+
+
+def finished_code(baton) -> int:
+    return [e for e in events(baton) if e["kind"] == "run.finished"][-1]["data"]["code"]
+
+
+def test_a_declared_limit_with_a_reset_pauses_then_resumes_the_same_task(repo, baton):
+    until = time.time() + 2
+    agents(repo, {"a": {"*": [{"write": "one.txt", "content": "1"},
+                              {"report": "limited", "until": until, "reason": "quota"},
+                              {"write": "two.txt", "content": "2"},
+                              {"report": "done", "summary": "both"}]}})
+    load_plan(baton, [task(1, player="a")], approve=True)
+    assert baton("run", "--detach").returncode == 0
+    paused = wait_state(baton, 1, "paused")
+    assert paused["until"] == pytest.approx(until, abs=1) and "paused until" in paused["words"]
+    landed = wait_state(baton, 1, "landed", timeout=40)
+    assert landed["attempts"] == 1  # resumed in its session, not started over
+    resumed = [e for e in events(baton) if e["kind"] == "task.resumed"]
+    assert len(resumed) == 1
+    files = git(repo, "ls-tree", "-r", "--name-only", status(baton)["plan"]["integration_branch"])
+    assert "one.txt" in files and "two.txt" in files
+
+
+def test_an_unknown_reset_pauses_and_probes_never_failing(repo, baton):
+    agents(repo, {"a": {"*": [{"report": "limited"}, {"write": "x.txt", "content": "x"},
+                              {"report": "done", "summary": "after the probe"}]}},
+           limits='probe = ["2s", "1h"]\n')
+    load_plan(baton, [task(1, player="a")], approve=True)
+    assert baton("run", "--detach").returncode == 0
+    paused = wait_state(baton, 1, "paused")
+    assert "reset unknown" in paused["reason"] and "probing at" in paused["words"]
+    wait_state(baton, 1, "landed", timeout=40)
+
+
+def test_pause_on_usage_limit_off_fails_at_once(repo, baton):
+    agents(repo, {"a": {"*": [{"report": "limited"}]}},
+           limits="pause_on_usage_limit = false\n")
+    load_plan(baton, [task(1, player="a")], approve=True)
+    assert baton("run").returncode == 1
+    assert "pause_on_usage_limit" in task_status(baton, 1)["reason"]
+
+
+def test_a_player_at_its_limit_is_waited_for_while_others_go_on(repo, baton):
+    agents(repo, {"a": {"1": [{"report": "limited", "in": 4},
+                              {"report": "done", "summary": "resumed"}],
+                        "2": [{"report": "done", "summary": "two"}]},
+                  "b": {"*": [{"report": "done", "summary": "b"}]}})
+    load_plan(baton, [task(1, player="a"), task(2, player="a", deps=[]),
+                      task(3, player="b")], approve=True)
+    (repo / "baton.toml").write_text((repo / "baton.toml").read_text().replace(
+        "[players.custom.a]", "[players.custom.a]\nmax_parallel = 1", 1))
+    assert baton("trust").returncode == 0
+    assert baton("run", "--detach").returncode == 0
+    wait_state(baton, 1, "paused")
+    waiting = wait_state(baton, 2, "queued")
+    assert "waiting for a's limit, resets" in waiting["words"]
+    wait_state(baton, 3, "landed")  # another player's task goes on
+    wait_state(baton, 2, "landed", timeout=40)
+    order = [e["task"] for e in events(baton) if e["kind"] in ("task.resumed", "task.started")]
+    assert order.index(1, 1) < order.index(2)  # the paused session resumed first
+
+
+def test_a_paused_task_moved_to_another_player_gets_the_work_so_far(repo, baton, tmp_path):
+    dump = tmp_path / "prompt-seen.md"
+    agents(repo, {"a": {"*": [{"write": "half.txt", "content": "started\n"},
+                              {"progress": "wrote the first half"},
+                              {"report": "limited", "in": 7200}]}})
+    (repo / "baton.toml").write_text((repo / "baton.toml").read_text() + (
+        f"\n[players.custom.b]\ncommand = "
+        f"{json.dumps([sys.executable, str(AGENTS / 'prompt_copier.py'), str(dump)])}\n"))
+    load_plan(baton, [task(1, player="a")], approve=True)
+    assert baton("run").returncode == 3  # waiting on a reset an hour away
+    moved = baton("task-player", "1", "b")
+    assert moved.returncode == 0, moved.stderr
+    assert status(baton)["plan"]["approved"] is True
+    assert [e["data"] for e in events(baton) if e["kind"] == "task.reassigned"] == \
+        [{"from": "a", "to": "b", "model": None, "effort": None}]
+    assert baton("resume").returncode == 0
+    landed = task_status(baton, 1)
+    assert landed["state"] == "landed"
+    seen = dump.read_text()
+    for needle in ("Handoff", "started by a", "wrote the first half", "half.txt",
+                   "Continue from here"):
+        assert needle in seen, needle
+    files = git(repo, "ls-tree", "-r", "--name-only", status(baton)["plan"]["integration_branch"])
+    assert "half.txt" in files and "finished.txt" in files
+
+
+def test_budget_by_tokens_stops_new_tasks_and_raising_it_goes_on(repo, baton):
+    agents(repo, {"a": {"*": [{"report": "done", "summary": "ok", "tokens": 600}]}},
+           limits="max_parallel = 1\nbudget_tokens = 1000\n")
+    load_plan(baton, [task(i, player="a") for i in (1, 2, 3)], approve=True)
+    run = baton("run")
+    assert run.returncode == 3, run.stdout + run.stderr
+    plan = status(baton)["plan"]
+    assert plan["stopped_by"] == "budget"
+    assert plan["budget"]["limits"]["tokens"] == 1000 and plan["budget"]["used"]["tokens"] == 1200
+    assert [t["state"] for t in status(baton)["tasks"]] == ["landed", "landed", "queued"]
+    assert "budget: tokens 1200 of 1000" in baton("status").stdout
+    assert baton("budget", "--tokens", "5000").returncode == 0
+    assert "5000" in baton("budget").stdout
+    assert baton("resume").returncode == 0
+    assert status(baton)["plan"]["stopped_by"] is None
+
+
+def test_budget_by_cost_counts_only_reported_costs(repo, baton):
+    agents(repo, {"a": {"1": [{"report": "done", "summary": "ok", "cost": 0.75}],
+                        "2": [{"report": "done", "summary": "ok", "cost": 0.5}],
+                        "3": [{"report": "done", "summary": "ok"}]}},
+           limits="max_parallel = 1\n")
+    load_plan(baton, [task(i, player="a") for i in (1, 2, 3)], approve=True)
+    assert baton("budget", "--cost", "1").returncode == 0
+    assert baton("run").returncode == 3
+    final = status(baton)
+    assert final["plan"]["budget"]["used"]["cost"] == 1.25
+    assert final["tasks"][2]["state"] == "queued" and final["tasks"][2]["cost"] is None
+
+
+def test_budget_by_time_and_a_hard_budget_pauses_running_tasks(repo, baton):
+    agents(repo, {"a": {"*": [{"sleep": 30}, {"report": "done", "summary": "late"}]}},
+           limits='budget_time = "2s"\nbudget_hard = true\n')
+    load_plan(baton, [task(1, player="a")], approve=True)
+    run = baton("run")
+    assert run.returncode == 3, run.stdout + run.stderr
+    final = status(baton)
+    assert final["plan"]["stopped_by"] == "budget"
+    assert final["tasks"][0]["state"] == "paused"  # in its saved session
+
+
+def test_a_player_without_costs_reads_cost_unknown_never_zero(repo, baton):
+    agents(repo, {"a": {"*": [{"report": "done", "summary": "ok", "tokens": 42}]}})
+    load_plan(baton, [task(1, player="a")], approve=True)
+    assert baton("run").returncode == 0
+    final = wait_idle(baton)
+    assert final["tasks"][0]["cost"] is None and final["tasks"][0]["tokens"] == 42
+    assert final["summary"]["cost"] is None
+    assert final["summary"]["players"]["a"]["tokens"] == 42
+    text = baton("status").stdout
+    assert "cost unknown" in text and "$0.0000" not in text
+
+
+def test_the_sample_config_loads_verbatim(tmp_path):
+    import tomllib
+
+    sample = """\
+planner = "claude-code"
+autonomy = "guarded"
+
+[players]
+default = "claude-code"
+research = "codex"
+
+[limits]
+max_parallel = 4
+pause_on_usage_limit = true
+probe = ["5m", "15m", "30m", "1h"]
+budget_tokens = 2000000
+budget_cost = 25.0
+budget_time = "4h"
+budget_hard = false
+
+[supervision]
+loop_repeats = 5
+idle_turns = 30
+
+[autopilot]
+stop_after_failures = 3
+deadline = "18:30"
+
+[worktree]
+copy = [".env"]
+"""
+    config = Config.model_validate(tomllib.loads(sample))
+    assert config.limits.pause_on_usage_limit and config.limits.budget_time == 4 * 3600
+    assert config.limits.probe == [300, 900, 1800, 3600]
+    assert config.autopilot.deadline == "18:30" and config.autopilot.stop_after_failures == 3
+
+
+def test_ai_provider_names_the_planner_and_baton_planner_wins(repo, monkeypatch):
+    from baton_tui.config import load_config
+
+    monkeypatch.setenv("AI_PROVIDER", "codex")
+    assert load_config(repo).config.planner == "codex"
+    monkeypatch.setenv("BATON_PLANNER", "anthropic")
+    assert load_config(repo).config.planner == "anthropic"
