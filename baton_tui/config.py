@@ -80,6 +80,9 @@ class CustomPlayer(_Strict):
     env: dict[str, str] = Field(default_factory=dict)
     max_parallel: int | None = Field(default=None, ge=1)
     resume_command: list[str] | None = None
+    interactive_command: list[str] | None = None
+    """Optional argv of the agent's own interactive session, opened by `baton take` in the
+    task's worktree (without it: a shell there)."""
     """Optional argv to continue a paused attempt (BATON_RESUME=1 is set either way)."""
     models: list[str] | None = None
     """The model names it can start; without it, any name (or none) is accepted."""
@@ -235,6 +238,8 @@ class WorktreeConfig(_Strict):
     """Ignored files copied into every new worktree (e.g. `.env`): paths inside the repo."""
     setup: str | None = None
     """Shell command run once in a new worktree (a command: trusted baton.toml only)."""
+    protect_checkout: bool = True
+    """Agents see your checkout read-only, where the OS allows it (Linux user namespaces)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -298,7 +303,7 @@ class LoadedConfig:
             return True
 
         for name in (proj.get("players", {}) or {}).get("custom", {}) or {}:
-            for key in ("command", "research_command", "resume_command"):
+            for key in ("command", "research_command", "resume_command", "interactive_command"):
                 if sets(proj, "players", "custom", name, key) and not sets(
                         pers, "players", "custom", name, key):
                     found.append(f"players.custom.{name}.{key}")

@@ -150,15 +150,21 @@ class Player:
     def resume(self, ctx: AttemptContext) -> Launch | None:
         return None
 
-    def interactive(self, session_id: str) -> list[str] | None:
+    def interactive(self, session_id: str | None) -> list[str] | None:
         """argv of the CLI's own interactive session resumed (for `baton take`), or None when
         it has none (the person gets a shell in the worktree instead)."""
         exe = self.executable()
         flag = self.interactive_resume
-        return [exe, *flag, session_id] if exe and flag else None
+        return [exe, *flag, session_id] if exe and flag and session_id else None
 
     def progress(self, line: str) -> str | None:
         return None
+
+    @property
+    def parses_output(self) -> bool:
+        """Whether this adapter reads steps out of its output; for a program that does not
+        (a custom player), every output line counts as one step for the supervisor."""
+        return type(self).progress is not Player.progress
 
     def halt(self, line: str) -> str | None:
         """Why the conductor should stop the agent on this output line (it would retry a

@@ -18,13 +18,15 @@ class CustomPlayer(Player):
 
     def __init__(self, name: str, command: list[str], research_command: list[str] | None,
                  resume_command: list[str] | None = None, env: dict[str, str] | None = None,
-                 max_parallel: int | None = None, models: list[str] | None = None):
+                 max_parallel: int | None = None, models: list[str] | None = None,
+                 interactive_command: list[str] | None = None):
         super().__init__(None, env)
         self.models = tuple(models) if models else None
         self.name = name
         self.command = list(command)
         self.research_command = list(research_command) if research_command else None
         self.resume_command = list(resume_command) if resume_command else None
+        self.interactive_command = list(interactive_command) if interactive_command else None
         self.research = self.research_command is not None
         self.max_parallel = max_parallel
 
@@ -40,6 +42,9 @@ class CustomPlayer(Player):
         if argv is None:
             raise ValueError(f"custom player {self.name!r} has no research_command")
         return Launch(list(argv), self._env(ctx), stdin_prompt=True)
+
+    def interactive(self, session_id: str | None) -> list[str] | None:
+        return list(self.interactive_command) if self.interactive_command else None
 
     def resume(self, ctx: AttemptContext) -> Launch | None:
         launch = self.launch(ctx)

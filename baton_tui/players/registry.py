@@ -24,7 +24,7 @@ def build_players(config: Config) -> dict[str, Player]:
     for name, custom in config.players.custom.items():
         players[name] = CustomPlayer(name, custom.command, custom.research_command,
                                      custom.resume_command, custom.env, custom.max_parallel,
-                                     custom.models)
+                                     custom.models, custom.interactive_command)
     return players
 
 

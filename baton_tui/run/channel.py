@@ -85,7 +85,7 @@ def report(caller: Caller, status: str, message: str | None, *, until: float | N
     if status == "progress":
         caller.store.append(a.plan_id, a.task_id, K.TASK_PROGRESS,
                             {"message": (message or "").strip()[:500], "attempt": a.id})
-        return "progress noted; carry on"
+        return f"progress noted ({(message or '').strip()[:60]}); carry on"
     if status not in ("done", "failed", "limited"):
         raise BatonError(f"report status must be done, failed, progress or limited, not {status!r}")
     text = (message or "").strip()
