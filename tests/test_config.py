@@ -12,8 +12,8 @@ import pytest
 from pydantic import BaseModel
 
 from baton_tui.config import (
-    ChecksConfig, Config, CustomPlayer, LimitsConfig, PlayerSettings, PlayersConfig,
-    WorktreeConfig, load_config, parse_duration,
+    AutopilotConfig, ChecksConfig, Config, CustomPlayer, LimitsConfig, PlayerSettings,
+    PlayersConfig, SupervisionConfig, WorktreeConfig, load_config, parse_duration,
 )
 from baton_tui.errors import BatonError
 from baton_tui.paths import find_repo
@@ -254,6 +254,8 @@ def test_example_documents_every_field_of_every_model():
         LimitsConfig: ("limits",),
         WorktreeConfig: ("worktree",),
         ChecksConfig: ("checks",),
+        SupervisionConfig: ("supervision",),
+        AutopilotConfig: ("autopilot",),
         PlayerSettings: ("players", "claude-code"),
         CustomPlayer: ("players", "custom", "my-agent"),
     }
