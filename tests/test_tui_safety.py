@@ -107,3 +107,30 @@ class TestTextFieldsKeepTheirKeys:
             assert box.value == "also the docs"
 
         drive(planned, script, size=(80, 24))
+
+
+class TestAttention:
+    """Something waiting for the person rings the bell and says so, once."""
+
+    def test_a_checkpoint_and_a_limit_ring_the_bell(self, planned):
+        from baton_tui.plan.current import current
+        from baton_tui.tui.messages import AttentionNeeded
+
+        plan_id = current(planned).row.id
+
+        async def script(pilot, app, seen):
+            rings = []
+            app.bell = lambda: rings.append(1)
+            store = planned.store
+            store.append(plan_id, 3, "task.started", {})
+            store.append(plan_id, 3, "task.checkpoint", {"what": "drop the old table"})
+            await wait_for(pilot, lambda: any(isinstance(m, AttentionNeeded) for m in seen))
+            store.append(plan_id, 1, "task.started", {})
+            store.append(plan_id, 1, "task.paused", {"until": 1_767_229_200.0})
+            await wait_for(pilot, lambda: len(rings) >= 2)
+            await pilot.pause(0.3)
+            calls = [m.what for m in seen if isinstance(m, AttentionNeeded)]
+            assert list(dict.fromkeys(calls)) == ["checkpoint", "limit"] and len(rings) == 2
+            assert any("drop the old table" in n.message for n in app._notifications)
+
+        drive(planned, script)
