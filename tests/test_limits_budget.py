@@ -215,3 +215,18 @@ def test_ai_provider_names_the_planner_and_baton_planner_wins(repo, monkeypatch)
     assert load_config(repo).config.planner == "codex"
     monkeypatch.setenv("BATON_PLANNER", "anthropic")
     assert load_config(repo).config.planner == "anthropic"
+
+
+def test_doctor_says_which_planner_is_in_effect_and_where_it_came_from(repo, baton):
+    import os
+    import subprocess
+    import sys
+
+    def doctor(**env: str) -> str:
+        return subprocess.run([sys.executable, "-m", "baton_tui", "doctor"], cwd=repo,
+                              capture_output=True, text=True, env={**os.environ, **env}).stdout
+
+    assert "planner: codex (from AI_PROVIDER)" in doctor(AI_PROVIDER="codex")
+    assert "planner: openai (from BATON_PLANNER)" in doctor(AI_PROVIDER="codex",
+                                                             BATON_PLANNER="openai")
+    assert "(from the default)" in doctor()

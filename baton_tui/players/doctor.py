@@ -43,12 +43,30 @@ def diagnose(ws: Workspace) -> tuple[list[str], int]:
         else:
             lines.append(f"· {found.name}: {found.reason}" + (f" — {found.fix}" if found.fix else ""))
     planner = ws.config.planner
+    source = planner_source(ws)
     found = detected.get(planner)
     if found is not None and found.ready:
-        lines.append(f"✓ planner: {planner}")
+        lines.append(f"✓ planner: {planner} (from {source})")
         return lines, 0
     why = found.reason + (f" — {found.fix}" if found.fix else "") if found else \
         f"no player is named {planner!r}"
-    lines.append(f"✗ planner: {planner} is not ready ({why}); `baton plan --goal` cannot run — "
+    lines.append(f"✗ planner: {planner} (from {source}) is not ready ({why}); `baton plan --goal` "
+                 "cannot run — "
                  "set `planner` in config or BATON_PLANNER to a ready player")
     return lines, 1
+
+
+def planner_source(ws: Workspace) -> str:
+    """Where the planner in effect was named: BATON_PLANNER wins over AI_PROVIDER, which wins
+    over the personal config, then the repository's baton.toml, then the default."""
+    import os
+
+    for name in ("BATON_PLANNER", "AI_PROVIDER"):
+        if os.environ.get(name):
+            return name
+    loaded = ws.loaded
+    if "planner" in loaded.personal_raw:
+        return "your personal config"
+    if "planner" in loaded.project_raw:
+        return "baton.toml"
+    return "the default"
