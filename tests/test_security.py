@@ -229,8 +229,11 @@ def _outside_agent(tmp_path: Path, repo: Path) -> list[str]:
     })
 
 
+DETECT_ONLY = "\n[worktree]\nprotect_checkout = false\n"  # let the writes happen: detection
+
+
 def test_writes_outside_the_worktree_hold_a_guarded_task(repo, baton, tmp_path):
-    write_config(repo, {"agent": _outside_agent(tmp_path, repo)})
+    write_config(repo, {"agent": _outside_agent(tmp_path, repo)}, extra=DETECT_ONLY)
     load_plan(baton, [task(1, "Writes outside"), task(2, "Stays inside", deps=[1])],
               approve=True)
     result = baton("run", timeout=120)
@@ -255,13 +258,58 @@ def test_writes_outside_the_worktree_hold_a_guarded_task(repo, baton, tmp_path):
 
 
 def test_writes_outside_the_worktree_are_flagged_in_watch_mode(repo, baton, tmp_path):
-    write_config(repo, {"agent": _outside_agent(tmp_path, repo)})
+    write_config(repo, {"agent": _outside_agent(tmp_path, repo)}, extra=DETECT_ONLY)
     load_plan(baton, [task(1, "Writes outside")], autonomy="watch")
     result = baton("run", "--approve", timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     t1 = task_status(baton, 1)
     assert t1["state"] == "landed"
     assert any(f["kind"] == "outside" and "evil.txt" in f["detail"] for f in t1["flags"])
+
+
+TRESPASSER = """
+import pathlib, subprocess, sys
+sys.stdin.read()
+repo = pathlib.Path(sys.argv[1])
+def attempt(what, write):
+    try:
+        write()
+        print(f"{what}: written", flush=True)
+    except OSError as exc:
+        print(f"{what}: refused ({exc.strerror})", flush=True)
+attempt("evil", lambda: (repo / "evil.txt").write_text("pwned"))
+attempt("readme", lambda: open(repo / "README.md", "a").write("appended"))
+attempt("hook", lambda: (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh"))
+attempt("config", lambda: open(repo / ".git" / "config", "a").write("[core]"))
+pathlib.Path("mine.txt").write_text("mine")
+git = subprocess.run(["git", "add", "mine.txt"], capture_output=True, text=True)
+git = git.returncode or subprocess.run(["git", "commit", "-qm", "agent commit"],
+                                       capture_output=True, text=True).returncode
+print(f"git in the worktree: exit {git}", flush=True)
+sys.exit(subprocess.run(["baton", "report", "done", "--summary", "tried"]).returncode)
+"""
+
+
+def test_the_checkout_is_read_only_to_agents_where_the_os_allows(repo, baton, tmp_path):
+    from baton_tui.run import readonly
+
+    why = readonly.available()
+    if why:
+        pytest.skip(f"the checkout cannot be made read-only here ({why}): detection only")
+    readme, config = (repo / "README.md").read_text(), (repo / ".git" / "config").read_text()
+    write_config(repo, {"agent": [sys.executable, "-c", TRESPASSER, str(repo)]})
+    load_plan(baton, [task(1, "Trespasser")])
+    result = baton("run", "--approve", timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = baton("logs", "1").stdout
+    for what in ("evil", "readme", "hook", "config"):
+        assert f"{what}: refused (Read-only file system)" in out, out
+    assert "git in the worktree: exit 0" in out  # the agent's own worktree and branch work
+    assert not (repo / "evil.txt").exists() and not (repo / ".git" / "hooks" / "pre-commit").exists()
+    assert (repo / "README.md").read_text() == readme
+    assert (repo / ".git" / "config").read_text() == config
+    t1 = task_status(baton, 1)
+    assert t1["state"] == "landed" and not t1["flags"], t1
 
 
 # -- git pinned to the task's repository ------------------------------------------------------

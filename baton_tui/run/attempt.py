@@ -15,6 +15,7 @@ import subprocess
 import time
 
 from baton_tui import procs
+from baton_tui.run import readonly
 from baton_tui.store.db import Store
 
 GRACE_SECONDS = 3.0
@@ -39,7 +40,8 @@ def run_attempt(attempt_id: int, state_path: str) -> int:
     stdin = open(spec["prompt_path"], "rb") if spec.get("stdin_prompt") else subprocess.DEVNULL
     try:
         proc = subprocess.Popen(spec["argv"], cwd=spec["cwd"], env=env, stdin=stdin, stdout=log,
-                                stderr=subprocess.STDOUT, process_group=0)
+                                stderr=subprocess.STDOUT, process_group=0,
+                                preexec_fn=readonly.preexec(spec.get("readonly")))
     except OSError as exc:
         log.write(f"baton: cannot start {spec['argv'][0]}: {exc}\n".encode())
         store.update_attempt(attempt_id, shim_pid=os.getpid(), started=time.time(),

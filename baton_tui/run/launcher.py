@@ -19,7 +19,7 @@ from baton_tui.plan.slug import integration_branch, task_branch
 from baton_tui.players.base import AttemptContext
 from baton_tui.paths import private_file
 from baton_tui.redact import SECRETS_VAR
-from baton_tui.run import layout, outside
+from baton_tui.run import layout, outside, readonly
 from baton_tui.run.prompt import compose, write_private
 from baton_tui.store.db import PlanRow
 from baton_tui.store.events import EventKind
@@ -211,7 +211,10 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     spec = {"argv": launch_argv, "cwd": str(workdir.path), "env_names": sorted(added),
             "stdin_prompt": stdin_prompt,
             "prompt_path": str(stdin_path), "base": workdir.base, "branch": workdir.branch,
-            "mode": task.mode, "resumed": bool(session_id or resume_message)}
+            "mode": task.mode, "resumed": bool(session_id or resume_message),
+            # the person's checkout, read-only to the agent where the OS allows it
+            "readonly": readonly.layout(ws, workdir.path) if ws.config.worktree.protect_checkout
+            else None}
     store.update_attempt(attempt_id, spec=spec, log_path=str(log_path),
                          **({"session_id": named_session} if named_session else {}))
     outside.before(ws, folder)

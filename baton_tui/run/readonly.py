@@ -1,0 +1,131 @@
+"""The person's checkout, read-only to an agent — where the operating system allows it cheaply.
+
+On Linux with unprivileged user namespaces the shim starts the agent in a mount namespace of
+its own, in which the person's checkout, the repository's git config and hooks, the person's
+Baton config and Baton's `baton` shim are bind-mounted read-only, while what the agent's own
+worktree needs stays writable (git's objects, refs, logs and worktree folders, Baton's store
+for `baton report`). A second user namespace then locks those mounts, so the agent cannot
+remount them, even as root. The agent sees the same paths and the same files; an ordinary
+write to the checkout fails with "Read-only file system".
+
+What it does not stop: a process that reaches the checkout through another process's
+`/proc/PID/root` or `/proc/PID/cwd`. Those writes, and every write where namespaces are not
+available (macOS, containers that forbid them), are detected instead (`outside.py`).
+Standard library only: it runs in the shim, between fork and exec.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from baton_tui.workspace import Workspace
+
+CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
+MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
+GIT_WRITES = ("objects", "refs", "logs", "worktrees", "packed-refs", "lfs", "modules", "baton")
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def layout(ws: "Workspace", workdir: Path) -> dict[str, list[str]] | None:
+    """What to make read-only for an agent working in `workdir`, and the holes to keep
+    writable; None when there is nothing to protect (folder mode, or a checkout that holds
+    the agent's own home or temp folder, which it must write)."""
+    from baton_tui.paths import baton_home, personal_config_path
+
+    common = ws.paths.git_common_dir
+    root = ws.root.resolve()
+    if common is None or workdir.resolve() == root or not sys.platform.startswith("linux"):
+        return None
+    home = Path(os.environ.get("HOME") or "/").resolve()
+    temp = Path(os.environ.get("TMPDIR") or "/tmp").resolve()
+    guarded = [] if _inside(home, root) or _inside(temp, root) else [root]
+    guarded += [common / "config", common / "hooks", personal_config_path(),
+                baton_home() / "bin" / "baton"]
+    holes = [common / name for name in GIT_WRITES] + [baton_home(), workdir]
+    ro = [str(p.resolve()) for p in guarded if p.exists()]
+    rw = [str(p.resolve()) for p in holes if p.exists()
+          and any(_inside(p.resolve(), Path(r)) for r in ro)]
+    return {"ro": ro, "rw": rw} if ro else None
+
+
+def _libc() -> Any:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _call(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _own_user_namespace(libc: Any) -> None:
+    uid, gid = os.getuid(), os.getgid()
+    _call(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS), "unshare")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                       ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as fh:
+            fh.write(text)
+
+
+def _mount(libc: Any, source: str | None, target: str, flags: int) -> None:
+    _call(libc.mount(source.encode() if source else None, target.encode(), None, flags, None),
+          f"mount {target}")
+
+
+def available() -> str | None:
+    """None when this machine lets an unprivileged process make such a namespace, else why
+    not (tried in a throwaway child, so the caller's own namespaces never change)."""
+    if not sys.platform.startswith("linux"):
+        return "not Linux"
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child only reports through its exit status
+        try:
+            _own_user_namespace(_libc())
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return None if os.waitstatus_to_exitcode(status) == 0 else "user namespaces not allowed here"
+
+
+def enter(plan: dict[str, list[str]]) -> None:
+    """Between fork and exec: make `plan["ro"]` read-only (but its `plan["rw"]` holes) for
+    this process and its children, then lock the mounts. Raises OSError when it cannot."""
+    libc = _libc()
+    _own_user_namespace(libc)
+    _mount(libc, None, "/", MS_REC | MS_PRIVATE)   # nothing of this leaks to the host
+    for hole in plan["rw"]:
+        _mount(libc, hole, hole, MS_BIND | MS_REC)
+    for path in plan["ro"]:
+        _mount(libc, path, path, MS_BIND | MS_REC)
+        _mount(libc, None, path, MS_REMOUNT | MS_BIND | MS_RDONLY)
+    _own_user_namespace(libc)  # mounts from a more privileged namespace are locked here
+
+
+def preexec(plan: dict[str, list[str]] | None) -> Any:
+    """The shim's `preexec_fn` for this plan, or None (nothing to protect, or no namespaces
+    here: said once in the shim's log). A failure between fork and exec leaves a line in the
+    agent's log and lets the agent start anyway — detection still holds."""
+    if not plan:
+        return None
+    why = available()
+    if why:
+        print(f"baton: the checkout stays writable for this agent ({why}); writes outside "
+              "its worktree are detected, not prevented", flush=True)
+        return None
+
+    def protect() -> None:
+        try:
+            enter(plan)
+        except BaseException as exc:  # never keep the agent from starting
+            os.write(2, f"baton: could not make the checkout read-only: {exc}\n".encode())
+
+    return protect
