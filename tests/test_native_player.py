@@ -39,6 +39,13 @@ def limits(repo: Path, baton, **values: object) -> None:
 
 
 def load(repo: Path, baton, player: str, **task: object) -> None:
+    if player == "openai":
+        # `openai` takes the names its endpoint lists; the scripted server lists only its own
+        # (it answers any), so "the person" names gpt-5 (priced, hence a cost) in config.
+        from baton_tui.paths import personal_config_path
+
+        personal_config_path().parent.mkdir(parents=True, exist_ok=True)
+        personal_config_path().write_text('[players.openai]\nmodels = ["gpt-5"]\n')
     spec = {"id": 1, "title": "Native task", "prompt": "Do the native task.", "player": player,
             "model": MODELS[player], **task}
     loaded = baton("plan", "--from", str(write_plan(repo.parent / "plan.json", [spec])))
@@ -299,7 +306,10 @@ def test_adapters_are_registered_detected_and_build_their_command_line(tmp_path,
     assert "my-claude" in anthropic.catalog()
     assert anthropic.model_problem("claude-future-9") is None
     assert anthropic.model_problem("gpt-5") is not None
-    assert OpenAIPlayer().model_problem("any-local-model") is None
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)   # OpenAI's own API: its names
+    assert "cannot start model" in OpenAIPlayer().model_problem("any-local-model")
+    assert OpenAIPlayer().model_problem("gpt-5.2-pro") is None
+    assert OpenAIPlayer(extra_models=["any-local-model"]).model_problem("any-local-model") is None
 
     attempt = tmp_path / "task-1" / "attempt-2"
     attempt.mkdir(parents=True)

@@ -343,7 +343,12 @@ def test_codex_research_and_resume_commands(tmp_path):
 
 def test_codex_catalog_and_detection(tmp_path, monkeypatch):
     player = CodexPlayer()
-    assert player.model_problem("anything-my-provider-serves") is None
+    # OpenAI's provider: Codex's catalog (here its bundled list: the codex on PATH is a stub)
+    # and OpenAI's model families; anything else is refused.
+    assert "cannot start model 'anything-my-provider-serves'" in player.model_problem(
+        "anything-my-provider-serves")
+    assert player.model_problem("gpt-6.2-sol") is None and player.model_problem("o3") is None
+    assert CodexPlayer(extra_models=["mine-1"]).model_problem("mine-1") is None
     assert player.effort_problem("medium") is None
     for var in player.key_vars:
         monkeypatch.delenv(var, raising=False)
@@ -356,6 +361,8 @@ def test_codex_catalog_and_detection(tmp_path, monkeypatch):
     assert "MINE_KEY" in player.signed_in()
     monkeypatch.setenv("MINE_KEY", "k")
     assert player.signed_in() is None
+    # A provider of the person's own serves its own names: Baton cannot judge them.
+    assert player.model_problem("anything-my-provider-serves") is None
     monkeypatch.delenv("MINE_KEY")
     (home / "auth.json").write_text("{}")
     assert player.signed_in() is None

@@ -1,0 +1,94 @@
+"""Model names are checked against each player's real catalog, through the CLI a person uses.
+
+Codex: what `codex debug models` lists (its bundled list when it cannot answer) and OpenAI's
+model families; a provider of the person's own is not judged. `openai`: the names the endpoint
+at OPENAI_BASE_URL lists (no judgement when it does not answer), else OpenAI's names. Custom
+players: their `models` list when the config has one, else any name. A refused name is one
+line, exit 2, and the plan is left as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+
+from conftest import write_plan
+from helpers.real_cli_kit import CODEX, NPM_BIN, require_cli
+
+
+def personal(tmp_path, body: str) -> dict[str, str]:
+    path = tmp_path / "personal.toml"
+    path.write_text(body)
+    return {"BATON_CONFIG": str(path)}
+
+
+def load(baton, tmp_path, player: str, env=None, model: str | None = None):
+    task = {"id": 1, "title": "T", "prompt": "p", "player": player}
+    if model:
+        task["model"] = model
+    return baton("plan", "--from", str(write_plan(tmp_path / "plan.json", [task])), env=env)
+
+
+def test_codex_refuses_a_name_outside_its_catalog(baton, tmp_path):
+    out = load(baton, tmp_path, "codex", model="nonsense-model")
+    assert out.returncode == 2
+    assert len([ln for ln in out.stderr.splitlines() if "nonsense-model" in ln]) == 1
+    assert "player 'codex' cannot start model 'nonsense-model'" in out.stderr
+    assert load(baton, tmp_path, "codex", model="gpt-6.2-sol").returncode == 0
+    before = baton("plan", "--json").stdout
+    out = baton("task-model", "1", "nonsense-model")
+    assert out.returncode == 2 and "cannot start model" in out.stderr
+    assert baton("plan", "--json").stdout == before
+
+
+def test_the_real_codex_lists_its_own_catalog(baton, tmp_path, monkeypatch):
+    require_cli(CODEX)
+    env = {"PATH": f"{NPM_BIN}{os.pathsep}{os.environ['PATH']}"}
+    monkeypatch.setenv("PATH", env["PATH"])   # this process asks the codex Baton will
+    from baton_tui.players.codex import CodexPlayer
+
+    catalog = CodexPlayer().catalog()
+    assert "gpt-5.5" in catalog and len(catalog) >= 5, catalog
+    assert load(baton, tmp_path, "codex", env=env, model=catalog[0]).returncode == 0
+    out = baton("task-model", "1", "nonsense-model", env=env)
+    assert out.returncode == 2 and "Codex's models: " + catalog[0] in out.stderr
+
+
+def test_openai_takes_the_names_its_endpoint_serves(baton, tmp_path, server):
+    env = {"OPENAI_BASE_URL": f"{server.url}/v1", "OPENAI_API_KEY": "k"}
+    out = load(baton, tmp_path, "openai", env=env, model="nonsense-model")
+    assert out.returncode == 2
+    assert f"the endpoint at {server.url}/v1 serves: scripted-model" in out.stderr
+    assert load(baton, tmp_path, "openai", env=env, model="scripted-model").returncode == 0
+    asked = [r for r in server.requests if r["method"] == "GET" and r["path"] == "/v1/models"]
+    assert len(asked) == 1     # the answer is cached: the second plan did not ask again
+    listed = personal(tmp_path, '[players.openai]\nmodels = ["my-alias"]\n')
+    assert baton("task-model", "1", "my-alias", env={**env, **listed}).returncode == 0
+
+
+def test_openai_without_an_answer_cannot_judge_and_without_a_url_is_openais(baton, tmp_path):
+    with socket.socket() as sock:          # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    env = {"OPENAI_BASE_URL": dead, "OPENAI_API_KEY": "k"}
+    assert load(baton, tmp_path, "openai", env=env, model="local-llama").returncode == 0
+    plain = {"OPENAI_BASE_URL": ""}
+    out = baton("task-model", "1", "nonsense-model", env=plain)
+    assert out.returncode == 2 and "OpenAI's models are named like" in out.stderr
+    assert baton("task-model", "1", "gpt-5.4-mini", env=plain).returncode == 0
+
+
+def test_custom_players_take_any_name_unless_their_config_lists_models(baton, tmp_path):
+    command = json.dumps(["python3", "-c", "pass"])
+    env = personal(tmp_path, f'[players.custom.free]\ncommand = {command}\n\n'
+                             f'[players.custom.picky]\ncommand = {command}\n'
+                             'models = ["fast", "thorough"]\n')
+    assert load(baton, tmp_path, "free", env=env, model="nonsense-model").returncode == 0
+    out = baton("task-player", "1", "picky", env=env)
+    assert out.returncode == 0, out.stderr
+    out = baton("task-model", "1", "nonsense-model", env=env)
+    assert out.returncode == 2
+    assert "player 'picky' cannot start model 'nonsense-model' (its models: fast, thorough)" \
+        in out.stderr
+    assert baton("task-model", "1", "thorough", env=env).returncode == 0
