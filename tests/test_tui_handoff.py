@@ -175,3 +175,21 @@ class TestDiscard:
 
         drive(landed, script, size=(120, 40))
         assert states(landed) == {1: "landed", 2: "landed", 3: "landed"}
+
+
+def test_split_diff_counts_per_file_for_new_deleted_renamed_and_binary_files():
+    from baton_tui.run.handoff_view import split_diff
+
+    patch = "\n".join([
+        "diff --git a/new.py b/new.py", "new file mode 100644", "index 0000000..1111111",
+        "--- /dev/null", "+++ b/new.py", "@@ -0,0 +1,2 @@", "+a = 1", "+b = 2",
+        "diff --git a/gone.py b/gone.py", "deleted file mode 100644", "--- a/gone.py",
+        "+++ /dev/null", "@@ -1,3 +0,0 @@", "-x", "--- not a header inside a hunk", "-z",
+        "diff --git a/old name.py b/new name.py", "similarity index 100%",
+        "rename from old name.py", "rename to new name.py",
+        "diff --git a/logo.png b/logo.png", "Binary files a/logo.png and b/logo.png differ"])
+    files = split_diff(patch)
+    assert [(f.path, f.added, f.deleted) for f in files] == [
+        ("new.py", 2, 0), ("gone.py", 0, 3), ("new name.py", 0, 0), ("logo.png", 0, 0)]
+    assert files[0].diff.startswith("diff --git a/new.py") and "+b = 2" in files[0].diff
+    assert split_diff("") == []
