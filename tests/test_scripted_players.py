@@ -47,7 +47,7 @@ def test_detected_ready_when_installed_and_signed_in(player, baton):
 
 
 def test_build_edits_reports_and_lands(player, baton, repo, tmp_path):
-    load(baton, tmp_path, player)
+    load(baton, tmp_path, player, model=player.model)
     wt = worktree(repo, baton, 1)
     env = player.script([player.write(wt / "hello.txt", "hi\n"),
                          *player.report("build", "done", "wrote it")])
@@ -58,6 +58,7 @@ def test_build_edits_reports_and_lands(player, baton, repo, tmp_path):
     assert git(repo, "show", f"baton/{slug}/1-write-hello:hello.txt") == "hi"
     assert done_summaries(baton) == ["wrote it"]
     argv = player.calls()[0]
+    assert argv[argv.index(player.model_flag) + 1] == player.model
     nonce = [line for line in attempt_logs(repo).splitlines() if "bnc_" in line]
     assert not any("bnc_" in word for word in argv), "the nonce must never be on argv"
     assert not nonce, "the nonce must never reach the agent's output"

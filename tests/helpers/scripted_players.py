@@ -25,6 +25,8 @@ class Scripted:
     command: str       # the CLI's command name on PATH
     prefix: str        # of the replay's FAKE_* variables
     signed_in: dict[str, str]
+    model: str         # a name its catalog takes, and the flag that passes it
+    model_flag: str
 
     def __init__(self, tmp: Path):
         self.folder = tmp / f"{self.name}-bin"
@@ -82,6 +84,7 @@ class Scripted:
 class Amp(Scripted):
     name, command, prefix = "amp", "amp", "AMP"
     signed_in = {"AMP_API_KEY": "scripted"}
+    model, model_flag = "rush", "--mode"     # Amp's modes stand for its models
 
     def write(self, path, content):
         return {"tool": "create_file", "input": {"path": str(path), "content": content}}
@@ -101,6 +104,7 @@ class Amp(Scripted):
 class CursorAgent(Scripted):
     name, command, prefix = "cursor-agent", "cursor-agent", "CURSOR"
     signed_in = {"CURSOR_API_KEY": "scripted"}
+    model, model_flag = "sonnet-4.5", "--model"
 
     def write(self, path, content):
         return {"write": {"path": str(path), "content": content}}
@@ -121,6 +125,7 @@ class CursorAgent(Scripted):
 class Goose(Scripted):
     name, command, prefix = "goose", "goose", "GOOSE"
     signed_in = {"GOOSE_PROVIDER": "openai"}
+    model, model_flag = "gpt-4o", "--model"
 
     def extra_env(self):
         return {"FAKE_GOOSE_SESSIONS": str(self.tmp / "goose-sessions.json")}
