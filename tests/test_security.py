@@ -11,7 +11,6 @@ import json
 import os
 import sqlite3
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
