@@ -140,9 +140,11 @@ def topo_order(deps: Mapping[int, Sequence[int]], order: Sequence[int] | None = 
     return [node for bucket in buckets for node in bucket]
 
 
-def dependents(deps: Mapping[int, Sequence[int]], root: int) -> set[int]:
-    """Every task that depends on `root`, directly or through others."""
-    below = children(deps)
+def dependents(deps: Mapping[int, Sequence[int]], root: int,
+               below: Mapping[int, Sequence[int]] | None = None) -> set[int]:
+    """Every task that depends on `root`, directly or through others. ``below`` is
+    ``children(deps)`` when the caller asks for many roots (build it once, not per root)."""
+    below = children(deps) if below is None else below
     found: set[int] = set()
     frontier = [root]
     while frontier:

@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from baton_tui.errors import BatonError
 from baton_tui.plan import planner_prompt as prompts
-from baton_tui.plan.dag import dependents
+from baton_tui.plan.dag import children, dependents
 from baton_tui.plan.model import PlanDocument, parse_document
 from baton_tui.plan.validate import plan_problems
 from baton_tui.players import steps
@@ -108,15 +108,21 @@ def scopes_overlap(a: str, b: str) -> bool:
 
 def overlap_problems(doc: PlanDocument) -> list[str]:
     deps = doc.deps()
-    related = {t.id: dependents(deps, t.id) for t in doc.tasks}
+    below = children(deps)
+    reach: dict[int, set[int]] = {}  # a task's dependents, found once and only when needed
+
+    def related(a: int, b: int) -> bool:
+        for x in (a, b):
+            if x not in reach:
+                reach[x] = dependents(deps, x, below)
+        return b in reach[a] or a in reach[b]
+
     problems = []
     tasks = [t for t in doc.tasks if t.mode == "build" and t.scope]
     for i, a in enumerate(tasks):
         for b in tasks[i + 1:]:
-            if b.id in related[a.id] or a.id in related[b.id]:
-                continue
             shared = [f"{x} / {y}" for x in a.scope for y in b.scope if scopes_overlap(x, y)]
-            if shared:
+            if shared and not related(a.id, b.id):
                 problems.append(f"tasks {a.id} and {b.id} do not depend on each other but their "
                                 f"scopes overlap ({shared[0]}): make one depend on the other or "
                                 "split the files")

@@ -21,17 +21,23 @@ def from_config(limits: Any) -> dict[str, Any]:
 def status(budget: dict[str, Any] | None, tasks: Iterable[Any], folder: Any,
            now: float) -> dict[str, Any]:
     """`plan.budget` in `status --json`: the limits and the use so far."""
-    budget = budget or {}
     tasks = list(tasks)
     costs = [t.cost for t in tasks if t.cost is not None]
+    return usage(budget, sum(t.tokens for t in tasks), sum(costs) if costs else None,
+                 any(t.state == "running" for t in tasks), folder, now)
+
+
+def usage(budget: dict[str, Any] | None, tokens: int, cost: float | None, running: bool,
+          folder: Any, now: float) -> dict[str, Any]:
+    """The same, from sums the caller keeps (the conductor's ready queue adds them up as
+    usage events arrive, instead of visiting every task each tick)."""
+    budget = budget or {}
     first, last = folder.plan.first_start, folder.plan.last_end
-    running = any(t.state == "running" for t in tasks)
     wall = ((now if running or not last else last) - first) if first is not None else 0.0
     return {
         "limits": {key: budget.get(key) for key in KEYS},
         "hard": bool(budget.get("hard")),
-        "used": {"tokens": sum(t.tokens for t in tasks),
-                 "cost": round(sum(costs), 6) if costs else None,
+        "used": {"tokens": tokens, "cost": round(cost, 6) if cost is not None else None,
                  "time": round(max(0.0, wall), 2)},
     }
 

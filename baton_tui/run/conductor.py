@@ -17,12 +17,13 @@ import time
 
 from baton_tui import procs
 from baton_tui.errors import BatonError
-from baton_tui.plan.dag import remaining_path
 from baton_tui.plan.model import PlanDocument, Task, parse_document
 from baton_tui.run import budget, layout, policy
 from baton_tui.run.finish import Finisher, Intent, run_check
 from baton_tui.run.following import Following, Tracked
+from baton_tui.run.ready import Ready
 from baton_tui.run.starting import Starting
+from baton_tui.store import foldcache
 from baton_tui.store.db import PlanRow
 from baton_tui.store.events import (
     AGENT_EVENTS, BROKEN, WAITING, Event, EventKind, State,
@@ -51,7 +52,6 @@ class Conductor(Starting, Following):
         self.intents: dict[int, Intent] = {}
         self.pause_requested = False
         self.hard_stop: set[int] = set()  # running tasks a hard budget pauses
-        self.folder = Folder()
         self.spoke: set[int] = set()      # tasks whose agent used the report channel lately
         self.revision: int | None = None  # the plan revision `doc` was parsed from
         self.announced_manual: set[int] = set()
@@ -60,6 +60,10 @@ class Conductor(Starting, Following):
         if row is None:
             raise BatonError("no plan to run")
         self.plan_id = row.id  # this run's plan, whatever happens to the current one
+        # The views so far: the store's cached fold, then only the events after it.
+        self.folder = foldcache.cached(self.store, row.id) or Folder()
+        self.plan = row
+        self.ready: Ready | None = None
         from baton_tui.run.launcher import _git_mode
 
         self.git_mode = _git_mode(ws)
@@ -67,19 +71,31 @@ class Conductor(Starting, Following):
 
     # state ----------------------------------------------------------------
     def reload(self) -> None:
-        """Fold the events written since the last look; re-parse the plan only when it changed."""
-        row = self.store.plan(self.plan_id)
+        """Fold the events written since the last look; re-parse the plan only when it changed.
+
+        The ready queue re-reads only the tasks the new events name — every task after a
+        plan-level event, a new revision or a change of approval.
+        """
+        row = self.store.plan(self.plan_id, known=self.plan)
         assert row is not None
         self.plan: PlanRow = row
-        if row.revision != self.revision:
-            self.doc: PlanDocument = parse_document(row.doc, "stored plan")
-            self.revision = row.revision
-            self.by_id = {t.id: t for t in self.doc.tasks}
-            self.longest = remaining_path(self.doc.deps(), {t.id: 1.0 for t in self.doc.tasks})
         new = self.store.events(self.plan_id, after=self.folder.last_id)
         if new:
             self.folder.feed(new)
             self._take_requests(new)
+        if row.revision != self.revision or self.ready is None:
+            self.doc: PlanDocument = parse_document(row.doc, "stored plan")
+            self.revision = row.revision
+            self.by_id = {t.id: t for t in self.doc.tasks}
+            self.ready = Ready(self.doc, self.folder, self.git_mode, row.approved)
+            return
+        if new:
+            touched = {event.task_id for event in new}
+            if None in touched:
+                self.ready.touch_all()
+            else:
+                self.ready.touch(touched)
+        self.ready.set_approved(row.approved)
 
     def view(self, task_id: int) -> TaskView:
         return self.folder.view(task_id)
@@ -173,9 +189,10 @@ class Conductor(Starting, Following):
         while the run goes on."""
         if not self.git_mode:
             return
-        for task in self.doc.tasks:
+        for task_id in sorted(self.ready.ids(State.DONE)):
+            task = self.by_id[task_id]
             busy = task.id in self.tracked or task.id in self.finishing or task.id in self.starting
-            if task.mode == "build" and not busy and self.state(task.id) == State.DONE:
+            if task.mode == "build" and not busy:
                 self.finishing[task.id] = asyncio.ensure_future(self._land_again(task))
 
     def _check_stops(self) -> None:
@@ -192,13 +209,15 @@ class Conductor(Starting, Following):
                     + time.strftime("%H:%M", time.localtime(plan.deadline)) + " passed")
         elif any(v is not None for k, v in (self.plan.options.get("budget") or {}).items()
                  if k in budget.KEYS):
-            from baton_tui.store import snapshot
-
-            snap = snapshot.build(self.plan, self.folder, None, False, time.time())
-            reached = budget.reached(snap.budget)
+            # The use so far from the ready queue's running sums (no snapshot of every task).
+            ready = self.ready
+            state = budget.usage(self.plan.options.get("budget"), ready.tokens,
+                                 ready.cost if ready.costed else None,
+                                 bool(ready.ids(State.RUNNING)), self.folder, time.time())
+            reached = budget.reached(state)
             if reached:
                 stop = ("budget", reached)
-                if snap.budget.get("hard"):
+                if state.get("hard"):
                     for task_id in list(self.tracked):
                         self.hard_stop.add(task_id)
                         self._signal(task_id)
@@ -222,33 +241,33 @@ class Conductor(Starting, Following):
         """Queue every draft task once a run was asked for (build tasks wait for approval)."""
         if not self.plan.options.get("run_requested"):
             return
-        for task in self.doc.tasks:
-            if self.state(task.id) == State.DRAFT:
-                self.emit(task.id, K.TASK_QUEUED)
+        drafts = sorted(self.ready.ids(State.DRAFT))
+        with self.store.tx():  # one write for a 10,000-task plan, not one each
+            for task_id in drafts:
+                self.emit(task_id, K.TASK_QUEUED)
 
     def outcome(self) -> int | None:
         """The run's exit code when nothing can move without the person, else None."""
         if self.tracked or self.finishing or self.starting:
             return None
-        states = {t.id: self.state(t.id) for t in self.doc.tasks}
         if self.pause_requested:
             return INTERRUPTED
         stopped = self.folder.plan.stopped_by
         if stopped:
             return FAILED if stopped == "failures" else WAITING_CODE
         now = time.time()
-        views = self.folder.tasks
-        waits = [v.until for v in views.values() if v.state == State.PAUSED and v.until]
+        ready = self.ready  # tasks by state: no walk over every task
+        waits = [u for u in (self.view(t).until for t in ready.ids(State.PAUSED)) if u]
         max_wait = self.ws.config.limits.max_wait
         if any(u - now <= max_wait for u in waits if u > now):
             return None  # wait through a known reset
-        if any(v.state == State.QUEUED and v.not_before > now for v in views.values()):
+        if any(self.view(t).not_before > now for t in ready.delayed):
             return None
-        if any(s in BROKEN for s in states.values()):
+        if ready.ids(*BROKEN):
             return FAILED
-        if any(s in WAITING for s in states.values()):
+        if ready.ids(*WAITING):
             return WAITING_CODE
-        pending = [t for t in self.doc.tasks if states[t.id] in (State.DRAFT, State.QUEUED)]
+        pending = [self.by_id[t] for t in ready.ids(State.DRAFT, State.QUEUED)]
         if any(t.mode == "manual" for t in pending):
             return WAITING_CODE
         if pending and not self.plan.approved:

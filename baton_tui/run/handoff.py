@@ -32,39 +32,25 @@ def git_handoff(ws: Workspace) -> bool:
     return ws.paths.is_git and git.supports_worktrees()
 
 
-def _carried(folder: Folder) -> dict[int, list[int]]:
-    """For each landed task, the tasks its branch carries: those that landed before it was cut."""
+def _landings(folder: Folder) -> tuple[dict[int, int], dict[int, int]]:
+    """Each landed task's landing event, and each task's cut event: a branch carries the
+    tasks that landed before it was cut."""
     landed = {t: v.landed_event for t, v in folder.tasks.items() if v.landed_event is not None}
     cut = {t: v.cut_event or 0 for t, v in folder.tasks.items()}
-    return {task: [other for other, at in landed.items() if other != task and at < cut[task]]
-            for task in landed}
+    return landed, cut
 
 
 def merge_order(cur: plans.Current) -> list[int]:
     """Plan order (dependencies first), with the work a branch carries merged before it, so
     each merge brings only its own task and a conflict is named after the task causing it."""
+    from baton_tui.run.carried import carried_first
+
     plan_order = [t.id for t in cur.doc.tasks]
     seen: set[int] = set()
     in_order = all(seen.add(t.id) or set(t.depends_on) <= seen for t in cur.doc.tasks)
     base_order = plan_order if in_order else topo_order(cur.doc.deps(), plan_order)
     position = {task_id: i for i, task_id in enumerate(base_order)}
-    carried = _carried(cur.folder)
-    order: list[int] = []
-    placed: set[int] = set()
-    for root in base_order:
-        stack: list[tuple[int, bool]] = [(root, False)]
-        while stack:  # depth-first without recursion: carried work first, then the task
-            task_id, expanded = stack.pop()
-            if task_id in placed:
-                continue
-            if expanded:
-                placed.add(task_id)
-                order.append(task_id)
-                continue
-            stack.append((task_id, True))
-            inner = sorted(carried.get(task_id, []), key=lambda t: position.get(t, t))
-            stack.extend((t, False) for t in reversed(inner) if t not in placed)
-    return order
+    return carried_first(base_order, position, *_landings(cur.folder))
 
 
 def landed_branches(ws: Workspace, cur: plans.Current, only: int | None = None) -> list:

@@ -18,15 +18,9 @@ from baton_tui.plan.model import Task
 from baton_tui.run import launcher
 from baton_tui.run.finish import Intent
 from baton_tui.run.following import Tracked
-from baton_tui.store.events import BROKEN, LANDED, EventKind, State
+from baton_tui.store.events import BROKEN, EventKind, State
 
 K = EventKind
-
-
-def _satisfied(dep: Task, state: str, git_mode: bool) -> bool:
-    if dep.mode == "build" and git_mode:
-        return state in LANDED
-    return state == State.DONE or state in LANDED
 
 
 def exited(shim: subprocess.Popen) -> asyncio.Future:
@@ -86,22 +80,31 @@ class Starting:
     """Choosing and starting attempts; `self` is the Conductor."""
 
     def _deps_ready(self, task: Task) -> bool:
-        return all(_satisfied(self.by_id[d], self.state(d), self.git_mode) for d in task.depends_on
-                   if d in self.by_id)
+        return self.ready.deps_ready(task.id)  # counted as dependencies land or fail
 
     def candidates(self) -> list[tuple[Task, str | None]]:
         """Tasks that may start now, with a resume message where they continue a session.
 
         Paused sessions come first (a reset has arrived), then the longest remaining path.
         Nothing new starts once a stop condition is met; a task edited mid-run waits for
-        approval; a player at its usage limit is waited for.
+        approval; a player at its usage limit is waited for. Only the tasks the ready queue
+        offers are looked at, and only while there is room to start one (`run.ready`).
         """
         ready: list[tuple[Task, str | None]] = []
         now = time.time()
+        players: dict[str, int] = {}  # tasks of each capped player running or chosen
+
+        def room() -> int:
+            return self._free_slots() - len(ready)
+
+        def take(task: Task, message: str | None) -> None:
+            if self._player_room(task, players):
+                ready.append((task, message))
         if self.folder.plan.stopped_by:
             return ready
         limited = {p for p, at in self.folder.plan.player_limits.items() if at > now}
-        for task in self.doc.tasks:
+        for task_id in self.ready.walk(room):
+            task = self.by_id[task_id]
             if task.id in self.tracked or task.id in self.finishing or task.id in self.starting:
                 continue
             view = self.view(task.id)
@@ -119,46 +122,55 @@ class Starting:
                     continue
                 if view.not_before > now:
                     continue
-                ready.append((task, None))
+                take(task, None)
             elif state in BROKEN and view.reassigned and not self.pause_requested:
-                ready.append((task, None))  # moved to another player: it starts there at once
+                take(task, None)  # moved to another player: it starts there at once
             elif state == State.PAUSED and not self.pause_requested and not view.taken:
                 if view.until and view.until > now:
                     continue
-                ready.append((task, "You were paused (" + (view.reason or "paused")
-                              + "). Continue the task where you left off."))
+                take(task, "You were paused (" + (view.reason or "paused")
+                     + "). Continue the task where you left off.")
             elif state == State.CHECKPOINT and view.held and view.checkpoint_answer:
                 self.finishing[task.id] = asyncio.ensure_future(
                     self._release_held(task, view.checkpoint_answer == "yes"))
             elif state == State.CHECKPOINT:
                 answer = view.checkpoint_answer
                 if answer == "yes":
-                    ready.append((task, "The person answered your checkpoint: YES — go ahead "
-                                  "with the step, then finish and report."))
+                    take(task, "The person answered your checkpoint: YES — go ahead "
+                         "with the step, then finish and report.")
                 elif answer == "no":
-                    ready.append((task, "The person answered your checkpoint: NO — do not take "
-                                  "that step. Finish without it if you can, else report failed."))
+                    take(task, "The person answered your checkpoint: NO — do not take "
+                         "that step. Finish without it if you can, else report failed.")
         ready.sort(key=lambda item: (self.view(item[0].id).state != State.PAUSED,
-                                     -self.longest.get(item[0].id, 0), item[0].id))
+                                     -self.ready.longest.get(item[0].id, 0), item[0].id))
         return ready
 
-    def capacity_for(self, task: Task) -> bool:
+    def _free_slots(self) -> int:
         limit = self.ws.config.limits.max_parallel
         if not self.git_mode:
             limit = 1  # folder mode: one task at a time, in the folder itself
-        if len(self.tracked) + len(self.finishing) + len(self.starting) >= limit:
-            return False
+        return limit - len(self.tracked) - len(self.finishing) - len(self.starting)
+
+    def _player_room(self, task: Task, chosen: dict[str, int]) -> bool:
+        """Whether `task`'s player is under its own `max_parallel`, counting its tasks
+        running, starting and already `chosen` (updated when there is room)."""
         player = self.ws.catalog.players.get(task.player)
         cap = player.max_parallel if player else None
-        if cap:
-            same = sum(1 for task_id in [*self.tracked, *self.starting]
-                       if self._task(task_id).player == task.player)
-            if same >= cap:
-                return False
+        if not cap:
+            return True
+        if task.player not in chosen:
+            chosen[task.player] = sum(1 for task_id in [*self.tracked, *self.starting]
+                                      if self._task(task_id).player == task.player)
+        if chosen[task.player] >= cap:
+            return False
+        chosen[task.player] += 1
         return True
 
+    def capacity_for(self, task: Task) -> bool:
+        return self._free_slots() > 0 and self._player_room(task, {})
+
     def _task(self, task_id: int) -> Task:
-        return self.doc.task(task_id)
+        return self.by_id[task_id]
 
     def artifacts(self, task: Task) -> dict[int, str]:
         """Reports of the tasks this one depends on: a research task's findings, a build's summary."""

@@ -325,9 +325,28 @@ class Store:
             "SELECT * FROM plans WHERE archived = 0 ORDER BY id DESC LIMIT 1").fetchone()
         return self._plan(row) if row else None
 
-    def plan(self, plan_id: int) -> PlanRow | None:
-        row = self.conn.execute("SELECT * FROM plans WHERE id = ?", (plan_id,)).fetchone()
-        return self._plan(row) if row else None
+    def plan(self, plan_id: int, known: PlanRow | None = None) -> PlanRow | None:
+        """The plan row. With `known` (this plan's row read earlier) its document and
+        transcript are reused while the revision is the same, never read or decoded again:
+        the conductor looks every tick, and a 10,000-task document takes a while to decode."""
+        if known is None or known.id != plan_id:
+            row = self.conn.execute("SELECT * FROM plans WHERE id = ?", (plan_id,)).fetchone()
+            return self._plan(row) if row else None
+        row = self.conn.execute(
+            "SELECT id, slug, created, revision, archived, approved, approved_at, base_branch, "
+            "base_commit, options, CASE WHEN revision = ? THEN NULL ELSE doc END AS doc, "
+            "CASE WHEN revision = ? THEN NULL ELSE transcript END AS transcript "
+            "FROM plans WHERE id = ?", (known.revision, known.revision, plan_id)).fetchone()
+        if row is None:
+            return None
+        if row["doc"] is not None:
+            return self._plan(row)
+        return PlanRow(
+            id=row["id"], slug=row["slug"], doc=known.doc, created=row["created"],
+            revision=row["revision"], archived=bool(row["archived"]), approved=bool(row["approved"]),
+            approved_at=row["approved_at"], base_branch=row["base_branch"],
+            base_commit=row["base_commit"], transcript=known.transcript,
+            options=json.loads(row["options"]))
 
     def plan_ids(self) -> list[int]:
         """Every plan ever stored, archived ones included, oldest first."""
