@@ -5,8 +5,9 @@ npm builds `.ci/run` pins. "The person" has each CLI configured the way its own 
 OpenCode with a custom OpenAI-compatible provider in ~/.config/opencode/opencode.json whose
 base URL is the scripted server; Gemini CLI with `gemini-api-key` auth in ~/.gemini/settings.json
 and GEMINI_API_KEY plus GOOGLE_GEMINI_BASE_URL in the environment. Nothing reaches another host:
-OpenCode's models.dev fetch is off (OPENCODE_DISABLE_MODELS_FETCH) and its plugin install
-finds npm offline (npm_config_offline), the same knobs a person behind a proxy would use.
+OpenCode's models.dev fetch is off (OPENCODE_DISABLE_MODELS_FETCH), its default plugins are
+off and its plugin install finds npm offline (npm_config_offline), the same knobs a person
+behind a proxy would use; its snapshots (undo history) are off, as many people have them.
 """
 
 from __future__ import annotations
@@ -55,11 +56,15 @@ class OpenCode(RealPlayer):
                 "options": {"baseURL": f"{server.url}/v1", "apiKey": "scripted"},
                 "models": {"scripted-model": {"name": "Scripted", "tool_call": True,
                                               "reasoning": True}}}},
-            "model": "scripted/scripted-model", "autoupdate": False, "share": "disabled"}))
+            "model": "scripted/scripted-model", "autoupdate": False, "share": "disabled",
+            "snapshot": False}))
         return {
             "PATH": f"{NPM_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
             "OPENCODE_DISABLE_MODELS_FETCH": "1",
             "npm_config_offline": "true",
+            # an offline person's quick start: no default plugins fetched, no file watcher
+            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+            "OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER": "1",
             **extra,
         }
 
