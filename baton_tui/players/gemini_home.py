@@ -66,11 +66,15 @@ def merged_settings(theirs: dict, ours: dict) -> dict:
 def build_home(attempt_dir: Path, env: dict[str, str], ours: dict) -> Path:
     """Make `<attempt_dir>/gemini-home` and return it (the value for GEMINI_CLI_HOME)."""
     person = person_gemini_dir(env)
-    (person / "tmp").mkdir(parents=True, exist_ok=True)   # sessions: the person's own store
+    try:
+        (person / "tmp").mkdir(parents=True, exist_ok=True)   # sessions: the person's store
+        entries = list(person.iterdir())
+    except OSError:   # an unwritable home: Gemini CLI keeps this run's files in the view
+        entries = []
     home = attempt_dir / "gemini-home"
     view = home / GEMINI_DIR
     view.mkdir(parents=True, exist_ok=True)
-    for entry in person.iterdir():
+    for entry in entries:
         link = view / entry.name
         if entry.name != SETTINGS and not link.is_symlink() and not link.exists():
             link.symlink_to(entry, target_is_directory=entry.is_dir())
