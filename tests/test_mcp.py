@@ -12,6 +12,7 @@ from mcp.client.stdio import stdio_client
 
 from baton_tui.plan.current import approve, store_new_plan
 from baton_tui.plan.model import parse_document
+from baton_tui.trust import trust_file
 from baton_tui.workspace import Workspace
 
 
@@ -20,6 +21,7 @@ def _attempt(repo, autonomy="guarded"):
     ws = Workspace(repo)
     store_new_plan(ws, parse_document({"version": 1, "goal": "g", "autonomy": autonomy,
                                        "tasks": [{"id": 1, "title": "t", "player": "a"}]}))
+    trust_file(ws)  # the custom player comes from this repository's baton.toml
     row, _ = approve(ws)
     attempt_id = ws.store.new_attempt(row.id, 1, "nonce-1", "a", {}, "")
     ws.store.append(row.id, 1, "task.started", {"attempt": attempt_id})
