@@ -80,10 +80,10 @@ class CustomPlayer(_Strict):
     env: dict[str, str] = Field(default_factory=dict)
     max_parallel: int | None = Field(default=None, ge=1)
     resume_command: list[str] | None = None
+    """Optional argv to continue a paused attempt (BATON_RESUME=1 is set either way)."""
     interactive_command: list[str] | None = None
     """Optional argv of the agent's own interactive session, opened by `baton take` in the
     task's worktree (without it: a shell there)."""
-    """Optional argv to continue a paused attempt (BATON_RESUME=1 is set either way)."""
     models: list[str] | None = None
     """The model names it can start; without it, any name (or none) is accepted."""
 

@@ -247,11 +247,17 @@ def test_edit_refused_on_started_task(loaded, capsys, argv):
 
 
 def test_other_tasks_still_editable_while_one_runs(loaded, capsys):
+    """Mid-run, an edit holds only the edited task for approval; the plan stays approved."""
     run(capsys, "approve")
     append_event(1, "task.started")
     code, _, err = run(capsys, "task-title", "3", "Docs, better")
     assert code == 0, err
-    assert status(capsys)["plan"]["approved"] is False
+    st = status(capsys)
+    assert st["plan"]["approved"] is True
+    edited = next(t for t in st["tasks"] if t["id"] == 3)
+    assert edited["needs_approval"] and "waiting for your approval" in edited["words"]
+    assert run(capsys, "approve")[0] == 0
+    assert not next(t for t in status(capsys)["tasks"] if t["id"] == 3)["needs_approval"]
 
 
 @pytest.mark.parametrize("state_event", ["task.failed", "task.paused"])

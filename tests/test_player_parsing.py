@@ -244,6 +244,8 @@ def test_claude_catalog_and_detection(tmp_path, monkeypatch):
     for var in player.key_vars:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    (tmp_path / "fresh-home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "fresh-home"))  # not conftest's signed-in person
     assert "not signed in" in player.signed_in()
     (Path(os.environ["HOME"]) / ".claude").mkdir()
     (Path(os.environ["HOME"]) / ".claude" / ".credentials.json").write_text("{}")

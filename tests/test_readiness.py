@@ -99,7 +99,8 @@ def test_untrusted_custom_players_are_not_ready_until_trusted(baton, repo):
 def test_doctor_names_the_planner_and_fails_when_it_is_not_ready(baton, tmp_path):
     out = baton("doctor", env={"BATON_PLANNER": "aider", "PATH": "/usr/bin:/bin"})
     assert out.returncode == 1, out.stdout
-    assert "✗ planner: aider is not ready (aider not found on PATH" in out.stdout
+    assert "✗ planner: aider (from BATON_PLANNER) is not ready (aider not found on PATH" \
+        in out.stdout
     env = personal_config(tmp_path, 'planner = "mine"\n' + MINE)
     ok = baton("doctor", env=env)
     assert "✓ planner: mine" in ok.stdout and ok.returncode == 0, ok.stdout
