@@ -151,6 +151,22 @@ def latest_output(store_path: Path | str, plan_id: int, task_id: int
     return (latest.log_path, latest.player) if latest else (None, None)
 
 
+def read_log(path: str | None, offset: int, limit: int = 1 << 20) -> tuple[bytes, int, int]:
+    """Up to `limit` bytes of an attempt's output from `offset` (bytes the agent printed):
+    (data, the offset after it, bytes cut from the log before it that were never read).
+    A log keeps its head and tail only; nothing reads a whole one into memory."""
+    from baton_tui.run import logcap
+
+    return logcap.read_from(path, offset, limit)
+
+
+def log_size(path: str | None) -> int:
+    """How many bytes an attempt's agent printed so far (cut ones included)."""
+    from baton_tui.run import logcap
+
+    return logcap.logical_size(path)
+
+
 def step_reader(player: str) -> Any:
     """A reader turning `player`'s raw output lines into readable steps (`feed(line)`)."""
     from baton_tui.players.steps import reader

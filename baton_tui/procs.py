@@ -149,3 +149,42 @@ def kill_tree(pid: int | None, sig: int = signal.SIGTERM) -> bool:
         except (psutil.Error, ProcessLookupError):
             continue
     return sent
+
+
+def holding(path: str | os.PathLike) -> list[int]:
+    """Pids of processes working in `path`: their working directory is in it, or an argument
+    names it (a `git worktree add -- PATH` still running). Used before a half-made worktree
+    is undone, so nothing keeps writing into the folder being removed. Not this process."""
+    import psutil
+
+    root = os.path.abspath(path)
+    inside = root + os.sep
+    found = []
+    for proc in psutil.process_iter(["pid", "cwd", "cmdline"]):
+        info = proc.info
+        if info["pid"] == os.getpid():
+            continue
+        cwd = info.get("cwd") or ""
+        args = info.get("cmdline") or []
+        if cwd == root or cwd.startswith(inside) or any(
+                a == root or a.startswith(inside) for a in args):
+            found.append(info["pid"])
+    return found
+
+
+def end(pids: list[int], token_of: dict[int, float | None] | None = None,
+        wait: float = 5.0) -> list[int]:
+    """SIGKILL each pid's whole tree (a pid whose start token no longer matches was reused:
+    it is left alone) and wait for them to go; returns the pids still alive after `wait`."""
+    import time
+
+    token_of = token_of or {}
+    targets = [p for p in pids if alive(p, token_of.get(p))]
+    for pid in targets:
+        kill_tree(pid, signal.SIGKILL)
+    deadline = time.monotonic() + wait
+    left = targets
+    while left and time.monotonic() < deadline:
+        time.sleep(0.02)
+        left = [p for p in left if alive(p, token_of.get(p))]
+    return left

@@ -9,7 +9,6 @@ summaries) is printed with secrets redacted and control characters escaped
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from argparse import Namespace
@@ -73,20 +72,25 @@ def cmd_logs(args: Namespace) -> int:
 
 def _print_file(path: str | None, header: str | None, offset: int = 0,
                 final: bool = False) -> int:
-    """Print a log from `offset`: whole lines only unless `final` (a secret split across two
-    reads would escape redaction); returns the offset printed up to."""
+    """Print a log from `offset` (bytes the agent printed), a chunk at a time: whole lines
+    only unless `final` (a secret split across two reads would escape redaction), and a line
+    where the log's middle was cut. Returns the offset printed up to."""
     if header:
         print(header)
-    if not path or not os.path.exists(path):
-        return offset
-    with open(path, "rb") as fh:
-        fh.seek(offset)
-        data = fh.read()
-    if not final:
-        data = data[: data.rfind(b"\n") + 1]
-    sys.stdout.write(api.terminal_text(data.decode("utf-8", "replace")))
+    chunk = 1 << 20
+    while path:
+        data, after, cut = api.read_log(path, offset, chunk)
+        if cut:
+            print(f"[baton: {cut} bytes of output cut here]")
+        offset = after - len(data)
+        if not final and len(data) < chunk:
+            data = data[: data.rfind(b"\n") + 1]
+        if not data:
+            break
+        sys.stdout.write(api.terminal_text(data.decode("utf-8", "replace")))
+        offset += len(data)
     sys.stdout.flush()
-    return offset + len(data)
+    return offset
 
 
 def cmd_trust(args: Namespace) -> int:

@@ -15,13 +15,19 @@ import shutil
 import threading
 import uuid
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
+from baton_tui import killpoints
 from baton_tui.errors import BatonError
 
+from .files import copy_into, dir_size  # noqa: F401 (re-exported)
 from .git import (
     EMPTY_TREES, NO_HOOKS, GitError, git, git_dir, git_dirs, identity_env, read_ref, remember_tree,
     repo_root, rev_parse, run_git, tree_of, valid_branch_name,
 )
+
+if TYPE_CHECKING:
+    from .making import Making
 
 __all__ = [
     "DROPPINGS",
@@ -134,30 +140,41 @@ _WORKTREE_LOCK = threading.Lock()
 
 
 def add_worktree(repo: str | os.PathLike, path: str | os.PathLike, branch: str,
-                 start_ref: str) -> Path:
+                 start_ref: str, making: "Making | None" = None) -> Path:
     """Check ``branch`` out in a new worktree at ``path`` (outside the repo).
 
     Creates the branch at ``start_ref`` when it does not exist yet; attaches to it when it does
-    (a resumed task keeps its work).
+    (a resumed task keeps its work). With ``making`` (see ``making.py``) git runs as a recorded
+    step of that worktree's making, its output to a file: a kill meanwhile can be undone.
     """
     wt = _check_outside(repo, Path(path))
     wt.parent.mkdir(parents=True, exist_ok=True)
     ref = _full_branch_ref(branch)
     with _WORKTREE_LOCK:
         if read_ref(repo, ref):
-            git(repo, "worktree", "add", "--", str(wt), branch)
+            _add(repo, making, "--", str(wt), branch)
         else:
-            git(repo, "worktree", "add", "-b", branch, "--", str(wt), start_ref)
+            _add(repo, making, "-b", branch, "--", str(wt), start_ref)
     return wt
 
 
-def add_detached_worktree(repo: str | os.PathLike, path: str | os.PathLike, ref: str) -> Path:
+def add_detached_worktree(repo: str | os.PathLike, path: str | os.PathLike, ref: str,
+                          making: "Making | None" = None) -> Path:
     """A worktree at ``ref`` with a detached HEAD: for research tasks, which own no branch."""
     wt = _check_outside(repo, Path(path))
     wt.parent.mkdir(parents=True, exist_ok=True)
     with _WORKTREE_LOCK:
-        git(repo, "worktree", "add", "--detach", "--", str(wt), ref)
+        _add(repo, making, "--detach", "--", str(wt), ref)
     return wt
+
+
+def _add(repo, making: "Making | None", *args: str) -> None:
+    if making is None:
+        git(repo, "worktree", "add", *args)
+        return
+    code, output = making.run(["git", "worktree", "add", *args], repo, "worktree-add")
+    if code != 0:
+        raise GitError(["worktree", "add", *args], output, code)
 
 
 def _own_git_dir(worktree) -> Path:
@@ -255,6 +272,44 @@ def _index_may_name_droppings(index: Path) -> bool:
         return True
 
 
+_BATON_LOCK = re.compile(rb"baton (\d+) (\S+)\n")
+
+
+def _take_lock(lock: Path) -> None:
+    """Create ``index.lock`` as Baton's own: this process's pid and start token inside. One
+    a Baton process left when it was killed mid-commit is stale, and taken over (with the
+    temporary indexes it left); any other lock is respected — git may be running there."""
+    from baton_tui import procs
+
+    mine = f"baton {os.getpid()} {procs.start_token(os.getpid())}\n".encode()
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            try:
+                owner = _BATON_LOCK.fullmatch(lock.read_bytes())
+            except OSError:
+                owner = None
+            if owner is None or procs.alive(int(owner[1]), _token(owner[2])):
+                raise GitError(["commit"], f"{lock} exists: another git process is running "
+                               "here (remove it if none is)", 128) from None
+            for left in lock.parent.glob(f"index.baton-*-{int(owner[1])}-*"):
+                left.unlink(missing_ok=True)
+            lock.unlink(missing_ok=True)
+            continue
+        os.write(fd, mine)
+        os.close(fd)
+        return
+    raise GitError(["commit"], f"{lock} keeps coming back", 128)
+
+
+def _token(raw: bytes) -> float | None:
+    try:
+        return float(raw)
+    except ValueError:
+        return None
+
+
 def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
     """Commit everything the agent left in ``worktree`` and return the commit (None: no change).
 
@@ -272,12 +327,11 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
     real, tmp = _temp_index(worktree, "commit")
     lock = real.with_name(real.name + ".lock")
     try:
-        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    except FileExistsError as exc:
+        _take_lock(lock)
+    except GitError:
         tmp.unlink(missing_ok=True)
-        raise GitError(["commit"], f"{lock} exists: another git process is running here", 128) \
-            from exc
-    os.close(fd)
+        raise
+    killpoints.reached("commit")
     installed = False
     try:
         env = {"GIT_INDEX_FILE": str(tmp)}
@@ -356,94 +410,23 @@ def snapshot(worktree: str | os.PathLike, ref: str, message: str) -> str | None:
 
 
 def remove_worktree(repo: str | os.PathLike, path: str | os.PathLike) -> None:
-    """Remove a worktree (even dirty) and prune git's record of it.
+    """Remove a worktree (even dirty, even locked) and prune git's record of it.
 
     Only called after ``snapshot``: ``--force`` discards whatever was not committed. A worktree
-    whose folder is already gone is pruned without error.
+    whose folder is already gone, or that git no longer knows, is removed and pruned without
+    error.
     """
     with _WORKTREE_LOCK:
-        proc = run_git(repo, "worktree", "remove", "--force", "--", os.fspath(path))
+        proc = run_git(repo, "worktree", "remove", "--force", "--force", "--", os.fspath(path))
+        if proc.returncode != 0 and Path(path).exists() and Path(path, ".git").is_file():
+            from .making import admin_dirs  # git refused (a half-made record): do it by hand
+
+            admins = admin_dirs(repo, path)
+            for admin in admins:
+                shutil.rmtree(admin, ignore_errors=True)
+            if admins:  # only a folder that is this repository's worktree
+                shutil.rmtree(path, ignore_errors=True)
         git(repo, "worktree", "prune")
-    if proc.returncode != 0 and Path(path).exists():
+    if Path(path).exists():
         raise GitError(["worktree", "remove", "--force", os.fspath(path)], proc.stderr,
                        proc.returncode)
-
-
-def _pattern_escapes(pattern: str) -> bool:
-    p = pattern.replace("\\", "/")
-    if os.path.isabs(pattern) or p.startswith("/") or (len(p) > 1 and p[1] == ":"):
-        return True
-    return ".." in PurePosixPath(p).parts
-
-
-def copy_into(repo: str | os.PathLike, worktree: str | os.PathLike,
-              patterns: list[str]) -> list[str]:
-    """Copy files matching ``patterns`` from the repo's working tree into ``worktree``.
-
-    For ignored files a fresh worktree lacks (``.env``, ``config/*.local``): ``[worktree] copy``.
-    Relative paths are kept; a matched directory is copied whole. Patterns that could reach
-    outside the repository (absolute paths, ``..``) are refused with a BatonError, and so is
-    any match that resolves outside it through a symlink. Files that already exist in the
-    worktree are left alone (a tracked file there is the branch's version, not the person's
-    uncommitted edit). ``.git`` is never copied. Returns the relative paths copied, sorted.
-    """
-    src_root = Path(repo).resolve()
-    dst_root = Path(worktree).resolve()
-    for pat in patterns:
-        if not pat or _pattern_escapes(pat):
-            raise BatonError(f"[worktree] copy pattern {pat!r} reaches outside the repository")
-    copied: list[str] = []
-
-    def copy_file(src: Path) -> None:
-        rel = src.relative_to(src_root)
-        if rel.parts and rel.parts[0] == ".git":
-            return
-        real = src.resolve()
-        if not (real == src_root or real.is_relative_to(src_root)):
-            raise BatonError(f"[worktree] copy: {rel.as_posix()} points outside the repository")
-        dst = dst_root / rel
-        if not dst.resolve().is_relative_to(dst_root):
-            raise BatonError(f"[worktree] copy: {rel.as_posix()} would land outside the worktree")
-        if dst.exists() or dst.is_symlink():
-            return
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(real, dst)
-        copied.append(rel.as_posix())
-
-    for pat in patterns:
-        for match in sorted(src_root.glob(pat.replace("\\", "/").rstrip("/"))):
-            if match.is_dir():
-                for dirpath, dirnames, filenames in os.walk(match):
-                    dirnames[:] = [d for d in dirnames if d != ".git"]
-                    for name in filenames:
-                        copy_file(Path(dirpath) / name)
-            elif match.is_file():
-                copy_file(match)
-    return sorted(set(copied))
-
-
-def dir_size(path: str | os.PathLike) -> int:
-    """Bytes used by files under ``path`` (symlinks not followed; 0 when missing), for gc."""
-    root = os.fspath(path)
-    try:
-        if not os.path.isdir(root) or os.path.islink(root):
-            return os.lstat(root).st_size
-    except OSError:
-        return 0
-    total = 0
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        try:
-            with os.scandir(current) as it:
-                for entry in it:
-                    try:
-                        if entry.is_dir(follow_symlinks=False):
-                            stack.append(entry.path)
-                        else:
-                            total += entry.stat(follow_symlinks=False).st_size
-                    except OSError:
-                        continue
-        except OSError:
-            continue
-    return total

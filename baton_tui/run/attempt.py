@@ -1,24 +1,37 @@
-"""`baton attempt ID`: the small supervisor that runs one agent (stdlib only).
+"""`baton attempt ID`: the small supervisor that runs one agent (stdlib only, but for psutil
+at the very end).
 
-Started by the conductor in a session of its own, it starts the agent in its own
-process group, sends the agent's output to the attempt's log file and records
-pid, start token and exit status in the store — so when the conductor dies the
-agent goes on and `baton resume` can find it again. The agent's environment is the
-shim's own (the nonce and the person's configured values never pass through the store).
+Started by the conductor in a session of its own, it starts the agent in its own process
+group, sends the agent's output to the attempt's log file and records pid, start token and
+exit status in the store — so when the conductor dies the agent goes on and `baton resume`
+can find it again. The agent's environment is the shim's own (the nonce and the person's
+configured values never pass through the store).
+
+It first *claims* the attempt in the store: a conductor that finds an attempt recorded but
+never started (it was killed in between) gives it up with the same one-row update, so an
+attempt runs at most once, whoever wins. The agent's output reaches the log through a pipe
+and `logcap.CappedLog` (head and tail kept, whatever it prints). On Linux the shim is a
+child subreaper: a descendant that left the agent's group (`setsid`) and lost its parent is
+re-parented here, so when the agent exits the whole tree is ended — gently, then with
+SIGKILL — and anything that still could not be ended is recorded (`spec.leftover`).
 """
 
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
+import sys
 import time
 
 from baton_tui import procs
 from baton_tui.run import readonly
+from baton_tui.run.logcap import CappedLog
 from baton_tui.store.db import Store
 
 GRACE_SECONDS = 3.0
+DRAIN_SECONDS = 2.0
 # Variables that send git to another repository (set in a git hook, or by a person who works
 # with GIT_DIR): an agent's git must see its own worktree, so they never reach the agent. The
 # same names Baton's own git calls drop (gitops/git.py).
@@ -27,47 +40,157 @@ GIT_REDIRECTS = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CO
                            "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE"})
 
 
+def become_subreaper() -> bool:
+    """Adopt orphaned descendants (Linux prctl PR_SET_CHILD_SUBREAPER); False elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def run_attempt(attempt_id: int, state_path: str) -> int:
     """Run the attempt recorded under `attempt_id`; returns the agent's exit status."""
     store = Store(state_path, create=False)
     attempt = store.attempt(attempt_id)
     if attempt is None:
         return 2
+    if not store.claim_attempt(attempt_id, os.getpid()):
+        return 0  # given up before it started: a newer conductor runs the task instead
     spec = attempt.spec
+    adopts = become_subreaper()
     # The launcher put the agent's variables here (the store has their names only).
     env = {k: v for k, v in os.environ.items() if k not in GIT_REDIRECTS}
-    log = open(attempt.log_path, "ab", buffering=0)
+    log = CappedLog(attempt.log_path)
     stdin = open(spec["prompt_path"], "rb") if spec.get("stdin_prompt") else subprocess.DEVNULL
+    read_end, write_end = os.pipe()
     try:
-        proc = subprocess.Popen(spec["argv"], cwd=spec["cwd"], env=env, stdin=stdin, stdout=log,
-                                stderr=subprocess.STDOUT, process_group=0,
+        proc = subprocess.Popen(spec["argv"], cwd=spec["cwd"], env=env, stdin=stdin,
+                                stdout=write_end, stderr=subprocess.STDOUT, process_group=0,
                                 preexec_fn=readonly.preexec(spec.get("readonly")))
     except OSError as exc:
         log.write(f"baton: cannot start {spec['argv'][0]}: {exc}\n".encode())
-        store.update_attempt(attempt_id, shim_pid=os.getpid(), started=time.time(),
-                             ended=time.time(), exit_status=127)
+        store.update_attempt(attempt_id, ended=time.time(), exit_status=127)
         return 127
-    store.update_attempt(attempt_id, pid=proc.pid, pgid=proc.pid, shim_pid=os.getpid(),
-                         create_time=procs.start_token(proc.pid), started=time.time())
+    finally:
+        os.close(write_end)
+    store.update_attempt(attempt_id, pid=proc.pid, pgid=proc.pid,
+                         create_time=procs.start_token(proc.pid))
 
     def forward(signum: int, _frame: object) -> None:
         procs.signal_group(proc.pid, signal.SIGTERM)
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, forward)
-    status = proc.wait()
-    # Some CLIs leave helpers in their group after exiting: end them, gently first.
-    if procs.signal_group(proc.pid, signal.SIGTERM):
-        deadline = time.monotonic() + GRACE_SECONDS
-        while procs.group_alive(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        procs.signal_group(proc.pid, signal.SIGKILL)
+    status = pump(read_end, log, proc)
+    leftover = end_tree(proc.pid, scan=not adopts)
+    drain(read_end, log, time.monotonic() + DRAIN_SECONDS)
+    os.close(read_end)
+    if log.cuts:
+        store.note_attempt(attempt_id, "log_cut", log.cut)
+    if leftover:
+        store.note_attempt(attempt_id, "leftover", leftover)
     store.update_attempt(attempt_id, exit_status=status, ended=time.time())
+    log.close()
     store.close()
     return status
 
 
-if __name__ == "__main__":  # `python -m baton_tui.run.attempt ID STORE`: no CLI start-up cost
-    import sys
+def pump(fd: int, log: CappedLog, proc: subprocess.Popen) -> int:
+    """Copy the agent's output to the log until the agent exits; returns its status."""
+    while True:
+        ready, _, _ = select.select([fd], [], [], 0.25)
+        if ready:
+            data = os.read(fd, 1 << 16)
+            if data:
+                log.write(data)
+                continue
+            return proc.wait()  # every writer closed the pipe: the agent is ending
+        if proc.poll() is not None:
+            return proc.returncode
 
+
+def drain(fd: int, log: CappedLog, deadline: float) -> None:
+    """What is left in the pipe once the tree was ended (a writer that could not be ended
+    keeps it open: stop at `deadline`)."""
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if not ready:
+            continue
+        data = os.read(fd, 1 << 16)
+        if not data:
+            return
+        log.write(data)
+
+
+def _reap() -> None:
+    """Collect finished children (re-parented orphans become ours to wait for)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _rest(pgid: int, scan: bool) -> list:
+    """What is left of the agent's tree: every descendant of this shim (all of them, as a
+    subreaper) and, when it is not one, whatever is still in the agent's group."""
+    import psutil
+
+    found = {p.pid: p for p in procs._tree(os.getpid())[1:]}
+    for proc in psutil.process_iter() if scan else ():
+        try:
+            if proc.pid not in found and os.getpgid(proc.pid) == pgid:
+                found[proc.pid] = proc
+        except (psutil.Error, OSError):
+            continue
+    return list(found.values())
+
+
+def end_tree(pgid: int, scan: bool = True) -> list[dict]:
+    """End what the agent left running: SIGTERM, a grace period, SIGKILL. Returns what could
+    not be ended (pid and command), for the task's flag."""
+    import psutil
+
+    rest = _rest(pgid, scan)
+    if not rest:
+        return []
+    for sig, wait in ((signal.SIGTERM, GRACE_SECONDS), (signal.SIGKILL, GRACE_SECONDS)):
+        procs.signal_group(pgid, sig)
+        for proc in rest:
+            try:
+                proc.send_signal(sig)
+            except psutil.Error:
+                continue
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            _reap()
+            rest = [p for p in rest if _running(p)]
+            if not rest:
+                return []
+            time.sleep(0.05)
+    left = []
+    for proc in rest:
+        try:
+            left.append({"pid": proc.pid, "command": " ".join(proc.cmdline())[:200]})
+        except psutil.Error:
+            continue
+    return left
+
+
+def _running(proc) -> bool:
+    import psutil
+
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+if __name__ == "__main__":  # `python -m baton_tui.run.attempt ID STORE`: no CLI start-up cost
     sys.exit(run_attempt(int(sys.argv[1]), sys.argv[2]))

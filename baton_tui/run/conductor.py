@@ -24,7 +24,7 @@ from baton_tui.run.following import Following, Tracked
 from baton_tui.run.ready import Ready
 from baton_tui.run.starting import Starting
 from baton_tui.store import foldcache
-from baton_tui.store.db import PlanRow
+from baton_tui.store.db import PlanRow, Unwritable
 from baton_tui.store.events import (
     AGENT_EVENTS, BROKEN, WAITING, Event, EventKind, State,
 )
@@ -333,7 +333,9 @@ class Conductor(Starting, Following):
             if self.finishing:
                 done = [t for t, f in self.finishing.items() if f.done()]
                 for task_id in done:
-                    self.finishing.pop(task_id)
+                    failed = self.finishing.pop(task_id).exception()
+                    if isinstance(failed, Unwritable):  # the store is full or read-only: stop
+                        raise failed
                 if done:
                     continue
             self.reload()  # starts may have failed tasks (set-up); decide on fresh states
@@ -357,10 +359,14 @@ def conduct(root: str) -> int:
     """Entry of the detached conductor process (`baton conductor --root R`)."""
     from baton_tui.run.lock import ConductorLock
 
+    from baton_tui import killpoints
+
+    killpoints.arm()  # the crash tests' kill point, if one is named; nothing inherits it
     ws = Workspace(root)
     lock = ConductorLock(ws.paths.state_dir)
     if not lock.acquire():
         return 0  # another conductor already runs this repository
+    ws.store.keep_reserve()
     for sig in (signal.SIGHUP,):
         signal.signal(sig, signal.SIG_IGN)  # a lost terminal must not end the run
 
@@ -377,12 +383,25 @@ def conduct(root: str) -> int:
         return asyncio.run(Conductor(ws).run())
     except Exception as exc:
         # Attempts keep running under their shims; `baton resume` reattaches to them.
-        import traceback
+        from baton_tui.store.db import Unwritable
 
-        traceback.print_exc()
-        ws.store.append(plan.id if plan else None, None, K.CONDUCTOR_CRASHED,
-                        {"error": f"{type(exc).__name__}: {exc}"[:500]})
+        if isinstance(exc, Unwritable):  # one line; on a full disk, the reserve makes room
+            print(f"baton conductor: {exc.message}", flush=True)
+            if exc.full:
+                ws.store.release_reserve()
+        else:
+            import traceback
+
+            traceback.print_exc()
+        try:
+            ws.store.append(plan.id if plan else None, None, K.CONDUCTOR_CRASHED,
+                            {"error": f"{type(exc).__name__}: {exc}"[:500]})
+        except Unwritable:
+            pass  # nowhere to record it: its log says why
         return 1
     finally:
-        ws.store.clear_conductor(os.getpid())
+        try:
+            ws.store.clear_conductor(os.getpid())
+        except Exception:  # the store cannot be written: the lock still goes
+            pass
         lock.release()

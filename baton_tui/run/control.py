@@ -33,10 +33,14 @@ def conductor_pid(ws: Workspace) -> int | None:
 
 
 def ensure_trusted(ws: Workspace, cur: plans.Current) -> None:
-    """Refuse a run whose players or settings come from an untrusted baton.toml."""
+    """Refuse a run whose players or settings come from an untrusted baton.toml — or that
+    could not start: a store or `$BATON_HOME` that cannot be written (every path that starts
+    a conductor asks here before it writes anything)."""
     from baton_tui.trust import ensure_trusted as ensure
 
     ensure(ws, {t.player for t in cur.doc.tasks})
+    ws.store.check_writable()
+    layout.check_writable(ws.paths)
 
 
 def spawn_conductor(ws: Workspace) -> int:

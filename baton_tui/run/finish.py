@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from baton_tui import killpoints
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome
 from baton_tui.store.db import AttemptRow, PlanRow
@@ -80,10 +81,9 @@ class Finisher:
         player = self.ws.catalog.players.get(task.player)
         log_text = ""
         if attempt.log_path and player is not None and task.player != "script":
-            try:
-                log_text = Path(attempt.log_path).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                log_text = ""
+            from baton_tui.run import logcap  # its head and its tail: never a whole log
+
+            log_text = logcap.head_and_tail(attempt.log_path)
         outcome = player.outcome(log_text) if player is not None else Outcome()
         if outcome.session_id and outcome.session_id != attempt.session_id:
             self.store.update_attempt(attempt.id, session_id=outcome.session_id)
@@ -92,6 +92,10 @@ class Finisher:
                       **({"cost": outcome.cost} if outcome.cost else {}))
         spec = attempt.spec
         workdir = Path(spec.get("cwd", self.ws.root))
+        if spec.get("leftover"):
+            left = "; ".join(f"{p['pid']} {p['command']}" for p in spec["leftover"][:5])
+            self.emit(task, K.TASK_FLAGGED, flag="leftover", attempt=attempt.id,
+                      message=f"processes it started could not be ended: {left}")
         from baton_tui.run import outside as beyond  # writes outside the worktree; git pinned
         if (refused := beyond.inspect(self, task, attempt, workdir)) is not None:
             return refused
@@ -210,11 +214,12 @@ class Finisher:
                 return State.FAILED
         git_mode = self.ws.paths.is_git and workdir != self.ws.root
         if git_mode:
-            from baton_tui.gitops import landing, worktrees
+            from baton_tui.gitops import landing
 
-            worktrees.commit_all(workdir, f"Task {task.id}: {task.title}\n\n"
-                                          f"{report.get('summary', '')}".strip())
             branch = attempt.spec.get("branch")
+            if not self._commit(task, workdir, branch, f"Task {task.id}: {task.title}\n\n"
+                                f"{report.get('summary', '')}".strip(), attempt.id):
+                return State.FAILED
             base = self.view(task).base
             if base and branch:
                 changed = landing.changed_files(self.ws.root, base, f"refs/heads/{branch}")
@@ -258,31 +263,62 @@ class Finisher:
     def commit_and_land(self, task: Task) -> State:
         """Land a task marked done outside an attempt's end: a taken-over task, or one whose
         conductor died while landing. Whatever is in its worktree is committed first."""
-        from baton_tui.gitops import worktrees
+        from baton_tui.plan.slug import task_branch
         from baton_tui.run import layout
 
         path = layout.worktree_path(self.ws.paths, self.plan.slug, task.id, task.title)
-        if (path / ".git").exists():
-            worktrees.commit_all(path, f"Task {task.id}: {task.title}")
+        if (path / ".git").exists() and not self._commit(
+                task, path, task_branch(self.plan.slug, task.id, task.title),
+                f"Task {task.id}: {task.title}", None):
+            return State.FAILED
         return self.land(task, None)
+
+    def _commit(self, task: Task, workdir: Path, branch: str | None, message: str,
+                attempt: int | None) -> bool:
+        """Commit the worktree onto the task's branch (wherever the agent left HEAD). A
+        failure is the task's, after its report: a retry commits without the agent."""
+        from baton_tui.gitops import git, onbranch, worktrees
+
+        try:
+            if branch is None:
+                worktrees.commit_all(workdir, message)
+                return True
+            _commit, moved = onbranch.commit_on_branch(workdir, branch, message)
+        except git.GitError as exc:
+            self.emit(task, K.TASK_FAILED, stage="commit", **({"attempt": attempt} if attempt
+                      else {}), reason=f"Baton could not commit the work: {exc}"[:500]
+                      + " (`baton retry` commits and lands it without running the agent again)")
+            return False
+        if moved:
+            self.emit(task, K.TASK_FLAGGED, flag="branch", message=f"the agent had checked out "
+                      f"{moved}: its work was put on the task's branch {branch}")
+        return True
 
     def land(self, task: Task, branch: str | None) -> State:
         """Land the task branch on the integration branch without checking anything out."""
         from baton_tui.gitops import git, landing
         from baton_tui.plan.slug import integration_branch, task_branch
 
+        from baton_tui.errors import BatonError
+        from baton_tui.run import integration
+
         branch = branch or task_branch(self.plan.slug, task.id, task.title)
+        killpoints.reached("land")
         with LANDING_LOCK:
             try:
+                integration.tip(self.ws, self.plan)  # rebuilt first if it was deleted
                 result = landing.land(self.ws.root, branch, integration_branch(self.plan.slug),
                                       f"Land task {task.id}: {task.title}")
-            except git.GitError as exc:
-                self.emit(task, K.TASK_FAILED, reason=f"landing failed: {exc.stderr or exc}"[:500])
+            except (git.GitError, BatonError) as exc:
+                why = exc.message if isinstance(exc, BatonError) else (exc.stderr or str(exc))
+                self.emit(task, K.TASK_FAILED, stage="land", reason=f"landing failed: {why}"[:500]
+                          + " (`baton retry` lands it without running the agent again)")
                 return State.FAILED
         if not result.ok:
             self.emit(task, K.TASK_FAILED, conflicts=result.conflicts,
                       reason="conflict landing on the integration branch: "
                              + ", ".join(result.conflicts[:8]) + " (branch kept; nothing merged)")
             return State.FAILED
+        killpoints.reached("landed")
         self.emit(task, K.TASK_LANDED, commit=result.commit, at=time.time())
         return State.LANDED

@@ -7,7 +7,6 @@ watch-mode flags come from `supervisor`.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import time
 from dataclasses import dataclass, field
@@ -15,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from baton_tui import procs
-from baton_tui.run import supervisor
+from baton_tui.run import logcap, supervisor
 from baton_tui.store.db import AttemptRow
 from baton_tui.store.events import ACTIVE, EventKind, State
 
@@ -45,14 +44,19 @@ class Following:
         """Reattach to attempts that outlived a previous conductor; collect finished ones.
 
         A build task left `done` but not landed (the conductor died while landing) lands now.
+        An attempt recorded whose start was not (the conductor died right after spawning its
+        shim) is adopted when its shim runs the agent, else given up: never a second agent.
         """
         for task in self.doc.tasks:
             if self.git_mode and task.mode == "build" and self.state(task.id) == State.DONE:
                 self.finishing[task.id] = asyncio.ensure_future(self._land_again(task))
                 continue
+            attempt = self.store.latest_attempt(self.plan.id, task.id)
+            if attempt is not None and not attempt.collected \
+                    and attempt.id != self.view(task.id).attempt:
+                attempt = self._adopt(task.id, attempt)
             if self.state(task.id) not in ACTIVE:
                 continue
-            attempt = self.store.latest_attempt(self.plan.id, task.id)
             if attempt is None or attempt.collected:
                 if self.state(task.id) == State.RUNNING:
                     self.emit(task.id, K.TASK_FAILED, reason="its attempt was lost (Baton was "
@@ -61,12 +65,22 @@ class Following:
             self.tracked[task.id] = Tracked(attempt.id, task.id,
                                             log_offset=self._log_size(attempt))
 
+    def _adopt(self, task_id: int, attempt: AttemptRow) -> AttemptRow | None:
+        """Record the start of an attempt whose shim claimed it; give up one it never did.
+        Returns the attempt as the store has it now."""
+        if self.store.abandon_attempt(attempt.id):
+            return self.store.attempt(attempt.id)  # nothing ran: the task starts afresh
+        spec = attempt.spec
+        self.emit(task_id, K.TASK_RESUMED if spec.get("resumed") else K.TASK_STARTED,
+                  attempt=attempt.id, player=attempt.player, workdir=spec.get("cwd"),
+                  base=spec.get("base"), branch=spec.get("branch"), shim_token=None,
+                  adopted=True)
+        self.reload()
+        return self.store.attempt(attempt.id)
+
     @staticmethod
     def _log_size(attempt: AttemptRow) -> int:
-        try:
-            return os.path.getsize(attempt.log_path or "")
-        except OSError:
-            return 0
+        return logcap.logical_size(attempt.log_path)
 
     def _ended(self, attempt: AttemptRow) -> bool:
         if attempt.ended is not None:
@@ -182,14 +196,11 @@ class Following:
                            f"{watch.repeats}× in a row")
 
     def _read_output(self, tracked: Tracked, attempt: AttemptRow) -> None:
-        size = self._log_size(attempt)
-        if size > tracked.log_offset:
+        # At most 1 MiB a look, by logical offset (a capped log's cut middle is skipped).
+        chunk, tracked.log_offset, _cut = logcap.read_from(attempt.log_path, tracked.log_offset)
+        if chunk:
             tracked.last_activity = time.monotonic()
             player = self.ws.catalog.players.get(self._task(tracked.task_id).player)
-            with open(attempt.log_path or "", "rb") as fh:
-                fh.seek(tracked.log_offset)
-                chunk = fh.read(min(size - tracked.log_offset, 1 << 20))
-            tracked.log_offset += len(chunk)
             if player is not None:
                 self._read_lines(tracked, player, chunk.decode("utf-8", "replace"))
         elif self._agent_spoke(tracked):

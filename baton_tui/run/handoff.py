@@ -252,7 +252,21 @@ def gc(ws: Workspace, dry_run: bool = False) -> list[Collected]:
                 continue
             found.append(Collected(path, str(state), worktrees.dir_size(path)))
             if not dry_run:
-                ref = f"refs/baton/{row.slug}/gc/{task['id']}-{int(time.time())}"
-                worktrees.snapshot(path, ref, f"Baton gc keeps task {task['id']}")
-                worktrees.remove_worktree(ws.root, path)
+                _collect(ws, row.slug, task["id"], path)
     return found
+
+
+def _collect(ws: Workspace, slug: str, task_id: int, path: Path) -> None:
+    """Commit a worktree to a ref of its own, then remove it. One whose making was cut short
+    holds no work: it is undone. A git failure is one line, not a traceback."""
+    from baton_tui.gitops import git, making, worktrees
+
+    try:
+        if making.pending(path):
+            making.undo(ws.root, path)
+            return
+        ref = f"refs/baton/{slug}/gc/{task_id}-{int(time.time())}"
+        worktrees.snapshot(path, ref, f"Baton gc keeps task {task_id}")
+        worktrees.remove_worktree(ws.root, path)
+    except git.GitError as exc:
+        raise BatonError(f"gc: task {task_id}'s worktree {path} was kept: {exc}") from None

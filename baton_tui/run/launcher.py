@@ -12,10 +12,11 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from baton_tui.errors import BatonError
 from baton_tui.plan.model import PlanDocument, Task
-from baton_tui.plan.slug import integration_branch, task_branch
+from baton_tui.plan.slug import task_branch
 from baton_tui.players.base import AttemptContext
 from baton_tui.paths import private_file
 from baton_tui.redact import SECRETS_VAR
@@ -25,6 +26,9 @@ from baton_tui.store.db import PlanRow
 from baton_tui.store.events import EventKind
 from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
+
+if TYPE_CHECKING:
+    from baton_tui.gitops.making import Making
 
 SETUP_TIMEOUT = 900
 
@@ -60,76 +64,94 @@ def ensure_integration(ws: Workspace, plan: PlanRow) -> str:
 
 
 def _integration_tip(ws: Workspace, plan: PlanRow) -> tuple[str, str | None]:
-    """The integration branch's name and commit (created at the approved commit when missing;
-    None before approval, when it may not exist yet). Read from the ref files: no process."""
-    from baton_tui.gitops import git, worktrees
+    """The integration branch's name and commit (see `integration.tip`: made at the approved
+    commit, rebuilt from the last landing when deleted; None before approval)."""
+    from baton_tui.run import integration
 
-    branch = integration_branch(plan.slug)
-    if plan.base_commit:
-        return branch, worktrees.ensure_branch(ws.root, branch, plan.base_commit)
-    return branch, git.read_ref(ws.root, f"refs/heads/{branch}")
+    return integration.tip(ws, plan)
+
+
+def _undo_unfinished(ws: Workspace, task: Task, path: Path) -> None:
+    """A worktree whose making was cut short (Baton was killed) never held an agent's work:
+    undo it, so it is made again, set-up included."""
+    from baton_tui.gitops import making
+
+    if making.pending(path):
+        left = making.undo(ws.root, path)
+        if left:
+            raise BatonError(f"task {task.id}: its half-made worktree {path} is still used by "
+                             f"processes Baton could not end ({', '.join(map(str, left))})")
 
 
 def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = False) -> Workdir:
     """The task's own worktree and branch, cut from the integration branch (reused on retry).
 
     `refresh` (a retry after a landing conflict) first brings the integration branch into
-    the reused worktree; `Workdir.conflicts` then names the files the agent must resolve.
+    the reused worktree; `Workdir.conflicts` then names the files the agent must resolve, and
+    `Workdir.base` is the integration commit brought in (what the branch now carries). A
+    worktree whose `.git` an agent deleted is repaired, its files kept.
     """
     if not _git_mode(ws):
         return Workdir(ws.root, None, None)
-    from baton_tui.gitops import landing, worktrees
+    from baton_tui.gitops import landing, making, worktrees
 
     path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
     branch = task_branch(plan.slug, task.id, task.title)
+    _undo_unfinished(ws, task, path)
+    if not (path / ".git").exists() and path.is_dir() and any(path.iterdir()):
+        making.repair(ws.root, path, branch)
     if (path / ".git").exists():
         why = outside.pinned(ws, path)
         if why:  # reusing it would run git in whatever repository it now names
             raise BatonError(f"task {task.id}: {why}")
-        conflicts = None
+        conflicts, base = None, None
         if refresh:
-            conflicts = landing.refresh(path, f"refs/heads/{ensure_integration(ws, plan)}")
-        return Workdir(path, None, branch, conflicts=conflicts or [])
+            base = _integration_tip(ws, plan)[1]
+            conflicts = landing.refresh(path, base) if base else None
+        return Workdir(path, base, branch, conflicts=conflicts or [])
     # One git process here in the usual case: `worktree add` (refs are read from their files).
     _integration, base = _integration_tip(ws, plan)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    worktrees.add_worktree(ws.root, path, branch, base or "HEAD")
+    work = making.Making(path)
+    work.begin()
+    worktrees.add_worktree(ws.root, path, branch, base or "HEAD", making=work)
     config = ws.config
     if config.worktree.copy_:
         worktrees.copy_into(ws.root, path, config.worktree.copy_)
     if config.worktree.setup:
         ensure_trusted(ws, (), keys=("worktree.setup",))
-        run_setup(config.worktree.setup, path)
+        run_setup(config.worktree.setup, path, work)
+    work.done()
     return Workdir(path, base, branch, fresh=True)
 
 
-def run_setup(command: str, path: Path) -> None:
-    """`[worktree] setup` — a shell string the person approved by trusting baton.toml."""
-    try:
-        done = subprocess.run(["sh", "-c", command], cwd=path, capture_output=True, text=True,
-                              timeout=SETUP_TIMEOUT, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired as exc:
-        raise SetupFailed(f"worktree setup timed out after {SETUP_TIMEOUT}s",
-                          str(exc.stdout or "")) from None
-    if done.returncode != 0:
-        raise SetupFailed(f"worktree setup `{command}` exited {done.returncode}",
-                          (done.stdout + done.stderr)[-4000:])
+def run_setup(command: str, path: Path, work: "Making") -> None:
+    """`[worktree] setup` — a shell string the person approved by trusting baton.toml. A
+    failed set-up leaves the worktree unfinished: the next attempt makes it again."""
+    code, output = work.run(["sh", "-c", command], path, "setup", git_env=False,
+                            timeout=SETUP_TIMEOUT)
+    if code == 124:
+        raise SetupFailed(f"worktree setup timed out after {SETUP_TIMEOUT}s", output[-4000:])
+    if code != 0:
+        raise SetupFailed(f"worktree setup `{command}` exited {code}", output[-4000:])
 
 
 def prepare_research(ws: Workspace, plan: PlanRow, task: Task, attempt_no: int) -> Workdir:
     """A detached worktree of the integration branch (of HEAD before approval)."""
     if not _git_mode(ws):
         return Workdir(ws.root, None, None)
-    from baton_tui.gitops import git, worktrees
+    from baton_tui.gitops import git, making, worktrees
 
     if plan.approved and plan.base_commit:
         base = _integration_tip(ws, plan)[1]
     else:
         base = git.rev_parse(ws.root, "HEAD")
     path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title, f"-research-{attempt_no}")
+    _undo_unfinished(ws, task, path)
     if not (path / ".git").exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        worktrees.add_detached_worktree(ws.root, path, base or "HEAD")
+        work = making.Making(path)
+        work.begin()
+        worktrees.add_detached_worktree(ws.root, path, base or "HEAD", making=work)
+        work.done()
     return Workdir(path, base, None, fresh=True)
 
 
@@ -226,8 +248,9 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
                             start_new_session=True, cwd=str(workdir.path),
                             env={**without_git_redirects(os.environ), **added})
     shim_log.close()
-    from baton_tui import procs
+    from baton_tui import killpoints, procs
 
+    killpoints.reached("spawned")  # a kill here: the next conductor adopts or gives it up
     store.update_attempt(attempt_id, shim_pid=proc.pid)
     store.append(plan.id, task.id,
                  EventKind.TASK_RESUMED if spec["resumed"] else EventKind.TASK_STARTED,

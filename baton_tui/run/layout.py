@@ -49,3 +49,20 @@ def shim_dir() -> Path:
         tmp.chmod(0o755)
         tmp.replace(target)
     return folder
+
+
+def check_writable(paths: RepoPaths) -> None:
+    """Refuse a run before it changes anything when `$BATON_HOME` cannot hold its worktrees
+    and logs: one line naming the folder (BatonError, exit 2), not a traceback halfway."""
+    from baton_tui.errors import BatonError
+
+    home = baton_home()
+    for folder in (home / "runs" / repo_key(paths), home / "worktrees" / repo_key(paths)):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            probe = folder / f".baton-probe-{os.getpid()}-{threading.get_ident()}"
+            probe.touch()
+            probe.unlink()
+        except OSError as exc:
+            raise BatonError(f"cannot write Baton's home {home}: {exc.strerror or exc} "
+                             "(set BATON_HOME to a folder you can write)") from None

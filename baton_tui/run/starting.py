@@ -111,6 +111,11 @@ class Starting:
             state = view.state
             if state == State.QUEUED and (view.needs_approval or task.player in limited):
                 continue
+            if state == State.QUEUED and view.finish_only and task.mode == "build" \
+                    and self.git_mode:  # its agent reported: only Baton's commit or landing
+                self.emit(task.id, K.TASK_DONE, summary=view.summary or "", by="retry")
+                self.finishing[task.id] = asyncio.ensure_future(self._land_again(task))
+                continue
             if state == State.QUEUED and self._deps_ready(task):
                 if task.mode == "manual":
                     if task.id not in self.announced_manual:

@@ -23,6 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
+from baton_tui import killpoints
+from baton_tui.errors import BatonError
 from baton_tui.redact import clean
 from baton_tui.store.events import Event
 
@@ -88,6 +90,24 @@ ATTEMPT_FIELDS = (
     "id", "plan_id", "task_id", "nonce_hash", "player", "spec", "log_path", "shim_pid", "pid", "pgid",
     "create_time", "started", "ended", "exit_status", "session_id", "report", "collected",
 )
+
+
+RESERVE = 1 << 20  # bytes kept free beside the store for a conductor's last words
+
+
+class Unwritable(BatonError):
+    """The store cannot be written: read-only, disk full, or gone. One line, exit 2."""
+
+    def __init__(self, path: Path, exc: BaseException):
+        text = str(exc)
+        if "readonly" in text or "read-only" in text or getattr(exc, "errno", None) in (13, 30):
+            why = "it is read-only"
+        elif "full" in text or getattr(exc, "errno", None) == 28:
+            why = "the disk is full"
+        else:
+            why = text
+        self.full = why == "the disk is full"
+        super().__init__(f"cannot write Baton's store {path}: {why}")
 
 
 class _Record:
@@ -218,21 +238,43 @@ class Store:
         return self._conn
 
     def _open(self, create: bool) -> None:
-        conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA busy_timeout = 30000")
+        try:
+            conn = self._connect(create)
+        except sqlite3.OperationalError:
+            if self._can_write():
+                raise
+            # A read-only store (its file, folder or file system): readable as it is, while
+            # every write says so in one line (`Unwritable`). WAL needs a writable folder for
+            # its index, so it is opened as an immutable file.
+            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?immutable=1", uri=True,
+                                   timeout=30.0, isolation_level=None)
+            conn.row_factory = sqlite3.Row
         self._conn = conn
         if self._empty is not None:
             self._empty.close()
             self._empty = None
-        if create:
-            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-            if mode != "wal":
-                conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.executescript(SCHEMA)
         if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
             self._migrate()
+
+    def _can_write(self) -> bool:
+        return os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
+
+    def _connect(self, create: bool) -> sqlite3.Connection:
+        conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        try:
+            conn.execute("PRAGMA busy_timeout = 30000")
+            if create:
+                mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if mode != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                conn.executescript(SCHEMA)
+            conn.execute("PRAGMA user_version").fetchone()  # opens the file now, not later
+        except sqlite3.OperationalError:
+            conn.close()
+            raise
+        return conn
 
     def _migrate(self) -> None:
         """Bring an older store up to SCHEMA_VERSION: hash its nonces, drop the environment
@@ -258,11 +300,42 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _write(self, sql: str, args: tuple | list = ()) -> sqlite3.Cursor:
+        """One write. A store that cannot be written (read-only, disk full) is one clear
+        line (`Unwritable`), never a traceback."""
+        try:
+            return self._writable().execute(sql, args)
+        except (sqlite3.OperationalError, OSError) as exc:
+            raise Unwritable(self.path, exc) from None
+
+    def check_writable(self) -> None:
+        """Take the write lock and let it go, writing nothing: a command that would change
+        the store asks first, so a refusal leaves it as it was."""
+        with self.tx():
+            pass
+
+    def keep_reserve(self, size: int = RESERVE) -> None:
+        """Hold a little disk space beside the store (best effort): on a full disk it is
+        given back, so the conductor can still record why it stopped."""
+        path = self.path.with_name("baton.reserve")
+        try:
+            if not path.exists() or path.stat().st_size < size:
+                with open(path, "wb") as fh:
+                    fh.write(bytes(size))
+        except OSError:
+            path.unlink(missing_ok=True)
+
+    def release_reserve(self) -> None:
+        self.path.with_name("baton.reserve").unlink(missing_ok=True)
+
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:
         """A write transaction taken up front (BEGIN IMMEDIATE), so writers queue cleanly."""
-        conn = self._writable()
-        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn = self._writable()
+            conn.execute("BEGIN IMMEDIATE")
+        except (sqlite3.OperationalError, OSError) as exc:
+            raise Unwritable(self.path, exc) from None
         try:
             yield conn
         except BaseException:
@@ -274,10 +347,11 @@ class Store:
     def append(self, plan_id: int | None, task_id: int | None, kind: str,
                data: dict[str, Any] | None = None) -> int:
         """Append one event (secrets redacted, control characters escaped); returns its id."""
-        cur = self._writable().execute(
+        cur = self._write(
             "INSERT INTO events (plan_id, task_id, kind, data, ts) VALUES (?, ?, ?, ?, ?)",
             (plan_id, task_id, kind, json.dumps(clean(data or {})), time.time()),
         )
+        killpoints.reached("event")  # the crash tests' random event boundary (conductor only)
         return int(cur.lastrowid)
 
     def events(self, plan_id: int | None = None, after: int = 0,
@@ -364,16 +438,16 @@ class Store:
     def set_meta(self, key: str, value: Any) -> None:
         """Store `value` as JSON under `key`; None deletes it."""
         if value is None:
-            self._writable().execute("DELETE FROM meta WHERE key = ?", (key,))
+            self._write("DELETE FROM meta WHERE key = ?", (key,))
         else:
-            self._writable().execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+            self._write("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                                      (key, json.dumps(value)))
 
     def slugs(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT slug FROM plans")}
 
     def insert_plan(self, slug: str, doc: dict[str, Any], transcript: list[Any] | None = None) -> int:
-        cur = self._writable().execute(
+        cur = self._write(
             "INSERT INTO plans (slug, doc, created, transcript) VALUES (?, ?, ?, ?)",
             (slug, json.dumps(doc), time.time(), json.dumps(clean(transcript or []))),
         )
@@ -391,7 +465,7 @@ class Store:
             if key in fields:
                 fields[key] = int(bool(fields[key]))
         cols = ", ".join(f"{k} = ?" for k in fields)
-        self._writable().execute(f"UPDATE plans SET {cols} WHERE id = ?",
+        self._write(f"UPDATE plans SET {cols} WHERE id = ?",
                                  (*fields.values(), plan_id))
 
     # attempts -------------------------------------------------------------
@@ -406,7 +480,7 @@ class Store:
     def new_attempt(self, plan_id: int, task_id: int, nonce: str, player: str,
                     spec: dict[str, Any], log_path: str) -> int:
         """Record an attempt; of its nonce only the hash is kept (see `hash_nonce`)."""
-        cur = self._writable().execute(
+        cur = self._write(
             "INSERT INTO attempts (plan_id, task_id, nonce_hash, player, spec, log_path) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             (plan_id, task_id, hash_nonce(nonce), player, json.dumps(spec), log_path),
@@ -421,8 +495,27 @@ class Store:
         if "collected" in fields:
             fields["collected"] = int(bool(fields["collected"]))
         cols = ", ".join(f"{k} = ?" for k in fields)
-        self._writable().execute(f"UPDATE attempts SET {cols} WHERE id = ?",
+        self._write(f"UPDATE attempts SET {cols} WHERE id = ?",
                                  (*fields.values(), attempt_id))
+
+    def claim_attempt(self, attempt_id: int, shim_pid: int) -> bool:
+        """The shim takes its attempt, once: False when a conductor gave it up first."""
+        cur = self._write("UPDATE attempts SET shim_pid = ?, started = ? WHERE id = ? "
+                          "AND started IS NULL AND collected = 0",
+                          (shim_pid, time.time(), attempt_id))
+        return cur.rowcount == 1
+
+    def abandon_attempt(self, attempt_id: int) -> bool:
+        """Give up an attempt its shim never claimed (the conductor died after recording it):
+        True when it will never run; False when the shim claimed it — it runs."""
+        cur = self._write("UPDATE attempts SET collected = 1 WHERE id = ? AND started IS NULL",
+                          (attempt_id,))
+        return cur.rowcount == 1
+
+    def note_attempt(self, attempt_id: int, key: str, value: Any) -> None:
+        """Set one key of an attempt's spec in place (the conductor may write others)."""
+        self._write("UPDATE attempts SET spec = json_set(spec, ?, json(?)) WHERE id = ?",
+                    (f"$.{key}", json.dumps(value), attempt_id))
 
     def attempt(self, attempt_id: int) -> AttemptRow | None:
         row = self.conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
@@ -447,7 +540,7 @@ class Store:
         return row[0] if row else None
 
     def set_trust(self, path: str, sha256: str) -> None:
-        self._writable().execute(
+        self._write(
             "INSERT INTO trust (path, sha256, trusted_at) VALUES (?, ?, ?) "
             "ON CONFLICT(path) DO UPDATE SET sha256 = excluded.sha256, trusted_at = excluded.trusted_at",
             (path, sha256, time.time()))
@@ -457,9 +550,9 @@ class Store:
         return self.conn.execute("SELECT * FROM conductor WHERE id = 1").fetchone()
 
     def set_conductor(self, pid: int, create_time: float | None, plan_id: int) -> None:
-        self._writable().execute(
+        self._write(
             "INSERT OR REPLACE INTO conductor (id, pid, create_time, plan_id, started) "
             "VALUES (1, ?, ?, ?, ?)", (pid, create_time, plan_id, time.time()))
 
     def clear_conductor(self, pid: int) -> None:
-        self._writable().execute("DELETE FROM conductor WHERE id = 1 AND pid = ?", (pid,))
+        self._write("DELETE FROM conductor WHERE id = 1 AND pid = ?", (pid,))

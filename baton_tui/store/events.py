@@ -89,6 +89,7 @@ class EventKind(StrEnum):
     RUN_FINISHED = "run.finished"
     CONDUCTOR_STARTED = "conductor.started"
     CONDUCTOR_CRASHED = "conductor.crashed"
+    RUN_REPAIRED = "run.repaired"      # Baton put back what a crash or an agent broke
     # handoff, trust, planning
     HANDOFF_MERGED = "handoff.merged"
     TRUST_RECORDED = "trust.recorded"
@@ -131,6 +132,7 @@ class Started(TypedDict, total=False):
     base: str | None
     branch: str | None
     shim_token: float | None
+    adopted: bool           # recorded by a later conductor: its shim had started the agent
 
 
 # done, failed, paused, parked, landed, merged, discarded ("with" is not an identifier)
@@ -142,6 +144,8 @@ Ended = TypedDict("Ended", {
     "limit": str,             # "known" | "unknown" (reset time) | "declared" (baton report limited)
     "probe": int,             # the how-many-th probe of a limit with no known reset
     "held": bool,             # a checkpoint held before landing (it finished without asking)
+    "stage": str,             # failed after the agent's report: "commit" | "land" (a retry
+                              # commits and lands without running the agent again)
 }, total=False)
 
 
@@ -190,6 +194,12 @@ class RunStarted(TypedDict, total=False):
     deadline: float | None
 
 
+class Repaired(TypedDict, total=False):
+    what: str               # "integration" (branch rebuilt from the landings recorded)
+    detail: str
+    commit: str
+
+
 class Stopped(TypedDict, total=False):
     by: str                 # failures | deadline | budget
     detail: str
@@ -200,6 +210,7 @@ PAYLOADS: dict[EventKind, type] = {
     K.TASK_CHECKPOINT: Checkpoint, K.TASK_CHECKPOINT_ANSWERED: CheckpointAnswered,
     K.TASK_FLAGGED: Flagged, K.TASK_USAGE: Usage, K.TASK_REPORTED: Reported,
     K.RUN_STARTED: RunStarted, K.RUN_RESUMED: RunStarted, K.RUN_STOPPED: Stopped,
+    K.RUN_REPAIRED: Repaired,
     K.TASK_REASSIGNED: Reassigned,
     **{kind: Ended for kind in (K.TASK_DONE, K.TASK_FAILED, K.TASK_PAUSED, K.TASK_PARKED,
                                 K.TASK_LANDED, K.TASK_MERGED, K.TASK_DISCARDED)},

@@ -43,6 +43,8 @@ class TaskView:
         self.landed_event: int | None = None
         self.ever_landed = False
         self.lost_landing = False               # its last failure was a landing conflict
+        self.finish_only: str | None = None     # it failed in Baton's commit or landing after
+                                                # the agent's report: a retry does only that
         self.conflicts: list[str] = []
         # the latest queueing
         self.not_before = 0.0
@@ -91,6 +93,7 @@ class PlanView:
         self.deadline: float | None = None
         self.failures = 0                         # tasks that failed since that run began
         self.player_limits: dict[str, float] = {}  # player -> when its usage limit resets
+        self.landed_tip: str | None = None        # the integration commit of the last landing
 
 
 class Folder:
@@ -126,6 +129,8 @@ class Folder:
         state = STATE_EVENTS.get(event.kind)
         if state is not None:
             self._state_change(view, event, state)
+        if event.kind == K.TASK_LANDED and event.data.get("commit"):
+            self.plan.landed_tip = event.data["commit"]
         _DETAIL.get(event.kind, _ignore)(view, event)
 
     def _plan_event(self, event: Event) -> None:
@@ -204,6 +209,7 @@ def _queued(view: TaskView, event: Event) -> None:
 
 def _started(view: TaskView, event: Event) -> None:
     data = event.data
+    view.finish_only = None
     view.attempt = data.get("attempt", view.attempt)
     view.workdir = data.get("workdir") or view.workdir
     if event.kind == K.TASK_STARTED:
@@ -240,6 +246,7 @@ def _continued(view: TaskView, event: Event) -> None:
 
 
 def _done(view: TaskView, event: Event) -> None:
+    view.finish_only = None
     if event.data.get("summary"):
         view.summary = event.data["summary"]
         view.last_report = f"done: {view.summary}"
@@ -247,6 +254,7 @@ def _done(view: TaskView, event: Event) -> None:
 
 def _failed(view: TaskView, event: Event) -> None:
     view.conflicts = list(event.data.get("conflicts") or [])
+    view.finish_only = event.data.get("stage")
     view.lost_landing = bool(view.conflicts)
 
 

@@ -1,0 +1,165 @@
+"""Making a task's worktree so that a kill at any moment can be undone, and repairing one.
+
+`git worktree add` in a large repository runs for seconds, and `[worktree] setup` for
+minutes. Killed meanwhile — the conductor alone, or its whole process group — a worktree is
+left half checked out, with git's `locked` file in its admin folder; when only the conductor
+died, the orphaned git later dies of SIGPIPE on its closed output pipe and its clean-up
+deletes the whole folder, whatever an agent has written there since. So:
+
+- A marker beside the folder (`<name>.preparing`) is written before anything is made and
+  removed only once the worktree is complete, set-up included. The agent starts after that,
+  so a folder with a marker never held an agent's work: it is undone (the processes still
+  working in it ended, the folder and git's record of it removed) and made again — set-up
+  runs again too.
+- What runs while the marker stands writes to a file, never a pipe (an orphan cannot die of
+  SIGPIPE), and is recorded in the marker (pid and start token) so the next conductor ends it.
+- A worktree whose `.git` is gone (an agent deleted it) is repaired in place: git's record of
+  it is made again and pointed at the folder, whose files are all kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from baton_tui import killpoints, procs
+
+from .git import GitError, _env, git, run_git
+
+__all__ = ["Making", "pending", "undo", "repair", "admin_dirs"]
+
+
+def _marker(path: Path) -> Path:
+    return path.with_name(path.name + ".preparing")
+
+
+def pending(path: str | os.PathLike) -> bool:
+    """True when the worktree at `path` was begun and never finished."""
+    return _marker(Path(path)).exists()
+
+
+class Making:
+    """One worktree being made: `begin()`, then `run(…)` each step, then `done()`."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self.marker = _marker(self.path)
+        self.output = self.marker.with_name(self.marker.name + ".log")
+        self.started: list[dict] = []
+
+    def begin(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._write()
+
+    def _write(self) -> None:
+        tmp = self.marker.with_name(self.marker.name + f".{os.getpid()}")
+        tmp.write_text(json.dumps({"by": os.getpid(), "procs": self.started}))
+        os.replace(tmp, self.marker)
+
+    def run(self, argv: list[str], cwd: str | os.PathLike, point: str, *, git_env: bool = True,
+            timeout: float | None = None) -> tuple[int, str]:
+        """Run one step (output to a file, pid recorded); returns (exit status, output's
+        last 8000 characters). A step past `timeout` is ended, with status 124."""
+        env = _env(None) if git_env else dict(os.environ)
+        with open(self.output, "wb") as out:
+            try:
+                proc = subprocess.Popen(argv, cwd=os.fspath(cwd), stdin=subprocess.DEVNULL,
+                                        stdout=out, stderr=subprocess.STDOUT, env=env)
+            except FileNotFoundError as exc:
+                raise GitError(argv[1:] if git_env else argv, str(exc), 127) from exc
+            self.started.append({"pid": proc.pid, "token": procs.start_token(proc.pid)})
+            self._write()
+            killpoints.reached(point)
+            try:
+                code = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                procs.kill_tree(proc.pid, 9)
+                proc.wait()
+                code = 124
+        with open(self.output, "rb") as fh:
+            fh.seek(max(0, os.path.getsize(self.output) - 8000))
+            text = fh.read().decode("utf-8", "replace")
+        return code, text
+
+    def done(self) -> None:
+        """The worktree is complete: an agent may work in it now."""
+        self.output.unlink(missing_ok=True)
+        self.marker.unlink(missing_ok=True)
+
+
+def admin_dirs(repo: str | os.PathLike, path: str | os.PathLike) -> list[Path]:
+    """git's admin folders (`<common>/worktrees/X`) recorded for the worktree at `path`."""
+    from .git import common_dir
+
+    home = common_dir(repo) / "worktrees"
+    want = os.path.abspath(os.path.join(path, ".git"))
+    found = []
+    try:
+        entries = list(home.iterdir())
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            pointer = (entry / "gitdir").read_text(encoding="utf-8").strip()
+        except OSError:
+            continue
+        if os.path.abspath(pointer) == want:
+            found.append(entry)
+    return found
+
+
+def undo(repo: str | os.PathLike, path: str | os.PathLike) -> list[int]:
+    """Undo a worktree whose making never finished: end what still works in it (recorded in
+    its marker, or found working in the folder), remove the folder and git's record of it.
+    Returns pids that could not be ended (the folder is then left for the next try)."""
+    from .worktrees import _WORKTREE_LOCK
+
+    path = Path(path)
+    marker = _marker(path)
+    try:
+        recorded = json.loads(marker.read_text()).get("procs", [])
+    except (OSError, ValueError):
+        recorded = []
+    tokens = {int(p["pid"]): p.get("token") for p in recorded if p.get("pid")}
+    left = procs.end(list(tokens), tokens)
+    left += procs.end(procs.holding(path))
+    if left:
+        return left
+    with _WORKTREE_LOCK:
+        for admin in admin_dirs(repo, path):
+            shutil.rmtree(admin, ignore_errors=True)
+        shutil.rmtree(path, ignore_errors=True)
+        run_git(repo, "worktree", "prune")
+    marker.with_name(marker.name + ".log").unlink(missing_ok=True)
+    marker.unlink(missing_ok=True)
+    return []
+
+
+def repair(repo: str | os.PathLike, path: str | os.PathLike, branch: str) -> None:
+    """Give the folder at `path` (an agent deleted its `.git`) back to git on `branch`,
+    keeping every file in it: git's stale record is pruned, a new one is made beside it
+    without a checkout, its `.git` moved into the folder, and the index read from the
+    branch (the files are compared with it; none is rewritten)."""
+    from .worktrees import _WORKTREE_LOCK
+
+    path = Path(path)
+    spare = path.with_name(path.name + ".repair")
+    with _WORKTREE_LOCK:
+        run_git(repo, "worktree", "prune")
+        kept = admin_dirs(repo, path)
+        if kept:  # git still has its record (a locked one is never pruned): point at it
+            (path / ".git").write_text(f"gitdir: {kept[0]}\n")
+        else:
+            if spare.exists():
+                for admin in admin_dirs(repo, spare):
+                    shutil.rmtree(admin, ignore_errors=True)
+                shutil.rmtree(spare, ignore_errors=True)
+                run_git(repo, "worktree", "prune")
+            git(repo, "worktree", "add", "--no-checkout", "--", str(spare), branch)
+            os.replace(spare / ".git", path / ".git")
+            git(repo, "worktree", "repair", "--", str(path))
+            shutil.rmtree(spare, ignore_errors=True)
+    git(path, "reset", "-q")

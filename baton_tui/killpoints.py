@@ -1,0 +1,72 @@
+"""Kill points: where the crash tests kill the conductor, exactly (stdlib only).
+
+A crash test must kill Baton inside a narrow window (while `git worktree add` runs, while
+Baton holds a worktree's `index.lock`, between spawning an agent and recording it) on every
+run, not when a sleep happens to line up. The conductor calls `reached(point)` at each such
+window; nothing happens unless it was started with
+
+    BATON_KILL_AT=POINT[@N][:group][:when=FILE]
+
+in its environment, in which case the N-th time (default: the first) it reaches POINT it
+SIGKILLs itself — or, with `:group`, its whole process group (the git and set-up processes
+it started die with it; the agents' shims, each in a session of its own, live on). With
+`:when=FILE` it first waits (up to a minute) for FILE to exist: a wrapped git or set-up
+command creates it once it is half way. `arm()` reads the variable once and removes it from
+the environment, so nothing the conductor starts inherits it. The points:
+
+    worktree-add   `git worktree add` is running (its folder half made)
+    setup          the `[worktree] setup` command is running
+    spawned        an agent's shim runs; `task.started` is not recorded yet
+    commit         Baton holds the worktree's index.lock while committing the agent's work
+    land           `task.done` is recorded; the integration branch has not moved yet
+    landed         the integration branch moved; `task.landed` is not recorded yet
+    event          an event was just appended to the store (`event@N`: the N-th)
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+VARIABLE = "BATON_KILL_AT"
+POINTS = ("worktree-add", "setup", "spawned", "commit", "land", "landed", "event")
+
+_armed: tuple[str, int, bool, str] | None = None
+_count = 0
+_lock = threading.Lock()
+
+
+def arm() -> None:
+    """Read (and remove) BATON_KILL_AT; called once by the conductor as it starts."""
+    global _armed, _count
+    text = os.environ.pop(VARIABLE, "")
+    if not text:
+        return
+    spec, *options = text.split(":")
+    point, _, nth = spec.partition("@")
+    when = next((o[5:] for o in options if o.startswith("when=")), "")
+    if point not in POINTS or (nth and not nth.isdigit()) \
+            or any(o != "group" and not o.startswith("when=") for o in options):
+        raise ValueError(f"{VARIABLE}={text!r}: want POINT[@N][:group][:when=FILE], POINT one "
+                         "of " + ", ".join(POINTS))
+    _armed, _count = (point, int(nth or 1), "group" in options, when), 0
+
+
+def reached(point: str) -> None:
+    """Die here when armed for this point and this is the N-th time; else nothing."""
+    global _count
+    if _armed is None or _armed[0] != point:
+        return
+    with _lock:
+        _count += 1
+        if _count != _armed[1]:
+            return
+    if _armed[3]:
+        deadline = time.monotonic() + 60
+        while not os.path.exists(_armed[3]) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    if _armed[2]:
+        os.killpg(os.getpgid(0), signal.SIGKILL)
+    os.kill(os.getpid(), signal.SIGKILL)
