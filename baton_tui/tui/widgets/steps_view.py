@@ -8,6 +8,8 @@ from typing import Any, Iterable
 from rich.text import Text
 from textual.widgets import RichLog
 
+from baton_tui import api
+
 MARK = {"said": "  ", "tool": "⚙ ", "command": "$ ", "file": "✎ ", "result": "✓ ",
         "error": "✗ ", "note": "· "}
 STYLE = {"said": "", "tool": "", "command": "bold", "file": "", "result": "",
@@ -22,11 +24,12 @@ def step_text(step: Any) -> Text:
         mark = "✗ "
     body = step.text[2:] if step.kind == "command" and step.text.startswith("$ ") else step.text
     text.append(mark, style="bold" if step.kind in ("error", "command") else "dim")
-    text.append(body, style=STYLE.get(step.kind, ""))
+    # Agent text reaches the terminal only escaped (Rich keeps ESC) and with secrets redacted.
+    text.append(api.terminal_text(body), style=STYLE.get(step.kind, ""))
     if step.ok is not None and step.kind in ("command", "tool", "file"):
         text.append(" ✓" if step.ok else " ✗ failed", style="" if step.ok else "bold")
     if step.detail:
-        text.append("\n    " + step.detail, style="dim")
+        text.append("\n    " + api.terminal_text(step.detail), style="dim")
     return text
 
 
