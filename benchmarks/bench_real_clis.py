@@ -184,8 +184,16 @@ def main() -> int:
                 for player in players.values():
                     env.update(player.env(server))
                 env["PATH"] = f"{NPM_BIN}{os.pathsep}{PYPI_BIN}{os.pathsep}{os.environ['PATH']}"
-                hand_rounds.append(run_by_hand(base, server, players, env))
-                baton_rounds.append(run_baton(base, server, players, env))
+                # Alternate which goes first: a busy machine's load drifts within a round.
+                if len(hand_rounds) % 2 == 0:
+                    hand_rounds.append(run_by_hand(base, server, players, env))
+                    baton_rounds.append(run_baton(base, server, players, env))
+                else:
+                    baton_rounds.append(run_baton(base, server, players, env))
+                    hand_rounds.append(run_by_hand(base, server, players, env))
+            print(f"round {len(hand_rounds)}: ratio "
+                  f"{baton_rounds[-1][0] / statistics.mean(hand_rounds[-1].values()):.2f}",
+                  flush=True)
         finally:
             shutil.rmtree(base, ignore_errors=True)
     hand = {name: statistics.median(r[name] for r in hand_rounds) for name in ORDER}
