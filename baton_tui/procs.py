@@ -151,10 +151,11 @@ def kill_tree(pid: int | None, sig: int = signal.SIGTERM) -> bool:
     return sent
 
 
-def holding(path: str | os.PathLike) -> list[int]:
-    """Pids of processes working in `path`: their working directory is in it, or an argument
-    names it (a `git worktree add -- PATH` still running). Used before a half-made worktree
-    is undone, so nothing keeps writing into the folder being removed. Not this process."""
+def holding(path: str | os.PathLike, pgid: int) -> list[int]:
+    """Pids of group `pgid`'s processes working in `path`: their working directory is in
+    it, or an argument names it (a `git worktree add -- PATH` still running). Used before a
+    half-made worktree is undone, on the group of the conductor that was making it, so
+    nothing of it keeps writing into the folder — and nobody else's shell is touched."""
     import psutil
 
     root = os.path.abspath(path)
@@ -162,7 +163,10 @@ def holding(path: str | os.PathLike) -> list[int]:
     found = []
     for proc in psutil.process_iter(["pid", "cwd", "cmdline"]):
         info = proc.info
-        if info["pid"] == os.getpid():
+        try:
+            if info["pid"] == os.getpid() or os.getpgid(info["pid"]) != pgid:
+                continue
+        except OSError:
             continue
         cwd = info.get("cwd") or ""
         args = info.get("cmdline") or []

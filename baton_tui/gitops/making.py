@@ -120,12 +120,14 @@ def undo(repo: str | os.PathLike, path: str | os.PathLike) -> list[int]:
     path = Path(path)
     marker = _marker(path)
     try:
-        recorded = json.loads(marker.read_text()).get("procs", [])
+        made = json.loads(marker.read_text())
     except (OSError, ValueError):
-        recorded = []
-    tokens = {int(p["pid"]): p.get("token") for p in recorded if p.get("pid")}
+        made = {}
+    tokens = {int(p["pid"]): p.get("token") for p in made.get("procs", []) if p.get("pid")}
     left = procs.end(list(tokens), tokens)
-    left += procs.end(procs.holding(path))
+    by = made.get("by")  # the conductor that was making it: its group's strays, if it died
+    if by and by != os.getpid() and not procs.alive(by):
+        left += procs.end(procs.holding(path, by))
     if left:
         return left
     with _WORKTREE_LOCK:

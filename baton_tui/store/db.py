@@ -13,8 +13,6 @@ is created at its first write, never by a command that only reads.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 import sqlite3
@@ -25,7 +23,6 @@ from typing import Any, Iterator
 
 from baton_tui import killpoints
 from baton_tui.errors import BatonError
-from baton_tui.redact import clean
 from baton_tui.store.events import Event
 
 SCHEMA = """
@@ -110,6 +107,14 @@ class Unwritable(BatonError):
         super().__init__(f"cannot write Baton's store {path}: {why}")
 
 
+def clean(value: Any) -> Any:
+    """Secrets redacted, control characters escaped (`redact.clean`), imported on the first
+    write: a store opened to read, as `baton status` does, never loads the redaction rules."""
+    from baton_tui.redact import clean as redacted
+
+    return redacted(value)
+
+
 class _Record:
     """A plain record built from keyword fields (no `dataclasses`: see `paths.RepoPaths`)."""
 
@@ -176,10 +181,14 @@ class AttemptRow(_Record):
 
 def hash_nonce(nonce: str) -> str:
     """What the store keeps of a nonce: enough to check one, never enough to present one."""
+    import hashlib  # here, not at the top: `baton status` reads and never hashes
+
     return hashlib.sha256(nonce.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def nonce_matches(nonce: str, stored_hash: str) -> bool:
+    import hmac
+
     return bool(stored_hash) and hmac.compare_digest(hash_nonce(nonce), stored_hash)
 
 
@@ -341,7 +350,15 @@ class Store:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:  # a full disk shows here, at the end
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise Unwritable(self.path, exc) from None
+        held, self._held = getattr(self, "_held", 0), 0
+        for _ in range(held):
+            killpoints.reached("event")  # the events are written now, not before
 
     # events ---------------------------------------------------------------
     def append(self, plan_id: int | None, task_id: int | None, kind: str,
@@ -351,7 +368,10 @@ class Store:
             "INSERT INTO events (plan_id, task_id, kind, data, ts) VALUES (?, ?, ?, ?, ?)",
             (plan_id, task_id, kind, json.dumps(clean(data or {})), time.time()),
         )
-        killpoints.reached("event")  # the crash tests' random event boundary (conductor only)
+        if self._conn is not None and self._conn.in_transaction:
+            self._held = getattr(self, "_held", 0) + 1  # a boundary once COMMIT writes it
+        else:
+            killpoints.reached("event")  # the crash tests' event boundary (conductor only)
         return int(cur.lastrowid)
 
     def events(self, plan_id: int | None = None, after: int = 0,

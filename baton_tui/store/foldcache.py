@@ -13,7 +13,6 @@ folds differently never reads an older one's fold. Standard library only.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,8 @@ def version() -> str:
     """A hash of the folding code: a fold made by other code is never read back."""
     global _version
     if _version is None:
+        import hashlib
+
         digest = hashlib.sha256()
         for module in (_views, _events):
             digest.update(Path(module.__file__ or "").read_bytes())
