@@ -99,6 +99,25 @@ def test_kill_during_worktree_add_makes_it_again_and_gc_works_later(repo, baton,
     assert_no_leftovers(repo)
 
 
+def test_a_half_made_worktree_is_discarded_and_collected_without_a_traceback(
+        repo, baton, tmp_path):
+    flag = tmp_path / "half-way"
+    env = git_wrapper(tmp_path / "wrap", f'''
+  "$REAL" "$@" || exit $?
+  for a in "$@"; do [ "$prev" = "--" ] && wt="$a"; prev="$a"; done
+  echo initializing > "$(sed 's/^gitdir: //' "$wt/.git")/locked"
+  touch "{flag}"
+  sleep 30''')
+    one_task(repo, baton, tmp_path)
+    start_killed(baton, f"worktree-add:group:when={flag}", extra_env=env)
+    discarded = baton("discard", "1")
+    assert discarded.returncode == 0, discarded.stdout + discarded.stderr
+    gc = baton("gc")
+    assert gc.returncode == 0 and "Traceback" not in gc.stderr, gc.stdout + gc.stderr
+    assert not any(worktrees_dir().rglob("1-task-1"))
+    assert_no_leftovers(repo)
+
+
 @pytest.mark.parametrize("how", ["", ":group"], ids=["conductor", "process-group"])
 def test_kill_during_setup_runs_setup_again_before_the_agent(repo, baton, tmp_path, how):
     log = tmp_path / "setup.log"

@@ -292,9 +292,16 @@ class Conductor(Starting, Following):
         path = layout.worktree_path(self.ws.paths, self.plan.slug, 0, "run-check")
 
         def work() -> tuple[int, str]:  # in a thread: git and the check only, no store access
+            from baton_tui.gitops import making
+
+            if making.pending(path):  # a kill cut its making short: nothing in it is anyone's
+                making.undo(self.ws.root, path)
             if (path / ".git").exists():
                 worktrees.remove_worktree(self.ws.root, path)
-            worktrees.add_detached_worktree(self.ws.root, path, head or "HEAD")
+            made = making.Making(path)
+            made.begin()
+            worktrees.add_detached_worktree(self.ws.root, path, head or "HEAD", making=made)
+            made.done()
             try:
                 return run_check(command, path)
             finally:
