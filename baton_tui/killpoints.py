@@ -26,21 +26,20 @@ the environment, so nothing the conductor starts inherits it. The points:
 from __future__ import annotations
 
 import os
-import signal
-import threading
-import time
 
 VARIABLE = "BATON_KILL_AT"
 POINTS = ("worktree-add", "setup", "spawned", "commit", "land", "landed", "event")
 
 _armed: tuple[str, int, bool, str] | None = None
 _count = 0
-_lock = threading.Lock()
+_lock = None  # made when armed: `baton status` never pays for threading
 
 
 def arm() -> None:
     """Read (and remove) BATON_KILL_AT; called once by the conductor as it starts."""
-    global _armed, _count
+    global _armed, _count, _lock
+    import threading
+
     text = os.environ.pop(VARIABLE, "")
     if not text:
         return
@@ -51,7 +50,7 @@ def arm() -> None:
             or any(o != "group" and not o.startswith("when=") for o in options):
         raise ValueError(f"{VARIABLE}={text!r}: want POINT[@N][:group][:when=FILE], POINT one "
                          "of " + ", ".join(POINTS))
-    _armed, _count = (point, int(nth or 1), "group" in options, when), 0
+    _armed, _count, _lock = (point, int(nth or 1), "group" in options, when), 0, threading.Lock()
 
 
 def reached(point: str) -> None:
@@ -59,6 +58,9 @@ def reached(point: str) -> None:
     global _count
     if _armed is None or _armed[0] != point:
         return
+    import signal
+    import time
+
     with _lock:
         _count += 1
         if _count != _armed[1]:
