@@ -124,6 +124,54 @@ def tree_cpu_time(pid: int | None) -> float:
     return total
 
 
+def tree_cpu_times(pids: list[int]) -> dict[int, float]:
+    """`tree_cpu_time` of several roots at once. Finding a process's descendants reads every
+    process's stat file, and psutil builds an object for each (~9 ms here); a conductor
+    following 32 agents did that 32 times a second. Here the process table is read once, on
+    Linux straight from /proc (~2 ms), for all of them."""
+    roots = [pid for pid in pids if pid and pid > 1]
+    table = _proc_table() if roots else None
+    if table is None:
+        return {pid: tree_cpu_time(pid) for pid in roots}
+    below: dict[int, list[int]] = {}
+    for pid, (ppid, _cpu) in table.items():
+        below.setdefault(ppid, []).append(pid)
+    totals: dict[int, float] = {}
+    for root in roots:
+        total, stack, seen = 0.0, [root], set()
+        while stack:
+            pid = stack.pop()
+            if pid in seen or pid not in table:
+                continue
+            seen.add(pid)
+            total += table[pid][1]
+            stack.extend(below.get(pid, ()))
+        totals[root] = total
+    return totals
+
+
+def _proc_table() -> dict[int, tuple[int, float]] | None:
+    """pid -> (parent pid, CPU seconds: user + system + reaped children's), from /proc; None
+    where there is no /proc to read (psutil then answers, one root at a time)."""
+    try:
+        names = os.listdir("/proc")
+        tick = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, AttributeError):
+        return None
+    table: dict[int, tuple[int, float]] = {}
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                data = fh.read()
+            rest = data[data.rfind(b")") + 2:].split()  # after "pid (comm) "
+            table[int(name)] = (int(rest[1]), sum(int(x) for x in rest[11:15]) / tick)
+        except (OSError, ValueError, IndexError):  # gone meanwhile, or unreadable
+            continue
+    return table or None
+
+
 def kill_tree(pid: int | None, sig: int = signal.SIGTERM) -> bool:
     """Signal `pid`'s process group and every descendant that left it (setsid, setpgid).
 

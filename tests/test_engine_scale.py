@@ -188,3 +188,33 @@ def test_a_landing_unblocks_exactly_its_dependents_in_a_10000_task_chain():
         assert list(ready.walk(lambda: 10)) == [i + 1]
     assert time.process_time() - started < 5.0  # a scan per landing would be 20 million looks
     assert ready.longest[1] == n and ready.ids(State.LANDED) == set(range(1, 2001))
+
+
+# --- following many agents ---------------------------------------------------------------
+
+def test_tree_cpu_times_reads_the_table_once_and_agrees_with_one_root_at_a_time():
+    import os
+    import subprocess
+
+    from baton_tui import procs
+
+    busy = "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; sleep 30"
+    shells = [subprocess.Popen(["sh", "-c", f"({busy}) & {busy}"]) for _ in range(3)]
+    try:
+        time.sleep(0.5)
+        for _ in range(100):  # until every loop is over: sleeping trees use no more CPU
+            first = procs.tree_cpu_times([s.pid for s in shells])
+            time.sleep(0.3)
+            again = procs.tree_cpu_times([s.pid for s in shells])
+            if first == again:
+                break
+        one_by_one = {s.pid: procs.tree_cpu_time(s.pid) for s in shells}
+        assert again.keys() == one_by_one.keys()
+        for pid, total in again.items():
+            assert total > 0.0 and abs(total - one_by_one[pid]) < 0.02, (total, one_by_one[pid])
+        assert procs.tree_cpu_times([os.getpid() + 10_000_000]) == {os.getpid() + 10_000_000: 0.0}
+        assert procs.tree_cpu_times([]) == {}
+    finally:
+        for shell in shells:
+            procs.kill_tree(shell.pid)
+            shell.wait()

@@ -105,8 +105,12 @@ class Following:
     def follow(self) -> None:
         """Progress, stalls, loops, off-plan edits and ends of the tracked attempts."""
         stall = self.ws.config.limits.stall
+        attempts = {t: self.store.attempt(tr.attempt_id) for t, tr in self.tracked.items()}
+        due = [a.pid for t, a in attempts.items()
+               if a is not None and supervisor.cpu_due(self.tracked[t].watch, a.pid)]
+        cpu = procs.tree_cpu_times(due) if due else {}  # one look at the process table
         for task_id, tracked in list(self.tracked.items()):
-            attempt = self.store.attempt(tracked.attempt_id)
+            attempt = attempts.get(task_id)
             if attempt is None:
                 del self.tracked[task_id]
                 continue
@@ -117,7 +121,7 @@ class Following:
                 continue
             if tracked.signalled and time.monotonic() - tracked.signalled > STOP_GRACE:
                 procs.signal_group(attempt.pgid, signal.SIGKILL)
-            if supervisor.cpu_busy(tracked.watch, attempt.pid):
+            if supervisor.cpu_busy(tracked.watch, attempt.pid, total=cpu.get(attempt.pid)):
                 tracked.last_activity = time.monotonic()  # busy in silence is not stalled
             self._supervise(task_id, tracked, attempt)
             quiet = time.monotonic() - tracked.last_activity

@@ -67,16 +67,24 @@ def quiet_for(last_activity: float, stall: float, fraction: float = 0.5,
     return quiet if stall and quiet > stall * fraction else None
 
 
-def cpu_busy(watch: Watch, pid: int | None, now: float | None = None) -> bool:
+def cpu_due(watch: Watch, pid: int | None, now: float | None = None) -> bool:
+    """Whether `cpu_busy` would look at the agent's CPU time now."""
+    now = now if now is not None else time.monotonic()
+    return bool(pid) and now >= watch.next_cpu_check
+
+
+def cpu_busy(watch: Watch, pid: int | None, now: float | None = None,
+             total: float | None = None) -> bool:
     """True when the agent's process tree used CPU time since the last look (checked at most
-    once a second): an agent compiling or thinking in silence is not stalled."""
+    once a second): an agent compiling or thinking in silence is not stalled. `total` is the
+    tree's CPU time when the caller read it already (`procs.tree_cpu_times`, for many)."""
     now = now if now is not None else time.monotonic()
     if not pid or now < watch.next_cpu_check:
         return False
     watch.next_cpu_check = now + CPU_EVERY
     from baton_tui import procs
 
-    total = procs.tree_cpu_time(pid)
+    total = procs.tree_cpu_time(pid) if total is None else total
     busy = watch.cpu >= 0 and total > watch.cpu + 0.05
     watch.cpu = max(watch.cpu, total)  # the total dips when a child ends: only growth counts
     return busy
