@@ -64,7 +64,9 @@ class Making:
         """Run one step (output to a file, pid recorded); returns (exit status, output's
         last 8000 characters). A step past `timeout` is ended, with status 124."""
         env = _env(None) if git_env else dict(os.environ)
-        with open(self.output, "wb") as out:
+        # 0600: a set-up's output may quote anything the person's environment holds.
+        with open(os.open(self.output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+                  "wb") as out:
             try:
                 proc = subprocess.Popen(argv, cwd=os.fspath(cwd), stdin=subprocess.DEVNULL,
                                         stdout=out, stderr=subprocess.STDOUT, env=env)

@@ -1,0 +1,107 @@
+"""Making, undoing and repairing task worktrees; committing onto the task's branch; Baton's own
+index.lock — each on real git, without a conductor (the end-to-end windows are in
+tests/test_chaos.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers.gitops_fixtures import g, isolated_git, make_repo, write
+
+from baton_tui.gitops import git as gitmod
+from baton_tui.gitops import making, onbranch
+from baton_tui.gitops import worktrees as wt
+
+__all__ = ["isolated_git"]
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+
+
+def test_a_worktree_made_under_a_marker_is_pending_until_done(repo, tmp_path):
+    path = tmp_path / "home" / "wt" / "1-a"
+    work = making.Making(path)
+    work.begin()
+    assert making.pending(path)
+    wt.add_worktree(repo, path, "baton/p/1-a", "main", making=work)
+    assert (path / "a.txt").exists() and making.pending(path)
+    work.done()
+    assert not making.pending(path) and not list(path.parent.glob("*.preparing*"))
+
+
+def test_undo_ends_what_still_works_in_it_and_removes_folder_and_record(repo, tmp_path):
+    path = tmp_path / "home" / "wt" / "1-a"
+    work = making.Making(path)
+    work.begin()
+    wt.add_worktree(repo, path, "baton/p/1-a", "main", making=work)
+    admin = making.admin_dirs(repo, path)
+    assert len(admin) == 1
+    (admin[0] / "locked").write_text("initializing\n")  # as git leaves it, killed half way
+    # A step still running in it (an orphaned set-up, say), recorded in the marker.
+    stray = subprocess.Popen(["sleep", "60"], cwd=path)
+    work.started.append({"pid": stray.pid, "token": None})
+    work._write()
+    assert making.undo(repo, path) == []
+    assert stray.wait(timeout=10) == -9
+    assert not path.exists() and not admin[0].exists() and not making.pending(path)
+    assert "1-a" not in g(repo, "worktree", "list")
+    again = wt.add_worktree(repo, path, "baton/p/1-a", "main")  # made again at once
+    assert (again / "a.txt").read_text() == "a\n"
+
+
+def test_repair_gives_a_folder_without_git_back_keeping_every_file(repo, tmp_path):
+    path = wt.add_worktree(repo, tmp_path / "home" / "wt" / "1-a", "baton/p/1-a", "main")
+    write(path, "mine.txt", "the agent's work\n")
+    write(path, "a.txt", "edited\n")
+    (path / ".git").unlink()
+    g(repo, "worktree", "prune")  # another task's clean-up forgets it meanwhile
+    making.repair(repo, path, "baton/p/1-a")
+    assert (path / "mine.txt").read_text() == "the agent's work\n"
+    assert (path / "a.txt").read_text() == "edited\n"
+    assert g(path, "symbolic-ref", "HEAD") == "refs/heads/baton/p/1-a"
+    status = sorted(g(path, "status", "--porcelain", "--untracked-files=all").splitlines())
+    assert [line.strip() for line in status] == ["?? mine.txt", "M a.txt"]
+    assert not path.with_name("1-a.repair").exists()
+    assert wt.commit_all(path, "kept")
+
+
+def test_commit_on_branch_puts_work_from_another_branch_on_the_tasks(repo, tmp_path):
+    path = wt.add_worktree(repo, tmp_path / "home" / "wt" / "1-a", "baton/p/1-a", "main")
+    g(path, "checkout", "-q", "-b", "other")
+    write(path, "x.txt", "on other\n")
+    commit, moved = onbranch.commit_on_branch(path, "baton/p/1-a", "Task 1")
+    assert moved == "other" and commit
+    assert g(repo, "rev-parse", "baton/p/1-a") == commit  # a fast-forward
+    assert g(path, "symbolic-ref", "HEAD") == "refs/heads/baton/p/1-a"
+    assert g(path, "status", "--porcelain") == ""
+    # Detached at an older commit, unrelated to the task's branch tip: one commit on top.
+    g(path, "checkout", "-q", "--detach", "main")
+    write(path, "y.txt", "detached\n")
+    again, moved = onbranch.commit_on_branch(path, "baton/p/1-a", "Task 1 again")
+    assert moved == "a detached HEAD"
+    assert g(repo, "rev-parse", f"{again}^") == commit
+    assert g(repo, "show", f"{again}:y.txt") == "detached"
+
+
+def test_a_lock_left_by_a_killed_baton_is_taken_over_and_a_foreign_one_is_not(repo, tmp_path):
+    path = wt.add_worktree(repo, tmp_path / "home" / "wt" / "1-a", "baton/p/1-a", "main")
+    write(path, "x.txt", "x\n")
+    gitdir = Path(g(path, "rev-parse", "--absolute-git-dir"))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (gitdir / "index.lock").write_text(f"baton {dead} 123.0\n")
+    (gitdir / f"index.baton-commit-{dead}-abcd1234").write_text("left over")
+    assert wt.commit_all(path, "taken over")
+    assert not (gitdir / "index.lock").exists()
+    assert not list(gitdir.glob("index.baton-*"))
+    write(path, "y.txt", "y\n")
+    (gitdir / "index.lock").write_text("")  # git's own (or an agent's): respected
+    with pytest.raises(gitmod.GitError, match="remove it if none is"):
+        wt.commit_all(path, "refused")
+    assert (gitdir / "index.lock").exists()
