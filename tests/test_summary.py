@@ -63,7 +63,10 @@ def test_parallel_run_summary_reports_a_speedup(repo, baton):
     match = SUMMARY_LINE.search(result.stdout)
     assert match, result.stdout
     assert float(match.group(3)) > 1.2
-    assert result.stdout.rstrip().splitlines()[-1].startswith("run: wall")
+    tail = result.stdout.rstrip().splitlines()
+    assert tail[-2].startswith("run: wall")  # the summary, then its use per player
+    assert tail[-1] == "  bot: 3 task(s) · " + tail[-1].split(" · ", 1)[1]
+    assert tail[-1].endswith("0 tokens · cost unknown")
     for n in (1, 2, 3):
         assert re.search(rf"#{n}\s+Sleeper {n}\s+landed", result.stdout)
     text = baton("status")
