@@ -83,12 +83,14 @@ def test_kill_during_worktree_add_makes_it_again_and_gc_works_later(repo, baton,
     one_task(repo, baton, tmp_path)
     start_killed(baton, f"worktree-add{how}:when={flag}", extra_env=env)
     half = next(worktrees_dir().rglob("1-task-1"))
-    assert (half.parent / "1-task-1.preparing").exists() and not (half / "f100.txt").exists()
+    marker = half.parent / "1-task-1.preparing"
+    assert marker.exists() and not (half / "f100.txt").exists()
+    [git_pid] = [p["pid"] for p in json.loads(marker.read_text())["procs"]]
+    assert alive(git_pid) == (how == "")  # alone, the conductor leaves its git running
     resume(baton)
     st = check_after_crash(repo, baton, {1: "t1.txt"})
     assert (half / "f100.txt").read_text() == "100\n"  # made again, whole
-    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-    assert str(flag) not in ps  # the orphaned git (conductor-only kill) was ended
+    assert not alive(git_pid)  # the orphaned git was ended before the folder was touched
     # Later: merged and collected without a traceback.
     git(repo, "stash", "-u") if git(repo, "status", "--porcelain", "--untracked-files=no") else None
     merged = baton("handoff", "merge")
@@ -145,9 +147,11 @@ def test_kill_between_spawning_an_agent_and_recording_it_never_starts_a_second(
     assert "task.started" not in kinds(events(baton), 1)
     resume(baton)
     check_after_crash(repo, baton, {1: "t1.txt"})
-    assert runs.read_text() == "ran\n"  # one agent, adopted by the new conductor
+    assert runs.read_text() == "ran\n"  # one agent ever ran
+    # Recorded once: adopted by the new conductor (its shim had claimed it), or started
+    # afresh by it (it gave the unclaimed attempt up first, and that shim never ran).
     started = [e for e in events(baton) if e["kind"] == "task.started"]
-    assert len(started) == 1 and started[0]["data"]["adopted"] is True
+    assert len(started) == 1, started
 
 
 def test_an_attempt_given_up_before_its_shim_claimed_it_never_runs(tmp_path):
@@ -232,22 +236,23 @@ def test_handoff_after_a_conflict_retry_merges_each_task_alone(repo, baton, tmp_
         "2": [{"sleep": 1.5}, {"write": "shared.txt", "content": "two\n"}, *writes(2)],
         "3": [{"sleep": 0.5}, *writes(3)], "4": [{"sleep": 0.5}, *writes(4)]})
     fixer = script_agent(tmp_path, "f", {"*": [{"write": "shared.txt", "content": "one\ntwo\n"},
-                                               *writes(2)]})
+                                               {"report": "done", "summary": "resolved"}]})
     write_config(repo, {"agent": agent, "fixer": fixer}, limits={"max_parallel": 4})
     load_plan(baton, [task(1), task(2), task(3), task(4)])
     assert baton("run", "--approve", timeout=90).returncode == 1
-    assert {t["id"]: t["state"] for t in status(baton)["tasks"]}[2] == "failed"
-    assert baton("task-player", "2", "fixer").returncode == 0
+    states = {t["id"]: t["state"] for t in status(baton)["tasks"]}
+    [lost] = [t for t, state in states.items() if state == "failed"]  # 1 or 2: one conflict
+    assert baton("task-player", str(lost), "fixer").returncode == 0
     assert baton("trust").returncode == 0
-    assert baton("retry", "2").returncode == 0
+    assert baton("retry", str(lost)).returncode == 0
     assert [t["state"] for t in wait_idle(baton)["tasks"]] == ["landed"] * 4
-    # Task 2's branch now carries 1, 3 and 4 (brought in by the retry): they merge before it,
-    # so each merge brings one task and a conflict would be named after its own task.
+    # The retried branch now carries the three others (brought in by the retry): they merge
+    # before it, so each merge brings one task, and a conflict would name its own task.
     merged = baton("handoff", "merge")
     assert merged.returncode == 0, merged.stdout + merged.stderr
     order = [int(line.split()[2]) for line in merged.stdout.splitlines()
              if line.startswith("merged task")]
-    assert sorted(order) == [1, 2, 3, 4] and order[-1] == 2, merged.stdout
+    assert sorted(order) == [1, 2, 3, 4] and order[-1] == lost, merged.stdout
     assert (repo / "shared.txt").read_text() == "one\ntwo\n"
 
 
