@@ -391,7 +391,7 @@ def wait_stopped(ws: "Workspace", task_id: int, timeout: float = 30.0
 def interactive_argv(ws: "Workspace", player: str, session: str | None) -> list[str] | None:
     """The player's own interactive session, resumed (None: it has none; a shell then)."""
     found = ws.catalog.players.get(player)
-    return found.interactive(session) if found is not None and session else None
+    return found.interactive(session) if found is not None else None
 
 
 def set_budget(ws: "Workspace", tokens: int | None = None, cost: float | None = None,

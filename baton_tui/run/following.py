@@ -188,6 +188,7 @@ class Following:
             progress = player.progress(line)
             if progress:
                 tracked.pending_line = progress
+            if progress or (line.strip() and not player.parses_output):
                 supervisor.step(watch, self.ws.config.supervision.idle_turns)
             halt = player.halt(line)
             if halt and tracked.signalled is None:

@@ -103,6 +103,8 @@ class Starting:
         if self.folder.plan.stopped_by:
             return ready
         limited = {p for p, at in self.folder.plan.player_limits.items() if at > now}
+        limited |= {self.by_id[t].player for t in [*self.tracked, *self.finishing]
+                    if t in self.by_id and self.view(t).declared_limit}  # being collected
         for task_id in self.ready.walk(room):
             task = self.by_id[task_id]
             if task.id in self.tracked or task.id in self.finishing or task.id in self.starting:

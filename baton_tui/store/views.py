@@ -67,6 +67,7 @@ class TaskView:
         self.progress_log: list[str] = []      # the latest progress lines (for a handoff)
         self.needs_approval = False            # edited mid-run: waits for `baton approve`
         self.taken = False                     # paused because the person took it over
+        self.declared_limit = False            # its agent said it hit its limit (being collected)
         self.reassigned: dict[str, Any] | None = None  # moved to another player since it ran
         self.limit: str | None = None          # paused at a usage limit: known|unknown|declared
         self.limit_probes = 0                  # probes of a limit with no known reset so far
@@ -176,6 +177,8 @@ class Folder:
             self.plan.player_limits[data["player"]] = float(data["until"])
         if state == State.RUNNING and event.kind == K.TASK_STARTED:
             view.reassigned = None
+        if state == State.RUNNING:
+            view.declared_limit = False
 
 
 def _ignore(view: TaskView, event: Event) -> None:
@@ -271,6 +274,7 @@ def _progress(view: TaskView, event: Event) -> None:
 
 def _reported(view: TaskView, event: Event) -> None:
     data = event.data
+    view.declared_limit = data.get("status") == "limited"
     if data.get("summary"):
         view.summary = data["summary"]
     text = data.get("summary") or data.get("reason")
