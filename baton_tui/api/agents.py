@@ -1,0 +1,85 @@
+"""Players, trust and skills, and the commands agents and Baton's own processes run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+
+if TYPE_CHECKING:
+    from baton_tui.workspace import Workspace
+
+
+def detect_players(ws: "Workspace") -> dict[str, Any]:
+    """Detection for every player, fresh and recorded for `status` (may run `--version`
+    subprocesses: call it off the UI loop). An untrusted repo's custom players are not ready."""
+    from baton_tui.players import readiness
+
+    return readiness.detect(ws)
+
+
+def player_catalog(ws: "Workspace", name: str) -> tuple[tuple[str, ...] | None, str | None]:
+    """(models — None for any name, () for none — and the default model) of a player."""
+    player = ws.catalog.players.get(name)
+    return (player.catalog(), player.default_model) if player else (None, None)
+
+
+def player_efforts(ws: "Workspace", name: str) -> tuple[str, ...]:
+    player = ws.catalog.players.get(name)
+    return tuple(player.efforts) if player else ("low", "medium", "high")
+
+
+def default_player(ws: "Workspace") -> str | None:
+    return ws.config.players.default
+
+
+def skills(ws: "Workspace") -> dict[str, str]:
+    """Skill name -> one-line description."""
+    return {name: skill.description for name, skill in sorted(ws.skills.items())}
+
+
+def trust(ws: "Workspace") -> tuple[Path, str, list[str]]:
+    """Trust this repository's baton.toml: (its path, its hash, the commands it may now run)."""
+    from baton_tui.trust import trust_file
+
+    return trust_file(ws)
+
+
+def doctor(ws: "Workspace") -> tuple[list[str], int]:
+    """`baton doctor`'s lines and exit code."""
+    from baton_tui.players.doctor import diagnose
+
+    return diagnose(ws)
+
+
+# agents' side -------------------------------------------------------------------------------
+def report(status: str, message: str | None, *, until: float | None = None,
+           tokens: int | None = None, cost: float | None = None) -> str:
+    """`baton report` from inside an attempt (its environment names it)."""
+    from baton_tui.run.channel import caller_from_env, report as record
+
+    return record(caller_from_env(), status, message, until=until, tokens=tokens, cost=cost)
+
+
+def checkpoint(what: str, evidence: str | None) -> tuple[int, str]:
+    from baton_tui.run.channel import caller_from_env, checkpoint as ask
+
+    return ask(caller_from_env(), what, evidence)
+
+
+def run_attempt(attempt_id: int, state: str) -> int:
+    from baton_tui.run.attempt import run_attempt as shim
+
+    return shim(attempt_id, state)
+
+
+def conduct(root: str) -> int:
+    from baton_tui.run.conductor import conduct as conductor
+
+    return conductor(root)
+
+
+def serve_mcp() -> None:
+    from baton_tui.run.mcp_server import serve
+
+    serve()

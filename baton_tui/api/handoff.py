@@ -1,0 +1,99 @@
+"""Bringing the work home: review, merge (and resolving a conflict), discard, gc."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from baton_tui.store.events import State
+
+
+if TYPE_CHECKING:
+    from baton_tui.workspace import Workspace
+
+
+def git_supports_worktrees() -> bool:
+    """git is installed and new enough (2.38) for worktrees and merge-tree."""
+    from baton_tui.gitops import git
+
+    return git.supports_worktrees()
+
+
+def git_handoff(ws: "Workspace") -> bool:
+    from baton_tui.run import handoff
+
+    return handoff.git_handoff(ws)
+
+
+def review(ws: "Workspace", task_id: int | None = None) -> dict[str, Any]:
+    from baton_tui.run import handoff
+
+    return handoff.review(ws, task_id)
+
+
+def merge(ws: "Workspace", upto: int | None = None,
+          progress: Callable[[int, str], None] | None = None) -> Any:
+    """Merge landed work onto the person's branch in plan order (all, or up to task `upto`)."""
+    from baton_tui.run import handoff
+
+    return handoff.merge(ws, upto, progress)
+
+
+def handoff_review(ws: "Workspace") -> Any:
+    """The handoff screen's data: the combined diff per file, each task's report, check, flags
+    and the checkpoints decided for it (runs git: call it off the UI loop)."""
+    from baton_tui.run import handoff_view
+
+    return handoff_view.load(ws)
+
+
+def discard_victims(ws: "Workspace", task_id: int) -> list[int]:
+    """What discarding `task_id` takes with it (its dependents and carriers), for a question."""
+    from baton_tui.plan.current import current
+    from baton_tui.run import handoff, rules
+
+    cur = current(ws)
+    snap = cur.snapshot(ws)
+    task = snap.task(task_id)
+    if task is None or task.state != State.LANDED:
+        return []
+    return rules.built_on(snap, task, handoff._carriers(ws, cur, task_id))
+
+
+def resolve_begin(ws: "Workspace", task_id: int) -> Any:
+    """Start the conflicting merge of a task by hand (conflict markers left to edit)."""
+    from baton_tui.run import resolve
+
+    return resolve.begin(ws, task_id)
+
+
+def resolve_status(ws: "Workspace", task_id: int) -> Any:
+    from baton_tui.run import resolve
+
+    return resolve.status(ws, task_id)
+
+
+def resolve_abort(ws: "Workspace") -> None:
+    """Give up a hand merge: the tree goes back to how it was before it began."""
+    from baton_tui.run import resolve
+
+    resolve.abort(ws)
+
+
+def open_shell(root: Path, banner: str) -> int:
+    """The person's shell in `root` (a front end suspends itself around this)."""
+    from baton_tui.run import resolve
+
+    return resolve.shell(root, banner)
+
+
+def discard(ws: "Workspace", task_id: int, with_dependents: bool = False) -> list:
+    from baton_tui.run import handoff
+
+    return handoff.discard(ws, task_id, with_dependents)
+
+
+def gc(ws: "Workspace", dry_run: bool = False) -> list:
+    from baton_tui.run import handoff
+
+    return handoff.gc(ws, dry_run)

@@ -1,0 +1,164 @@
+"""Plans: loading, editing, approving, and drafting them with the planner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from baton_tui.errors import BatonError
+from baton_tui.run.rules import Action, PlayerFacts, why_not
+from baton_tui.store.snapshot import NO_PLAN
+
+if TYPE_CHECKING:
+    from baton_tui.plan.model import PlanDocument
+    from baton_tui.workspace import Workspace
+
+
+def current_doc(ws: "Workspace") -> "PlanDocument":
+    from baton_tui.plan.current import current
+
+    cur = current(ws)
+    assert cur is not None
+    return cur.doc
+
+
+def current_plan(ws: "Workspace", required: bool = True) -> Any:
+    from baton_tui.plan.current import current
+
+    return current(ws, required=required)
+
+
+def read_plan_text(name: str) -> tuple[str, str]:
+    """A plan file's text (`-`: stdin) and its name, read only up to the size limit."""
+    from baton_tui.plan.model import read_source
+
+    return read_source(name)
+
+
+def load_plan(ws: "Workspace", text: str, source: str, new: bool = False) -> Any:
+    """Parse a v1 plan document and make it the current plan; returns the plan row."""
+    from baton_tui.plan.current import store_new_plan
+    from baton_tui.plan.model import parse_text
+
+    return store_new_plan(ws, parse_text(text, source), new=new, source=source)
+
+
+def store_plan(ws: "Workspace", raw: dict, source: str, new: bool = False) -> Any:
+    """Make an already-decoded v1 document the current plan; returns the plan row."""
+    from baton_tui.plan.current import store_new_plan
+    from baton_tui.plan.model import parse_document
+
+    return store_new_plan(ws, parse_document(raw, source), new=new, source=source)
+
+
+def edit_task(ws: "Workspace", task_id: int, field: str, value: Any) -> "PlanDocument":
+    from baton_tui.plan.current import edit_task as edit
+
+    return edit(ws, task_id, field, value)
+
+
+def add_task(ws: "Workspace", title: str, player: str, mode: str = "build",
+             deps: list[int] | None = None, prompt: str = "") -> int:
+    from baton_tui.plan.current import add_task as add
+
+    return add(ws, title, player, mode, deps, prompt)
+
+
+def remove_task(ws: "Workspace", task_id: int) -> None:
+    from baton_tui.plan.current import remove_task as remove
+
+    remove(ws, task_id)
+
+
+def set_autonomy(ws: "Workspace", level: str) -> None:
+    from baton_tui.plan.current import set_autonomy as change
+
+    change(ws, level)
+
+
+def approve(ws: "Workspace") -> tuple[Any, list[str]]:
+    """Approve the whole plan; returns the plan row and warnings (a dirty tree …)."""
+    from baton_tui.plan.current import approve as approve_plan
+
+    return approve_plan(ws)
+
+
+def parse_ids(text: str) -> list[int]:
+    from baton_tui.plan.edits import parse_ids as parse
+
+    return parse(text)
+
+
+def parse_list(text: str) -> list[str]:
+    from baton_tui.plan.edits import parse_list as parse
+
+    return parse(text)
+
+
+def dependents(deps: dict[int, list[int]], task_id: int) -> set[int]:
+    """Every task that depends on `task_id`, directly or through others."""
+    from baton_tui.plan.dag import dependents as below
+
+    return below(deps, task_id)
+
+
+def player_facts(ws: "Workspace") -> PlayerFacts:
+    from baton_tui.plan.current import player_facts as facts
+
+    return facts(ws)
+
+
+def refusal(ws: "Workspace", action: Action, task_id: int | None = None) -> str | None:
+    """The rule book's sentence for `action` now, read from the store."""
+    from baton_tui.plan.current import current, player_facts as facts
+
+    cur = current(ws, required=False)
+    if cur is None:
+        return NO_PLAN
+    snap = cur.snapshot(ws)
+    return why_not(action, snap, snap.task(task_id), facts(ws))
+
+
+# planning -----------------------------------------------------------------------------------
+def plan_goal(ws: "Workspace", goal: str, new: bool = False,
+              emit: Callable[[Any], None] = lambda event: None,
+              skill: str | None = None) -> Any:
+    """Run the planner on a goal: questions (exit 3 upstream) or a stored plan. `skill`:
+    `grilling` (interrogate the goal first) or `to-spec` (a spec first, kept with the plan)."""
+    from baton_tui.plan import planner
+
+    return planner.start(ws, goal, new=new, emit=emit, skill=skill)
+
+
+def trust_preview(ws: "Workspace") -> tuple[Path, list[tuple[str, str]], bool]:
+    """What trusting this repository's baton.toml would allow: (its path, each command key
+    with its value, whether it is trusted as it is now)."""
+    import json as _json
+
+    from baton_tui.config import file_hash
+
+    path = ws.paths.project_config
+    if file_hash(path) is None:
+        raise BatonError(f"{path}: no baton.toml to trust here")
+    loaded = ws.loaded
+    shown = []
+    for key in loaded.project_commands():
+        node: Any = loaded.project_raw
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        shown.append((key, node if isinstance(node, str) else _json.dumps(node)))
+    trusted = ws.store.trusted_hash(str(path)) == loaded.project_hash()
+    return path, shown, trusted
+
+
+def plan_answer(ws: "Workspace", answers: dict[int, str], take_all: bool = False,
+                emit: Callable[[Any], None] = lambda event: None) -> Any:
+    from baton_tui.plan import planner
+
+    return planner.answer(ws, answers, take_all, emit=emit)
+
+
+def planner_session(ws: "Workspace") -> dict:
+    from baton_tui.plan import planner
+
+    return planner.load_session(ws) or {}

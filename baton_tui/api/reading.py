@@ -1,0 +1,164 @@
+"""Opening a repository and reading its state: the store, the status snapshot, logs, a task's
+detail. Standard library only on the status path (`baton status` answers at once)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from baton_tui.errors import BatonError
+from baton_tui.store.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from baton_tui.store.db import Store
+    from baton_tui.workspace import Workspace
+
+
+def open_workspace(start: Path | str | None = None) -> "Workspace":
+    """The repository containing `start` (default: the working directory)."""
+    from baton_tui.workspace import Workspace
+
+    return Workspace(start)
+
+
+def open_store(create: bool = False) -> "Store | None":
+    """This repository's store for reading, or None when Baton never ran here."""
+    from baton_tui.paths import find_repo
+    from baton_tui.store.db import Store
+
+    paths = find_repo()
+    if not paths.store_path.exists() and not create:
+        return None
+    try:
+        store = Store(paths.store_path, create=create)
+        store.check_readable()
+        return store
+    except Exception as exc:  # sqlite3.DatabaseError and friends
+        raise BatonError(f"{paths.store_path}: cannot read Baton's store: {exc}") from None
+
+
+def sibling(ws: "Workspace") -> "Workspace":
+    """The same repository and settings with a store connection of its own (for a thread)."""
+    return ws.sibling()
+
+
+def store_at(path: Path | str) -> "Store":
+    """A connection of its own (SQLite connections belong to the thread that opened them)."""
+    from baton_tui.store.db import Store
+
+    return Store(path)
+
+
+# status -------------------------------------------------------------------------------------
+def snapshot(store: "Store", now: float | None = None) -> Snapshot:
+    """The current plan's status snapshot (standard library only)."""
+    from baton_tui.store import snapshot as snapshots
+
+    return snapshots.read(store, now)
+
+
+def snapshot_reader() -> Any:
+    """A reader that folds only new events on each `read(store, now)` (for pollers)."""
+    from baton_tui.store.snapshot import Reader
+
+    return Reader()
+
+
+def snapshot_empty() -> Snapshot:
+    from baton_tui.store import snapshot as snapshots
+
+    return snapshots.empty()
+
+
+def terminal_text(text: str) -> str:
+    """Agent text as a terminal may show it: secrets redacted (the configured ones too, read
+    once from this repository's and the person's config files), control characters escaped."""
+    from baton_tui import redact
+
+    global _configured_read
+    if not _configured_read:
+        from baton_tui.paths import find_repo, personal_config_path
+
+        redact.remember_configured([find_repo().project_config, personal_config_path()])
+        _configured_read = True
+    return redact.escape_controls(redact.redact(text))
+
+
+_configured_read = False
+
+
+def status_text(status: dict) -> str:
+    """`baton status` as a person reads it, from the snapshot's JSON."""
+    from baton_tui.store.render import render_status
+
+    return render_status(status)
+
+
+def status_json(status: dict) -> str:
+    """`baton status --json`'s text: one task to a line."""
+    from baton_tui.store.render import status_json as text
+
+    return text(status)
+
+
+def events(store: "Store", plan_id: int | None = None, after: int = 0) -> list:
+    return store.events(plan_id, after=after)
+
+
+def last_event_id(store: "Store") -> int:
+    return store.last_event_id()
+
+
+def attempts(store: "Store", plan_id: int, task_id: int) -> list:
+    return store.attempts(plan_id, task_id)
+
+
+def attempt(store: "Store", attempt_id: int) -> Any:
+    return store.attempt(attempt_id)
+
+
+def latest_log_path(store_path: Path | str, plan_id: int, task_id: int) -> str | None:
+    """The newest attempt's log file for a task (its own short-lived connection)."""
+    with store_at(store_path) as store:
+        latest = store.latest_attempt(plan_id, task_id)
+    return latest.log_path if latest else None
+
+
+def latest_output(store_path: Path | str, plan_id: int, task_id: int
+                  ) -> tuple[str | None, str | None]:
+    """The newest attempt's log file and the player that wrote it (a reassigned task's
+    earlier attempts were another player's)."""
+    with store_at(store_path) as store:
+        latest = store.latest_attempt(plan_id, task_id)
+    return (latest.log_path, latest.player) if latest else (None, None)
+
+
+def read_log(path: str | None, offset: int, limit: int = 1 << 20) -> tuple[bytes, int, int]:
+    """Up to `limit` bytes of an attempt's output from `offset` (bytes the agent printed):
+    (data, the offset after it, bytes cut from the log before it that were never read).
+    A log keeps its head and tail only; nothing reads a whole one into memory."""
+    from baton_tui.run import logcap
+
+    return logcap.read_from(path, offset, limit)
+
+
+def log_size(path: str | None) -> int:
+    """How many bytes an attempt's agent printed so far (cut ones included)."""
+    from baton_tui.run import logcap
+
+    return logcap.logical_size(path)
+
+
+def step_reader(player: str) -> Any:
+    """A reader turning `player`'s raw output lines into readable steps (`feed(line)`)."""
+    from baton_tui.players.steps import reader
+
+    return reader(player)
+
+
+def task_detail(store_path: Path | str, root: Path, plan_id: int, task_id: int,
+                base: str | None, branch: str | None) -> Any:
+    """Report, check output and diff of one task (runs git: call it off the UI loop)."""
+    from baton_tui.run.detail import load_detail
+
+    return load_detail(store_path, root, plan_id, task_id, base, branch)

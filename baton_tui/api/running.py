@@ -1,0 +1,129 @@
+"""Running: starting, resuming and pausing the run; one task's stop, retry, take-over, done and
+checkpoint answer; the budget."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from baton_tui.errors import BatonError
+
+if TYPE_CHECKING:
+    from baton_tui.workspace import Workspace
+
+
+def start_run(ws: "Workspace", approve: bool = False, until_failures: int | None = None,
+              deadline: str | None = None) -> int:
+    """Start (or attach to) the run; stop conditions as `run --until-failures --deadline`."""
+    from baton_tui.run import control
+
+    stops = {k: v for k, v in (("until_failures", until_failures), ("deadline", deadline))
+             if v is not None}
+    return control.start_run(ws, approve=True, **stops) if approve else \
+        control.start_run(ws, **stops)
+
+
+def resume_run(ws: "Workspace") -> int:
+    from baton_tui.run import control
+
+    return control.resume_run(ws)
+
+
+def pause_run(ws: "Workspace") -> None:
+    from baton_tui.run import control
+
+    control.pause_run(ws)
+
+
+def ensure_trusted(ws: "Workspace") -> None:
+    """Refuse when the current plan would run commands from an untrusted baton.toml."""
+    from baton_tui.plan.current import current
+    from baton_tui.run import control
+
+    cur = current(ws)
+    assert cur is not None
+    control.ensure_trusted(ws, cur)
+
+
+def start_task(ws: "Workspace", task_id: int) -> int:
+    from baton_tui.run import control
+
+    return control.start_task(ws, task_id)
+
+
+def take_task(ws: "Workspace", task_id: int) -> dict[str, Any]:
+    """Stop a task's agent with its session saved; its worktree, player and session id."""
+    from baton_tui.run import control
+
+    return control.take_task(ws, task_id)
+
+
+def wait_stopped(ws: "Workspace", task_id: int, timeout: float = 30.0
+                 ) -> tuple[str, str | None]:
+    """Wait for a taken-over task's agent to stop: its state and saved session id."""
+    from baton_tui.run import control
+
+    return control.wait_stopped(ws, task_id, timeout)
+
+
+def interactive_argv(ws: "Workspace", player: str, session: str | None) -> list[str] | None:
+    """The player's own interactive session, resumed (None: it has none; a shell then)."""
+    found = ws.catalog.players.get(player)
+    return found.interactive(session) if found is not None else None
+
+
+def set_budget(ws: "Workspace", tokens: int | None = None, cost: float | None = None,
+               seconds: float | None = None) -> dict[str, Any]:
+    from baton_tui.run import control
+
+    return control.set_budget(ws, tokens, cost, seconds)
+
+
+def parse_duration(text: str) -> float:
+    from baton_tui.config import parse_duration as parse
+
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise BatonError(f"{text!r}: {exc}") from None
+
+
+def stop_task(ws: "Workspace", task_id: int) -> None:
+    from baton_tui.run import control
+
+    control.stop_task(ws, task_id)
+
+
+def retry_task(ws: "Workspace", task_id: int, feedback: str | None = None) -> int:
+    from baton_tui.run import control
+
+    return control.retry_task(ws, task_id, feedback)
+
+
+def mark_done(ws: "Workspace", task_id: int) -> None:
+    from baton_tui.run import control
+
+    control.mark_done(ws, task_id)
+
+
+def answer_checkpoint(ws: "Workspace", task_id: int, yes: bool) -> None:
+    from baton_tui.run import control
+
+    control.answer_checkpoint(ws, task_id, yes)
+
+
+def last_run_code(ws: "Workspace") -> int | None:
+    from baton_tui.run import control
+
+    return control.last_run_code(ws)
+
+
+def conductor_alive(pid: int, token: float | None) -> bool:
+    from baton_tui import procs
+
+    return procs.alive(pid, token)
+
+
+def process_token(pid: int) -> float | None:
+    from baton_tui import procs
+
+    return procs.start_token(pid)
