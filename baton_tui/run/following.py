@@ -34,6 +34,7 @@ class Tracked:
     last_progress: float = 0.0
     pending_line: str | None = None
     signalled: float | None = None
+    files: Any = None  # the look at its changed files under way on a worker thread
     watch: supervisor.Watch = field(default_factory=supervisor.Watch)
 
 
@@ -82,9 +83,11 @@ class Following:
     def _log_size(attempt: AttemptRow) -> int:
         return logcap.logical_size(attempt.log_path)
 
-    def _ended(self, attempt: AttemptRow) -> bool:
+    def _ended(self, attempt: AttemptRow, exit: asyncio.Future | None = None) -> bool:
         if attempt.ended is not None:
             return True
+        if exit is not None and not exit.done():
+            return False  # our own shim, still running (its exit wakes the loop)
         if attempt.shim_pid and procs.alive(attempt.shim_pid):
             return False
         # The shim is gone: finished only once the agent's group is gone too.
@@ -105,23 +108,28 @@ class Following:
     def follow(self) -> None:
         """Progress, stalls, loops, off-plan edits and ends of the tracked attempts."""
         stall = self.ws.config.limits.stall
-        attempts = {t: self.store.attempt(tr.attempt_id) for t, tr in self.tracked.items()}
-        due = [a.pid for t, a in attempts.items()
-               if a is not None and supervisor.cpu_due(self.tracked[t].watch, a.pid)]
-        cpu = procs.tree_cpu_times(due) if due else {}  # one look at the process table
+        now = time.monotonic()
+        rows = self.store.attempts_by_id([tr.attempt_id for tr in self.tracked.values()])
+        attempts = {t: rows.get(tr.attempt_id) for t, tr in self.tracked.items()}
+        cpu: dict[int, float] = {}
+        if any(a is not None and supervisor.cpu_due(self.tracked[t].watch, a.pid, now)
+               for t, a in attempts.items()):
+            # One look at the process table for every agent: from then on they fall due
+            # together, once a second, instead of one or another on every tick.
+            cpu = procs.tree_cpu_times([a.pid for a in attempts.values() if a and a.pid])
         for task_id, tracked in list(self.tracked.items()):
             attempt = attempts.get(task_id)
             if attempt is None:
                 del self.tracked[task_id]
                 continue
             self._read_output(tracked, attempt)
-            if self._ended(attempt):
+            if self._ended(attempt, self.exits.get(task_id)):
                 del self.tracked[task_id]
                 self.finishing[task_id] = asyncio.ensure_future(self._finish(task_id, attempt.id))
                 continue
             if tracked.signalled and time.monotonic() - tracked.signalled > STOP_GRACE:
                 procs.signal_group(attempt.pgid, signal.SIGKILL)
-            if supervisor.cpu_busy(tracked.watch, attempt.pid, total=cpu.get(attempt.pid)):
+            if supervisor.cpu_busy(tracked.watch, attempt.pid, now, total=cpu.get(attempt.pid)):
                 tracked.last_activity = time.monotonic()  # busy in silence is not stalled
             self._supervise(task_id, tracked, attempt)
             quiet = time.monotonic() - tracked.last_activity
@@ -156,13 +164,33 @@ class Following:
         task = self._task(task_id)
         if not (cwd and task.mode == "build" and self.git_mode):
             return
-        outside = supervisor.look_at_files(watch, Path(cwd), task.scope)
+        outside = self._look_at_files(tracked, Path(cwd), task.scope)
         if outside:
             self.emit(task_id, K.TASK_FLAGGED, flag="scope", files=outside,
                       message="editing outside its scope: " + ", ".join(outside[:8]))
         if watch.steps_since_change >= settings.idle_turns:
             self._flag(task_id, "idle", "loop", f"{watch.steps_since_change} steps without "
                        "changing any file — going round in circles?")
+
+    def _look_at_files(self, tracked: Tracked, worktree: Path, scope: list[str]
+                       ) -> list[str] | None:
+        """The newly changed files outside the scope, when a look has just come back. The
+        look (a `git status`) runs on a worker thread: on the loop it held up every other
+        agent — 32 of them looked every 5 s."""
+        watch = tracked.watch
+        if tracked.files is not None:
+            if not tracked.files.done():
+                return None
+            future, tracked.files = tracked.files, None
+            try:
+                changed, signature = future.result()
+            except Exception:  # the worktree went away meanwhile: the next look tells
+                return None
+            return supervisor.take_files(watch, changed, signature, scope)
+        if supervisor.files_due(watch):
+            tracked.files = asyncio.ensure_future(asyncio.to_thread(supervisor.read_files,
+                                                                    worktree))
+        return None
 
     def _overlaps(self) -> None:
         """Two running tasks changing the same file will conflict when they land: say so."""

@@ -79,8 +79,8 @@ def cpu_busy(watch: Watch, pid: int | None, now: float | None = None,
     once a second): an agent compiling or thinking in silence is not stalled. `total` is the
     tree's CPU time when the caller read it already (`procs.tree_cpu_times`, for many)."""
     now = now if now is not None else time.monotonic()
-    if not pid or now < watch.next_cpu_check:
-        return False
+    if not pid or (total is None and now < watch.next_cpu_check):
+        return False  # a `total` read for it counts as its look, due or not
     watch.next_cpu_check = now + CPU_EVERY
     from baton_tui import procs
 
@@ -95,14 +95,34 @@ def look_at_files(watch: Watch, worktree: Path, scope: list[str],
     """Every SCOPE_EVERY seconds: refresh the task's changed files (resetting the idle-step
     count when any moved) and return the newly changed files outside its scope (None between
     looks)."""
+    if not files_due(watch, now):
+        return None
+    return take_files(watch, *read_files(worktree), scope)
+
+
+def files_due(watch: Watch, now: float | None = None) -> bool:
+    """True (and the next look scheduled) when it is time to look at the changed files."""
     now = now if now is not None else time.monotonic()
     if now < watch.next_files_check:
-        return None
+        return False
     watch.next_files_check = now + SCOPE_EVERY
-    from baton_tui.gitops import landing, worktrees
+    return True
+
+
+def read_files(worktree: Path) -> tuple[list[str], tuple]:
+    """The worktree's changed files and their sizes and times: a `git status`, so the
+    conductor runs it on a worker thread (`take_files` then reads the answer)."""
+    from baton_tui.gitops import worktrees
 
     changed = worktrees.changed_paths(worktree)
-    signature = tuple(sorted((p, *_stat(worktree / p)) for p in changed))
+    return changed, tuple(sorted((p, *_stat(worktree / p)) for p in changed))
+
+
+def take_files(watch: Watch, changed: list[str], signature: tuple,
+               scope: list[str]) -> list[str]:
+    """Remember a look at the changed files; the newly changed ones outside the scope."""
+    from baton_tui.gitops import landing
+
     if signature != watch.signature:
         watch.signature, watch.steps_since_change = signature, 0
     watch.changed = frozenset(changed)

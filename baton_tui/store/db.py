@@ -541,6 +541,16 @@ class Store:
         row = self.conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
         return self._attempt(row) if row else None
 
+    def attempts_by_id(self, ids: list[int]) -> dict[int, AttemptRow]:
+        """Several attempts in one query (the conductor reads every live one each tick)."""
+        found: dict[int, AttemptRow] = {}
+        for at in range(0, len(ids), 500):
+            chunk = ids[at:at + 500]
+            marks = ", ".join("?" * len(chunk))
+            for row in self.conn.execute(f"SELECT * FROM attempts WHERE id IN ({marks})", chunk):
+                found[row["id"]] = self._attempt(row)
+        return found
+
     def attempts(self, plan_id: int, task_id: int | None = None) -> list[AttemptRow]:
         sql, args = "SELECT * FROM attempts WHERE plan_id = ?", [plan_id]
         if task_id is not None:
