@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 
 from . import worktrees
 from .git import (
-    NO_HOOKS, GitError, _read_ref_files, _Unsure, git, git_dirs, identity_env, read_ref,
-    remember_tree, rev_parse, run_git, tree_of,
+    NO_HOOKS, GitError, git, git_dirs, identity_env, read_ref, remember_tree, rev_parse, run_git,
+    tree_of,
 )
+from .refs import _read_ref_files, _Unsure
 
 __all__ = [
     "LandResult",

@@ -1,0 +1,231 @@
+"""Git refs without a process: ref names checked by git's own rules, and refs read from their
+files (loose or packed) with `git rev-parse` whenever the files do not answer plainly.
+
+Split from `git.py`, which re-exports these names (`git.read_ref` keeps working).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from baton_tui.gitops.git import GitError, _file_stamp, git, run_git
+
+# ---- ref names ------------------------------------------------------------------------------
+
+_BAD_REF_CHARS = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]")
+
+
+def valid_ref_name(name: str) -> bool:
+    """True when ``name`` passes ``git check-ref-format`` (its default rules), checked here
+    instead of in a git process.
+
+    The rules: no ASCII control character, space, ``~ ^ : ? * [`` or backslash; no ``..`` and
+    no ``@{``; not ``@`` alone; no empty component (so no leading, trailing or doubled
+    ``/``); no component starting with ``.`` or ending with ``.lock``; not ending with
+    ``.``; and at least two components (``refs/…``, ``heads/x``).
+    """
+    if not name or name == "@" or "/" not in name:
+        return False
+    if ".." in name or "@{" in name or name.endswith(".") or _BAD_REF_CHARS.search(name):
+        return False
+    return all(part and not part.startswith(".") and not part.endswith(".lock")
+               for part in name.split("/"))
+
+
+def valid_branch_name(name: str) -> bool:
+    """True when ``name`` is acceptable to ``git check-ref-format --branch`` as a new branch
+    (``refs/heads/<name>`` is a valid ref, it does not start with ``-`` and is not ``HEAD``).
+    The ``@{-N}`` shorthand that command also expands is never a name Baton makes."""
+    return (bool(name) and not name.startswith("-") and name != "HEAD"
+            and valid_ref_name(f"refs/heads/{name}"))
+
+
+# ---- reading refs without a process -----------------------------------------------------------
+#
+# A task's life reads a handful of refs (its branch, the integration branch, a worktree's
+# HEAD). Git stores each as a "loose" file holding the object id, or as a line of the
+# `packed-refs` file; both are written atomically (a lock file renamed into place), which is
+# how git itself reads them. Anything else — the reftable backend, a symbolic ref we do not
+# expect, an unreadable file — falls back to `git rev-parse`, so the answer is always git's.
+
+_HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+#: The empty tree's id under SHA-1 and SHA-256.
+EMPTY_TREES = frozenset({
+    "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+    "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+})
+
+
+def _dirs_from_dot_git(top: Path) -> tuple[Path, Path] | None:
+    dot = top / ".git"
+    try:
+        if dot.is_dir():
+            gitdir = dot
+        elif dot.is_file():
+            text = dot.read_text(encoding="utf-8").strip()
+            if not text.startswith("gitdir:"):
+                return None
+            gitdir = Path(text[len("gitdir:"):].strip())
+            if not gitdir.is_absolute():
+                gitdir = top / gitdir
+        else:
+            return None
+        if not (gitdir / "HEAD").is_file():
+            return None
+        common = gitdir
+        pointer = gitdir / "commondir"
+        if pointer.is_file():
+            common = Path(pointer.read_text(encoding="utf-8").strip())
+            if not common.is_absolute():
+                common = gitdir / common
+        return Path(os.path.abspath(gitdir)), Path(os.path.abspath(common))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+_DIRS: dict[str, tuple[Path, Path]] = {}
+
+
+def git_dirs(path: str | os.PathLike) -> tuple[Path, Path] | None:
+    """(git directory, common directory) of the worktree whose top is ``path``: read from its
+    ``.git`` without git when ``path`` is a top, else asked of git once and remembered.
+    None when ``path`` is in no repository."""
+    top = Path(path)
+    found = _dirs_from_dot_git(top)
+    if found is not None:
+        return found
+    key = os.path.abspath(top)
+    if key in _DIRS:
+        return _DIRS[key]
+    try:
+        proc = run_git(top, "rev-parse", "--absolute-git-dir", "--git-common-dir")
+    except GitError:
+        return None
+    lines = proc.stdout.splitlines()
+    if proc.returncode != 0 or len(lines) != 2:
+        return None
+    common = Path(lines[1])
+    if not common.is_absolute():
+        common = top / common
+    _DIRS[key] = (Path(lines[0]), Path(os.path.abspath(common)))
+    return _DIRS[key]
+
+
+_PACKED: dict[str, tuple[tuple, dict[str, str]]] = {}
+
+
+def _packed_refs(common: Path) -> dict[str, str] | None:
+    path = common / "packed-refs"
+    stamp = _file_stamp(path)
+    if stamp is None:
+        return {} if not path.exists() else None
+    cached = _PACKED.get(str(path))
+    if cached and cached[0] == stamp:
+        return cached[1]
+    refs: dict[str, str] = {}
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+            for line in fh:
+                if line.startswith(("#", "^")):
+                    continue
+                oid, _, name = line.rstrip("\n").partition(" ")
+                if _HEX.fullmatch(oid) and name:
+                    refs[name] = oid
+    except OSError:
+        return None
+    _PACKED[str(path)] = (stamp, refs)
+    return refs
+
+
+class _Unsure(Exception):
+    """The files do not answer plainly: ask git."""
+
+
+def _read_ref_files(gitdir: Path, common: Path, ref: str) -> str | None:
+    if (common / "reftable").exists():
+        raise _Unsure(ref)
+    for _ in range(5):  # HEAD -> refs/heads/x, rarely more
+        if ref == "HEAD":
+            base = gitdir
+        elif ref.startswith("refs/") and valid_ref_name(ref) and not ref.startswith(
+                ("refs/worktree/", "refs/bisect/", "refs/rewritten/")):
+            base = common
+        else:
+            raise _Unsure(ref)
+        try:
+            data = (base / ref).read_text(encoding="utf-8").strip()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            if ref == "HEAD":
+                raise _Unsure(ref) from None
+            packed = _packed_refs(common)
+            if packed is None:
+                raise _Unsure(ref) from None
+            return packed.get(ref)
+        except (OSError, UnicodeDecodeError):
+            raise _Unsure(ref) from None
+        if _HEX.fullmatch(data):
+            return data
+        if data.startswith("ref:"):
+            ref = data[4:].strip()
+            continue
+        raise _Unsure(ref)
+    raise _Unsure(ref)
+
+
+def read_ref(repo: str | os.PathLike, ref: str) -> str | None:
+    """The object id ``ref`` points at (``HEAD`` or a full ``refs/…`` name; not peeled), or
+    None when it does not exist (an unborn HEAD included).
+
+    Read from the ref files when they answer plainly, else from ``git rev-parse``; so it
+    costs no process in the usual case, and it is always as fresh as git's own answer.
+    """
+    if ref != "HEAD" and not ref.startswith("refs/"):
+        raise ValueError(f"read_ref wants HEAD or a full ref name, not {ref!r}")
+    dirs = git_dirs(repo)
+    if dirs is not None:
+        try:
+            return _read_ref_files(dirs[0], dirs[1], ref)
+        except _Unsure:
+            pass
+    proc = run_git(repo, "rev-parse", "--verify", "-q", ref)
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.strip() or None
+
+
+def resolve(repo: str | os.PathLike, *names: str) -> list[str | None]:
+    """Object ids for several revision expressions (``x^{commit}``, ``x^{tree}``…) in one
+    ``git cat-file --batch-check``; None for each that names nothing. Names that look like
+    options or hold a newline name nothing."""
+    wanted = [n for n in names if n and not n.startswith("-") and "\n" not in n]
+    answers: dict[str, str | None] = {}
+    if wanted:
+        out = git(repo, "cat-file", "--batch-check=%(objectname)",
+                  input="".join(f"{n}\n" for n in wanted))
+        for name, line in zip(wanted, out.split("\n")):
+            answers[name] = line if _HEX.fullmatch(line) else None
+    return [answers.get(n) for n in names]
+
+
+#: Commit -> its tree. A commit's tree never changes (the id is a hash of both), so this
+#: needs no invalidation; it only saves a process when Baton already knows the answer.
+_TREES: dict[str, str] = {}
+
+
+def remember_tree(commit: str, tree: str) -> None:
+    if len(_TREES) > 50_000:
+        _TREES.clear()
+    _TREES[commit] = tree
+
+
+def tree_of(repo: str | os.PathLike, commit: str) -> str:
+    """The tree of ``commit`` (a full object id); raises GitError when it names no commit."""
+    tree = _TREES.get(commit)
+    if tree is None:
+        tree = resolve(repo, f"{commit}^{{tree}}")[0]
+        if tree is None:
+            raise GitError(["cat-file", f"{commit}^{{tree}}"], "", 128, f"no such commit: {commit}")
+        remember_tree(commit, tree)
+    return tree
