@@ -1,0 +1,188 @@
+"""The store's schema and the records it hands out (plans, attempts), with the helpers that
+keep it private: nonces kept as hashes, file modes, text cleaned on the way in."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from pathlib import Path
+from typing import Any
+
+from baton_tui.errors import BatonError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS plans (
+    id INTEGER PRIMARY KEY,
+    slug TEXT NOT NULL UNIQUE,
+    doc TEXT NOT NULL,
+    created REAL NOT NULL,
+    revision INTEGER NOT NULL DEFAULT 0,
+    archived INTEGER NOT NULL DEFAULT 0,
+    approved INTEGER NOT NULL DEFAULT 0,
+    approved_at REAL,
+    base_branch TEXT,
+    base_commit TEXT,
+    transcript TEXT NOT NULL DEFAULT '[]',
+    options TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    plan_id INTEGER,
+    task_id INTEGER,
+    kind TEXT NOT NULL,
+    data TEXT NOT NULL DEFAULT '{}',
+    ts REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_plan ON events (plan_id, id);
+CREATE INDEX IF NOT EXISTS events_task ON events (plan_id, task_id, id);
+CREATE TABLE IF NOT EXISTS attempts (
+    id INTEGER PRIMARY KEY,
+    plan_id INTEGER NOT NULL,
+    task_id INTEGER NOT NULL,
+    nonce_hash TEXT NOT NULL,
+    player TEXT NOT NULL,
+    spec TEXT NOT NULL DEFAULT '{}',
+    log_path TEXT,
+    shim_pid INTEGER,
+    pid INTEGER,
+    pgid INTEGER,
+    create_time REAL,
+    started REAL,
+    ended REAL,
+    exit_status INTEGER,
+    session_id TEXT,
+    report TEXT,
+    collected INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS attempts_task ON attempts (plan_id, task_id, id);
+CREATE TABLE IF NOT EXISTS trust (path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, trusted_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS conductor (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    pid INTEGER NOT NULL,
+    create_time REAL,
+    plan_id INTEGER,
+    started REAL NOT NULL
+);
+"""
+
+SCHEMA_VERSION = 1  # 1: nonces hashed, spec.env reduced to names, private file modes
+
+ATTEMPT_FIELDS = (
+    "id", "plan_id", "task_id", "nonce_hash", "player", "spec", "log_path", "shim_pid", "pid", "pgid",
+    "create_time", "started", "ended", "exit_status", "session_id", "report", "collected",
+)
+
+
+RESERVE = 1 << 20  # bytes kept free beside the store for a conductor's last words
+
+
+class Unwritable(BatonError):
+    """The store cannot be written: read-only, disk full, or gone. One line, exit 2."""
+
+    def __init__(self, path: Path, exc: BaseException):
+        text = str(exc)
+        if "readonly" in text or "read-only" in text or getattr(exc, "errno", None) in (13, 30):
+            why = "it is read-only"
+        elif "full" in text or getattr(exc, "errno", None) == 28:
+            why = "the disk is full"
+        else:
+            why = text
+        self.full = why == "the disk is full"
+        super().__init__(f"cannot write Baton's store {path}: {why}")
+
+
+def clean(value: Any) -> Any:
+    """Secrets redacted, control characters escaped (`redact.clean`), imported on the first
+    write: a store opened to read, as `baton status` does, never loads the redaction rules."""
+    from baton_tui.redact import clean as redacted
+
+    return redacted(value)
+
+
+class _Record:
+    """A plain record built from keyword fields (no `dataclasses`: see `paths.RepoPaths`)."""
+
+    __slots__ = ()
+
+    def __init__(self, **fields: Any):
+        for name in self.__slots__:
+            setattr(self, name, fields.pop(name))
+        if fields:
+            raise TypeError(f"unknown fields: {', '.join(fields)}")
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        return f"{type(self).__name__}({shown})"
+
+
+class PlanRow(_Record):
+    """A stored plan: the v1 document plus what Baton recorded about it."""
+
+    __slots__ = ("id", "slug", "doc", "created", "revision", "archived", "approved",
+                 "approved_at", "base_branch", "base_commit", "transcript", "options")
+
+    id: int
+    slug: str
+    doc: dict[str, Any]
+    created: float
+    revision: int
+    archived: bool
+    approved: bool
+    approved_at: float | None
+    base_branch: str | None
+    base_commit: str | None
+    transcript: list[Any]
+    options: dict[str, Any]
+
+    @property
+    def integration_branch(self) -> str:
+        return f"baton/{self.slug}/integration"
+
+
+class AttemptRow(_Record):
+    """One run of one agent on one task, as the shim and the conductor recorded it."""
+
+    __slots__ = ATTEMPT_FIELDS
+
+    id: int
+    plan_id: int
+    task_id: int
+    nonce_hash: str
+    player: str
+    spec: dict[str, Any]
+    log_path: str | None
+    shim_pid: int | None
+    pid: int | None
+    pgid: int | None
+    create_time: float | None
+    started: float | None
+    ended: float | None
+    exit_status: int | None
+    session_id: str | None
+    report: dict[str, Any] | None
+    collected: bool
+
+
+def hash_nonce(nonce: str) -> str:
+    """What the store keeps of a nonce: enough to check one, never enough to present one."""
+
+    return hashlib.sha256(nonce.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def nonce_matches(nonce: str, stored_hash: str) -> bool:
+
+    return bool(stored_hash) and hmac.compare_digest(hash_nonce(nonce), stored_hash)
+
+
+def make_private(path: Path, mode: int) -> None:
+    """chmod a file or folder of Baton's own to `mode` when it is ours to change."""
+    try:
+        if path.exists() and path.stat().st_uid == os.getuid() \
+                and path.stat().st_mode & 0o777 != mode:
+            os.chmod(path, mode)
+    except OSError:
+        pass
+
+
