@@ -68,3 +68,137 @@ def test_checkpoint_over_mcp_in_autopilot_goes_ahead_and_is_recorded(repo):
     answered = [e for e in events if e.kind == "task.checkpoint_answered"]
     assert answered and answered[0].data["by"] == "autopilot"
     assert json.dumps(answered[0].data)
+
+
+# -- the wire itself: newline-delimited JSON-RPC 2.0 over real pipes ----------------------------
+import subprocess  # noqa: E402
+
+
+class _Pipe:
+    """`python -m baton_tui mcp` as a child process, spoken to one JSON line at a time."""
+
+    def __init__(self, env: dict):
+        self.proc = subprocess.Popen([sys.executable, "-m", "baton_tui", "mcp"], env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+
+    def send(self, line: str | dict) -> None:
+        text = line if isinstance(line, str) else json.dumps(line)
+        self.proc.stdin.write(text.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self) -> dict:
+        line = self.proc.stdout.readline()
+        assert line.endswith(b"\n"), self.proc.stderr.read().decode()
+        return json.loads(line)
+
+    def request(self, id_, method: str, params: dict | None = None) -> dict:
+        message = {"jsonrpc": "2.0", "id": id_, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        reply = self.receive()
+        assert reply["jsonrpc"] == "2.0" and reply["id"] == id_
+        return reply
+
+    def close(self) -> int:
+        self.proc.stdin.close()
+        code = self.proc.wait(timeout=30)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return code
+
+
+def _without_baton_env() -> dict:
+    return {k: v for k, v in os.environ.items() if not k.startswith("BATON_")}
+
+
+EXPECTED_TOOLS = {
+    "baton_report": ({"status", "summary"}, ["status", "summary"]),
+    "baton_checkpoint": ({"what", "evidence"}, ["what"]),
+}
+
+
+def test_mcp_wire_initialize_list_and_call_inside_an_attempt(repo):
+    ws, row, attempt_id, env = _attempt(repo)
+    pipe = _Pipe(env)
+    try:
+        init = pipe.request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                              "clientInfo": {"name": "test", "version": "1"}})
+        assert init["result"]["protocolVersion"] == "2025-06-18"
+        assert init["result"]["capabilities"]["tools"] == {"listChanged": False}
+        assert init["result"]["serverInfo"]["name"] == "baton"
+        pipe.send({"jsonrpc": "2.0", "method": "notifications/initialized"})  # no reply
+        assert pipe.request(2, "ping")["result"] == {}
+
+        tools = {t["name"]: t for t in pipe.request("three", "tools/list")["result"]["tools"]}
+        assert set(tools) == set(EXPECTED_TOOLS)
+        for name, (properties, required) in EXPECTED_TOOLS.items():
+            schema = tools[name]["inputSchema"]
+            assert schema["type"] == "object" and set(schema["properties"]) == properties
+            assert schema["required"] == required
+            assert all(p.get("type") == "string" for k, p in schema["properties"].items()
+                       if k != "evidence")
+            assert tools[name]["description"]
+        assert {"type": "string"} in tools["baton_checkpoint"]["inputSchema"]["properties"][
+            "evidence"]["anyOf"]
+
+        result = pipe.request(4, "tools/call", {"name": "baton_report", "arguments": {
+            "status": "done", "summary": "did it over the wire"}})["result"]
+        assert result["isError"] is False
+        assert result["content"][0]["type"] == "text"
+        assert "recorded task 1 as done" in result["content"][0]["text"]
+    finally:
+        assert pipe.close() == 0
+    attempt = ws.store.attempt(attempt_id)
+    assert attempt.report["status"] == "done"
+    assert attempt.report["summary"] == "did it over the wire"
+
+
+def test_mcp_wire_errors_and_refusals():
+    pipe = _Pipe(_without_baton_env())
+    try:
+        old = pipe.request(1, "initialize", {"protocolVersion": "2024-11-05"})
+        assert old["result"]["protocolVersion"] == "2024-11-05"
+        assert pipe.request(2, "initialize", {"protocolVersion": "2025-03-26"})[
+            "result"]["protocolVersion"] == "2025-03-26"
+        unknown_version = pipe.request(3, "initialize", {"protocolVersion": "1999-01-01"})
+        assert unknown_version["result"]["protocolVersion"] != "1999-01-01"
+
+        pipe.send("{this is not json")
+        malformed = pipe.receive()
+        assert malformed["id"] is None and malformed["error"]["code"] == -32700
+
+        assert pipe.request(4, "no/such/method")["error"]["code"] == -32601
+        pipe.send({"jsonrpc": "2.0", "method": "notifications/whatever"})  # ignored: no reply
+
+        refused = pipe.request(5, "tools/call", {"name": "baton_report", "arguments": {
+            "status": "done", "summary": "x"}})["result"]
+        assert refused["isError"] is False  # a refusal is an answer, as with `baton report`
+        assert refused["content"][0]["text"].startswith("refused")
+        assert pipe.request(6, "tools/call", {"name": "baton_checkpoint", "arguments": {
+            "what": "drop it", "evidence": None}})["result"]["content"][0]["text"].startswith(
+            "refused")
+
+        unknown = pipe.request(7, "tools/call", {"name": "baton_nope", "arguments": {}})["result"]
+        assert unknown["isError"] is True and "baton_nope" in unknown["content"][0]["text"]
+        missing = pipe.request(8, "tools/call", {"name": "baton_report",
+                                                 "arguments": {"status": "done"}})["result"]
+        assert missing["isError"] is True and "summary" in missing["content"][0]["text"]
+        wrong_type = pipe.request(9, "tools/call", {"name": "baton_checkpoint",
+                                                    "arguments": {"what": 3}})["result"]
+        assert wrong_type["isError"] is True and "what" in wrong_type["content"][0]["text"]
+
+        assert pipe.request(10, "ping")["result"] == {}  # still serving after all that
+    finally:
+        assert pipe.close() == 0
+
+
+def test_mcp_server_does_not_import_the_mcp_sdk():
+    script = ("import sys\nfrom baton_tui.run import mcp_server\n"
+              "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', "
+              "'pydantic', 'anyio'))))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
