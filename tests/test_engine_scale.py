@@ -218,3 +218,12 @@ def test_tree_cpu_times_reads_the_table_once_and_agrees_with_one_root_at_a_time(
         for shell in shells:
             procs.kill_tree(shell.pid)
             shell.wait()
+
+
+def test_a_refusal_naming_thousands_of_tasks_stays_one_readable_line():
+    from baton_tui.run.rules import id_list
+
+    assert id_list([1, 3]) == "1, 3"
+    text = id_list(list(range(1, 10_001)))
+    assert text.startswith("1, 2, 3") and text.endswith("20 and 9,980 more")
+    assert len(text) < 120

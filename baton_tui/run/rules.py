@@ -119,6 +119,14 @@ def _edit(field: str, task: TaskSnap, players: PlayerFacts | None) -> str | None
     return None
 
 
+def id_list(ids: list[int], shown: int = 20) -> str:
+    """Task ids for a sentence: all of a few, the first `shown` and a count of a plan's
+    thousands (one line stays one readable line)."""
+    if len(ids) <= shown:
+        return ", ".join(map(str, ids))
+    return ", ".join(map(str, ids[:shown])) + f" and {len(ids) - shown:,} more"
+
+
 def _remove(snap: Snapshot, task: TaskSnap | None) -> str | None:
     assert task is not None
     if task.started:
@@ -126,7 +134,7 @@ def _remove(snap: Snapshot, task: TaskSnap | None) -> str | None:
                 "cannot be removed")
     dependents = snap.dependents(task.id)
     if dependents:
-        return (f"task {task.id} cannot be removed: task(s) {', '.join(map(str, dependents))} "
+        return (f"task {task.id} cannot be removed: task(s) {id_list(dependents)} "
                 f"depend on it — change their dependencies first (`baton task-deps N IDS`)")
     if len(snap.tasks) == 1:
         return "the plan's last task cannot be removed; load a new plan instead"
@@ -213,10 +221,10 @@ def _discard(snap: Snapshot, task: TaskSnap, with_dependents: bool,
     victims = built_on(snap, task, carriers)
     merged = [d for d in victims if snap.task(d).state == State.MERGED]
     if merged:
-        return (f"task {task.id} cannot be discarded: tasks {', '.join(map(str, merged))} "
+        return (f"task {task.id} cannot be discarded: tasks {id_list(merged)} "
                 "built on it are already merged")
     if victims and not with_dependents:
-        return (f"task {task.id} has landed and tasks {', '.join(map(str, victims))} depend on it "
+        return (f"task {task.id} has landed and tasks {id_list(victims)} depend on it "
                 f"(or were cut after it landed): discard them too with "
                 f"`baton discard {task.id} --with-dependents`")
     live = [snap.task(d) for d in victims if snap.task(d).state in ACTIVE]
@@ -262,7 +270,7 @@ def _approve(snap: Snapshot, task: TaskSnap | None) -> str | None:
     players = dict.fromkeys(t.player for t in waiting)
     why = "; ".join(unready_sentence(p, next(t.unready for t in waiting if t.player == p))
                     for p in players)
-    return (f"tasks {', '.join(str(t.id) for t in waiting)} are on players that cannot start "
+    return (f"tasks {id_list([t.id for t in waiting])} are on players that cannot start "
             f"here ({why}): move each to a ready player (`baton task-player N P`) first")
 
 
@@ -286,7 +294,7 @@ def _new_plan(snap: Snapshot, task: TaskSnap | None) -> str | None:
     work = open_work(snap)
     if work:
         return (f"the current plan ({snap.slug}) has work that is neither merged nor discarded "
-                f"(tasks {', '.join(map(str, work))}); finish it with `baton handoff merge` or "
+                f"(tasks {id_list(work)}); finish it with `baton handoff merge` or "
                 "`baton discard N`, or pass --new to archive it")
     return None
 
