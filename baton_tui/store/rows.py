@@ -3,8 +3,6 @@ keep it private: nonces kept as hashes, file modes, text cleaned on the way in."
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 from pathlib import Path
 from typing import Any
@@ -168,10 +166,14 @@ class AttemptRow(_Record):
 def hash_nonce(nonce: str) -> str:
     """What the store keeps of a nonce: enough to check one, never enough to present one."""
 
+    import hashlib  # here, not at the top: `baton status` reads and never hashes
+
     return hashlib.sha256(nonce.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def nonce_matches(nonce: str, stored_hash: str) -> bool:
+
+    import hmac
 
     return bool(stored_hash) and hmac.compare_digest(hash_nonce(nonce), stored_hash)
 
