@@ -162,3 +162,25 @@ def test_the_status_json_layout_is_the_same_json(store):
     assert sum(1 for line in lines if line.startswith('    {"id": ')) == len(status["tasks"])
     empty = snapshot.empty().as_json()
     assert json.loads(status_json(empty)) == empty
+
+
+def test_each_task_in_status_json_has_its_pinned_keys_in_order(store):
+    snap = snapshot.read(store)
+    for task in snap.tasks:
+        expected = {
+            "id": task.id, "title": task.title, "player": task.player, "mode": task.mode,
+            "state": task.state, "model": task.model, "effort": task.effort,
+            "depends_on": list(task.depends_on), "branch": task.branch,
+            "worktree": task.worktree, "started_at": task.started_at,
+            "blocked_by": task.blocked_by, "reason": task.reason, "progress": task.progress,
+            "until": task.until, "checkpoint": task.question, "summary": task.summary,
+            "last_report": task.last_report, "flags": [dict(f) for f in task.flags],
+            "decisions": [dict(d) for d in task.decisions], "words": task.words,
+            "needs_approval": task.needs_approval, "wall": task.wall, "tokens": task.tokens,
+            "cost": task.cost, "attempts": task.attempts,
+            "player_ready": task.unready is None, "player_problem": task.unready,
+        }
+        got = task.as_json()
+        assert list(got) == list(expected) and got == expected
+        got["flags"].append({"kind": "mine"})  # a copy: the snapshot stays as it was
+        assert task.as_json()["flags"] == expected["flags"]

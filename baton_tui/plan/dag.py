@@ -111,6 +111,22 @@ def levels(deps: Mapping[int, Sequence[int]]) -> dict[int, int]:
     stack counts as level 0.
     """
     memo: dict[int, int] = {}
+    for node, node_deps in deps.items():  # plans list dependencies first: one pass then
+        level = 0
+        for dep in node_deps:
+            if dep in deps:
+                below = memo.get(dep)
+                if below is None:
+                    break  # listed after a task depending on it: walk the graph instead
+                if below >= level:
+                    level = below + 1
+        else:
+            memo[node] = level
+            continue
+        break
+    else:
+        return memo
+    memo.clear()
 
     def finish(node: int, done: list[int]) -> None:
         memo[node] = 1 + max(memo.get(d, 0) for d in done) if done else 0

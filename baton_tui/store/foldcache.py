@@ -7,8 +7,8 @@ change once written (ids only grow, in commit order), so a fold up to event N st
 fold many saves what it folded, best effort (a read-only or busy store just skips it).
 
 The cache lives in the `meta` table as JSON — data, never code (no pickle) — under a key
-that includes a hash of the code that folds (`views.py`, `events.py`), so a Baton that
-folds differently never reads an older one's fold. Standard library only.
+that includes a hash of the code that folds and stores (`views.py`, `events.py`, this
+module), so a Baton that folds differently never reads an older one's fold. Standard library only.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ def version() -> str:
         import hashlib
 
         digest = hashlib.sha256()
-        for module in (_views, _events):
-            digest.update(Path(module.__file__ or "").read_bytes())
+        for path in (_views.__file__, _events.__file__, __file__):  # and this format
+            digest.update(Path(path or "").read_bytes())
         _version = digest.hexdigest()[:16]
     return _version
 
@@ -44,17 +44,30 @@ def _key(plan_id: int) -> str:
     return f"fold:{plan_id}"
 
 
+def _defaults() -> dict[str, Any]:
+    return vars(TaskView())
+
+
 def dump(folder: Folder) -> str | None:
-    """The fold as JSON text, or None when it holds something JSON cannot carry back."""
-    fields = list(vars(TaskView()))
-    names = set(fields)
+    """The fold as JSON text, or None when it holds something JSON cannot carry back.
+
+    Each task is `[id, [field positions], [values]]`, for the fields that differ from a
+    fresh view's: most of a view's fifty fields are still at their defaults.
+    """
+    defaults = _defaults()
+    fields = list(defaults)
     rows = []
     for task_id, view in folder.tasks.items():
         values = vars(view)
-        if values.keys() != names:  # an attribute set outside __init__: fold afresh instead
+        if values.keys() != defaults.keys():  # set outside __init__: fold afresh instead
             return None
-        rows.append([task_id, *values.values()] if list(values) == fields
-                    else [task_id, *(values[n] for n in fields)])
+        at, changed = [], []
+        for i, name in enumerate(fields):
+            value, default = values[name], defaults[name]
+            if value != default or type(value) is not type(default):
+                at.append(i)
+                changed.append(value)
+        rows.append([task_id, at, changed])
     try:
         return json.dumps({
             "version": version(), "last": folder.last_id, "fields": fields, "tasks": rows,
@@ -69,21 +82,26 @@ def load(text: str) -> Folder | None:
     """The fold `dump` wrote, or None when it is another version's or unreadable."""
     try:
         data: dict[str, Any] = json.loads(text)
+        defaults = _defaults()
         fields = data["fields"]
-        if data.get("version") != version() or fields != list(vars(TaskView())):
+        if data.get("version") != version() or fields != list(defaults):
             return None
-        at_state = fields.index("state")
+        fresh = [name for name, value in defaults.items() if isinstance(value, (list, dict))]
+        name_of = fields.__getitem__
         new = object.__new__
         folder = Folder()
         folder.__dict__.update(data["folder"])
         tasks = folder.tasks
-        for row in data["tasks"]:
-            view = new(TaskView)
-            values = dict(zip(fields, row[1:]))
-            state = row[1 + at_state]
+        for task_id, at, changed in data["tasks"]:
+            values = defaults.copy()
+            for name in fresh:  # no two views share a default list
+                values[name] = type(defaults[name])()
+            values.update(zip(map(name_of, at), changed))
+            state = values["state"]
             values["state"] = _STATES.get(state, state)
+            view = new(TaskView)
             view.__dict__ = values
-            tasks[row[0]] = view
+            tasks[task_id] = view
         plan = new(PlanView)
         plan.__dict__ = data["plan"]
         folder.plan = plan

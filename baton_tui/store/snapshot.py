@@ -87,20 +87,28 @@ class TaskSnap(_Frozen):
 
     def as_json(self) -> dict[str, Any]:
         """The task in `status --json` (pinned keys first)."""
-        return {
-            "id": self.id, "title": self.title, "player": self.player, "mode": self.mode,
-            "state": self.state, "model": self.model, "effort": self.effort,
-            "depends_on": list(self.depends_on), "branch": self.branch,
-            "worktree": self.worktree, "started_at": self.started_at,
-            "blocked_by": self.blocked_by, "reason": self.reason, "progress": self.progress,
-            "until": self.until, "checkpoint": self.question, "summary": self.summary,
-            "last_report": self.last_report, "flags": [dict(f) for f in self.flags],
-            "decisions": [dict(d) for d in self.decisions], "words": self.words,
-            "needs_approval": self.needs_approval,
-            "wall": self.wall, "tokens": self.tokens, "cost": self.cost,
-            "attempts": self.attempts,
-            "player_ready": self.unready is None, "player_problem": self.unready,
-        }
+        out = dict(zip(_JSON_KEYS, _json_values(self)))  # one C call for the plain fields
+        out["depends_on"] = list(self.depends_on)
+        out["flags"] = [dict(f) for f in self.flags] if self.flags else []
+        out["decisions"] = [dict(d) for d in self.decisions] if self.decisions else []
+        out["player_ready"] = self.unready is None
+        return out
+
+
+# `status --json`'s task keys, in order, and the field each shows (`None`: set in `as_json`).
+_JSON_FIELDS = (
+    ("id", "id"), ("title", "title"), ("player", "player"), ("mode", "mode"),
+    ("state", "state"), ("model", "model"), ("effort", "effort"), ("depends_on", None),
+    ("branch", "branch"), ("worktree", "worktree"), ("started_at", "started_at"),
+    ("blocked_by", "blocked_by"), ("reason", "reason"), ("progress", "progress"),
+    ("until", "until"), ("checkpoint", "question"), ("summary", "summary"),
+    ("last_report", "last_report"), ("flags", None), ("decisions", None), ("words", "words"),
+    ("needs_approval", "needs_approval"), ("wall", "wall"), ("tokens", "tokens"),
+    ("cost", "cost"), ("attempts", "attempts"), ("player_ready", None),
+    ("player_problem", "unready"),
+)
+_JSON_KEYS = tuple(key for key, _ in _JSON_FIELDS)
+_json_values = itemgetter(*(TaskSnap._fields.index(field or "id") for _, field in _JSON_FIELDS))
 
 
 class Snapshot(_Frozen):
