@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -227,3 +228,33 @@ def test_a_refusal_naming_thousands_of_tasks_stays_one_readable_line():
     text = id_list(list(range(1, 10_001)))
     assert text.startswith("1, 2, 3") and text.endswith("20 and 9,980 more")
     assert len(text) < 120
+
+
+# --- a full house ------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_max_parallel_64_runs_64_agents_at_once_on_a_small_machine(repo, baton):
+    """No thread waits on a running agent (its shim's exit wakes the loop), so 64 at once
+    is what `max_parallel = 64` gives, whatever the number of cores."""
+    import json as _json
+
+    from helpers.core import write_plan
+
+    (repo / "baton.toml").write_text("[limits]\nmax_parallel = 64\nstall = \"5m\"\n")
+    tasks = [{"id": i, "title": f"Wait {i}", "prompt": "wait", "player": "script",
+              "check": "sleep 20"} for i in range(1, 65)]
+    path = write_plan(repo.parent / "plan.json", tasks, goal="Full house")
+    assert baton("plan", "--from", str(path)).returncode == 0
+    assert baton("trust").returncode == 0
+    ran = baton("run", "--approve", timeout=600)
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    log = [_json.loads(line) for line in baton("log", "--json").stdout.splitlines()]
+    spans = {}
+    for event in log:
+        if event["kind"] == "task.started":
+            spans[event["task"]] = [event["ts"], None]
+        elif event["kind"] == "task.done":
+            spans[event["task"]][1] = event["ts"]
+    assert len(spans) == 64 and all(end for _, end in spans.values())
+    peak = max(sum(1 for s, e in spans.values() if s <= at < e) for at, _ in spans.values())
+    assert peak >= 48, peak  # on two busy cores: nearly all of them, not cores + 4
