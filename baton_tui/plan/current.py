@@ -84,7 +84,9 @@ def current(ws: Workspace, required: bool = True) -> Current | None:
         if required:
             raise BatonError(NO_PLAN)
         return None
-    return Current(row, parse_document(row.doc, "stored plan"), Folder().feed(ws.store.events(row.id)))
+    from baton_tui.store import foldcache  # the cached fold and only the events after it
+
+    return Current(row, parse_document(row.doc, "stored plan"), foldcache.folded(ws.store, row.id))
 
 
 def validate(ws: Workspace, doc: PlanDocument, source: str) -> PlanDocument:
