@@ -184,3 +184,23 @@ def test_each_task_in_status_json_has_its_pinned_keys_in_order(store):
         assert list(got) == list(expected) and got == expected
         got["flags"].append({"kind": "mine"})  # a copy: the snapshot stays as it was
         assert task.as_json()["flags"] == expected["flags"]
+
+
+def test_a_reader_hands_back_the_same_snapshot_while_nothing_moves(tmp_path):
+    with Store(tmp_path / "baton.db") as s:
+        plan_id = s.insert_plan("idle", _doc(5))
+        s.append(plan_id, 1, K.TASK_QUEUED, {})
+        reader = snapshot.Reader()
+        first = reader.read(s, now=1e9)
+        assert reader.read(s, now=1e9 + 5) is first  # idle: no rebuild, no new object
+        s.append(plan_id, 1, K.TASK_STARTED, {"attempt": 1})
+        running = reader.read(s, now=1e9 + 6)
+        assert running is not first and running.task(1).state == "running"
+        later = reader.read(s, now=running.task(1).started_at + 60)
+        assert later is not running and later.task(1).wall >= 59  # a running task's clock
+        s.append(plan_id, 1, K.TASK_DONE, {"summary": "ok"})
+        s.append(plan_id, None, K.RUN_FINISHED, {"code": 0})
+        done = reader.read(s, now=2e9)
+        assert done.task(1).state == "done" and reader.read(s, now=2e9 + 1) is done
+        s.update_plan(plan_id, approved=True)  # no event: the row itself changed
+        assert reader.read(s, now=2e9 + 2).approved is True

@@ -244,6 +244,12 @@ class Store:
             options=json.loads(row["options"]),
         )
 
+    def current_plan_id(self) -> int | None:
+        """The current plan's id, without reading (or decoding) the plan itself."""
+        row = self.conn.execute(
+            "SELECT id FROM plans WHERE archived = 0 ORDER BY id DESC LIMIT 1").fetchone()
+        return row[0] if row else None
+
     def current_plan(self) -> PlanRow | None:
         row = self.conn.execute(
             "SELECT * FROM plans WHERE archived = 0 ORDER BY id DESC LIMIT 1").fetchone()
