@@ -258,3 +258,23 @@ def test_max_parallel_64_runs_64_agents_at_once_on_a_small_machine(repo, baton):
     assert len(spans) == 64 and all(end for _, end in spans.values())
     peak = max(sum(1 for s, e in spans.values() if s <= at < e) for at, _ in spans.values())
     assert peak >= 48, peak  # on two busy cores: nearly all of them, not cores + 4
+
+
+@pytest.mark.slow
+def test_a_finished_run_leaves_its_fold_in_the_store(repo, baton):
+    import sqlite3
+
+    from helpers.core import write_plan
+
+    tasks = [{"id": i, "title": f"T{i}", "prompt": "p", "player": "script", "check": "true",
+              "depends_on": [i - 1] if i > 1 else []} for i in range(1, 4)]
+    assert baton("plan", "--from", str(write_plan(repo.parent / "p.json", tasks))).returncode == 0
+    assert baton("run", "--approve").returncode == 0
+    with sqlite3.connect(repo / ".git" / "baton" / "baton.db") as db:
+        (text,) = db.execute("SELECT value FROM meta WHERE key LIKE 'fold:%'").fetchone()
+        last = db.execute("SELECT MAX(id) FROM events").fetchone()[0]
+    from baton_tui.store import foldcache
+
+    folder = foldcache.load(text)
+    assert folder is not None and folder.last_id == last  # up to run.finished
+    assert {v.state for v in folder.tasks.values()} == {"landed"}

@@ -365,6 +365,9 @@ class Conductor(Starting, Following):
                 else:
                     await asyncio.sleep(TICK)
         self.emit(None, K.RUN_FINISHED, code=code)
+        self.reload()
+        # The whole run folded: kept in the store, the next `status` or command starts here.
+        foldcache.save(self.store, self.plan_id, self.folder)
         return code
 
 
