@@ -251,10 +251,10 @@ def _merge(snap: Snapshot, task: TaskSnap | None) -> str | None:
     if not snap.base_branch:
         return "the plan has not run yet: there is nothing to merge"
     if not any(t.state in LANDED and t.mode == "build" for t in snap.tasks):
-        waiting = [str(t.id) for t in snap.tasks if t.mode == "build"
+        waiting = [t.id for t in snap.tasks if t.mode == "build"
                    and t.state not in (*LANDED, State.DISCARDED)]
         return "no landed task to merge" + (
-            f" (tasks {', '.join(waiting)} have not landed)" if waiting else "")
+            f" (tasks {id_list(waiting)} have not landed)" if waiting else "")
     return None
 
 
