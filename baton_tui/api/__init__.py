@@ -17,7 +17,8 @@ from baton_tui.store.snapshot import NO_PLAN, Snapshot, TaskSnap
 
 from baton_tui.api.reading import (
     open_workspace, open_store, sibling, store_at, snapshot, snapshot_reader, snapshot_empty,
-    terminal_text, status_text, status_json, events, last_event_id, attempts, attempt,
+    terminal_text, fmt_duration, status_text, status_json, events, last_event_id, attempts,
+    attempt,
     latest_log_path, latest_output, read_log, log_size, step_reader, task_detail,
 )
 from baton_tui.api.plans import (
@@ -48,7 +49,7 @@ __all__ = [
     "answer_checkpoint", "approve", "attempt", "attempts", "checkpoint", "conduct",
     "conductor_alive", "current_doc", "current_plan", "default_player", "dependents",
     "detect_players", "discard", "discard_victims", "doctor", "edit_task", "ensure_trusted",
-    "events", "gc", "git_handoff", "git_supports_worktrees", "handoff_review",
+    "events", "fmt_duration", "gc", "git_handoff", "git_supports_worktrees", "handoff_review",
     "interactive_argv", "last_event_id", "last_run_code", "latest_log_path", "latest_output",
     "load_plan", "log_size", "mark_done", "merge", "open_shell", "open_store", "open_workspace",
     "parse_duration", "parse_ids", "parse_list", "pause_run", "plan_answer", "plan_goal",

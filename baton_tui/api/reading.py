@@ -87,6 +87,13 @@ def terminal_text(text: str) -> str:
 _configured_read = False
 
 
+def fmt_duration(seconds: float) -> str:
+    """A duration as every front end writes it: `42s`, `3m07s`, `2h05m`."""
+    from baton_tui.store.render import fmt_secs
+
+    return fmt_secs(seconds)
+
+
 def status_text(status: dict) -> str:
     """`baton status` as a person reads it, from the snapshot's JSON."""
     from baton_tui.store.render import render_status

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widget import Widget
 
+from baton_tui import api
 from baton_tui.api import ACTIVE, State, TaskSnap
 
 MARKS = {
@@ -21,12 +22,8 @@ WORD_STYLE = {
 
 
 def fmt_elapsed(seconds: float) -> str:
-    seconds = int(seconds)
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    """Whole seconds elapsed, written as `status` writes durations."""
+    return api.fmt_duration(int(seconds))
 
 
 def fmt_tokens(n: int) -> str:
