@@ -8,13 +8,13 @@ import time
 
 import pytest
 
-from helpers.tui_support import FIXED_NOW, drive, wait_for, ws
+from helpers.tui_support import FIXED_NOW, drive, shown_lines, wait_for, ws
 
 from baton_tui import api
 from baton_tui.plan.current import current, store_new_plan
 from baton_tui.plan.model import parse_document
 from baton_tui.tui.screens.dag import DagScreen
-from baton_tui.tui.widgets.dag import dag_text
+from baton_tui.tui.widgets.dag import dag_lines, line_text, neighbours_text, related
 from baton_tui.tui.widgets.header import budget_meter, header_text
 from baton_tui.tui.widgets.task_card import card_text
 
@@ -46,26 +46,47 @@ def board(ws, now=FIXED_NOW):
 
 
 def test_every_level_and_the_selected_tasks_neighbours(deep):
-    text = dag_text(board(deep), selected=2)
-    lines = text.plain.splitlines()
-    assert [line.split()[0] for line in lines[:7]] == [f"L{i}" for i in range(7)]
-    assert lines[-1] == "#2: needs #1 · feeds #3 #8"
-    styles = {text.plain[s.start:s.end]: str(s.style) for s in text.spans}
+    snap = board(deep)
+    lines, line_of = dag_lines(snap, 80)
+    texts = [line_text(pieces, 2, *related(snap, 2)) for pieces in lines]
+    assert [text.plain.split()[0] for text in texts] == [f"L{i}" for i in range(7)]
+    assert line_of[8] == line_of[3] == 2
+    assert neighbours_text(snap, 2).plain == "#2: needs #1 · feeds #3 #8"
+    styles = {text.plain[s.start:s.end]: str(s.style) for text in texts for s in text.spans}
     assert styles["#2"] == "bold reverse" and styles["#1"] == "bold underline"
-    assert styles["#8"] == "bold italic"
+    assert styles["#8"] == "bold italic" and styles["#5"] == "bold"
+
+
+def test_a_wide_level_wraps_under_its_first_task(ws):
+    tasks = [{"id": 1, "title": "Root", "prompt": "p", "player": "demo"}] + [
+        {"id": i, "title": f"T{i}", "prompt": "p", "player": "demo", "depends_on": [1]}
+        for i in range(2, 40)]
+    store_new_plan(ws, parse_document({"version": 1, "goal": "Wide", "tasks": tasks}))
+    lines, line_of = dag_lines(board(ws), 30)
+    plain = ["".join(p.text for p in line) for line in lines]
+    assert plain[0] == "L0 #1" and plain[1].startswith("L1 #2←1  #3←1")
+    assert all(len(text) <= 30 for text in plain) and len(plain) > 3
+    assert all(text.startswith("   #") for text in plain[2:])
+    assert sorted(line_of) == list(range(1, 40)) and line_of[39] == len(plain) - 1
 
 
 def test_the_plan_pane_shows_the_deepest_level_and_g_opens_the_full_view(deep):
     async def script(pilot, app, seen):
-        dag = app.query_one("#dag")
-        assert "L6 #7←6" in str(app.query_one("#dag-text").render())
-        dag.scroll_end(animate=False)
+        graph = app.query_one("#dag-lines")
+        assert graph.virtual_size.height == 7 and graph.size.height < 7  # it scrolls
+        assert "L0 #1" in shown_lines(graph)[0]
+        await pilot.press("end")
         await pilot.pause()
-        assert dag.max_scroll_y >= 0
-        await pilot.press("j")
-        assert "#2: needs #1 · feeds #3 #8" in str(app.query_one("#dag-text").render())
+        assert app.plan_pane.selected_task.id == 7
+        assert any("L6 #7←6" in line for line in shown_lines(graph))  # followed the cursor
+        await pilot.press("home", "j")
+        await pilot.pause()
+        assert "#2: needs #1 · feeds #3 #8" in str(app.query_one("#dag-neighbours").render())
         await pilot.press("g")
         await wait_for(pilot, lambda: isinstance(app.screen, DagScreen))
+        full = app.screen.query_one("#dag-lines")
+        await pilot.pause()
+        assert [line.split()[0] for line in shown_lines(full)[:7]] == [f"L{i}" for i in range(7)]
         await pilot.press("j", "j")
         await pilot.press("escape")
         await pilot.pause()
@@ -121,9 +142,10 @@ class TestTerminalSurface:
 
     def test_clicking_a_card_selects_it_and_ctrl_t_switches_the_theme(self, deep):
         async def script(pilot, app, seen):
-            cards = list(app.query("TaskCard"))
-            await pilot.click(cards[2])
-            assert app.plan_pane.selected_task.id == cards[2].row.id
+            cards = app.query_one("#cards")
+            await pilot.click(cards, offset=(4, cards.tops[2] + 1))
+            assert app.plan_pane.selected_task.id == cards.rows[2].id
+            assert "▶" in shown_lines(cards)[cards.tops[2]]
             assert app.focused is app.plan_pane
             before = app.theme
             await pilot.press("ctrl+t")

@@ -31,7 +31,7 @@ from baton_tui.tui.messages import (
     AttentionNeeded, BoardChanged, KeyRefused, PlanStored, PlayersDetected,
 )
 from baton_tui.tui.planner_port import Planner, PlannerQuestion
-from baton_tui.tui.poller import poll_store
+from baton_tui.tui.poller import changed_tasks, poll_store
 from baton_tui.tui.screens.help import HelpScreen, KeyRow
 from baton_tui.tui.screens.task_detail import TaskDetail
 from baton_tui.tui.widgets.chat_pane import ChatPane
@@ -111,7 +111,7 @@ class BatonApp(TaskActions, App[int]):
     def _poll(self) -> None:
         worker = get_current_worker()
         poll_store(self.ws.paths.store_path, self.clock,
-                   lambda board: self.post_message(BoardChanged(board)),
+                   lambda *board: self.post_message(BoardChanged(*board)),
                    lambda: worker.is_cancelled, self._wake, self.poll_interval)
 
     async def _detect(self) -> None:
@@ -134,7 +134,10 @@ class BatonApp(TaskActions, App[int]):
         self.board_count += 1
         self.header.show(event.board)
         pane = self.plan_pane
-        pane.show(event.board, self.clock())
+        # A replaced message (only the newest board is kept) broke the chain of differences:
+        # then every card is compared again.
+        changed = event.changed if event.since is old else changed_tasks(old, event.board)
+        pane.show(event.board, self.clock(), changed)
         if self.select_after_refresh is not None and event.board.task(self.select_after_refresh):
             pane.select(self.select_after_refresh)
             self.select_after_refresh = None

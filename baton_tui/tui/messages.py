@@ -8,11 +8,15 @@ from baton_tui.api import Snapshot
 
 
 class BoardChanged(Message):
-    """The poller read a new state of the plan from the store."""
+    """The poller read a new state of the plan from the store: `changed` names the tasks
+    that differ from `since`, the board it read before (None: all of them)."""
 
-    def __init__(self, board: Snapshot) -> None:
+    def __init__(self, board: Snapshot, since: Snapshot | None = None,
+                 changed: frozenset[int] | None = None) -> None:
         super().__init__()
         self.board = board
+        self.since = since
+        self.changed = changed
 
     def can_replace(self, message: Message) -> bool:
         # Only the newest board matters when several queue up.

@@ -19,10 +19,28 @@ from baton_tui.api import Snapshot
 TICK = 1.0
 
 
-def poll_store(store_path: Path, clock: Callable[[], float], post: Callable[[Snapshot], None],
+def changed_tasks(old: Snapshot | None, new: Snapshot) -> frozenset[int] | None:
+    """Ids of the tasks whose rows differ between two boards; None when the plan or its list
+    of tasks changed (every card is new). Run here, off the UI loop: O(tasks) compares."""
+    if old is None or old.plan_id != new.plan_id or len(old.rows) != len(new.rows):
+        return None
+    changed = []
+    for before, after in zip(old.rows, new.rows):
+        if before is after:
+            continue
+        if before.id != after.id:
+            return None
+        if before != after:
+            changed.append(after.id)
+    return frozenset(changed)
+
+
+def poll_store(store_path: Path, clock: Callable[[], float],
+               post: Callable[[Snapshot, Snapshot | None, frozenset[int] | None], None],
                cancelled: Callable[[], bool], wake: threading.Event,
                interval: float = 0.25) -> None:
-    """Post a new snapshot whenever the store's events (or the clock, while running) change it."""
+    """Post a new snapshot whenever the store's events (or the clock, while running) change it,
+    with the board it follows and the ids of the tasks that changed since (`changed_tasks`)."""
     store = api.store_at(store_path)
     reader = api.snapshot_reader()
     last_board: Snapshot | None = None
@@ -36,9 +54,9 @@ def poll_store(store_path: Path, clock: Callable[[], float], post: Callable[[Sna
                 wake.clear()
                 last_event, last_full = newest, mono
                 board = reader.read(store, now=clock())
-                if board != last_board:
+                if board is not last_board and board != last_board:
+                    post(board, last_board, changed_tasks(last_board, board))
                     last_board = board
-                    post(board)
             wake.wait(interval)
     finally:
         store.close()

@@ -121,6 +121,11 @@ async def ready(pilot) -> None:
     await pilot.pause()
 
 
+def shown_lines(widget) -> list[str]:
+    """The lines a Line API widget (the card list, the graph) has on screen, as text."""
+    return [widget.render_line(y).text for y in range(widget.size.height)]
+
+
 def task(ws: Workspace, task_id: int):
     return current(ws).doc.task(task_id)
 

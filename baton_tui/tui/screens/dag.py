@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 
 from baton_tui.api import Snapshot
-from baton_tui.tui.widgets.dag import dag_text
+from baton_tui.tui.widgets.dag import DagView
 
 
 class DagScreen(Screen[int | None]):
@@ -24,22 +23,25 @@ class DagScreen(Screen[int | None]):
         super().__init__()
         self.board = board
         self.order = [t.id for t in board.rows]
-        self.selected = selected if selected in self.order else (
+        self.at = {task_id: at for at, task_id in enumerate(self.order)}
+        self.selected = selected if selected in self.at else (
             self.order[0] if self.order else None)
 
     def compose(self) -> ComposeResult:
-        box = VerticalScroll(Static(dag_text(self.board, self.selected), id="dag-full"),
-                             id="dag-box")
-        box.border_title = f"dependencies of {self.board.slug}"
-        yield box
+        view = DagView(id="dag", full=True)
+        view.border_title = f"dependencies of {self.board.slug}"
+        yield view
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DagView).show(self.board, self.selected)
 
     def action_move(self, step: int) -> None:
         if not self.order:
             return
-        at = self.order.index(self.selected) if self.selected in self.order else 0
+        at = self.at.get(self.selected, 0)
         self.selected = self.order[max(0, min(len(self.order) - 1, at + step))]
-        self.query_one("#dag-full", Static).update(dag_text(self.board, self.selected))
+        self.query_one(DagView).select(self.selected)
 
     def action_close(self) -> None:
         self.dismiss(self.selected)

@@ -1,17 +1,69 @@
 """The dependency graph as text: one row per level, every level and every task (rows wrap,
 the box scrolls), with the selected task's inputs and dependents marked in words too.
 
+Laid out once per plan shape and width, drawn a line at a time: moving the selection
+redraws the lines that hold it and its neighbours, not a 10,000-task text.
 `g` opens the same graph full-screen (screens/dag.py).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical
+from textual.geometry import Region, Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 from textual.widgets import Static
 
 from baton_tui.api import Snapshot
+
+INDENT = 2  # between two tasks on a row
+
+
+class Piece(NamedTuple):
+    """A run of text on a graph line; `task` is set on a task's `#id`."""
+
+    text: str
+    task: int | None = None
+    dim: bool = False
+
+
+def shape(board: Snapshot) -> tuple:
+    """What the layout depends on: the tasks, their order, levels and inputs."""
+    return tuple((t.id, t.level, t.depends_on) for t in board.rows)
+
+
+def dag_lines(board: Snapshot, width: int) -> tuple[list[list[Piece]], dict[int, int]]:
+    """Every level as rows of `#id←deps` tokens wrapped to `width` (continuations indented
+    under the first task), and the line each task is on."""
+    by_level: dict[int, list] = {}
+    for task in board.rows:
+        by_level.setdefault(task.level, []).append(task)
+    lines: list[list[Piece]] = []
+    line_of: dict[int, int] = {}
+    for level in sorted(by_level):
+        prefix = f"L{level} "
+        line, used = [Piece(prefix, dim=True)], len(prefix)
+        for task in by_level[level]:
+            label = f"#{task.id}"
+            deps = "←" + ",".join(map(str, task.depends_on)) if task.depends_on else ""
+            size = len(label) + len(deps)
+            if len(line) > 1 and used + INDENT + size > width:
+                lines.append(line)
+                line, used = [Piece(" " * len(prefix))], len(prefix)
+            elif len(line) > 1:
+                line.append(Piece(" " * INDENT))
+                used += INDENT
+            line.append(Piece(label, task.id))
+            if deps:
+                line.append(Piece(deps, dim=True))
+            used += size
+            line_of[task.id] = len(lines)
+        lines.append(line)
+    return lines, line_of
 
 
 def related(board: Snapshot, selected: int | None) -> tuple[set[int], set[int]]:
@@ -22,47 +74,135 @@ def related(board: Snapshot, selected: int | None) -> tuple[set[int], set[int]]:
     return set(task.depends_on), set(board.dependents(task.id))
 
 
-def dag_text(board: Snapshot, selected: int | None = None) -> Text:
-    """`L0 #1 #2` / `L1 #3←1,2` … — every level, edges after the arrow; the selected task in
-    reverse, its inputs underlined, its dependents in italics, and a closing line saying so."""
-    text = Text()
-    inputs, dependents = related(board, selected)
-    by_level: dict[int, list] = {}
-    for task in board.rows:
-        by_level.setdefault(task.level, []).append(task)
-    for level in sorted(by_level):
-        if level:
-            text.append("\n")
-        text.append(f"L{level} ", style="dim")
-        for i, task in enumerate(by_level[level]):
-            if i:
-                text.append("  ")
-            style = "bold reverse" if task.id == selected else (
-                "bold underline" if task.id in inputs else
-                "bold italic" if task.id in dependents else "bold")
-            text.append(f"#{task.id}", style=style)
-            if task.depends_on:
-                text.append("←" + ",".join(map(str, task.depends_on)), style="dim")
-    if selected is not None and (inputs or dependents):
-        text.append(f"\n#{selected}: ", style="dim")
-        text.append("needs " + " ".join(f"#{i}" for i in sorted(inputs)) if inputs
-                    else "needs nothing", style="underline" if inputs else "dim")
-        text.append(" · ", style="dim")
-        text.append("feeds " + " ".join(f"#{d}" for d in sorted(dependents)) if dependents
-                    else "feeds nothing", style="italic" if dependents else "dim")
+def line_text(pieces: list[Piece], selected: int | None, inputs: set[int],
+              dependents: set[int]) -> Text:
+    """One graph line: the selected task in reverse, its inputs underlined, its dependents in
+    italics, other tasks bold, levels and edges dim."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for piece in pieces:
+        if piece.task is None:
+            text.append(piece.text, style="dim" if piece.dim else "")
+        else:
+            text.append(piece.text, style="bold reverse" if piece.task == selected else (
+                "bold underline" if piece.task in inputs else
+                "bold italic" if piece.task in dependents else "bold"))
     return text
 
 
-class DagView(VerticalScroll, can_focus=False):
-    """A compact graph above the cards; hidden when the plan has no dependencies."""
+def neighbours_text(board: Snapshot, selected: int | None) -> Text:
+    """`#2: needs #1 · feeds #3 #8` — the selected task's inputs and dependents in words."""
+    inputs, dependents = related(board, selected)
+    text = Text(no_wrap=True, overflow="ellipsis")
+    if selected is None or not (inputs or dependents):
+        return text
+    text.append(f"#{selected}: ", style="dim")
+    text.append("needs " + " ".join(f"#{i}" for i in sorted(inputs)) if inputs
+                else "needs nothing", style="underline" if inputs else "dim")
+    text.append(" · ", style="dim")
+    text.append("feeds " + " ".join(f"#{d}" for d in sorted(dependents)) if dependents
+                else "feeds nothing", style="italic" if dependents else "dim")
+    return text
+
+
+class DagLines(ScrollView, can_focus=False):
+    """The graph's lines; only the ones on screen are drawn."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.board: Snapshot | None = None
+        self.selected: int | None = None
+        self.lines: list[list[Piece]] = []
+        self.line_of: dict[int, int] = {}
+        self._shape: tuple | None = None
+        self._width = -1
+        self._marks: tuple[set[int], set[int]] = (set(), set())
+        self._cache: dict[int, Strip] = {}
+
+    def show(self, board: Snapshot, selected: int | None) -> None:
+        self.board = board
+        layout = shape(board)
+        if layout != self._shape:
+            self._shape = layout
+            self._layout()
+        self.select(selected)
+
+    def select(self, selected: int | None) -> None:
+        """Move the selection: redraw the lines of the old and new task and their neighbours."""
+        if self.board is None:
+            return
+        old = {self.selected, *self._marks[0], *self._marks[1]}
+        self.selected = selected
+        self._marks = related(self.board, selected)
+        for task_id in old | {selected, *self._marks[0], *self._marks[1]}:
+            line = self.line_of.get(task_id) if task_id is not None else None
+            if line is not None:
+                self._cache.pop(line, None)
+                self.refresh_line(line)
+        line = self.line_of.get(selected) if selected is not None else None
+        if line is not None:
+            self.scroll_to_region(Region(0, line, 1, 1), animate=False, force=True,
+                                  immediate=True)
+
+    def _layout(self) -> None:
+        if self.board is None:
+            return
+        self._width = self.size.width
+        self.lines, self.line_of = dag_lines(self.board, max(8, self._width))
+        self._cache.clear()
+        self.virtual_size = Size(self._width, len(self.lines))
+        self.refresh()
+
+    def on_resize(self) -> None:
+        if self.size.width != self._width:
+            self._layout()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    def render_line(self, y: int) -> Strip:
+        at = self.scroll_offset.y + y
+        width = self.size.width
+        if not 0 <= at < len(self.lines):
+            return Strip.blank(width, self.rich_style)
+        strip = self._cache.get(at)
+        if strip is None:
+            console = self.app.console
+            options = console.options.update(width=max(1, width), height=None, no_wrap=True,
+                                             overflow="ellipsis", highlight=False)
+            text = line_text(self.lines[at], self.selected, *self._marks)
+            strip = Strip(console.render_lines(text, options, style=self.rich_style,
+                                               pad=True)[0], width)
+            self._cache[at] = strip
+        return strip
+
+
+class DagView(Vertical, can_focus=False):
+    """The graph and, under it, the selected task's neighbours in words; hidden when the
+    plan has no dependencies (`full`: the whole screen, for `g`)."""
+
+    def __init__(self, *, id: str | None = None, full: bool = False) -> None:
+        super().__init__(id=id, classes="-full" if full else "")
+        self.board: Snapshot | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(id="dag-text")
+        yield DagLines(id="dag-lines")
+        yield Static(id="dag-neighbours")
 
     def show(self, board: Snapshot, selected: int | None = None) -> None:
-        has_edges = any(t.depends_on for t in board.rows)
-        self.display = has_edges
-        if has_edges:
-            self.query_one("#dag-text", Static).update(dag_text(board, selected))
+        if self.board is None or shape(board) != shape(self.board):
+            has_edges = any(t.depends_on for t in board.rows)
+            self.display = has_edges or self.has_class("-full")
             depth = 1 + max((t.level for t in board.rows), default=0)
-            self.border_subtitle = f"{depth} levels · g: full view"
+            self.border_subtitle = f"{depth} levels" + ("" if self.has_class("-full") else
+                                                        " · g: full view")
+        self.board = board
+        if self.display:
+            self.query_one(DagLines).show(board, selected)
+            self.query_one("#dag-neighbours", Static).update(neighbours_text(board, selected))
+
+    def select(self, selected: int | None) -> None:
+        if self.board is not None and self.display:
+            self.query_one(DagLines).select(selected)
+            self.query_one("#dag-neighbours", Static).update(
+                neighbours_text(self.board, selected))

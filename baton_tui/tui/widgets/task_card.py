@@ -1,12 +1,12 @@
-"""One task as a card: its fields and, once it runs, its state in plain words."""
+"""One task as a card: its fields and, once it runs, its state in plain words.
+
+The text only; `task_list.py` lays the cards out and draws those on screen."""
 
 from __future__ import annotations
 
 import time
 
 from rich.text import Text
-from textual.message import Message
-from textual.widget import Widget
 
 from baton_tui import api
 from baton_tui.api import ACTIVE, State, TaskSnap
@@ -45,6 +45,45 @@ def flags_line(flags: tuple) -> str:
     return f"⚑ {last.get('kind')}: {last.get('detail')}{more}"
 
 
+def _facts(task: TaskSnap) -> list[str]:
+    facts = []
+    if task.depends_on:
+        facts.append("after " + " ".join(f"#{d}" for d in task.depends_on))
+    if task.skills:
+        facts.append("skills " + ", ".join(task.skills))
+    if task.scope:
+        facts.append("scope " + ", ".join(task.scope))
+    return facts
+
+
+def _extras(task: TaskSnap) -> list[str]:
+    extra = []
+    if task.checkpoint:
+        extra.append("⚑ checkpoint")
+    if task.check:
+        extra.append(f"check: {task.check}")
+    if task.branch:
+        extra.append(task.branch)
+    return extra
+
+
+def _has_state_line(task: TaskSnap) -> bool:
+    return task.state != State.DRAFT or bool(task.blocked_by)
+
+
+def card_height(task: TaskSnap) -> int:
+    """How many lines `card_text` gives `task`, without building them (the task list lays
+    out every card from this and renders only those on screen)."""
+    return (2 + bool(task.depends_on or task.skills or task.scope)
+            + bool(task.checkpoint or task.check or task.branch)
+            + _has_state_line(task) + bool(task.flags))
+
+
+def card_state(task: TaskSnap) -> str:
+    """The state the card's colour edge shows (a blocked task reads as blocked)."""
+    return "blocked" if task.blocked_by else str(task.state)
+
+
 def card_text(task: TaskSnap, selected: bool = False, now: float | None = None) -> Text:
     """The card's lines; plain words carry the meaning, colour (from CSS) only helps.
     `now` (the app's clock) adds a limit's countdown."""
@@ -60,32 +99,20 @@ def card_text(task: TaskSnap, selected: bool = False, now: float | None = None) 
         who = " · ".join([task.player, task.model or "default model", *(
             [task.effort] if task.effort else [])])
     text.append(f"\n    {who}", style="")
-    facts = []
-    if task.depends_on:
-        facts.append("after " + " ".join(f"#{d}" for d in task.depends_on))
-    if task.skills:
-        facts.append("skills " + ", ".join(task.skills))
-    if task.scope:
-        facts.append("scope " + ", ".join(task.scope))
+    facts = _facts(task)
     if facts:
         text.append("\n    " + " · ".join(facts), style="dim")
-    extra = []
-    if task.checkpoint:
-        extra.append("⚑ checkpoint")
-    if task.check:
-        extra.append(f"check: {task.check}")
-    if task.branch:
-        extra.append(task.branch)
+    extra = _extras(task)
     if extra:
         text.append("\n    " + " · ".join(extra), style="dim")
-    if task.state != State.DRAFT or task.blocked_by:
+    if _has_state_line(task):
         text.append("\n    ")
         text.append(task.words, style=WORD_STYLE.get(task.state, ""))
         if round(task.wall):
             text.append(f" · {fmt_elapsed(round(task.wall))}")
         if task.tokens:
             text.append(f" · {fmt_tokens(task.tokens)} tokens", style="dim")
-        if task.until and now is not None and task.state in (State.PAUSED, State.QUEUED):
+        if ticks(task) and now is not None:
             text.append(f" · {countdown(task.until, now)}", style="bold")
         if task.progress and (task.state in ACTIVE or task.state == State.PAUSED):
             text.append(f" — {task.progress}", style="italic")
@@ -94,50 +121,6 @@ def card_text(task: TaskSnap, selected: bool = False, now: float | None = None) 
     return text
 
 
-class TaskCard(Widget):
-    """A card in the plan pane; re-rendered only when its row or selection changes.
-
-    A plain widget with `render()` rather than a Static: moving the cursor repaints two
-    cards without a layout pass, unless a card gained or lost a line.
-    """
-
-    DEFAULT_CSS = "TaskCard { height: auto; }"
-
-    class Clicked(Message):
-        """The mouse picked this card (the plan pane moves its cursor here)."""
-
-        def __init__(self, task_id: int) -> None:
-            super().__init__()
-            self.task_id = task_id
-
-    def on_click(self) -> None:
-        self.post_message(self.Clicked(self.row.id))
-
-    def __init__(self, task: TaskSnap, selected: bool = False, now: float | None = None) -> None:
-        super().__init__(classes=self.card_classes(task, selected))
-        self.row = task
-        self.selected = selected
-        self.now = now
-        self.text = card_text(task, selected, now)
-
-    @staticmethod
-    def card_classes(task: TaskSnap, selected: bool) -> str:
-        state = "blocked" if task.blocked_by else task.state
-        return f"card -{state}" + (" -selected" if selected else "")
-
-    def render(self) -> Text:
-        return self.text
-
-    def show(self, task: TaskSnap, selected: bool, now: float | None = None) -> None:
-        now = self.now if now is None else now
-        ticking = bool(task.until) and now != self.now
-        if task == self.row and selected == self.selected and not ticking:
-            return
-        self.now = now
-        if (task.state, task.blocked_by, selected) != (self.row.state, self.row.blocked_by,
-                                                        self.selected):
-            self.set_classes(self.card_classes(task, selected))  # a style recompute
-        text = card_text(task, selected, now)
-        grew = text.plain.count("\n") != self.text.plain.count("\n")
-        self.row, self.selected, self.text = task, selected, text
-        self.refresh(layout=grew)
+def ticks(task: TaskSnap) -> bool:
+    """Whether the card shows a countdown (it changes with the clock, not with events)."""
+    return bool(task.until) and task.state in (State.PAUSED, State.QUEUED)

@@ -1,0 +1,163 @@
+"""The plan's cards as one virtual list: every card laid out, only those on screen drawn.
+
+A widget per card made a 1,000-task plan slow to open and a 10,000-task one slow to move
+through. Here each card is a height (`card_height`, cheap) and a running top; drawing a
+line finds its card by bisection and renders that card alone, cached until its task, the
+selection or the clock changes it. A new board redraws only the cards whose tasks changed.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from itertools import accumulate
+
+from rich.segment import Segment
+from textual import events
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from baton_tui.api import TaskSnap
+from baton_tui.tui.widgets.task_card import card_height, card_state, card_text, ticks
+
+EDGE = "▌"  # the card's colour edge (Textual's `outer` left border)
+EDGE_STATES = ("running", "done", "landed", "merged", "paused", "checkpoint", "failed",
+               "parked", "blocked")
+CACHE_CARDS = 400  # rendered cards kept; far more than a screen holds
+
+
+class TaskList(ScrollView, can_focus=False):
+    """Cards in dependency order with a cursor; the plan pane owns the keys."""
+
+    COMPONENT_CLASSES = {"task-list--edge", "task-list--edge-selected", "task-list--selected",
+                         *(f"task-list--edge-{state}" for state in EDGE_STATES)}
+
+    class Clicked(Message):
+        """The mouse picked a card (the plan pane moves its cursor there)."""
+
+        def __init__(self, task_id: int) -> None:
+            super().__init__()
+            self.task_id = task_id
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rows: tuple[TaskSnap, ...] = ()
+        self.index: dict[int, int] = {}   # task id -> position
+        self.cursor = 0
+        self.now: float | None = None
+        self.heights: list[int] = []      # each card's lines, its margin line included
+        self.tops: list[int] = []         # the first line of each card
+        self.ticking: set[int] = set()    # positions of cards that show a countdown
+        self._cards: dict[int, list[Strip]] = {}
+        self._width = 0
+
+    # what to show ---------------------------------------------------------------------
+    def show(self, rows: tuple[TaskSnap, ...], cursor: int, now: float | None,
+             changed: frozenset[int] | None) -> None:
+        """Take a new board: `changed` names the tasks whose rows differ from the last ones
+        shown (None: the list itself changed, lay everything out again)."""
+        clock_moved = now != self.now
+        self.now = now
+        if changed is None or len(rows) != len(self.rows):
+            self.rows, self.cursor = rows, cursor
+            self.index = {task.id: at for at, task in enumerate(rows)}
+            self.heights = [card_height(task) + 1 for task in rows]
+            self.ticking = {at for at, task in enumerate(rows) if ticks(task)}
+            self._cards.clear()
+            self._relayout()
+            return
+        self.rows = rows
+        moved = {self.index[task_id] for task_id in changed if task_id in self.index}
+        if clock_moved:
+            moved |= self.ticking
+        grew = False
+        for at in moved:
+            task = rows[at]
+            height = card_height(task) + 1
+            if height != self.heights[at]:
+                self.heights[at] = height
+                grew = True
+            self.ticking.discard(at)
+            if ticks(task):
+                self.ticking.add(at)
+            self._cards.pop(at, None)
+        if cursor != self.cursor:
+            self.move_cursor(cursor)
+        if grew:
+            self._relayout()
+        else:
+            for at in moved:
+                self._refresh_card(at)
+
+    def move_cursor(self, cursor: int) -> None:
+        """Redraw the two cards the cursor left and reached, and bring the new one into view."""
+        old, self.cursor = self.cursor, cursor
+        for at in (old, cursor):
+            self._cards.pop(at, None)
+            self._refresh_card(at)
+        self.scroll_to_card(cursor)
+
+    def scroll_to_card(self, at: int) -> None:
+        if 0 <= at < len(self.rows):
+            self.scroll_to_region(Region(0, self.tops[at], max(1, self.size.width),
+                                         self.heights[at] - 1), animate=False, force=True,
+                                  immediate=True)
+
+    def _relayout(self) -> None:
+        self.tops = [0, *accumulate(self.heights)][:-1] if self.heights else []
+        self.virtual_size = Size(self.size.width, sum(self.heights))
+        self.refresh()
+        self.scroll_to_card(self.cursor)
+
+    def _refresh_card(self, at: int) -> None:
+        if 0 <= at < len(self.rows):
+            self.refresh_lines(self.tops[at], self.heights[at])
+
+    # drawing ---------------------------------------------------------------------------
+    def on_resize(self) -> None:
+        self._cards.clear()
+        self.virtual_size = Size(self.size.width, sum(self.heights))
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cards.clear()  # a new theme: new colours for every card
+
+    def render_line(self, y: int) -> Strip:
+        line = self.scroll_offset.y + y
+        width = self.size.width
+        at = bisect_right(self.tops, line) - 1
+        if at < 0 or at >= len(self.rows) or width <= 0:
+            return Strip.blank(width, self.rich_style)
+        if width != self._width:
+            self._cards.clear()
+            self._width = width
+        strips = self._cards.get(at)
+        if strips is None:
+            if len(self._cards) >= CACHE_CARDS:
+                self._cards.clear()
+            strips = self._cards[at] = self._render_card(at, width)
+        within = line - self.tops[at]
+        return strips[within] if within < len(strips) else Strip.blank(width, self.rich_style)
+
+    def _render_card(self, at: int, width: int) -> list[Strip]:
+        task = self.rows[at]
+        selected = at == self.cursor
+        base = self.rich_style
+        style = base + self.get_component_rich_style("task-list--selected") if selected else base
+        state = card_state(task)
+        edge_name = (f"task-list--edge-{state}" if state in EDGE_STATES
+                     else "task-list--edge-selected" if selected else "task-list--edge")
+        edge = style + self.get_component_rich_style(edge_name, partial=True)
+        console = self.app.console
+        options = console.options.update(width=max(1, width - 1), height=None, no_wrap=True,
+                                         overflow="ellipsis", highlight=False)
+        lines = console.render_lines(card_text(task, selected, self.now), options,
+                                     style=style, pad=True)
+        return [Strip([Segment(EDGE, edge), *line], width) for line in lines]
+
+    def on_click(self, event: events.Click) -> None:
+        line = self.scroll_offset.y + event.y
+        at = bisect_right(self.tops, line) - 1
+        if 0 <= at < len(self.rows) and line - self.tops[at] < self.heights[at] - 1:
+            self.post_message(self.Clicked(self.rows[at].id))
