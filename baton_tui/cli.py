@@ -6,9 +6,12 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from importlib import import_module
+
+TYPE_CHECKING = False  # argparse is imported when a parser is built (see `_quick`)
+if TYPE_CHECKING:
+    import argparse
 
 EXIT_CODES = """exit codes:
   0    plan complete (or the command did what it said)
@@ -26,8 +29,25 @@ def task_id(text: str) -> int:
     """A task id argument: a whole number from 1 to MAX_TASK_ID (a huge one is a usage error,
     not an overflow deep in SQLite)."""
     if not (text.isascii() and text.isdigit()) or not 1 <= int(text[:12]) <= MAX_TASK_ID:
+        import argparse
+
         raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a task id (1 to {MAX_TASK_ID})")
     return int(text)
+
+
+class _Unused:
+    """Stands in for a subcommand's parser that `build_parser(only=…)` leaves out: every
+    method takes anything and does nothing (a real parser each costs argparse's formatter
+    and translations, which made up a quarter of `baton status` at 100 tasks)."""
+
+    def __getattr__(self, name: str) -> "_Unused":
+        return self
+
+    def __call__(self, *args: object, **kwargs: object) -> "_Unused":
+        return self
+
+
+_UNUSED = _Unused()
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -37,6 +57,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     `baton status` and `baton report` quick. `main` falls back to the full parser for help
     and for unknown commands.
     """
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="baton", description="Approval-first conductor for coding agents. "
         "With no command, opens the full-screen app.",
@@ -50,7 +72,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         `attempt` and `conductor`, which Baton starts itself): argparse lists only
         subcommands added with a help string."""
         if only is not None and name != only:
-            return argparse.ArgumentParser(add_help=False)  # not needed for this command
+            return _UNUSED  # not needed for this command
         if help_text is None:
             p = sub.add_parser(name)
         else:
@@ -194,13 +216,15 @@ def main(argv: list[str] | None = None) -> int:
         from baton_tui.commands.completion import complete
 
         complete(build_parser())
-    first = argv[0] if argv else None
-    fast = first in ("status", "report", "log", "checkpoint", "attempt", "logs")
-    parser = build_parser(first if fast else None)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse: --help is 0, a usage error is 2
-        return int(exc.code or 0)
+    args = _quick(argv)
+    if args is None:
+        first = argv[0] if argv else None
+        fast = first in ("status", "report", "log", "checkpoint", "attempt", "logs")
+        parser = build_parser(first if fast else None)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # argparse: --help is 0, a usage error is 2
+            return int(exc.code or 0)
     if args.version:
         from baton_tui import __version__
 
@@ -234,6 +258,20 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _quick(argv: list[str]) -> "argparse.Namespace | None":
+    """`baton status` and `baton status --json`, the commonest calls (a second terminal, a
+    script polling), parsed without argparse: importing it and building even one subcommand
+    took a fifth of a 100-task status. The same attributes argparse would give; anything else
+    (`--help`, `-C`, a typo) goes to the real parser."""
+    if argv not in (["status"], ["status", "--json"]):
+        return None
+    from types import SimpleNamespace
+
+    return SimpleNamespace(  # type: ignore[return-value]  # read like a Namespace
+        version=False, directory=None, command="status", handler="info:cmd_status",
+        json=len(argv) == 2)
 
 
 def _shown(text: str) -> str:

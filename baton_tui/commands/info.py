@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import sys
 import time
-from argparse import Namespace
 
 from baton_tui import api
 from baton_tui.errors import BatonError
+
+TYPE_CHECKING = False  # argparse stays unimported on `baton status` (see `cli._quick`)
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 
 def cmd_status(args: Namespace) -> int:
