@@ -204,3 +204,39 @@ def test_a_reader_hands_back_the_same_snapshot_while_nothing_moves(tmp_path):
         assert done.task(1).state == "done" and reader.read(s, now=2e9 + 1) is done
         s.update_plan(plan_id, approved=True)  # no event: the row itself changed
         assert reader.read(s, now=2e9 + 2).approved is True
+
+
+def _fast_is_exact(snap: snapshot.Snapshot) -> None:
+    from baton_tui.store.render import snapshot_json
+
+    assert snapshot_json(snap) == status_json(snap.as_json())
+    tasks = snap.tasks
+    for k in range(len(tasks) + 1):
+        assert snapshot.tasks_json(tasks[:k], ",\n") == ",\n".join(
+            json.dumps(t.as_json()) for t in tasks[:k])
+
+
+def test_the_fast_status_json_is_the_same_text(store):
+    snap = snapshot.build(store.plan(1), Folder().feed(store.events(1)), None, False,
+                          2e9 - 10, {"script": "not here — install it"})
+    assert snap.task(1).flags and snap.task(1).decisions and snap.task(6).question
+    _fast_is_exact(snap)                      # flags, decisions, a checkpoint, unready
+    _fast_is_exact(snapshot.read(store))
+    _fast_is_exact(snapshot.empty())
+
+
+def test_the_fast_status_json_with_values_no_snapshot_would_hold(store):
+    """Lists and dicts where a plain value belongs, a NUL, nested and missing lists: the
+    fast writer falls back a field at a time and still writes exactly what json.dumps does."""
+    snap = snapshot.read(store)
+    odd = [
+        {"title": "a\x00b ✓ \u2028 \"q\"", "reason": ["two", "items"], "model": {"k": 1, "j": 2},
+         "progress": ["one"], "until": float("inf"), "summary": {"x": [1, 2]}},
+        {"depends_on": [[1, 2], [3]], "flags": None, "decisions": [{"what": "w", "by": "b"}]},
+        {"depends_on": [4, 5], "flags": ({"kind": "k", "detail": "d", "at": 1.5},) * 2,
+         "question": {"what": "w", "evidence": None}, "unready": "no", "wall": -0.0},
+    ]
+    tasks = list(snap.tasks)
+    for at, change in enumerate(odd):
+        tasks[at] = snapshot.TaskSnap(**{**tasks[at].fields(), **change})
+    _fast_is_exact(snapshot.Snapshot(**{**snap.fields(), "tasks": tuple(tasks)}))

@@ -101,11 +101,14 @@ def status_text(status: dict) -> str:
     return render_status(status)
 
 
-def status_json(status: dict) -> str:
-    """`baton status --json`'s text: one task to a line."""
-    from baton_tui.store.render import status_json as text
+def status_json(status: "dict | Snapshot") -> str:
+    """`baton status --json`'s text: one task to a line. From a `Snapshot` it is the same
+    text as from its `as_json()`, written faster (10,000 tasks are many dictionaries)."""
+    from baton_tui.store import render
 
-    return text(status)
+    if isinstance(status, Snapshot):
+        return render.snapshot_json(status)
+    return render.status_json(status)
 
 
 def events(store: "Store", plan_id: int | None = None, after: int = 0) -> list:

@@ -21,7 +21,7 @@ from baton_tui.store import events as _events, views as _views
 from baton_tui.store.events import State
 from baton_tui.store.views import Folder, PlanView, TaskView
 
-SAVE_AFTER = 2000      # new events folded by a reader before it saves the fold
+SAVE_AFTER = 500       # new events folded by a reader before it saves the fold
 _FOLDER_PARTS = ("tasks", "plan")
 _STATES = {state.value: state for state in State}
 _version: str | None = None

@@ -6,6 +6,7 @@ Shared by the CLI and the TUI's `/status` (standard library only).
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from baton_tui.store.events import SETTLED, State
 
@@ -120,5 +121,24 @@ def status_json(status: dict) -> str:
             # text `}, {"id": ` cannot occur inside a JSON string (its quote would be
             # escaped), and a break between two tokens never changes what JSON says.
             text = "[\n    " + text[1:-1].replace('}, {"id": ', '},\n    {"id": ') + "\n  ]"
+        parts.append(f"  {dumps(key)}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}"
+
+
+def snapshot_json(snap: Any) -> str:
+    """`status_json(snap.as_json())` — the same text — for a `Snapshot`: its tasks are written
+    by `snapshot.tasks_json`, without making the dictionary of each first."""
+    from baton_tui.store.snapshot import tasks_json
+
+    if not snap.tasks:
+        return status_json(snap.as_json())
+    import json
+
+    dumps = json.dumps
+    head = type(snap)(**{**snap.fields(), "tasks": ()}).as_json()  # all but the tasks
+    parts = []
+    for key, value in head.items():
+        text = ("[\n    " + tasks_json(snap.tasks, ",\n    ") + "\n  ]" if key == "tasks"
+                else dumps(value))
         parts.append(f"  {dumps(key)}: {text}")
     return "{\n" + ",\n".join(parts) + "\n}"

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import time
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 from baton_tui import procs
 from baton_tui.plan.dag import blocked_by, levels, topo_order
@@ -109,6 +112,62 @@ _JSON_FIELDS = (
 )
 _JSON_KEYS = tuple(key for key, _ in _JSON_FIELDS)
 _json_values = itemgetter(*(TaskSnap._fields.index(field or "id") for _, field in _JSON_FIELDS))
+_AT = {name: at for at, name in enumerate(TaskSnap._fields)}
+_APART = "\x00"  # an item separator json.dumps never writes otherwise (it escapes a NUL)
+_LISTED = ("depends_on", "flags", "decisions")  # tuples here, lists in the JSON
+
+
+def tasks_json(tasks: "Sequence[TaskSnap]", between: str = ", ") -> str:
+    """`between.join(json.dumps(t.as_json()) for t in tasks)`: the same text, written faster.
+
+    At 10,000 tasks the dictionaries `as_json` makes and the encoder's walk through them (28
+    keys encoded again for every task) were a third of `baton status --json`. Here a field
+    of every task goes through json's C encoder in one call, items separated by a NUL —
+    which json.dumps escapes inside strings, so each one found is a separator — and is split
+    back into one text per task; the key texts go in between and one join makes the whole.
+    Should a field hold a list or dict of two items or more where a plain value belongs
+    (never, as the snapshot is built), its separators show in the count, and that field is
+    encoded one task at a time instead.
+    """
+    import json
+
+    dumps = json.dumps
+    n = len(tasks)
+    if not n:
+        return ""
+    columns = list(zip(*tasks))  # field position -> that field of every task
+    width = 2 * len(_JSON_FIELDS)
+    out = [""] * (width * n)
+    for at, (key, field) in enumerate(_JSON_FIELDS):
+        if key == "player_ready":
+            texts = ["true" if u is None else "false" for u in columns[_AT["unready"]]]
+        elif key in _LISTED:
+            texts = _lists(columns[_AT[key]], key, dumps)
+        else:
+            column = columns[_AT[field]]
+            texts = dumps(column, separators=(_APART, ": "))[1:-1].split(_APART)
+            if len(texts) != n:
+                texts = [dumps(v) for v in column]
+        label = dumps(key) + ": "
+        out[2 * at::width] = [("}" + between + "{" if at == 0 else ", ") + label] * n
+        out[2 * at + 1::width] = texts
+    out[0] = out[0][len("}" + between):]
+    out.append("}")
+    return "".join(out)
+
+
+def _lists(column: tuple, key: str, dumps: Any) -> list[str]:
+    """A tuple field of every task as `as_json` shows it: a list, empty when the field is."""
+    if not any(column):
+        return ["[]"] * len(column)
+    if all(type(v) is tuple or not v for v in column):
+        text = dumps([v or () for v in column], separators=(_APART, ": "))
+        parts = text[2:-2].split("]" + _APART + "[")  # each item is a list: `[…]`
+        if len(parts) == len(column):
+            return ["[" + p.replace(_APART, ", ") + "]" for p in parts]
+    if key == "depends_on":
+        return [dumps(list(v)) for v in column]
+    return [dumps([dict(x) for x in v]) if v else "[]" for v in column]
 
 
 class Snapshot(_Frozen):
@@ -229,11 +288,15 @@ def build(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None,
                    level_of.get(spec["id"], 0), folder_mode, now, limits) for spec in specs]
     tasks = [_unready(t, unready) for t in tasks] if unready else tasks
     check = folder.plan.run_check
-    by_id = {t.id: t for t in tasks}
+    # Field by field (one C call): reading 10,000 tasks' fields one property at a time was
+    # a good part of the build.
+    columns = list(zip(*tasks)) if tasks else [()] * len(TaskSnap._fields)
+    ids = columns[_AT["id"]]
+    by_id = dict(zip(ids, tasks))
     below: dict[int, list[int]] = {}
-    for task in tasks:
-        for dep in dict.fromkeys(task.depends_on):
-            below.setdefault(dep, []).append(task.id)
+    for task_id, task_deps in zip(ids, columns[_AT["depends_on"]]):
+        for dep in dict.fromkeys(task_deps):
+            below.setdefault(dep, []).append(task_id)
     return Snapshot(
         plan_id=plan.id, slug=plan.slug, goal=doc.get("goal", ""),
         autonomy=policy.level(doc.get("autonomy")), approved=plan.approved,
@@ -247,7 +310,7 @@ def build(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None,
         rows=tuple(by_id[i] for i in topo_order(deps, [t["id"] for t in specs], level_of)),
         questions=tuple((q.get("question", ""), q.get("recommendation", ""), q.get("answer"))
                         for q in doc.get("questions", [])),
-        summary=_summary(folder, tasks, conductor is not None, now), doc=doc,
+        summary=_summary(folder, columns, conductor is not None, now), doc=doc,
         by_id=by_id, below=below)
 
 
@@ -283,27 +346,30 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
         view.needs_approval, view.limit, bool(view.reassigned)))
 
 
-def _summary(folder: Folder, tasks: list[TaskSnap], running: bool, now: float) -> dict[str, Any]:
+def _summary(folder: Folder, columns: list[tuple], running: bool, now: float) -> dict[str, Any]:
+    """The run's totals, from the tasks' fields (`columns[i]`: field `i` of every task)."""
     first, last = folder.plan.first_start, folder.plan.last_end
     run_wall = ((now if running else (last or now)) - first) if first is not None else 0.0
-    task_time = sum(t.wall for t in tasks)
-    states = [t.state for t in tasks]
+    walls, tokens, costs_of, states = (columns[_AT[name]]
+                                       for name in ("wall", "tokens", "cost", "state"))
+    task_time = sum(walls)
     players: dict[str, dict[str, Any]] = {}
-    for task in tasks:
-        if not (task.tokens or task.cost is not None or task.attempts):
+    for player, used, cost, attempts, wall in zip(columns[_AT["player"]], tokens, costs_of,
+                                                  columns[_AT["attempts"]], walls):
+        if not (used or cost is not None or attempts):
             continue
-        use = players.setdefault(task.player, {"tasks": 0, "tokens": 0, "cost": None,
-                                               "task_time": 0.0})
+        use = players.setdefault(player, {"tasks": 0, "tokens": 0, "cost": None,
+                                          "task_time": 0.0})
         use["tasks"] += 1
-        use["tokens"] += task.tokens
-        use["task_time"] = round(use["task_time"] + task.wall, 2)
-        if task.cost is not None:
-            use["cost"] = round((use["cost"] or 0.0) + task.cost, 6)
-    costs = [t.cost for t in tasks if t.cost is not None]
+        use["tokens"] += used
+        use["task_time"] = round(use["task_time"] + wall, 2)
+        if cost is not None:
+            use["cost"] = round((use["cost"] or 0.0) + cost, 6)
+    costs = [c for c in costs_of if c is not None]
     return {
         "wall": round(run_wall, 2), "task_time": round(task_time, 2),
         "speedup": round(task_time / run_wall, 2) if run_wall > 0 else None,
-        "tokens": sum(t.tokens for t in tasks),
+        "tokens": sum(tokens),
         "cost": round(sum(costs), 6) if costs else None,  # None: no player reported a cost
         "counts": {s: states.count(s) for s in sorted(set(states))},
         "players": players,
