@@ -5,7 +5,8 @@ extension's shell and editor are all or nothing). A research attempt then gets o
 tools and Baton's report tools, so it can study the worktree and report, and cannot write.
 Paths are resolved inside the root; a path or link that leaves it is refused.
 
-`python -m baton_tui.players.read_tools ROOT` serves it on stdio.
+`python -m baton_tui.players.read_tools ROOT` serves it on stdio with the standard library only
+(run/mcp_stdio.py), so it answers in milliseconds (on FastMCP, about 0.4 s after spawn).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import os
 import re
 import sys
 from pathlib import Path
+
+from baton_tui.run.jsonrpc import Server
+from baton_tui.run.mcp_stdio import integer, result_schema, serve, string, tool_server
 
 MAX_LINES = 2000
 MAX_HITS = 200
@@ -67,34 +71,51 @@ def search(root: Path, pattern: str, path: str = ".") -> str:
     return "\n".join(hits) or "(no matches)"
 
 
-def build_server(root: Path):
-    from mcp.server.fastmcp import FastMCP
+def _guarded(fn, root: Path, *args) -> str:
+    """A refusal or failure the agent can read and act on is an answer, not a tool error."""
+    try:
+        return fn(root, *args)
+    except (OSError, ValueError, re.error) as exc:
+        return f"error: {exc}"
 
-    server = FastMCP("baton-read")
 
-    def guarded(fn, *args):
-        try:
-            return fn(root, *args)
-        except (OSError, ValueError, re.error) as exc:
-            return f"error: {exc}"
+# The tools exactly as FastMCP listed them (input and output schemas included).
+TOOLS = [
+    {"name": "read_file",
+     "description": "Read a text file of the task's folder (numbered lines; `offset` and "
+                    "`limit` page through a long one).",
+     "inputSchema": {"properties": {"path": string("Path"),
+                                    "offset": integer("Offset", default=0),
+                                    "limit": integer("Limit", default=400)},
+                     "required": ["path"], "title": "_readArguments", "type": "object"},
+     "outputSchema": result_schema("_read")},
+    {"name": "list_files",
+     "description": "List the files under a folder of the task's folder (default: all of it).",
+     "inputSchema": {"properties": {"path": string("Path", default=".")},
+                     "title": "_listArguments", "type": "object"},
+     "outputSchema": result_schema("_list")},
+    {"name": "search",
+     "description": "Search the task's folder for lines matching a regular expression.",
+     "inputSchema": {"properties": {"pattern": string("Pattern"),
+                                    "path": string("Path", default=".")},
+                     "required": ["pattern"], "title": "_searchArguments", "type": "object"},
+     "outputSchema": result_schema("_search")},
+]
 
-    @server.tool(name="read_file", description="Read a text file of the task's folder "
-                 "(numbered lines; `offset` and `limit` page through a long one).")
+
+def build_server(root: Path) -> Server:
     def _read(path: str, offset: int = 0, limit: int = 400) -> str:
-        return guarded(read_file, path, offset, limit)
+        return _guarded(read_file, root, path, offset, limit)
 
-    @server.tool(name="list_files", description="List the files under a folder of the task's "
-                 "folder (default: all of it).")
     def _list(path: str = ".") -> str:
-        return guarded(list_files, path)
+        return _guarded(list_files, root, path)
 
-    @server.tool(name="search", description="Search the task's folder for lines matching a "
-                 "regular expression.")
     def _search(pattern: str, path: str = ".") -> str:
-        return guarded(search, pattern, path)
+        return _guarded(search, root, pattern, path)
 
-    return server
+    return tool_server("baton-read", TOOLS,
+                       {"read_file": _read, "list_files": _list, "search": _search})
 
 
 if __name__ == "__main__":
-    build_server(Path(sys.argv[1] if len(sys.argv) > 1 else ".")).run("stdio")
+    serve(build_server(Path(sys.argv[1] if len(sys.argv) > 1 else ".")))

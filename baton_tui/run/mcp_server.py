@@ -5,21 +5,16 @@ exactly like `baton report`. Agent CLIs start this server themselves, outside
 their own sandbox, so a read-only research profile can still report.
 
 Every CLI waits for this server before its first model call, so it speaks the little of MCP
-those clients use (initialize, ping, tools/list, tools/call) with the standard library only:
-newline-delimited JSON-RPC 2.0 on stdin/stdout, one request at a time.
+those clients use (initialize, ping, tools/list, tools/call) with the standard library only
+(mcp_stdio.py): newline-delimited JSON-RPC 2.0 on stdin/stdout, one request at a time.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-
-from baton_tui import __version__
 from baton_tui.errors import BatonError
-from baton_tui.run import channel
+from baton_tui.run import channel, mcp_stdio
 from baton_tui.run.jsonrpc import Server
-
-PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
+from baton_tui.run.mcp_stdio import result_schema, string as _string
 
 
 def _report(status: str, summary: str) -> str:
@@ -38,15 +33,6 @@ def _checkpoint(what: str, evidence: str | None = None) -> str:
     return f"{verdict}: {message}"
 
 
-def _string(title: str) -> dict:
-    return {"title": title, "type": "string"}
-
-
-def _output_schema(tool: str) -> dict:
-    return {"properties": {"result": _string("Result")}, "required": ["result"],
-            "title": f"{tool}Output", "type": "object"}
-
-
 # The tools exactly as FastMCP listed them (input and output schemas included).
 TOOLS = [
     {"name": "baton_report",
@@ -58,7 +44,7 @@ TOOLS = [
      "inputSchema": {"properties": {"status": _string("Status"), "summary": _string("Summary")},
                      "required": ["status", "summary"], "title": "baton_reportArguments",
                      "type": "object"},
-     "outputSchema": _output_schema("baton_report")},
+     "outputSchema": result_schema("baton_report")},
     {"name": "baton_checkpoint",
      "description": (
          "Ask before an irreversible step (migration, deletion, dependency change). Gather a "
@@ -70,102 +56,19 @@ TOOLS = [
          "evidence": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None,
                       "title": "Evidence"}},
          "required": ["what"], "title": "baton_checkpointArguments", "type": "object"},
-     "outputSchema": _output_schema("baton_checkpoint")},
+     "outputSchema": result_schema("baton_checkpoint")},
 ]
 
 _FUNCTIONS = {"baton_report": _report, "baton_checkpoint": _checkpoint}
 
 
-def _arguments(tool: dict, arguments: dict) -> dict:
-    """The arguments `tool` takes, checked against its input schema; ValueError says what's wrong."""
-    schema = tool["inputSchema"]
-    missing = [name for name in schema["required"] if arguments.get(name) is None]
-    if missing:
-        raise ValueError(f"missing required argument(s): {', '.join(missing)}")
-    checked = {}
-    for name, spec in schema["properties"].items():
-        if name not in arguments:
-            continue
-        value = arguments[name]
-        if value is None and "anyOf" in spec:
-            checked[name] = None
-        elif isinstance(value, str):
-            checked[name] = value
-        else:
-            raise ValueError(f"argument {name!r} must be a string, not {type(value).__name__}")
-    return checked
-
-
-def _text(text: str, *, error: bool) -> dict:
-    return {"content": [{"type": "text", "text": text}], "isError": error}
-
-
 def call_tool(params: dict) -> dict:
-    name = params.get("name")
-    tool = next((t for t in TOOLS if t["name"] == name), None)
-    if tool is None:
-        return _text(f"Unknown tool: {name}. This server has "
-                     f"{' and '.join(t['name'] for t in TOOLS)}.", error=True)
-    arguments = params.get("arguments")
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, dict):
-        return _text(f"Invalid arguments for {name}: expected an object", error=True)
-    try:
-        kwargs = _arguments(tool, arguments)
-    except ValueError as exc:
-        return _text(f"Invalid arguments for {name}: {exc}", error=True)
-    try:
-        text = _FUNCTIONS[name](**kwargs)
-    except Exception as exc:
-        return _text(f"Error executing tool {name}: {type(exc).__name__}: {exc}", error=True)
-    return {**_text(text, error=False), "structuredContent": {"result": text}}
-
-
-def initialize(params: dict) -> dict:
-    asked = params.get("protocolVersion")
-    version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
-    return {"protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
-            "serverInfo": {"name": "baton", "version": __version__}}
-
-
-def list_tools(params: dict) -> dict:
-    return {"tools": TOOLS}
-
-
-def _empty(key: str):
-    return lambda params: {key: []}
+    return mcp_stdio.call_tool(TOOLS, _FUNCTIONS, params)
 
 
 def build_server() -> Server:
-    return Server(
-        methods={
-            "initialize": initialize,
-            "ping": lambda params: {},
-            "tools/list": list_tools,
-            "tools/call": call_tool,
-            # Not advertised, but answered empty for clients that ask regardless.
-            "prompts/list": _empty("prompts"),
-            "resources/list": _empty("resources"),
-            "resources/templates/list": _empty("resourceTemplates"),
-        },
-        notifications={"notifications/initialized": lambda params: None})
+    return mcp_stdio.tool_server("baton", TOOLS, _FUNCTIONS)
 
 
 def serve() -> None:
-    # The protocol owns the real stdout: keep a private copy of it and point fd 1 (and
-    # sys.stdout) at stderr, so nothing printed by Baton code or a child process can
-    # corrupt the stream.
-    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    sys.stdout.flush()
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    sys.stdout = sys.stderr
-    try:
-        build_server().serve(sys.stdin.buffer, out)
-    except (BrokenPipeError, KeyboardInterrupt):
-        pass
-    finally:
-        try:
-            out.close()
-        except OSError:
-            pass
+    mcp_stdio.serve(build_server())

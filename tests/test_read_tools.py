@@ -1,0 +1,237 @@
+"""The read-only tools lent to Goose (`python -m baton_tui.players.read_tools ROOT`), driven as a
+real child process over newline-delimited JSON-RPC on its stdin/stdout: the tools keep the
+names, schemas and results they had on FastMCP, and nothing outside ROOT can be read."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from baton_tui.players import read_tools
+
+REFUSED = "outside the folder this task may read"
+
+
+class _Pipe:
+    """The read-tools server as a child process, spoken to one JSON line at a time."""
+
+    def __init__(self, root: Path):
+        self.proc = subprocess.Popen([sys.executable, "-m", "baton_tui.players.read_tools",
+                                      str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+        self.ids = 0
+
+    def send(self, message: dict) -> None:
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict | None = None) -> dict:
+        self.ids += 1
+        message = {"jsonrpc": "2.0", "id": self.ids, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        line = self.proc.stdout.readline()
+        assert line.endswith(b"\n"), self.proc.stderr.read().decode()
+        reply = json.loads(line)
+        assert reply["jsonrpc"] == "2.0" and reply["id"] == self.ids, reply
+        return reply
+
+    def initialize(self) -> dict:
+        """The handshake every MCP client starts with (FastMCP required all three fields)."""
+        reply = self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                            "clientInfo": {"name": "test", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})  # no reply
+        return reply["result"]
+
+    def call(self, tool: str, **arguments) -> dict:
+        return self.request("tools/call", {"name": tool, "arguments": arguments})["result"]
+
+    def text(self, tool: str, **arguments) -> str:
+        """A tool's answer (not a tool error), as FastMCP gave it: text plus structured."""
+        result = self.call(tool, **arguments)
+        assert result["isError"] is False, result
+        [content] = result["content"]
+        assert content["type"] == "text"
+        assert result["structuredContent"] == {"result": content["text"]}
+        return content["text"]
+
+    def close(self) -> int:
+        self.proc.stdin.close()
+        code = self.proc.wait(timeout=30)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return code
+
+
+@pytest.fixture
+def tree(tmp_path) -> Path:
+    """A worktree with text, a long file, binary, skipped folders and links in and out."""
+    root = tmp_path / "wt"
+    (root / "src").mkdir(parents=True)
+    (root / "README.md").write_text("# sample\nline two\n")
+    (root / "src" / "app.py").write_text("def main():\n    return 'hello'\n")
+    (root / "src" / "long.txt").write_text("".join(f"row {n}\n" for n in range(1, 3001)))
+    (root / "blob.bin").write_bytes(b"\x00\x01\xff\xfe hello\n")
+    for skipped in (".git", "node_modules", "__pycache__", ".venv"):
+        (root / skipped).mkdir()
+        (root / skipped / "hidden.txt").write_text("hello from a skipped folder\n")
+    (tmp_path / "secret.txt").write_text("the secret outside\n")
+    (root / "escape").symlink_to(tmp_path / "secret.txt")
+    (root / "escape-dir").symlink_to(tmp_path, target_is_directory=True)
+    (root / "inner").symlink_to("src", target_is_directory=True)
+    return root
+
+
+READ_SCHEMA = {"properties": {"path": {"title": "Path", "type": "string"},
+                              "offset": {"default": 0, "title": "Offset", "type": "integer"},
+                              "limit": {"default": 400, "title": "Limit", "type": "integer"}},
+               "required": ["path"], "title": "_readArguments", "type": "object"}
+LIST_SCHEMA = {"properties": {"path": {"default": ".", "title": "Path", "type": "string"}},
+               "title": "_listArguments", "type": "object"}
+SEARCH_SCHEMA = {"properties": {"pattern": {"title": "Pattern", "type": "string"},
+                                "path": {"default": ".", "title": "Path", "type": "string"}},
+                 "required": ["pattern"], "title": "_searchArguments", "type": "object"}
+
+
+def _output(title: str) -> dict:
+    return {"properties": {"result": {"title": "Result", "type": "string"}},
+            "required": ["result"], "title": f"{title}Output", "type": "object"}
+
+
+def test_initialize_and_the_tools_as_fastmcp_listed_them(tree):
+    pipe = _Pipe(tree)
+    try:
+        init = pipe.initialize()
+        assert init["protocolVersion"] == "2025-06-18"
+        assert init["capabilities"]["tools"] == {"listChanged": False}
+        assert init["serverInfo"]["name"] == "baton-read"
+        assert pipe.request("ping")["result"] == {}
+        tools = pipe.request("tools/list")["result"]["tools"]
+        assert [t["name"] for t in tools] == ["read_file", "list_files", "search"]
+        by_name = {t["name"]: t for t in tools}
+        assert by_name["read_file"]["inputSchema"] == READ_SCHEMA
+        assert by_name["list_files"]["inputSchema"] == LIST_SCHEMA
+        assert by_name["search"]["inputSchema"] == SEARCH_SCHEMA
+        for name, title in (("read_file", "_read"), ("list_files", "_list"),
+                            ("search", "_search")):
+            assert by_name[name]["outputSchema"] == _output(title)
+            assert "task's folder" in by_name[name]["description"]
+        assert pipe.request("tools/call", {"name": "read_file", "arguments": {
+            "path": "README.md"}})["result"]["content"][0]["text"].endswith("line two")
+        assert pipe.request("no/such/method")["error"]["code"] == -32601
+    finally:
+        assert pipe.close() == 0
+
+
+def test_read_file_numbers_lines_and_pages(tree):
+    pipe = _Pipe(tree)
+    try:
+        pipe.initialize()
+        assert pipe.text("read_file", path="README.md") == "     1\t# sample\n     2\tline two"
+        assert pipe.text("read_file", path=str(tree / "src" / "app.py")).startswith(
+            "     1\tdef main():")                                  # absolute, but inside
+        first = pipe.text("read_file", path="src/long.txt").splitlines()
+        assert len(first) == 401 and first[399] == "   400\trow 400"
+        assert first[400] == "… 2600 more lines (offset=400)"
+        assert pipe.text("read_file", path="src/long.txt", offset=2995, limit=3) == (
+            "  2996\trow 2996\n  2997\trow 2997\n  2998\trow 2998\n… 2 more lines (offset=2998)")
+        capped = pipe.text("read_file", path="src/long.txt", limit=5000).splitlines()
+        assert len(capped) == read_tools.MAX_LINES + 1                 # never more than 2000
+        assert capped[-1] == "… 1000 more lines (offset=2000)"
+        assert pipe.text("read_file", path="src/long.txt", offset=-3, limit=0) == (
+            "     1\trow 1\n… 2999 more lines (offset=1)")
+        # integers as pydantic's lax mode took them: a numeric string, a whole float
+        assert pipe.text("read_file", path="README.md", offset="1") == "     2\tline two"
+        assert pipe.text("read_file", path="README.md", offset=1.0) == "     2\tline two"
+        assert pipe.text("read_file", path="inner/app.py", limit=1).startswith(
+            "     1\tdef main():")                                  # a link that stays inside
+        assert pipe.text("read_file", path="blob.bin").startswith("     1\t")  # answered
+        assert pipe.text("read_file", path="nope.txt").startswith("error: [Errno 2]")
+        assert pipe.text("read_file", path="src").startswith("error: [Errno 21]")
+    finally:
+        assert pipe.close() == 0
+
+
+def test_list_files_and_search(tree):
+    pipe = _Pipe(tree)
+    try:
+        pipe.initialize()
+        listed = pipe.text("list_files").splitlines()
+        assert listed == ["README.md", "blob.bin", "escape", "src/app.py", "src/long.txt"]
+        assert pipe.text("list_files", path="src") == "src/app.py\nsrc/long.txt"
+        assert pipe.text("list_files", path="inner") == "src/app.py\nsrc/long.txt"
+        assert pipe.text("list_files", path="README.md") == "(no files)"
+
+        assert pipe.text("search", pattern="hello") == "src/app.py:2: return 'hello'"  # no bin
+        assert pipe.text("search", pattern=r"^row 29\d\d$", path="src").splitlines()[0] == (
+            "src/long.txt:2900: row 2900")
+        many = pipe.text("search", pattern="row").splitlines()
+        assert len(many) == read_tools.MAX_HITS + 1
+        assert many[-1] == "… (more matches: narrow the search)"
+        assert pipe.text("search", pattern="zzz") == "(no matches)"
+        assert pipe.text("search", pattern="(").startswith("error: missing )")
+    finally:
+        assert pipe.close() == 0
+
+
+def test_nothing_outside_the_root_can_be_read(tree):
+    pipe = _Pipe(tree)
+    try:
+        pipe.initialize()
+        for path in ("../secret.txt", str(tree.parent / "secret.txt"), "/etc/passwd", "escape",
+                     "escape-dir/secret.txt", "src/../../secret.txt"):
+            assert pipe.text("read_file", path=path) == f"error: {path}: {REFUSED}"
+        for path in ("..", "/", "escape-dir"):
+            assert pipe.text("list_files", path=path) == f"error: {path}: {REFUSED}"
+            assert pipe.text("search", pattern="secret", path=path) == (
+                f"error: {path}: {REFUSED}")
+        assert "secret" not in pipe.text("list_files")
+        assert pipe.text("read_file", path="README.md\x00") == "error: embedded null byte"
+    finally:
+        assert pipe.close() == 0
+
+
+def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(tree):
+    pipe = _Pipe(tree)
+    try:
+        pipe.initialize()
+        for tool, arguments, word in (("read_file", {}, "path"),
+                                      ("read_file", {"path": 3}, "path"),
+                                      ("read_file", {"path": "README.md", "offset": "x"},
+                                       "offset"),
+                                      ("read_file", {"path": "README.md", "limit": 1.5}, "limit"),
+                                      ("list_files", {"path": None}, "path"),
+                                      ("search", {}, "pattern"),
+                                      ("search", {"pattern": 5}, "pattern"),
+                                      ("write_file", {"path": "x"}, "write_file")):
+            result = pipe.call(tool, **arguments)
+            assert result["isError"] is True, (tool, arguments, result)
+            assert word in result["content"][0]["text"]
+        assert pipe.text("list_files", path="src", extra="ignored") == (
+            "src/app.py\nsrc/long.txt")
+        assert pipe.request("ping")["result"] == {}
+    finally:
+        assert pipe.close() == 0
+
+
+def test_list_files_is_bounded(tmp_path):
+    for n in range(read_tools.MAX_HITS * 5 + 50):
+        (tmp_path / f"f{n:04}.txt").write_text("")
+    assert len(read_tools.list_files(tmp_path).splitlines()) == read_tools.MAX_HITS * 5
+
+
+def test_read_tools_do_not_import_the_mcp_sdk():
+    script = ("import sys\nfrom baton_tui.players import read_tools\n"
+              "read_tools.build_server(read_tools.Path('.'))\n"
+              "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+              "{'mcp', 'pydantic', 'pydantic_core', 'anyio', 'starlette', 'httpx'}))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=60, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
