@@ -197,6 +197,20 @@ def test_nothing_outside_the_root_can_be_read(tree):
         assert pipe.close() == 0
 
 
+def test_search_does_not_follow_a_link_out_of_the_root(tree):
+    pipe = _Pipe(tree)
+    try:
+        pipe.initialize()
+        assert pipe.text("search", pattern="secret") == "(no matches)"
+        assert pipe.text("search", pattern="secret", path="escape") == f"error: escape: {REFUSED}"
+        assert pipe.text("search", pattern="return", path="inner") == (
+            "src/app.py:2: return 'hello'")                        # a link that stays inside
+        (tree / "loop").symlink_to(tree / "loop")
+        assert pipe.text("search", pattern="return") == "src/app.py:2: return 'hello'"
+    finally:
+        assert pipe.close() == 0
+
+
 def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(tree):
     pipe = _Pipe(tree)
     try:

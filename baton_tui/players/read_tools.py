@@ -24,11 +24,15 @@ MAX_HITS = 200
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv"}
 
 
+def _within(base: Path, target: Path) -> bool:
+    return target == base or base in target.parents
+
+
 def inside(root: Path, path: str) -> Path:
     """`path` (relative to root, or absolute) resolved; ValueError when it leaves the root."""
     base = root.resolve()
     target = (base / path).resolve()
-    if target != base and base not in target.parents:
+    if not _within(base, target):
         raise ValueError(f"{path}: outside the folder this task may read")
     return target
 
@@ -59,6 +63,11 @@ def search(root: Path, pattern: str, path: str = ".") -> str:
     """Lines matching a regular expression, as `file:line: text`."""
     regex, base, hits = re.compile(pattern), root.resolve(), []
     for file in _files(inside(root, path)):
+        try:
+            if not _within(base, file.resolve()):
+                continue        # a link out of the folder: read_file refuses it, so skip it here
+        except (OSError, RuntimeError):                  # a link loop (RuntimeError before 3.13)
+            continue
         try:
             text = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
