@@ -240,3 +240,65 @@ def test_the_fast_status_json_with_values_no_snapshot_would_hold(store):
     for at, change in enumerate(odd):
         tasks[at] = snapshot.TaskSnap(**{**tasks[at].fields(), **change})
     _fast_is_exact(snapshot.Snapshot(**{**snap.fields(), "tasks": tuple(tasks)}))
+
+
+def _fresh(store: Store, now: float) -> snapshot.Snapshot:
+    plan = store.current_plan()
+    folder = Folder().feed(store.events(plan.id))
+    return snapshot.build(plan, folder, None, snapshot.folder_mode(store, folder), now,
+                          snapshot.unready_players(store))
+
+
+def _exactly(a: snapshot.Snapshot, b: snapshot.Snapshot) -> None:
+    assert a == b and a.below == b.below and a.doc == b.doc
+    assert [t.id for t in a.rows] == [t.id for t in b.rows]
+    assert status_json(a.as_json()) == status_json(b.as_json())
+
+
+def test_a_big_plans_kept_tasks_read_back_as_the_built_ones(store, monkeypatch):
+    monkeypatch.setattr(snapshot, "CACHE_TASKS", 1)
+    kept = []
+    monkeypatch.setattr(snapshot, "_keep", lambda *a: kept.append(1) or _real_keep(*a))
+    store.append(1, 7, K.TASK_PAUSED, {"reason": "usage limit", "until": 2e9 + 50,
+                                       "limit": "known", "player": "script"})
+    for now in (2e9 - 10, 2e9 + 10, 2e9 + 100):   # limits still to reset, then gone
+        first = snapshot.read(store, now=now)
+        assert store.get_meta("snap:1") is not None
+        again = snapshot.read(store, now=now)     # from the kept tasks
+        _exactly(first, _fresh(store, now))
+        _exactly(again, _fresh(store, now))
+    assert len(kept) == 1                         # kept once, read back since
+    words = snapshot.read(store, now=2e9 - 10).task(7).words
+    assert words == snapshot.describe("paused", None, 2e9 + 50, "usage limit")
+    assert snapshot.read(store, now=2e9 + 1000).task(8).wall > snapshot.read(
+        store, now=2e9).task(8).wall              # a running task's clock still runs
+
+
+_real_keep = snapshot._keep
+
+
+def test_kept_tasks_are_not_read_after_anything_they_came_from_changed(store, monkeypatch):
+    monkeypatch.setattr(snapshot, "CACHE_TASKS", 1)
+    snapshot.read(store, now=2e9)
+    store.append(1, 7, K.TASK_QUEUED, {})                           # a new event
+    _exactly(snapshot.read(store, now=2e9), _fresh(store, 2e9))
+    doc = store.plan(1).doc
+    doc["tasks"][6]["title"] = "Renamed, same revision"            # the document
+    store.update_plan(1, doc=doc)
+    _exactly(snapshot.read(store, now=2e9), _fresh(store, 2e9))
+    assert snapshot.read(store, now=2e9).task(7).title == "Renamed, same revision"
+    store.set_meta("players.readiness", {"script": {"ready": False, "reason": "gone"}})
+    _exactly(snapshot.read(store, now=2e9), _fresh(store, 2e9))    # the players found
+    assert snapshot.read(store, now=2e9).task(7).unready == "gone"
+    store.set_meta("snap:1", {"key": "not this code's"})           # a record of another
+    _exactly(snapshot.read(store, now=2e9), _fresh(store, 2e9))
+
+
+def test_no_tasks_are_kept_while_a_run_is_live_or_for_a_small_plan(store, monkeypatch):
+    snapshot.read(store, now=2e9)
+    assert store.get_meta("snap:1") is None                         # 8 tasks: built each time
+    monkeypatch.setattr(snapshot, "CACHE_TASKS", 1)
+    monkeypatch.setattr(snapshot, "conductor_info", lambda s: {"pid": 1, "started": 0,
+                                                              "plan": 1})
+    assert snapshot.read(store, now=2e9).state == "running"
+    assert store.get_meta("snap:1") is None

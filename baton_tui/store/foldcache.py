@@ -125,6 +125,12 @@ def save(store: Any, plan_id: int, folder: Folder) -> bool:
     text = dump(folder)
     if text is None:
         return False
+    return keep_meta(store, _key(plan_id), "fold:", text)
+
+
+def keep_meta(store: Any, key: str, kind: str, text: str) -> bool:
+    """Store `text` under `key` in `meta`, dropping the other keys starting with `kind` (other
+    plans' caches), as a reader helping the next one: best effort, never waiting long."""
     try:
         conn = store._writable()
         if conn.in_transaction:  # inside the caller's own write: not the moment
@@ -132,13 +138,13 @@ def save(store: Any, plan_id: int, folder: Folder) -> bool:
         conn.execute("PRAGMA busy_timeout = 200")  # a reader never waits long to help
         try:
             with store.tx():
-                conn.execute("DELETE FROM meta WHERE key LIKE 'fold:%' AND key != ?",
-                             (_key(plan_id),))
+                conn.execute("DELETE FROM meta WHERE key LIKE ? AND key != ?",
+                             (kind + "%", key))
                 conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                             (_key(plan_id), text))
+                             (key, text))
         finally:
             conn.execute("PRAGMA busy_timeout = 30000")
-    except Exception:  # read-only, busy or gone: the next reader folds again
+    except Exception:  # read-only, busy or gone: the next reader builds again
         return False
     return True
 

@@ -21,7 +21,7 @@ from baton_tui.run import budget, policy
 from baton_tui.store import foldcache
 from baton_tui.store.db import PlanRow, Store
 from baton_tui.store.events import BROKEN, FINISHED, PENDING, SETTLED, WAITING, State
-from baton_tui.store.views import Folder, TaskView
+from baton_tui.store.views import Folder, PlanView, TaskView
 
 NO_PLAN = ("no plan yet: draft one with `baton plan --goal \"…\"` or load one with "
            "`baton plan --from FILE`")
@@ -276,8 +276,14 @@ def build(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None,
           folder_mode: bool, now: float, unready: dict[str, str] | None = None) -> Snapshot:
     """The snapshot of `plan`, from its folded events; `unready` names the players recorded as
     unable to start here (see `unready_players`), with why."""
-    doc = plan.doc
-    specs = doc["tasks"]
+    tasks, order = _tasks(plan, folder, folder_mode, now, unready)
+    return _whole(plan, folder, conductor, folder_mode, now, tasks, order)
+
+
+def _tasks(plan: PlanRow, folder: Folder, folder_mode: bool, now: float,
+           unready: dict[str, str] | None) -> tuple[list[TaskSnap], list[int]]:
+    """The tasks in plan order, and their ids in dependency order (the TUI's rows)."""
+    specs = plan.doc["tasks"]
     deps = {t["id"]: list(t.get("depends_on", [])) for t in specs}
     views = folder.tasks
     blank = TaskView()
@@ -287,16 +293,26 @@ def build(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None,
     tasks = [_task(plan, spec, views.get(spec["id"]) or blank, blocked.get(spec["id"]),
                    level_of.get(spec["id"], 0), folder_mode, now, limits) for spec in specs]
     tasks = [_unready(t, unready) for t in tasks] if unready else tasks
+    return tasks, topo_order(deps, [t["id"] for t in specs], level_of)
+
+
+def _whole(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, folder_mode: bool,
+           now: float, tasks: list[TaskSnap], order: list[int],
+           below: dict[int, list[int]] | None = None) -> Snapshot:
+    """The snapshot around its tasks: the plan's words, budget, summary and indexes (`below`:
+    the dependents index, when the caller has it)."""
+    doc = plan.doc
     check = folder.plan.run_check
     # Field by field (one C call): reading 10,000 tasks' fields one property at a time was
     # a good part of the build.
     columns = list(zip(*tasks)) if tasks else [()] * len(TaskSnap._fields)
     ids = columns[_AT["id"]]
     by_id = dict(zip(ids, tasks))
-    below: dict[int, list[int]] = {}
-    for task_id, task_deps in zip(ids, columns[_AT["depends_on"]]):
-        for dep in dict.fromkeys(task_deps):
-            below.setdefault(dep, []).append(task_id)
+    if below is None:
+        below = {}
+        for task_id, task_deps in zip(ids, columns[_AT["depends_on"]]):
+            for dep in dict.fromkeys(task_deps):
+                below.setdefault(dep, []).append(task_id)
     return Snapshot(
         plan_id=plan.id, slug=plan.slug, goal=doc.get("goal", ""),
         autonomy=policy.level(doc.get("autonomy")), approved=plan.approved,
@@ -307,7 +323,7 @@ def build(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None,
         conductor=conductor, base_branch=plan.base_branch, base_commit=plan.base_commit,
         integration_branch=None if folder_mode else plan.integration_branch,
         folder_mode=folder_mode, tasks=tuple(tasks),
-        rows=tuple(by_id[i] for i in topo_order(deps, [t["id"] for t in specs], level_of)),
+        rows=tuple(by_id[i] for i in order),
         questions=tuple((q.get("question", ""), q.get("recommendation", ""), q.get("answer"))
                         for q in doc.get("questions", [])),
         summary=_summary(folder, columns, conductor is not None, now), doc=doc,
@@ -402,14 +418,144 @@ def folder_mode(store: Store, folder: Folder) -> bool:
 
 
 def read(store: Store, now: float | None = None) -> Snapshot:
-    """The current plan's snapshot, read from the store."""
+    """The current plan's snapshot, read from the store.
+
+    A plan of `CACHE_TASKS` tasks or more keeps its built tasks in the store (see `_cached`):
+    while no event comes and the plan is not edited, the next read starts from them.
+    """
     conductor = conductor_info(store)
     plan = store.current_plan()
     if plan is None:
         return empty(conductor)
+    now = time.time() if now is None else now
+    unready = unready_players(store)
+    big = len(plan.doc.get("tasks", ())) >= CACHE_TASKS
+    snap = _cached(store, plan, conductor, now, unready) if big else None
+    if snap is not None:
+        return snap
     folder = foldcache.folded(store, plan.id)
-    return build(plan, folder, conductor, folder_mode(store, folder),
-                 time.time() if now is None else now, unready_players(store))
+    mode = folder_mode(store, folder)
+    tasks, order = _tasks(plan, folder, mode, now, unready)
+    snap = _whole(plan, folder, conductor, mode, now, tasks, order)
+    if big and conductor is None:  # a live run's events would outdate it at once
+        _keep(store, plan, folder, mode, unready, tasks, order, snap.below)
+    return snap
+
+
+# The built tasks of a big plan, kept in the store -------------------------------------------
+# Folding is cached already (`foldcache`), but at 10,000 tasks reading the fold back and
+# building every task from it was still most of `baton status`. So a reader with no live run
+# to outdate it keeps the built tasks too, in the `meta` table as JSON (data, never code),
+# under a key that holds everything they were built from: a hash of the code that builds
+# them, the plan's id, revision, document (its CRC) and slug, folder mode, the players found
+# unready and the time zone (`paused until 15:00`), with the last event folded. Only two
+# things in a task depend on the clock, and they are worked out again on every read: the wall
+# time of a running task (from its wall before this stretch, kept for it) and the words of a
+# task whose player has a usage limit recorded (`waiting for codex's limit, resets 14:05`
+# holds only until then). The rest of the snapshot — budget, summary, the plan's word, the
+# indexes — is built around the tasks as ever.
+CACHE_TASKS = 1000  # a smaller plan builds its tasks about as fast as it reads them back
+_TUPLES = tuple(_AT[name] for name in ("depends_on", "skills", "scope", "flags", "decisions"))
+_code: str | None = None
+
+
+def _cache_key(store: Store, plan: PlanRow, mode: bool, unready: dict[str, str]) -> list:
+    import os
+    import zlib
+
+    global _code
+    if _code is None:
+        import hashlib
+        import sys
+
+        digest = hashlib.sha256()
+        for name in ("baton_tui.store.snapshot", "baton_tui.store.views",
+                     "baton_tui.store.events", "baton_tui.plan.dag", "baton_tui.plan.slug"):
+            with open(sys.modules[name].__file__ or "", "rb") as fh:
+                digest.update(fh.read())
+        _code = digest.hexdigest()[:16]
+    doc = store.conn.execute("SELECT doc FROM plans WHERE id = ?", (plan.id,)).fetchone()
+    return [_code, plan.id, plan.revision, zlib.crc32(doc[0].encode()) if doc else None,
+            plan.slug, mode, unready, os.environ.get("TZ"), *time.tzname, time.timezone,
+            time.altzone]
+
+
+def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict[str, str],
+          tasks: list[TaskSnap], order: list[int], below: dict[int, list[int]]) -> bool:
+    """Keep the built tasks for the next reader (best effort, like the fold). Kept only when
+    reading them back gives the very same tasks (JSON carries no tuple, no NaN)."""
+    import json
+
+    walls = [[at, folder.tasks[t.id].wall] for at, t in enumerate(tasks) if t.started_at]
+    record = {"key": _cache_key(store, plan, mode, unready), "last": folder.last_id,
+              "plan": vars(folder.plan), "tasks": [list(t) for t in tasks], "order": order,
+              "walls": walls, "below": list(below.items())}
+    try:
+        text = json.dumps(record, separators=(",", ":"))
+        back = json.loads(text)
+        if back["plan"] != record["plan"] or back["walls"] != walls or back["order"] != order \
+                or dict(back["below"]) != below or _rebuilt(back["tasks"], {}, {}, {}, 0.0) != tasks:
+            return False
+    except (TypeError, ValueError):
+        return False
+    return foldcache.keep_meta(store, f"snap:{plan.id}", "snap:", text)
+
+
+def _cached(store: Store, plan: PlanRow, conductor: dict[str, Any] | None, now: float,
+            unready: dict[str, str]) -> Snapshot | None:
+    """The snapshot from the tasks `_keep` kept, when nothing they were built from changed."""
+    import json
+
+    try:
+        row = store.conn.execute("SELECT value FROM meta WHERE key = ?",
+                                 (f"snap:{plan.id}",)).fetchone()
+        if row is None:
+            return None
+        data = json.loads(row[0])
+        folder = Folder()
+        folder.plan = object.__new__(PlanView)
+        folder.plan.__dict__ = data["plan"]
+        folder.last_id = last = int(data["last"])
+        mode = folder_mode(store, folder)
+        if data["key"] != _cache_key(store, plan, mode, unready) or store.conn.execute(
+                "SELECT 1 FROM events WHERE id > ? AND plan_id = ? LIMIT 1",
+                (last, plan.id)).fetchone():
+            return None
+        tasks = _rebuilt(data["tasks"], dict(data["walls"]), folder.plan.player_limits,
+                         unready, now)
+        return _whole(plan, folder, conductor, mode, now, tasks, data["order"],
+                      dict(data["below"]))
+    except Exception:  # sqlite3.Error, or a record this code did not write: build afresh
+        return None
+
+
+def _rebuilt(rows: list[list], walls: dict[int, float], limits: dict[str, float],
+             unready: dict[str, str], now: float) -> list[TaskSnap]:
+    """Tasks from their kept fields, with the clock's two (see above) worked out for `now`."""
+    deps, skills, scope, flags, decisions = _TUPLES
+    for values in rows:
+        values[deps], values[skills], values[scope], values[flags], values[decisions] = (
+            tuple(values[deps]), tuple(values[skills]), tuple(values[scope]),
+            tuple(values[flags]), tuple(values[decisions]))
+    wall_at, started_at = _AT["wall"], _AT["started_at"]
+    for at, wall in walls.items():
+        values = rows[at]
+        values[wall_at] = round(max(0.0, wall + (now - values[started_at])), 2)
+    tasks = list(map(tuple.__new__, [TaskSnap] * len(rows), rows))
+    if not limits:
+        return tasks
+    future = {p: at for p, at in limits.items() if at > now}
+    words_at = _AT["words"]
+    for at, task in enumerate(tasks):
+        player = task.player
+        if player in limits and not (player in unready and not task.started
+                                     and task.state in PENDING and not task.blocked_by):
+            values = rows[at]  # (else `_unready`'s words, which stay)
+            values[words_at] = describe(task.state, task.blocked_by, task.until, task.reason,
+                                        task,  # type: ignore[arg-type]  # as a view: the same
+                                        (player, future[player]) if player in future else None)
+            tasks[at] = tuple.__new__(TaskSnap, values)
+    return tasks
 
 
 class Reader:
