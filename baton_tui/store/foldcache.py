@@ -31,13 +31,21 @@ def version() -> str:
     """A hash of the folding code: a fold made by other code is never read back."""
     global _version
     if _version is None:
-        import hashlib
-
-        digest = hashlib.sha256()
-        for path in (_views.__file__, _events.__file__, __file__):  # and this format
-            digest.update(Path(path or "").read_bytes())
-        _version = digest.hexdigest()[:16]
+        _version = fingerprint([_views.__file__, _events.__file__, __file__])  # and this format
     return _version
+
+
+def fingerprint(paths: list[str | None]) -> str:
+    """A fingerprint of these files' bytes (CRC-32 and Adler-32 of each: telling versions of
+    Baton's own code apart needs no cryptographic hash, and hashlib would load OpenSSL — a
+    twentieth of a small plan's `baton status`)."""
+    import zlib
+
+    parts = []
+    for path in paths:
+        data = Path(path or "").read_bytes()
+        parts.append(f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}")
+    return "-".join(parts)
 
 
 def _key(plan_id: int) -> str:

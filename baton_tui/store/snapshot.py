@@ -465,15 +465,11 @@ def _cache_key(store: Store, plan: PlanRow, mode: bool, unready: dict[str, str])
 
     global _code
     if _code is None:
-        import hashlib
         import sys
 
-        digest = hashlib.sha256()
-        for name in ("baton_tui.store.snapshot", "baton_tui.store.views",
-                     "baton_tui.store.events", "baton_tui.plan.dag", "baton_tui.plan.slug"):
-            with open(sys.modules[name].__file__ or "", "rb") as fh:
-                digest.update(fh.read())
-        _code = digest.hexdigest()[:16]
+        _code = foldcache.fingerprint([sys.modules[name].__file__ for name in (
+            "baton_tui.store.snapshot", "baton_tui.store.views", "baton_tui.store.events",
+            "baton_tui.plan.dag", "baton_tui.plan.slug")])
     doc = store.conn.execute("SELECT doc FROM plans WHERE id = ?", (plan.id,)).fetchone()
     return [_code, plan.id, plan.revision, zlib.crc32(doc[0].encode()) if doc else None,
             plan.slug, mode, unready, os.environ.get("TZ"), *time.tzname, time.timezone,
