@@ -124,10 +124,11 @@ def tasks_json(tasks: "Sequence[TaskSnap]", between: str = ", ") -> str:
     keys encoded again for every task) were a third of `baton status --json`. Here a field
     of every task goes through json's C encoder in one call, items separated by a NUL —
     which json.dumps escapes inside strings, so each one found is a separator — and is split
-    back into one text per task; the key texts go in between and one join makes the whole.
-    Should a field hold a list or dict of two items or more where a plain value belongs
-    (never, as the snapshot is built), its separators show in the count, and that field is
-    encoded one task at a time instead.
+    back into one text per task. A field that reads the same for every task (no model, no
+    branch yet) joins the constant text between the others, with the keys; one join makes
+    the whole. Should a field hold a list or dict of two items or more where a plain value
+    belongs (never, as the snapshot is built), its separators show in the count, and that
+    field is encoded one task at a time instead.
     """
     import json
 
@@ -136,24 +137,41 @@ def tasks_json(tasks: "Sequence[TaskSnap]", between: str = ", ") -> str:
     if not n:
         return ""
     columns = list(zip(*tasks))  # field position -> that field of every task
-    width = 2 * len(_JSON_FIELDS)
-    out = [""] * (width * n)
-    for at, (key, field) in enumerate(_JSON_FIELDS):
+    fixed = ["{"]  # the constant text before each varying field, and after the last
+    varying: list[list[str]] = []
+    for key, field in _JSON_FIELDS:
         if key == "player_ready":
             texts = ["true" if u is None else "false" for u in columns[_AT["unready"]]]
         elif key in _LISTED:
             texts = _lists(columns[_AT[key]], key, dumps)
         else:
             column = columns[_AT[field]]
-            texts = dumps(column, separators=(_APART, ": "))[1:-1].split(_APART)
-            if len(texts) != n:
-                texts = [dumps(v) for v in column]
-        label = dumps(key) + ": "
-        out[2 * at::width] = [("}" + between + "{" if at == 0 else ", ") + label] * n
-        out[2 * at + 1::width] = texts
-    out[0] = out[0][len("}" + between):]
-    out.append("}")
-    return "".join(out)
+            if column.count(None) == n:
+                texts = ["null"]
+            else:
+                texts = dumps(column, separators=(_APART, ": "))[1:-1].split(_APART)
+                if len(texts) != n:
+                    texts = [dumps(v) for v in column]
+        fixed[-1] += ("" if key == "id" else ", ") + dumps(key) + ": "
+        if texts.count(texts[0]) == len(texts):  # the same for every task
+            fixed[-1] += texts[0]
+        else:
+            varying.append(texts)
+            fixed.append("")
+    fixed[-1] += "}"
+    if not varying:
+        return between.join([fixed[0]] * n)
+    # Task after task: varying field, the text after it, … the last text running into the
+    # next task's first (`}, {"id": `), so the whole is one join of one flat list.
+    width = 2 * len(varying)
+    out: list[str] = [""] * (width * n)
+    for at, texts in enumerate(varying):
+        out[2 * at::width] = texts
+        out[2 * at + 1::width] = [fixed[at + 1]] * n
+    joint = fixed[-1] + between + fixed[0]
+    out[width - 1::width] = [joint] * n
+    out[-1] = fixed[-1]
+    return fixed[0] + "".join(out)
 
 
 def _lists(column: tuple, key: str, dumps: Any) -> list[str]:
