@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-
+TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
+    from typing import Any
     from baton_tui.workspace import Workspace
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
 
 from baton_tui.store.events import State
 
-
+TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
+    from typing import Any, Callable
     from baton_tui.workspace import Workspace
 
 

@@ -3,11 +3,12 @@ checkpoint answer; the budget."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
 
 from baton_tui.errors import BatonError
 
+TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
+    from typing import Any
     from baton_tui.workspace import Workspace
 
 

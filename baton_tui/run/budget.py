@@ -7,7 +7,9 @@ task starts; with `budget_hard` the running ones pause too. Standard library onl
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 KEYS = ("tokens", "cost", "time")
 

@@ -8,10 +8,13 @@ never disagree. Pure: a table of rules over a status `Snapshot`, no I/O.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Callable
 
 from baton_tui.store.events import ACTIVE, LANDED, PENDING, RESTARTABLE, SETTLED, State
 from baton_tui.store.snapshot import NO_PLAN, Snapshot, TaskSnap
+
+TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 class Action(StrEnum):

@@ -9,7 +9,10 @@ and an unknown kind (from a newer Baton) stays a plain string that nothing acts 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, TypedDict
+
+TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class State(StrEnum):
@@ -116,105 +119,19 @@ STARTS = frozenset({K.TASK_STARTED, K.TASK_RESUMED})
 AGENT_EVENTS = frozenset({K.TASK_PROGRESS, K.TASK_REPORTED, K.TASK_CHECKPOINT, K.TASK_CONTINUED})
 
 
-# Typed payloads: the keys each kind's `data` may hold (all optional: older rows lack some).
-class Queued(TypedDict, total=False):
-    by: str                 # "retry" | "start" | "autopilot" | "reassign" | absent: the run's own
-    feedback: str | None
-    rate_limited: bool
-    not_before: float
-    reason: str
+# The typed payloads (`Queued`, `Started`, … and `PAYLOADS`, kind -> its payload) live in
+# `payloads.py`, read from here on first use: TypedDict would import `typing` on the status path.
+_PAYLOAD_NAMES = frozenset({"PAYLOADS", "Queued", "Started", "Ended", "Checkpoint",
+                            "CheckpointAnswered", "Flagged", "Usage", "Reported", "Reassigned",
+                            "RunStarted", "Repaired", "Stopped"})
 
 
-class Started(TypedDict, total=False):
-    attempt: int
-    player: str
-    workdir: str
-    base: str | None
-    branch: str | None
-    shim_token: float | None
-    adopted: bool           # recorded by a later conductor: its shim had started the agent
+def __getattr__(name: str) -> object:
+    if name in _PAYLOAD_NAMES:
+        from baton_tui.store import payloads
 
-
-# done, failed, paused, parked, landed, merged, discarded ("with" is not an identifier)
-Ended = TypedDict("Ended", {
-    "attempt": int, "summary": str, "reason": str, "output": str, "until": float,
-    "conflicts": list[str], "kept": str | None, "commit": str, "at": float, "by": str,
-    "took_over": bool, "onto": str, "with": int | None,
-    "player": str,            # paused at a usage limit: whose limit
-    "limit": str,             # "known" | "unknown" (reset time) | "declared" (baton report limited)
-    "probe": int,             # the how-many-th probe of a limit with no known reset
-    "held": bool,             # a checkpoint held before landing (it finished without asking)
-    "stage": str,             # failed after the agent's report: "commit" | "land" (a retry
-                              # commits and lands without running the agent again)
-}, total=False)
-
-
-class Checkpoint(TypedDict, total=False):
-    what: str
-    attempt: int
-    evidence: str | None
-    held: bool              # Baton holds a finished task before landing (guarded review)
-
-
-class CheckpointAnswered(TypedDict, total=False):
-    checkpoint: int
-    answer: str             # "yes" | "no"
-    by: str
-
-
-class Flagged(TypedDict, total=False):
-    message: str
-    flag: str               # "stall" | "loop" | "scope" | "checkpoint" | "outside" | …
-    files: list[str]
-    attempt: int            # outside: the attempt that ran while the files changed
-
-
-class Usage(TypedDict, total=False):
-    tokens: int
-    cost: float
-    attempt: int
-
-
-class Reported(TypedDict, total=False):
-    attempt: int
-    status: str             # done | failed | limited
-    summary: str
-    reason: str
-    until: float | None     # limited: when the limit resets, if the agent knows
-    ts: float
-
-
-Reassigned = TypedDict("Reassigned", {
-    "from": str, "to": str, "model": str | None, "effort": str | None}, total=False)
-
-
-class RunStarted(TypedDict, total=False):
-    approve: bool
-    until_failures: int | None
-    deadline: float | None
-
-
-class Repaired(TypedDict, total=False):
-    what: str               # "integration" (branch rebuilt from the landings recorded)
-    detail: str
-    commit: str
-
-
-class Stopped(TypedDict, total=False):
-    by: str                 # failures | deadline | budget
-    detail: str
-
-
-PAYLOADS: dict[EventKind, type] = {
-    K.TASK_QUEUED: Queued, K.TASK_STARTED: Started, K.TASK_RESUMED: Started,
-    K.TASK_CHECKPOINT: Checkpoint, K.TASK_CHECKPOINT_ANSWERED: CheckpointAnswered,
-    K.TASK_FLAGGED: Flagged, K.TASK_USAGE: Usage, K.TASK_REPORTED: Reported,
-    K.RUN_STARTED: RunStarted, K.RUN_RESUMED: RunStarted, K.RUN_STOPPED: Stopped,
-    K.RUN_REPAIRED: Repaired,
-    K.TASK_REASSIGNED: Reassigned,
-    **{kind: Ended for kind in (K.TASK_DONE, K.TASK_FAILED, K.TASK_PAUSED, K.TASK_PARKED,
-                                K.TASK_LANDED, K.TASK_MERGED, K.TASK_DISCARDED)},
-}
+        return getattr(payloads, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _KINDS: dict[str, EventKind] = {kind.value: kind for kind in EventKind}

@@ -8,9 +8,12 @@ incremental: feed it only the events it has not seen (standard library only).
 
 from __future__ import annotations
 
-from typing import Any, Iterable
 
 from baton_tui.store.events import ENDED, STARTS, STATE_EVENTS, Event, EventKind, State
+
+TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 K = EventKind
 PROGRESS_KEPT = 20  # progress lines a view keeps (what a reassigned task's new player reads)

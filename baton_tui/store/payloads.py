@@ -1,0 +1,113 @@
+"""The typed payloads of events: the keys each kind's `data` may hold (stdlib only).
+
+All keys are optional: older rows lack some. Also reachable as `events.PAYLOADS`, `events.Queued`
+and so on (kept apart so that `baton status` never imports `typing`).
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from baton_tui.store.events import EventKind
+
+K = EventKind
+
+
+class Queued(TypedDict, total=False):
+    by: str                 # "retry" | "start" | "autopilot" | "reassign" | absent: the run's own
+    feedback: str | None
+    rate_limited: bool
+    not_before: float
+    reason: str
+
+
+class Started(TypedDict, total=False):
+    attempt: int
+    player: str
+    workdir: str
+    base: str | None
+    branch: str | None
+    shim_token: float | None
+    adopted: bool           # recorded by a later conductor: its shim had started the agent
+
+
+# done, failed, paused, parked, landed, merged, discarded ("with" is not an identifier)
+Ended = TypedDict("Ended", {
+    "attempt": int, "summary": str, "reason": str, "output": str, "until": float,
+    "conflicts": list[str], "kept": str | None, "commit": str, "at": float, "by": str,
+    "took_over": bool, "onto": str, "with": int | None,
+    "player": str,            # paused at a usage limit: whose limit
+    "limit": str,             # "known" | "unknown" (reset time) | "declared" (baton report limited)
+    "probe": int,             # the how-many-th probe of a limit with no known reset
+    "held": bool,             # a checkpoint held before landing (it finished without asking)
+    "stage": str,             # failed after the agent's report: "commit" | "land" (a retry
+                              # commits and lands without running the agent again)
+}, total=False)
+
+
+class Checkpoint(TypedDict, total=False):
+    what: str
+    attempt: int
+    evidence: str | None
+    held: bool              # Baton holds a finished task before landing (guarded review)
+
+
+class CheckpointAnswered(TypedDict, total=False):
+    checkpoint: int
+    answer: str             # "yes" | "no"
+    by: str
+
+
+class Flagged(TypedDict, total=False):
+    message: str
+    flag: str               # "stall" | "loop" | "scope" | "checkpoint" | "outside" | …
+    files: list[str]
+    attempt: int            # outside: the attempt that ran while the files changed
+
+
+class Usage(TypedDict, total=False):
+    tokens: int
+    cost: float
+    attempt: int
+
+
+class Reported(TypedDict, total=False):
+    attempt: int
+    status: str             # done | failed | limited
+    summary: str
+    reason: str
+    until: float | None     # limited: when the limit resets, if the agent knows
+    ts: float
+
+
+Reassigned = TypedDict("Reassigned", {
+    "from": str, "to": str, "model": str | None, "effort": str | None}, total=False)
+
+
+class RunStarted(TypedDict, total=False):
+    approve: bool
+    until_failures: int | None
+    deadline: float | None
+
+
+class Repaired(TypedDict, total=False):
+    what: str               # "integration" (branch rebuilt from the landings recorded)
+    detail: str
+    commit: str
+
+
+class Stopped(TypedDict, total=False):
+    by: str                 # failures | deadline | budget
+    detail: str
+
+
+PAYLOADS: dict[EventKind, type] = {
+    K.TASK_QUEUED: Queued, K.TASK_STARTED: Started, K.TASK_RESUMED: Started,
+    K.TASK_CHECKPOINT: Checkpoint, K.TASK_CHECKPOINT_ANSWERED: CheckpointAnswered,
+    K.TASK_FLAGGED: Flagged, K.TASK_USAGE: Usage, K.TASK_REPORTED: Reported,
+    K.RUN_STARTED: RunStarted, K.RUN_RESUMED: RunStarted, K.RUN_STOPPED: Stopped,
+    K.RUN_REPAIRED: Repaired,
+    K.TASK_REASSIGNED: Reassigned,
+    **{kind: Ended for kind in (K.TASK_DONE, K.TASK_FAILED, K.TASK_PAUSED, K.TASK_PARKED,
+                                K.TASK_LANDED, K.TASK_MERGED, K.TASK_DISCARDED)},
+}
