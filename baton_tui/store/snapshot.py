@@ -349,35 +349,45 @@ def _whole(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, fold
         by_id=by_id, below=below)
 
 
+# States `describe` has more words for than the state's own (with no blocker, limit or edit).
+_WORDY = frozenset({State.PAUSED, State.CHECKPOINT, State.FAILED, State.PARKED})
+
+
 def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | None, level: int,
           folder_mode: bool, now: float, limits: dict[str, float]) -> TaskSnap:
-    mode = spec.get("mode", "build")
-    wall = view.wall + ((now - view.started_at) if view.started_at else 0.0)
+    get = spec.get
+    mode = get("mode", "build")
+    started_at = view.started_at
+    wall = view.wall + ((now - started_at) if started_at else 0.0)
     state = view.state
     build_task = mode == "build" and not folder_mode
     player = spec["player"]
+    until, reason = view.until, view.reason
+    waits_for = (player, limits[player]) if player in limits else None
+    # Most tasks' words are their state's: `describe` only when it may say more.
+    words = (describe(state, blocked, until, reason, view, waits_for)
+             if blocked or waits_for or view.needs_approval or state in _WORDY else str(state))
+    flags, decisions = view.flags, view.decisions
     # Positional, in `TaskSnap._fields` order (one tuple per task: see `_Frozen`).
     return tuple.__new__(TaskSnap, (
-        spec["id"], spec["title"], spec.get("prompt", ""), player, spec.get("model"),
-        spec.get("effort"), mode, tuple(spec.get("depends_on", ())),
-        tuple(spec.get("skills", ())), tuple(spec.get("scope", ())),
-        bool(spec.get("checkpoint")), spec.get("check"),
+        spec["id"], spec["title"], get("prompt", ""), player, get("model"),
+        get("effort"), mode, tuple(get("depends_on", ())),
+        tuple(get("skills", ())), tuple(get("scope", ())),
+        bool(get("checkpoint")), get("check"),
         task_branch(plan.slug, spec["id"], spec["title"]) if build_task else None,  # branch
-        view.workdir if build_task else None, level, str(state),                    # worktree…
-        describe(state, blocked, view.until, view.reason, view,                      # words
-                 (player, limits[player]) if player in limits else None),
+        view.workdir if build_task else None, level, str(state), words,            # worktree…
         None,                                                                        # unready
-        view.reason, view.progress, view.until, view.started_at,
+        reason, view.progress, until, started_at,
         round(max(0.0, wall), 2), view.tokens,                                       # wall, tokens
         round(view.cost, 6) if view.cost_known else None,                            # cost
         view.summary, view.last_report,
-        tuple(dict(f) for f in view.flags) if view.flags else (),                    # flags
+        tuple(dict(f) for f in flags) if flags else (),                              # flags
         view.attempts, view.started or state not in PENDING,                         # started
         blocked,
         ({"what": view.checkpoint, "evidence": view.checkpoint_evidence}             # question
          if state == State.CHECKPOINT else None),
-        view.answerable,
-        tuple(dict(d) for d in view.decisions) if view.decisions else (),            # decisions
+        view.pending_checkpoint is not None and view.checkpoint_answer is None,      # answerable
+        tuple(dict(d) for d in decisions) if decisions else (),                      # decisions
         view.needs_approval, view.limit, bool(view.reassigned)))
 
 
