@@ -23,8 +23,8 @@ from baton_tui.api.reading import (
 )
 from baton_tui.api.plans import (
     current_doc, current_plan, read_plan_text, load_plan, store_plan, edit_task, add_task,
-    remove_task, set_autonomy, approve, parse_ids, parse_list, dependents, player_facts, refusal,
-    plan_goal, trust_preview, plan_answer, planner_session,
+    remove_task, set_autonomy, approve, parse_ids, parse_list, dependents, player_facts,
+    known_player_facts, refusal, plan_goal, trust_preview, plan_answer, planner_session,
 )
 from baton_tui.api.running import (
     start_run, resume_run, pause_run, ensure_trusted, start_task, take_task, wait_stopped,
@@ -50,11 +50,10 @@ __all__ = [
     "conductor_alive", "current_doc", "current_plan", "default_player", "dependents",
     "detect_players", "discard", "discard_victims", "doctor", "edit_task", "ensure_trusted",
     "events", "fmt_duration", "gc", "git_handoff", "git_supports_worktrees", "handoff_review",
-    "interactive_argv", "last_event_id", "last_run_code", "latest_log_path", "latest_output",
+    "interactive_argv", "known_player_facts", "last_event_id", "last_run_code", "latest_log_path", "latest_output",
     "load_plan", "log_size", "mark_done", "merge", "open_shell", "open_store", "open_workspace",
     "parse_duration", "parse_ids", "parse_list", "pause_run", "plan_answer", "plan_goal",
-    "planner_session", "player_catalog", "player_efforts", "player_facts", "process_token",
-    "read_log", "read_plan_text", "refusal", "remove_task", "report", "resolve_abort",
+    "planner_session", "player_catalog", "player_efforts", "player_facts", "process_token", "read_log", "read_plan_text", "refusal", "remove_task", "report", "resolve_abort",
     "resolve_begin", "resolve_status", "resume_run", "retry_task", "review", "run_attempt",
     "serve_mcp", "set_autonomy", "set_budget", "sibling", "skills", "snapshot", "snapshot_empty",
     "snapshot_reader", "start_run", "start_task", "status_json", "status_text", "step_reader",

@@ -109,6 +109,14 @@ def player_facts(ws: "Workspace") -> PlayerFacts:
     return facts(ws)
 
 
+def known_player_facts(ws: "Workspace", names: list[str]) -> PlayerFacts:
+    """The facts of the players `names`, worked out now, for a front end to consult while it
+    draws (call it off the UI loop: a catalog may ask a player's CLI or endpoint)."""
+    from baton_tui.plan.current import known_player_facts as known
+
+    return known(ws, names)
+
+
 def refusal(ws: "Workspace", action: Action, task_id: int | None = None) -> str | None:
     """The rule book's sentence for `action` now, read from the store."""
     from baton_tui.plan.current import current, player_facts as facts

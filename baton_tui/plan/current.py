@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from baton_tui.errors import BatonError
 from baton_tui.plan import edits
@@ -75,6 +75,17 @@ def player_facts(ws: Workspace) -> rules.PlayerFacts:
     return rules.PlayerFacts(
         catalog=lambda p: players[p].catalog() if p in players else None,
         efforts=lambda p: tuple(players[p].efforts) if p in players else ())
+
+
+def known_player_facts(ws: Workspace, names: Iterable[str]) -> rules.PlayerFacts:
+    """`player_facts` worked out now for the players `names`, as plain data: a front end
+    consults it while drawing, never waiting on a player's CLI or endpoint (a catalog may
+    ask either). A player not named takes any model until it is."""
+    players = ws.catalog.players
+    catalogs = {name: players[name].catalog() for name in dict.fromkeys(names)
+                if name in players}
+    efforts = {name: tuple(player.efforts) for name, player in players.items()}
+    return rules.PlayerFacts(catalog=catalogs.get, efforts=lambda p: efforts.get(p, ()))
 
 
 def current(ws: Workspace, required: bool = True) -> Current | None:

@@ -14,17 +14,11 @@ from textual import work
 
 from baton_tui import api
 from baton_tui.api import AUTONOMIES, MODES, BatonError, TaskSnap
+from baton_tui.tui import screens
 from baton_tui.tui.messages import EngineRefused, PlanApproved, PlanEdited, RunCommanded
-from baton_tui.tui.screens.add_task import AddTaskModal
-from baton_tui.tui.screens.approve import ApproveModal
-from baton_tui.tui.screens.checkpoint import CheckpointModal
-from baton_tui.tui.screens.dag import DagScreen
-from baton_tui.tui.screens.handoff import HandoffScreen
 from baton_tui.tui.screens.pickers import (
     Choice, ChoiceModal, ConfirmModal, PickManyModal, TextModal,
 )
-from baton_tui.tui.screens.prompt_editor import PromptEditor
-from baton_tui.tui.screens.task_detail import TaskDetail
 
 ACTION = dict(group="action", exit_on_error=False)
 DEFAULT = "(default)"  # the picker value for "the player's default"
@@ -89,24 +83,24 @@ class TaskActions:
     def action_handoff(self) -> None:
         # Reading the review (git) starts now, while the screen mounts.
         reading = asyncio.ensure_future(self.engine_call("handoff", api.handoff_review))
-        self.push_screen(HandoffScreen(reading))
+        self.push_screen(screens.HandoffScreen(reading))
 
     def action_dag(self) -> None:
         selected = self.plan_pane.selected_task
-        self.push_screen(DagScreen(self.board, selected.id if selected else None),
+        self.push_screen(screens.DagScreen(self.board, selected.id if selected else None),
                          lambda chosen: self.plan_pane.select(chosen) if chosen else None)
 
     def action_task_detail(self) -> None:
         task = self.focused_task()
-        self.push_screen(TaskDetail(task, self.board.plan_id, self.board.base_commit,
+        self.push_screen(screens.TaskDetail(task, self.board.plan_id, self.board.base_commit,
                                     self.ws.paths.store_path, self.ws.root,
                                     follow=self.follow_logs))
 
     @work(**ACTION, description="edit prompt")
     async def action_edit_prompt(self) -> None:
         task = self.focused_task()
-        value = await self.push_screen_wait(PromptEditor(task.id, task.title, task.prompt,
-                                                         blink=self.blink))
+        value = await self.push_screen_wait(screens.PromptEditor(
+            task.id, task.title, task.prompt, blink=self.blink))
         if value is not None and value != task.prompt:
             await self.edit(task, "prompt", value)
 
@@ -231,7 +225,8 @@ class TaskActions:
         ready, _ = await self.ready_players()
         focused = self.plan_pane.selected_task
         default = api.default_player(self.ws) or (focused.player if focused else ready[0])
-        new = await self.push_screen_wait(AddTaskModal(ready, default, [], blink=self.blink))
+        new = await self.push_screen_wait(screens.AddTaskModal(ready, default, [],
+                                                               blink=self.blink))
         if new is None:
             return
         voided = self.board.approved
@@ -257,7 +252,7 @@ class TaskActions:
 
     @work(**ACTION, description="approve")
     async def action_approve(self) -> None:
-        if not await self.push_screen_wait(ApproveModal(self.board)):
+        if not await self.push_screen_wait(screens.ApproveModal(self.board)):
             return
         ok, result = await self.engine_call("approve", api.approve)
         if ok:
@@ -292,7 +287,7 @@ class TaskActions:
     async def action_answer_checkpoint(self) -> None:
         task = self.focused_task()
         asked = task.question or {}
-        answer = await self.push_screen_wait(CheckpointModal(
+        answer = await self.push_screen_wait(screens.CheckpointModal(
             task.id, task.title, asked.get("what") or task.progress or "a risky step",
             asked.get("evidence")))
         if answer is not None:

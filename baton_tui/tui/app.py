@@ -31,9 +31,8 @@ from baton_tui.tui.messages import (
     AttentionNeeded, BoardChanged, KeyRefused, PlanStored, PlayersDetected,
 )
 from baton_tui.tui.planner_port import Planner, PlannerQuestion
-from baton_tui.tui.poller import changed_tasks, poll_store
+from baton_tui.tui.poller import changed_tasks, first_board, poll_store
 from baton_tui.tui.screens.help import HelpScreen, KeyRow
-from baton_tui.tui.screens.task_detail import TaskDetail
 from baton_tui.tui.widgets.chat_pane import ChatPane
 from baton_tui.tui.widgets.header import BatonHeader
 from baton_tui.tui.widgets.plan_pane import PlanPane
@@ -76,9 +75,13 @@ class BatonApp(TaskActions, App[int]):
         self.pending_question: PlannerQuestion | None = None
         self.select_after_refresh: int | None = None
         self._wake = threading.Event()
+        self._stopped = threading.Event()
         self._focus_plan_next = True
         self._disabled: frozenset[str] = frozenset()
-        self.player_facts = api.player_facts(ws)
+        # The players' catalogs, worked out on the engine thread after the first frame (a
+        # catalog may ask a CLI or an endpoint); until then no key waits on them.
+        self.player_facts: api.PlayerFacts | None = None
+        self._facts_for: frozenset[str] | None = None
 
     # layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -97,25 +100,58 @@ class BatonApp(TaskActions, App[int]):
         if self.keymap:
             self.set_keymap(self.keymap)
         self.chat.query_one("#chat-input", Input).focus()
+        reader = api.snapshot_reader()
+        try:
+            first: tuple[Snapshot, int] | None = first_board(self.ws.paths.store_path, reader,
+                                                             self.clock())
+        except Exception:  # noqa: BLE001 — the poller reads again and reports what failed
+            first = None
+        if first is not None:
+            self.show_board(BoardChanged(first[0]))
+        self.call_after_refresh(self._start_background, reader, first)
+
+    def _start_background(self, reader: Any, first: tuple[Snapshot, int] | None) -> None:
+        """After the first frame (threads share the interpreter: none of this delays it)."""
+        if self.return_code is not None:
+            return  # quit before the first frame was out
         self.engine.warm()
-        self.run_worker(self._poll, thread=True, group="poller", exclusive=True,
-                        exit_on_error=False, description="read the store")
+        self.run_worker(partial(self._poll, reader, first), thread=True, group="poller",
+                        exclusive=True, exit_on_error=False, description="read the store")
         if self.detect_on_start:
             self.run_worker(self._detect, group="detect", exit_on_error=False,
                             description="detect players")
 
     def on_unmount(self) -> None:
+        self._stopped.set()
+        self._wake.set()  # the poller sees it now, not after its next wait
         self.engine.close()
 
     # background readers -----------------------------------------------------------------
-    def _poll(self) -> None:
+    def _poll(self, reader: Any, first: tuple[Snapshot, int] | None) -> None:
         worker = get_current_worker()
         poll_store(self.ws.paths.store_path, self.clock,
                    lambda *board: self.post_message(BoardChanged(*board)),
-                   lambda: worker.is_cancelled, self._wake, self.poll_interval)
+                   lambda: worker.is_cancelled or self._stopped.is_set(), self._wake,
+                   self.poll_interval,
+                   reader=reader if first else None, after=first)
 
     async def _detect(self) -> None:
         self.post_message(PlayersDetected(await self.engine.call(api.detect_players)))
+
+    def refresh_player_facts(self) -> None:
+        """Work out the plan's players' facts again, off the UI loop and after the next frame;
+        the keys that depend on them (model, effort) are redrawn when they arrive."""
+        self._facts_for = frozenset(t.player for t in self.board.tasks)
+        self.call_after_refresh(self._start_loading_facts, sorted(self._facts_for))
+
+    def _start_loading_facts(self, names: list[str]) -> None:
+        if self.return_code is None:  # not quitting
+            self.run_worker(self._load_facts(names), group="facts", exclusive=True,
+                            exit_on_error=False, description="read the players")
+
+    async def _load_facts(self, names: list[str]) -> None:
+        self.player_facts = await self.engine.call(api.known_player_facts, names)
+        self.refresh_bindings()
 
     def poke(self) -> None:
         """Ask the poller to read the store now (after an engine command)."""
@@ -141,13 +177,16 @@ class BatonApp(TaskActions, App[int]):
         if self.select_after_refresh is not None and event.board.task(self.select_after_refresh):
             pane.select(self.select_after_refresh)
             self.select_after_refresh = None
-        if isinstance(self.screen, TaskDetail):
-            self.screen.refresh_task(event)
+        follow = getattr(self.screen, "refresh_task", None)  # a screen showing one task
+        if follow is not None:
+            follow(event)
         if self._focus_plan_next and not event.board.empty and not self.typing():
             self._focus_plan_next = False
             pane.focus()
         if keys_signature(old) != keys_signature(event.board):
             self.refresh_bindings()
+            if not {t.player for t in event.board.tasks} <= (self._facts_for or set()):
+                self.refresh_player_facts()  # a task moved to a player not looked at yet
         for call in attention.calls(old, event.board, first=self.board_count == 1):
             self.call_attention(call)
 

@@ -142,7 +142,7 @@ async def trust(app: "BatonApp") -> None:
         app.chat.say("baton", "trusted")
         app.detections = None
         await app.ready_players()
-        app.player_facts = api.player_facts(app.ws)
+        app.refresh_player_facts()
 
 
 async def slash(app: "BatonApp", line: str) -> None:
@@ -158,7 +158,7 @@ async def slash(app: "BatonApp", line: str) -> None:
     elif name == "players":
         app.detections = None
         ready, missing = await app.ready_players()
-        app.player_facts = api.player_facts(app.ws)
+        app.refresh_player_facts()
         chat.lines("ready: " + (", ".join(ready) or "none"))
         for entry in missing:
             chat.lines(f"  not ready: {entry}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from baton_tui import api
 from baton_tui.api import Snapshot
@@ -35,17 +35,30 @@ def changed_tasks(old: Snapshot | None, new: Snapshot) -> frozenset[int] | None:
     return frozenset(changed)
 
 
+def first_board(store_path: Path, reader: Any, now: float) -> tuple[Snapshot, int]:
+    """The board to paint first, read at once (the app shows the plan in its first frame,
+    never a "no plan yet" that is not true), and the newest event id it covers."""
+    store = api.store_at(store_path)
+    try:
+        newest = api.last_event_id(store)
+        return reader.read(store, now=now), newest
+    finally:
+        store.close()
+
+
 def poll_store(store_path: Path, clock: Callable[[], float],
                post: Callable[[Snapshot, Snapshot | None, frozenset[int] | None], None],
                cancelled: Callable[[], bool], wake: threading.Event,
-               interval: float = 0.25) -> None:
+               interval: float = 0.25, reader: Any = None,
+               after: tuple[Snapshot, int] | None = None) -> None:
     """Post a new snapshot whenever the store's events (or the clock, while running) change it,
-    with the board it follows and the ids of the tasks that changed since (`changed_tasks`)."""
+    with the board it follows and the ids of the tasks that changed since (`changed_tasks`).
+    `reader` and `after` continue from `first_board`'s read."""
     store = api.store_at(store_path)
-    reader = api.snapshot_reader()
-    last_board: Snapshot | None = None
-    last_event = -1
-    last_full = 0.0
+    reader = reader or api.snapshot_reader()
+    last_board: Snapshot | None = after[0] if after else None
+    last_event = after[1] if after else -1
+    last_full = time.monotonic() if after else 0.0
     try:
         while not cancelled():
             newest = api.last_event_id(store)
