@@ -459,7 +459,8 @@ def read(store: Store, now: float | None = None) -> Snapshot:
     now = time.time() if now is None else now
     unready = unready_players(store)
     big = len(plan.doc.get("tasks", ())) >= CACHE_TASKS
-    snap = _cached(store, plan, conductor, now, unready) if big else None
+    # Kept only with no live run, and a live run's events outdate them: not worth a look then.
+    snap = _cached(store, plan, now, unready) if big and conductor is None else None
     if snap is not None:
         return snap
     folder = foldcache.folded(store, plan.id)
@@ -512,12 +513,15 @@ def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict
     import json
 
     walls = [[at, folder.tasks[t.id].wall] for at, t in enumerate(tasks) if t.started_at]
-    record = {"key": _cache_key(store, plan, mode, unready), "last": folder.last_id,
-              "plan": vars(folder.plan), "tasks": [list(t) for t in tasks], "order": order,
+    head = {"key": _cache_key(store, plan, mode, unready), "last": folder.last_id,
+            "unbranched": folder.plan.unbranched}
+    record = {"plan": vars(folder.plan), "tasks": [list(t) for t in tasks], "order": order,
               "walls": walls, "below": list(below.items())}
     try:
-        text = json.dumps(record, separators=(",", ":"))
-        back = json.loads(text)
+        body = json.dumps(record, separators=(",", ":"))
+        # The head on a line of its own: a reader checks it before decoding the rest.
+        text = json.dumps(head, separators=(",", ":")) + "\n" + body
+        back = json.loads(body)
         if back["plan"] != record["plan"] or back["walls"] != walls or back["order"] != order \
                 or dict(back["below"]) != below or _rebuilt(back["tasks"], {}, {}, {}, 0.0) != tasks:
             return False
@@ -526,7 +530,7 @@ def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict
     return foldcache.keep_meta(store, f"snap:{plan.id}", "snap:", text)
 
 
-def _cached(store: Store, plan: PlanRow, conductor: dict[str, Any] | None, now: float,
+def _cached(store: Store, plan: PlanRow, now: float,
             unready: dict[str, str]) -> Snapshot | None:
     """The snapshot from the tasks `_keep` kept, when nothing they were built from changed."""
     import json
@@ -536,20 +540,23 @@ def _cached(store: Store, plan: PlanRow, conductor: dict[str, Any] | None, now: 
                                  (f"snap:{plan.id}",)).fetchone()
         if row is None:
             return None
-        data = json.loads(row[0])
-        folder = Folder()
-        folder.plan = object.__new__(PlanView)
-        folder.plan.__dict__ = data["plan"]
-        folder.last_id = last = int(data["last"])
-        mode = folder_mode(store, folder)
-        if data["key"] != _cache_key(store, plan, mode, unready) or store.conn.execute(
+        text = row[0]
+        cut = text.index("\n")
+        head = json.loads(text[:cut])
+        last = int(head["last"])
+        mode = folder_mode(store, Folder()) or bool(head["unbranched"])
+        if head["key"] != _cache_key(store, plan, mode, unready) or store.conn.execute(
                 "SELECT 1 FROM events WHERE id > ? AND plan_id = ? LIMIT 1",
                 (last, plan.id)).fetchone():
             return None
+        data = json.loads(text[cut + 1:])
+        folder = Folder()
+        folder.plan = object.__new__(PlanView)
+        folder.plan.__dict__ = data["plan"]
+        folder.last_id = last
         tasks = _rebuilt(data["tasks"], dict(data["walls"]), folder.plan.player_limits,
                          unready, now)
-        return _whole(plan, folder, conductor, mode, now, tasks, data["order"],
-                      dict(data["below"]))
+        return _whole(plan, folder, None, mode, now, tasks, data["order"], dict(data["below"]))
     except Exception:  # sqlite3.Error, or a record this code did not write: build afresh
         return None
 
