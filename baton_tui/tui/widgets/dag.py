@@ -90,10 +90,11 @@ def line_text(pieces: list[Piece], selected: int | None, inputs: set[int],
 
 
 def neighbours_text(board: Snapshot, selected: int | None) -> Text:
-    """`#2: needs #1 · feeds #3 #8` — the selected task's inputs and dependents in words."""
+    """`#2: needs #1 · feeds #3 #8` — the selected task's inputs and dependents in words
+    (one line always: the graph's height never changes with the selection)."""
     inputs, dependents = related(board, selected)
     text = Text(no_wrap=True, overflow="ellipsis")
-    if selected is None or not (inputs or dependents):
+    if selected is None:
         return text
     text.append(f"#{selected}: ", style="dim")
     text.append("needs " + " ".join(f"#{i}" for i in sorted(inputs)) if inputs
@@ -118,9 +119,9 @@ class DagLines(ScrollView, can_focus=False):
         self._marks: tuple[set[int], set[int]] = (set(), set())
         self._cache: dict[int, Strip] = {}
 
-    def show(self, board: Snapshot, selected: int | None) -> None:
+    def show(self, board: Snapshot, layout: tuple, selected: int | None) -> None:
+        """`layout` is the board's `shape`: the lines are laid out again when it changes."""
         self.board = board
-        layout = shape(board)
         if layout != self._shape:
             self._shape = layout
             self._layout()
@@ -139,7 +140,8 @@ class DagLines(ScrollView, can_focus=False):
                 self._cache.pop(line, None)
                 self.refresh_line(line)
         line = self.line_of.get(selected) if selected is not None else None
-        if line is not None:
+        top = self.scroll_offset.y
+        if line is not None and not top <= line < top + self.size.height:
             self.scroll_to_region(Region(0, line, 1, 1), animate=False, force=True,
                                   immediate=True)
 
@@ -184,25 +186,37 @@ class DagView(Vertical, can_focus=False):
     def __init__(self, *, id: str | None = None, full: bool = False) -> None:
         super().__init__(id=id, classes="-full" if full else "")
         self.board: Snapshot | None = None
+        self._shape: tuple | None = None
+        self._selected: int | None = None
 
     def compose(self) -> ComposeResult:
         yield DagLines(id="dag-lines")
         yield Static(id="dag-neighbours")
 
     def show(self, board: Snapshot, selected: int | None = None) -> None:
-        if self.board is None or shape(board) != shape(self.board):
-            has_edges = any(t.depends_on for t in board.rows)
-            self.display = has_edges or self.has_class("-full")
-            depth = 1 + max((t.level for t in board.rows), default=0)
-            self.border_subtitle = f"{depth} levels" + ("" if self.has_class("-full") else
-                                                        " · g: full view")
-        self.board = board
+        """A new board: laid out again only when the plan's shape changed (states do not
+        show here)."""
+        layout = shape(board)
+        same = self.board is not None and layout == self._shape
+        self.board, self._shape = board, layout
+        if same:
+            return self.select(selected)
+        has_edges = any(t.depends_on for t in board.rows)
+        self.display = has_edges or self.has_class("-full")
+        depth = 1 + max((t.level for t in board.rows), default=0)
+        self.border_subtitle = f"{depth} levels" + ("" if self.has_class("-full") else
+                                                    " · g: full view")
+        self._selected = selected
         if self.display:
-            self.query_one(DagLines).show(board, selected)
-            self.query_one("#dag-neighbours", Static).update(neighbours_text(board, selected))
+            self.query_one(DagLines).show(board, layout, selected)
+            self.query_one("#dag-neighbours", Static).update(neighbours_text(board, selected),
+                                                             layout=False)
 
     def select(self, selected: int | None) -> None:
+        if selected == self._selected:
+            return
+        self._selected = selected
         if self.board is not None and self.display:
             self.query_one(DagLines).select(selected)
             self.query_one("#dag-neighbours", Static).update(
-                neighbours_text(self.board, selected))
+                neighbours_text(self.board, selected), layout=False)

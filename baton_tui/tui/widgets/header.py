@@ -69,8 +69,12 @@ class BatonHeader(Static):
     """No clock here: the header changes only when the plan does (stable snapshots)."""
 
     def __init__(self, repo_name: str) -> None:
-        super().__init__(header_text(repo_name, snapshot_empty()), id="header")
+        self.shown = header_text(repo_name, snapshot_empty())
+        super().__init__(self.shown, id="header")
         self.repo_name = repo_name
 
     def show(self, board: Snapshot) -> None:
-        self.update(header_text(self.repo_name, board))
+        text = header_text(self.repo_name, board)
+        if text != self.shown:
+            self.shown = text
+            self.update(text, layout=False)  # one line, always: no layout pass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.widgets import Static
 
 from baton_tui.api import Snapshot, TaskSnap, snapshot_empty
@@ -21,7 +21,7 @@ class PlanPane(Vertical, can_focus=True):
     """Focusable; j/k move the cursor, the App's actions act on the task under it."""
 
     BINDINGS = bindings.PLAN_PANE
-    cursor = reactive(0, init=False)
+    cursor = var(0, init=False)  # its watcher redraws the two cards, not the whole pane
 
     class CursorMoved(Message):
         """The focused task changed."""
@@ -63,8 +63,9 @@ class PlanPane(Vertical, can_focus=True):
         self.set_reactive(PlanPane.cursor, max(0, min(at, len(board.rows) - 1)))
         cards.show(board.rows, self.cursor, now, changed)
         self.query_one(DagView).show(board, self.selected_id)
-        count = len(board.rows)
-        self.border_subtitle = f"{count} tasks" if count else ""
+        subtitle = f"{len(board.rows)} tasks" if board.rows else ""
+        if subtitle != self.border_subtitle:
+            self.border_subtitle = subtitle
 
     @property
     def selected_id(self) -> int | None:

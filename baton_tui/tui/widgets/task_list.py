@@ -99,7 +99,11 @@ class TaskList(ScrollView, can_focus=False):
         self.scroll_to_card(cursor)
 
     def scroll_to_card(self, at: int) -> None:
+        """Bring card `at` into view (nothing moves, nothing redraws, when it is in view)."""
         if 0 <= at < len(self.rows):
+            top, bottom = self.tops[at], self.tops[at] + self.heights[at] - 1
+            if self.scroll_offset.y <= top and bottom <= self.scroll_offset.y + self.size.height:
+                return
             self.scroll_to_region(Region(0, self.tops[at], max(1, self.size.width),
                                          self.heights[at] - 1), animate=False, force=True,
                                   immediate=True)
