@@ -51,6 +51,7 @@ class TaskList(ScrollView, can_focus=False):
         self.ticking: set[int] = set()    # positions of cards that show a countdown
         self._cards: dict[int, list[Strip]] = {}
         self._width = 0
+        self._style_key: tuple = ()
 
     # what to show ---------------------------------------------------------------------
     def show(self, rows: tuple[TaskSnap, ...], cursor: int, now: float | None,
@@ -110,7 +111,8 @@ class TaskList(ScrollView, can_focus=False):
 
     def _relayout(self) -> None:
         self.tops = [0, *accumulate(self.heights)][:-1] if self.heights else []
-        self.virtual_size = Size(self.size.width, sum(self.heights))
+        self.virtual_size = Size(self.size.width, self.tops[-1] + self.heights[-1]
+                                 if self.heights else 0)
         self.refresh()
         self.scroll_to_card(self.cursor)
 
@@ -120,12 +122,19 @@ class TaskList(ScrollView, can_focus=False):
 
     # drawing ---------------------------------------------------------------------------
     def on_resize(self) -> None:
-        self._cards.clear()
-        self.virtual_size = Size(self.size.width, sum(self.heights))
+        # A new width is noticed where lines are drawn (the cards' cache is cut to it there).
+        self.virtual_size = Size(self.size.width, self.virtual_size.height)
 
     def notify_style_update(self) -> None:
+        # Textual calls this whenever the styles are applied again (an ancestor's class or
+        # focus changed, say); the cards are drawn again only when their colours changed.
         super().notify_style_update()
-        self._cards.clear()  # a new theme: new colours for every card
+        if self.is_mounted:
+            key = (self.rich_style, *(self.get_component_rich_style(name)
+                                      for name in sorted(self.COMPONENT_CLASSES)))
+            if key != self._style_key:
+                self._style_key = key
+                self._cards.clear()
 
     def render_line(self, y: int) -> Strip:
         line = self.scroll_offset.y + y

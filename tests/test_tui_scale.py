@@ -1,0 +1,135 @@
+"""The app with a 10,000-task plan: it opens on the plan, draws only the cards on screen, moves
+end to end along a 5,000-task chain, and a new board redraws only the tasks that changed.
+
+Speed itself is measured in `benchmarks/bench_tui_scale.py`; these tests hold the behaviour
+that makes it possible (and would fail if a card per widget, a whole-plan text or a
+recursive walk came back).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers.tui_support import drive, shown_lines, wait_for, ws
+
+from baton_tui import api
+from baton_tui.plan.current import current, store_new_plan
+from baton_tui.plan.model import parse_document
+from baton_tui.tui.poller import changed_tasks
+from baton_tui.tui.screens.dag import DagScreen
+from baton_tui.tui.widgets.task_card import card_height, card_text
+from baton_tui.tui.widgets.task_list import TaskList
+
+__all__ = ["ws"]
+
+N = 10_000
+
+
+def big_plan(n: int = N) -> dict:
+    """A chain of n/2 tasks, then rows of fifty hanging off a wide root (as the engine's
+    end-to-end scale test)."""
+    chain, tasks = n // 2, []
+    for i in range(1, n + 1):
+        if i <= chain:
+            deps = [i - 1] if i > 1 else []
+        elif i == chain + 1:
+            deps = []
+        else:
+            row, col = divmod(i - chain - 2, 50)
+            above = chain + 2 + (row - 1) * 50
+            deps = [chain + 1] if row == 0 else sorted({above + col, above + (col + 7) % 50})
+        tasks.append({"id": i, "title": f"Step {i}", "prompt": "p", "player": "script",
+                      "check": "true", "depends_on": deps})
+    return {"version": 1, "goal": "Scale", "tasks": tasks}
+
+
+@pytest.fixture(scope="module")
+def big_doc():
+    return parse_document(big_plan())
+
+
+@pytest.fixture
+def big(ws, big_doc):
+    store_new_plan(ws, big_doc)
+    return ws
+
+
+def test_a_10000_task_plan_opens_on_its_cards_and_the_cursor_crosses_the_chain(big):
+    async def script(pilot, app, seen):
+        cards = app.query_one(TaskList)
+        assert len(cards.rows) == N and app.board.task(N // 2).level == N // 2 - 1
+        assert "#1 Step 1" in "\n".join(shown_lines(cards))
+        on_screen = cards.size.height // min(cards.heights) + 1
+        assert len(cards._cards) <= on_screen  # only what is on screen was drawn
+        await pilot.press("end")
+        await pilot.pause()
+        last = app.board.rows[-1]
+        assert app.plan_pane.selected_task is last
+        assert f"▶ ○ #{last.id} Step {last.id}" in "\n".join(shown_lines(cards))
+        graph = app.query_one("#dag-lines")
+        assert any(f"#{last.id}←" in line for line in shown_lines(graph))  # followed it
+        await pilot.press("home", "pagedown")
+        await pilot.pause()
+        assert 0 < app.plan_pane.cursor < 50
+        assert len(cards._cards) <= 2 * on_screen + 2
+        await pilot.press("g")
+        await wait_for(pilot, lambda: isinstance(app.screen, DagScreen))
+        await pilot.press("j")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, DagScreen))
+
+    drive(big, script, size=(120, 40))
+
+
+def test_a_new_board_redraws_only_the_cards_whose_tasks_changed(big):
+    async def script(pilot, app, seen):
+        cards = app.query_one(TaskList)
+        await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        await pilot.pause(0.2)
+        drawn: list[int] = []
+        draw = cards._render_card
+
+        def spy(at, width):
+            drawn.append(cards.rows[at].id)
+            return draw(at, width)
+
+        cards._render_card = spy
+        plan_id = current(big).row.id
+        count = app.board_count
+        big.store.append(plan_id, 2, "task.flagged", {"flag": "stall", "message": "quiet"})
+        app.poke()
+        await wait_for(pilot, lambda: app.board_count > count, timeout=10)
+        await pilot.pause()
+        assert drawn == [2]  # of the cards on screen, only task 2's
+        assert any("⚑ stall: quiet" in line for line in shown_lines(cards))
+
+    drive(big, script, size=(120, 40))
+
+
+def test_changed_tasks_names_the_rows_that_differ_or_none_when_the_list_changed(big):
+    before = api.snapshot(big.store)
+    plan_id = current(big).row.id
+    big.store.append(plan_id, 7, "task.progress", {"message": "going"})
+    after = api.snapshot(big.store)
+    assert changed_tasks(before, after) == frozenset({7})
+    assert changed_tasks(after, after) == frozenset()
+    assert changed_tasks(None, after) is None
+    assert changed_tasks(api.snapshot_empty(), after) is None
+
+
+def test_a_card_is_as_tall_as_its_text(ws):
+    from helpers.tui_support import plan_doc
+
+    store_new_plan(ws, parse_document(plan_doc()))
+    plan_id = current(ws).row.id
+    store = ws.store
+    store.append(plan_id, 2, "task.started", {})
+    store.append(plan_id, 2, "task.flagged", {"flag": "stall", "message": "quiet"})
+    store.append(plan_id, 3, "task.started", {})
+    store.append(plan_id, 3, "task.paused", {"until": 4_000_000_000})
+    board = api.snapshot(store)
+    heights = {t.id: card_height(t) for t in board.tasks}
+    assert len(set(heights.values())) > 1  # the tasks differ in what their cards say
+    for task in board.tasks:
+        for selected in (False, True):
+            assert card_height(task) == len(card_text(task, selected, 0.0).plain.splitlines())
