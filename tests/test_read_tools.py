@@ -8,6 +8,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -20,11 +22,16 @@ REFUSED = "outside the folder this task may read"
 class _Pipe:
     """The read-tools server as a child process, spoken to one JSON line at a time."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, deadline: float | None = None):
         self.proc = subprocess.Popen([sys.executable, "-m", "baton_tui.players.read_tools",
                                       str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
         self.ids = 0
+        # a server that hangs is killed after `deadline` seconds: the test then fails (no reply)
+        # instead of waiting for ever
+        self.watchdog = threading.Timer(deadline, self.proc.kill) if deadline else None
+        if self.watchdog:
+            self.watchdog.start()
 
     def send(self, message: dict) -> None:
         self.proc.stdin.write(json.dumps(message).encode() + b"\n")
@@ -62,6 +69,8 @@ class _Pipe:
         return content["text"]
 
     def close(self) -> int:
+        if self.watchdog:
+            self.watchdog.cancel()
         self.proc.stdin.close()
         code = self.proc.wait(timeout=30)
         self.proc.stdout.close()
@@ -151,7 +160,8 @@ def test_read_file_numbers_lines_and_pages(tree):
         assert pipe.text("read_file", path="README.md", offset=1.0) == "     2\tline two"
         assert pipe.text("read_file", path="inner/app.py", limit=1).startswith(
             "     1\tdef main():")                                  # a link that stays inside
-        assert pipe.text("read_file", path="blob.bin").startswith("     1\t")  # answered
+        assert pipe.text("read_file", path="blob.bin") == (                # not UTF-8 text
+            "(binary file, 11 bytes: not UTF-8 text, so not shown; search skips it too)")
         assert pipe.text("read_file", path="nope.txt").startswith("error: [Errno 2]")
         assert pipe.text("read_file", path="src").startswith("error: [Errno 21]")
     finally:
@@ -249,3 +259,107 @@ def test_read_tools_do_not_import_the_mcp_sdk():
                             timeout=60, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_one_enormous_line_is_read_bounded_and_fast(tmp_path):
+    """A 50 MB file of one line: read in chunks, its line cut (never held, or sent, whole)."""
+    (tmp_path / "huge.txt").write_bytes(b"x" * (50 * 2 ** 20) + b" needle\nafter\n")
+    (tmp_path / "small.txt").write_text("a needle\n")
+    pipe = _Pipe(tmp_path, deadline=60)
+    try:
+        pipe.initialize()
+        started = time.monotonic()
+        first, second = pipe.text("read_file", path="huge.txt").splitlines()
+        assert first == ("     1\t" + "x" * read_tools.MAX_LINE_CHARS + "… [line cut: "
+                         f"{50 * 2 ** 20 + 7 - read_tools.MAX_LINE_CHARS} more characters not "
+                         "shown; read_file shows at most 2000 characters of a line]")
+        assert second == "     2\tafter"
+        assert pipe.text("read_file", path="huge.txt", offset=1) == "     2\tafter"
+        # search looks at the first 2,000 characters of a line, as read_file shows them
+        assert pipe.text("search", pattern="needle") == "small.txt:1: a needle"
+        assert pipe.text("search", pattern="^x+$") == "huge.txt:1: " + "x" * 200
+        assert time.monotonic() - started < 20
+    finally:
+        assert pipe.close() == 0
+
+
+def test_a_fifo_socket_or_device_is_never_opened(tree):
+    """Opening a FIFO blocks until a writer comes: both tools answer at once instead."""
+    os.mkfifo(tree / "pipe")
+    (tree / "dev").symlink_to("pipe")                   # a link to it, inside the folder
+    pipe = _Pipe(tree, deadline=20)
+    try:
+        pipe.initialize()
+        assert pipe.text("read_file", path="pipe") == (
+            "error: pipe: a FIFO, not a regular file: not read")
+        assert pipe.text("read_file", path="dev") == (
+            "error: dev: a FIFO, not a regular file: not read")
+        assert pipe.text("search", pattern="hello") == "src/app.py:2: return 'hello'"
+        assert pipe.text("search", pattern="x", path="pipe") == "(no matches)"
+        assert "pipe" in pipe.text("list_files").splitlines()   # listed, just never read
+        assert pipe.text("read_file", path="README.md").endswith("line two")  # still serving
+    finally:
+        assert pipe.close() == 0
+
+
+def test_the_kinds_of_file_refused(tmp_path):
+    import socket
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(tmp_path / "s"))
+        assert read_tools._guarded(read_tools.read_file, tmp_path, "s") == (
+            "error: s: a socket, not a regular file: not read")
+    assert read_tools._guarded(read_tools.read_file, Path("/dev"), "null") == (
+        "error: null: a character device, not a regular file: not read")
+
+
+def test_binary_files_are_named_not_shown(tmp_path):
+    (tmp_path / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    (tmp_path / "late.txt").write_bytes(b"text\n" * 1000 + b"\xff\n")   # not UTF-8 at the end
+    (tmp_path / "utf8.txt").write_text("caf\u00e9 \u65e5\u672c\n")
+    assert read_tools.read_file(tmp_path, "image.png") == (
+        "(binary file, 1032 bytes: not UTF-8 text, so not shown; search skips it too)")
+    assert read_tools.read_file(tmp_path, "late.txt", limit=1) == (
+        "(binary file, 5002 bytes: not UTF-8 text, so not shown; search skips it too)")
+    assert read_tools.read_file(tmp_path, "utf8.txt") == "     1\tcaf\u00e9 \u65e5\u672c"
+    assert read_tools.search(tmp_path, "text|PNG|caf") == "utf8.txt:1: caf\u00e9 \u65e5\u672c"
+
+
+def test_lines_split_as_before_across_chunk_boundaries(tmp_path, monkeypatch):
+    """Read a few bytes at a time, the lines are those `str.splitlines` gave the whole text."""
+    text = "a\r\nb\rc\n\x0cd\u2028e\u00e9\u65e5\r\r\nf\x85g\n\nlast"
+    (tmp_path / "mixed.txt").write_bytes(text.encode())
+    expected = "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(text.splitlines(), 1))
+    for chunk in (1, 2, 3, 7, 2 ** 20):
+        monkeypatch.setattr(read_tools, "CHUNK", chunk)
+        assert read_tools.read_file(tmp_path, "mixed.txt") == expected, chunk
+        assert read_tools.search(tmp_path, "^$") == (
+            "mixed.txt:4: \nmixed.txt:7: \nmixed.txt:10: ")
+
+
+def test_what_a_call_reads_is_capped_and_says_how_to_go_on(tmp_path, monkeypatch):
+    (tmp_path / "big.txt").write_text("".join(f"row {n}\n" for n in range(1, 1001)))
+    monkeypatch.setattr(read_tools, "CHUNK", 64)
+    monkeypatch.setattr(read_tools, "MAX_READ_BYTES", 1000)
+    shown = read_tools.read_file(tmp_path, "big.txt", limit=5).splitlines()
+    assert shown[-1] == ("… more lines (offset=5); read_file reads only the first 1000 bytes "
+                         "of a file (here lines 1-138) and this one has 7893 bytes")
+    assert read_tools.read_file(tmp_path, "big.txt", offset=137, limit=5).splitlines() == [
+        "   138\trow 138", "… stopped at line 138: read_file reads only the first 1000 bytes "
+        "of a file and this one has 7893 bytes; the rest is beyond its reach"]
+    assert read_tools.read_file(tmp_path, "big.txt", offset=500) == (
+        "… stopped at line 138: read_file reads only the first 1000 bytes of a file and this "
+        "one has 7893 bytes; the rest is beyond its reach")
+    assert read_tools.search(tmp_path, "row 13[89]$") == (      # 139 is past the cap
+        "big.txt:138: row 138\n… (1 file searched only in part: a search reads at most 1000 "
+        f"bytes of a file and {read_tools.MAX_SEARCH_BYTES} in all)")
+    (tmp_path / "wide.txt").write_text(("y" * 50 + "\n") * 100)
+    monkeypatch.setattr(read_tools, "MAX_SEARCH_BYTES", 1000)    # spent on big.txt
+    assert read_tools.search(tmp_path, "zzz").splitlines()[1:] == [
+        "… (1 file searched only in part: a search reads at most 1000 bytes of a file and 1000 "
+        "in all)",
+        "… (stopped after reading 1000 bytes of files: narrow the search with `path`)"]
+    monkeypatch.setattr(read_tools, "MAX_READ_BYTES", 2 ** 20)
+    monkeypatch.setattr(read_tools, "MAX_ANSWER_CHARS", 200)
+    lines = read_tools.read_file(tmp_path, "wide.txt").splitlines()
+    assert len(lines) == 5 and lines[-1] == (
+        "… 96 more lines (offset=4) — an answer holds at most 200 characters")
