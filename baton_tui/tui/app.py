@@ -8,6 +8,7 @@ moves their results onto the screen.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from functools import partial
@@ -78,6 +79,9 @@ class BatonApp(TaskActions, App[int]):
         self._stopped = threading.Event()
         self._focus_plan_next = True
         self._disabled: frozenset[str] = frozenset()
+        self._plan_keys: dict[str, Any] | None = None
+        self._reasons_for: tuple | None = None
+        self._plan_reasons: dict[Any, str | None] = {}
         # The players' catalogs, worked out on the engine thread after the first frame (a
         # catalog may ask a CLI or an endpoint); until then no key waits on them.
         self.player_facts: api.PlayerFacts | None = None
@@ -114,6 +118,9 @@ class BatonApp(TaskActions, App[int]):
         """After the first frame (threads share the interpreter: none of this delays it)."""
         if self.return_code is not None:
             return  # quit before the first frame was out
+        # What start-up made (widgets, modules, a 10,000-task board) lives as long as the app:
+        # out of the cycle collector's full passes, which otherwise grow with the plan.
+        gc.freeze()
         self.engine.warm()
         self.run_worker(partial(self._poll, reader, first), thread=True, group="poller",
                         exclusive=True, exit_on_error=False, description="read the store")
@@ -246,9 +253,17 @@ class BatonApp(TaskActions, App[int]):
         """Why the key's `action` does not apply now (None: it does) — the rule book's words."""
         if action not in RULE_OF:
             return None
+        rule = RULE_OF[action]
+        if rule not in api.TASK_ACTIONS:  # the plan's own rules: asked once per board
+            if self._reasons_for != (self.board, self.player_facts):
+                self._reasons_for, self._plan_reasons = (self.board, self.player_facts), {}
+            if rule not in self._plan_reasons:
+                self._plan_reasons[rule] = api.why_not(rule, self.board, None,
+                                                       self.player_facts)
+            return self._plan_reasons[rule]
         pane = getattr(self, "plan_pane", None)
         task = pane.selected_task if pane is not None and pane.is_mounted else None
-        return api.why_not(RULE_OF[action], self.board, task, self.player_facts)
+        return api.why_not(rule, self.board, task, self.player_facts)
 
     @property
     def busy(self) -> bool:
@@ -266,16 +281,27 @@ class BatonApp(TaskActions, App[int]):
 
     def on_key(self, event: events.Key) -> None:
         """A dimmed key was pressed: say why (bindings already ran the enabled ones)."""
-        if self.busy:
+        if self.busy or self.focused is not self.plan_pane:
+            return  # plan keys are the plan pane's
+        binding = self.plan_keys().get(event.key)
+        if binding is None:
             return
-        active = self.screen.active_bindings.get(event.key)
-        if active is None or active.enabled:
-            return
-        action = active.binding.action.removeprefix("app.")
+        action = binding.action.removeprefix("app.")
+        if action not in PLAN_ACTIONS or self.check_action(action, ()) is not None:
+            return  # not a plan action, or it ran
         reason = self.why_not(action) or "not available now"
-        self.notify(reason, title=f"{active.binding.description}: not now",
+        self.notify(reason, title=f"{binding.description}: not now",
                     severity="warning", timeout=5)
         self.post_message(KeyRefused(action, reason))
+
+    def plan_keys(self) -> dict[str, Any]:
+        """The plan pane's bindings by key, as remapped (one key's action is looked up, not
+        every binding's availability: that costs a rule per key at 10,000 tasks)."""
+        if self._plan_keys is None:
+            self._plan_keys = {key.strip(): binding for binding in bindings.PLAN
+                               for key in self.keymap.get(binding.id or "",
+                                                          binding.key).split(",")}
+        return self._plan_keys
 
     def action_swap_focus(self) -> None:
         if self.plan_pane.has_focus:
