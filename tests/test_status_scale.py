@@ -306,3 +306,22 @@ def test_no_tasks_are_kept_while_a_run_is_live_or_for_a_small_plan(store, monkey
                                                               "plan": 1})
     assert snapshot.read(store, now=2e9).state == "running"
     assert not _kept(store)
+
+
+def test_status_json_loads_no_argparse_typing_or_hashlib(repo, baton):
+    """What the status path was trimmed of stays trimmed (each cost milliseconds per call)."""
+    import subprocess
+    import sys
+
+    from conftest import write_plan
+
+    write_plan(repo / "p.json", [{"id": 1, "title": "a", "player": "codex"}])
+    assert baton("plan", "--from", "p.json").returncode == 0
+    script = ("import io, sys, contextlib\nfrom baton_tui.cli import main\n"
+              "with contextlib.redirect_stdout(io.StringIO()):\n"
+              "    assert main(['status', '--json']) == 0\n"
+              "print(sorted(m for m in ('argparse', 'typing', 'hashlib') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", script], cwd=repo, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
