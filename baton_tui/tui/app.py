@@ -39,10 +39,19 @@ from baton_tui.tui.widgets.header import BatonHeader
 from baton_tui.tui.widgets.plan_pane import PlanPane
 
 
-def keys_signature(board: Snapshot) -> tuple:
-    """What key availability depends on, besides the cursor (the footer redraws on change)."""
-    return (board.plan_id, board.approved, board.conductor_pid, len(board.tasks),
-            tuple((t.id, t.state, t.blocked_by, t.player, t.mode) for t in board.tasks))
+KEY_FIELDS = ("state", "blocked_by", "player", "mode")  # of a task, what its keys depend on
+
+
+def keys_changed(old: Snapshot, new: Snapshot, changed: frozenset[int] | None) -> bool:
+    """Whether what the keys may do (besides the cursor) differs between two boards;
+    `changed` names the tasks whose rows differ (None: any may)."""
+    plan = (old.plan_id, old.approved, old.conductor_pid, len(old.tasks)) != (
+        new.plan_id, new.approved, new.conductor_pid, len(new.tasks))
+    if plan or changed is None:
+        return plan or [tuple(getattr(t, f) for f in KEY_FIELDS) for t in old.tasks] != [
+            tuple(getattr(t, f) for f in KEY_FIELDS) for t in new.tasks]
+    return any(tuple(getattr(old.task(i), f) for f in KEY_FIELDS)
+               != tuple(getattr(new.task(i), f) for f in KEY_FIELDS) for i in changed)
 
 
 class BatonApp(TaskActions, App[int]):
@@ -180,7 +189,7 @@ class BatonApp(TaskActions, App[int]):
         # A replaced message (only the newest board is kept) broke the chain of differences:
         # then every card is compared again.
         changed = event.changed if event.since is old else changed_tasks(old, event.board)
-        pane.show(event.board, self.clock(), changed)
+        pane.show(event.board, self.clock(), changed, old)
         if self.select_after_refresh is not None and event.board.task(self.select_after_refresh):
             pane.select(self.select_after_refresh)
             self.select_after_refresh = None
@@ -190,11 +199,12 @@ class BatonApp(TaskActions, App[int]):
         if self._focus_plan_next and not event.board.empty and not self.typing():
             self._focus_plan_next = False
             pane.focus()
-        if keys_signature(old) != keys_signature(event.board):
+        if keys_changed(old, event.board, changed):
             self.refresh_bindings()
             if not {t.player for t in event.board.tasks} <= (self._facts_for or set()):
                 self.refresh_player_facts()  # a task moved to a player not looked at yet
-        for call in attention.calls(old, event.board, first=self.board_count == 1):
+        for call in attention.calls(old, event.board, first=self.board_count == 1,
+                                    changed=changed):
             self.call_attention(call)
 
     def call_attention(self, call: attention.Call) -> None:

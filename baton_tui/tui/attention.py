@@ -21,21 +21,23 @@ class Call:
     task_id: int | None = None
 
 
-def calls(old: Snapshot, new: Snapshot, first: bool = False) -> list[Call]:
-    """What newly waits for the person in `new` compared with `old`."""
+def calls(old: Snapshot, new: Snapshot, first: bool = False,
+          changed: frozenset[int] | None = None) -> list[Call]:
+    """What newly waits for the person in `new` compared with `old`; `changed` names the
+    tasks whose rows differ (None: look at every task)."""
     if first or new.empty or old.plan_id != new.plan_id:
         return []
     found: list[Call] = []
-    before = {t.id: t for t in old.tasks}
-    for task in new.tasks:
-        was = before.get(task.id)
+    tasks = new.tasks if changed is None else [new.task(i) for i in sorted(changed)]
+    for task in tasks:
+        was = old.task(task.id)
         if task.state == "checkpoint" and (was is None or was.state != "checkpoint"):
             what = (task.question or {}).get("what") or "a risky step"
             found.append(Call("checkpoint", f"#{task.id} asks before: {what} — press y",
                               task.id))
         if task.state == "paused" and task.until and (was is None or was.state != "paused"):
             found.append(Call("limit", f"#{task.id} {task.words}", task.id))
-    landed = any(t.state in LANDED_WORDS and t.mode == "build" for t in new.tasks)
-    if old.conductor_pid and not new.conductor_pid and landed and new.state != "merged":
+    if old.conductor_pid and not new.conductor_pid and new.state != "merged" and any(
+            t.state in LANDED_WORDS and t.mode == "build" for t in new.tasks):
         found.append(Call("handoff", "the run ended — the handoff is ready: press H"))
     return found

@@ -193,9 +193,15 @@ class DagView(Vertical, can_focus=False):
         yield DagLines(id="dag-lines")
         yield Static(id="dag-neighbours")
 
-    def show(self, board: Snapshot, selected: int | None = None) -> None:
+    def show(self, board: Snapshot, selected: int | None = None,
+             changed: frozenset[int] | None = None, since: Snapshot | None = None) -> None:
         """A new board: laid out again only when the plan's shape changed (states do not
-        show here)."""
+        show here). `changed` names the tasks that differ from `since` (None: any may)."""
+        if self.board is not None and since is self.board and changed is not None and all(
+                (since.task(i).level, since.task(i).depends_on)
+                == (board.task(i).level, board.task(i).depends_on) for i in changed):
+            self.board = board
+            return self.select(selected)
         layout = shape(board)
         same = self.board is not None and layout == self._shape
         self.board, self._shape = board, layout

@@ -48,9 +48,9 @@ class PlanPane(Vertical, can_focus=True):
         return self.board.rows[min(self.cursor, len(self.board.rows) - 1)]
 
     def show(self, board: Snapshot, now: float | None = None,
-             changed: frozenset[int] | None = None) -> None:
-        """Show a new board; `changed` names the tasks whose rows differ from the board
-        shown last (None: treat every card as new). `now` is the app's clock (limit
+             changed: frozenset[int] | None = None, since: Snapshot | None = None) -> None:
+        """Show a new board; `changed` names the tasks whose rows differ from `since`, the
+        board shown last (None: treat every card as new). `now` is the app's clock (limit
         countdowns on the cards). The cursor stays on its task."""
         keep = self.selected_task.id if self.selected_task else None
         self.board = board
@@ -62,7 +62,8 @@ class PlanPane(Vertical, can_focus=True):
             at = next((i for i, t in enumerate(board.rows) if t.id == keep), at)
         self.set_reactive(PlanPane.cursor, max(0, min(at, len(board.rows) - 1)))
         cards.show(board.rows, self.cursor, now, changed)
-        self.query_one(DagView).show(board, self.selected_id)
+        self.query_one(DagView).show(board, self.selected_id,
+                                     changed if since is not None else None, since)
         subtitle = f"{len(board.rows)} tasks" if board.rows else ""
         if subtitle != self.border_subtitle:
             self.border_subtitle = subtitle
