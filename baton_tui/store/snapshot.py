@@ -594,7 +594,9 @@ class Reader:
     """Snapshots of the current plan, folding only the events added since the last read
     (a front end that polls the store keeps one). The plan's document is decoded again only
     when its revision changes, and while nothing moves — no new event, no run, nothing
-    counting time — the last snapshot is handed back as it is."""
+    counting time — the last snapshot is handed back as it is. When events came for a few
+    tasks, only those tasks are built again (and the ones whose clock or blocker moved):
+    every other task of the new snapshot is the last one's, the very same object."""
 
     def __init__(self) -> None:
         self.plan_id: int | None = None
@@ -602,18 +604,21 @@ class Reader:
         self.row: PlanRow | None = None
         self.inputs: tuple | None = None  # what `snap` was built from
         self.snap: Snapshot | None = None
+        self._globals: tuple | None = None  # what every task of `snap` was built from
+        self._plan_shape: tuple | None = None  # (revision, deps, levels, order, position)
 
     def read(self, store: Store, now: float | None = None) -> Snapshot:
         conductor = conductor_info(store)
         plan_id = store.current_plan_id()
         if plan_id != self.plan_id:
-            self.plan_id, self.row, self.snap = plan_id, None, None
+            self.plan_id, self.row, self.snap, self._globals = plan_id, None, None, None
             self.folder = foldcache.folded(store, plan_id) if plan_id is not None else Folder()
         row = store.plan(plan_id, known=self.row) if plan_id is not None else None
         if row is None:
             return empty(conductor)
         self.row = row
-        self.folder.feed(store.events(row.id, after=self.folder.last_id))
+        events = store.events(row.id, after=self.folder.last_id)
+        self.folder.feed(events)
         now = time.time() if now is None else now
         unready = unready_players(store)
         inputs = (self.folder.last_id, row.revision, row.approved, row.options, row.base_branch,
@@ -621,9 +626,58 @@ class Reader:
         if self.snap is not None and inputs == self.inputs and not self._moving(now):
             return self.snap
         self.inputs = inputs
-        self.snap = build(row, self.folder, conductor, folder_mode(store, self.folder), now,
-                          unready)
+        mode = folder_mode(store, self.folder)
+        limits = {p: at for p, at in self.folder.plan.player_limits.items() if at > now}
+        known = (row.revision, row.slug, mode, unready, limits)
+        if self.snap is not None and known == self._globals:
+            self.snap = self._update(row, conductor, mode, now, unready, limits,
+                                     {e.task_id for e in events if e.task_id is not None})
+        else:
+            self._globals = known
+            self.snap = build(row, self.folder, conductor, mode, now, unready)
         return self.snap
+
+    def _update(self, row: PlanRow, conductor: dict[str, Any] | None, mode: bool, now: float,
+                unready: dict[str, str], limits: dict[str, float],
+                touched: set[int]) -> Snapshot:
+        """The last snapshot with the tasks that may have changed built again: those with
+        new events, those counting time, and — when a state changed — those whose blocker
+        did. Nothing the others show can have moved (same plan, players, limits, mode)."""
+        last = self.snap
+        assert last is not None
+        revision, deps, level_of, order, position = self._shape(row)
+        views, blank = self.folder.tasks, TaskView()
+        states = {i: (views.get(i) or blank).state for i in touched}
+        if any(str(state) != last.by_id[i].state for i, state in states.items()
+               if i in last.by_id):
+            blocked = blocked_by(deps, {i: (views.get(i) or blank).state for i in deps})
+            again = touched | {t.id for t in last.tasks if t.blocked_by != blocked.get(t.id)}
+        else:
+            blocked = {t.id: t.blocked_by for t in last.tasks if t.blocked_by}
+            again = set(touched)
+        again |= {t.id for t in last.tasks if t.started_at}  # their wall time moves
+        tasks = list(last.tasks)
+        specs = row.doc["tasks"]
+        for task_id in again:
+            at = position.get(task_id)
+            if at is None:
+                continue
+            task = _task(row, specs[at], views.get(task_id) or blank, blocked.get(task_id),
+                         level_of.get(task_id, 0), mode, now, limits)
+            tasks[at] = _unready(task, unready) if unready else task
+        return _whole(row, self.folder, conductor, mode, now, tasks, order, below=last.below)
+
+    def _shape(self, row: PlanRow) -> tuple:
+        """The plan's dependencies, levels, dependency order and each task's position, kept
+        for its revision."""
+        if self._plan_shape is None or self._plan_shape[0] != (row.id, row.revision):
+            specs = row.doc["tasks"]
+            deps = {t["id"]: list(t.get("depends_on", [])) for t in specs}
+            level_of = levels(deps)
+            order = topo_order(deps, [t["id"] for t in specs], level_of)
+            self._plan_shape = ((row.id, row.revision), deps, level_of, order,
+                                {t["id"]: at for at, t in enumerate(specs)})
+        return self._plan_shape
 
     def _moving(self, now: float) -> bool:
         """Whether the last snapshot's words or times depend on the clock: a live run, a
