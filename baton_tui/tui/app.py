@@ -1,7 +1,7 @@
 """The Baton App: wiring only — layout, the store poller, key availability, routing.
 
-What keys do lives in `actions.py`; what they may do now in `availability.py`; the
-chat's commands in `conversation.py`. The engine runs on its own thread
+What keys do lives in `actions.py`; what they may do now in the rule book (`api.why_not`);
+the chat's commands in `conversation.py`. The engine runs on its own thread
 (`engine.py`), the store is read by a poller thread (`poller.py`); this module only
 moves their results onto the screen.
 """
@@ -265,7 +265,8 @@ class BatonApp(TaskActions, App[int]):
             return None
         rule = RULE_OF[action]
         if rule not in api.TASK_ACTIONS:  # the plan's own rules: asked once per board
-            if self._reasons_for != (self.board, self.player_facts):
+            asked = self._reasons_for  # by identity: comparing two boards reads every task
+            if asked is None or asked[0] is not self.board or asked[1] is not self.player_facts:
                 self._reasons_for, self._plan_reasons = (self.board, self.player_facts), {}
             if rule not in self._plan_reasons:
                 self._plan_reasons[rule] = api.why_not(rule, self.board, None,
