@@ -64,31 +64,8 @@ def watch_frames(app, seen) -> None:
     app._display = display
 
 
-def child_minimal() -> None:
-    from textual.app import App
-    from textual.widgets import Static
-
-    class Minimal(App):
-        def compose(self):
-            yield Static(FIRST_CARD)
-
-    app = Minimal()
-    done = []
-
-    def seen(text: str) -> None:
-        if FIRST_CARD in text and not done:
-            done.append(painted())
-            app.exit()
-
-    watch_frames(app, seen)
-    app.run(headless=True, size=(120, 40))
-
-
-def child_baton(repo: str) -> None:
-    from baton_tui.tui.launch import make_app
-    from baton_tui.workspace import Workspace
-
-    app = make_app(Workspace(Path(repo)), blink=False, detect_players=False)
+def run_to_first_card(app) -> None:
+    """Run `app` headless until a frame shows the first card; report when that was."""
     done = []
 
     def seen(text: str) -> None:
@@ -100,6 +77,24 @@ def child_baton(repo: str) -> None:
     app.run(headless=True, size=(120, 40))
     if not done:
         raise SystemExit("the first card never showed")
+
+
+def child_minimal() -> None:
+    from textual.app import App
+    from textual.widgets import Static
+
+    class Minimal(App):
+        def compose(self):
+            yield Static(FIRST_CARD)
+
+    run_to_first_card(Minimal())
+
+
+def child_baton(repo: str) -> None:
+    from baton_tui.tui.launch import make_app
+    from baton_tui.workspace import Workspace
+
+    run_to_first_card(make_app(Workspace(Path(repo)), blink=False, detect_players=False))
 
 
 def child_idle(repo: str, seconds: float) -> None:

@@ -19,28 +19,11 @@ from pathlib import Path
 import pytest
 
 from helpers.core import write_plan
+from helpers.scale_plans import chain_and_rows
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(4 * 3600)]
 
 N = int(os.environ.get("BATON_SCALE_TASKS", "10000"))
-ROW = 50
-
-
-def plan_tasks(n: int) -> list[dict]:
-    chain = n // 2
-    tasks = []
-    for i in range(1, n + 1):
-        if i <= chain:
-            deps = [i - 1] if i > 1 else []
-        elif i == chain + 1:
-            deps = []
-        else:
-            row, col = divmod(i - chain - 2, ROW)  # rows of ROW below the wide root
-            above = chain + 2 + (row - 1) * ROW
-            deps = [chain + 1] if row == 0 else sorted({above + col, above + (col + 7) % ROW})
-        tasks.append({"id": i, "title": f"Step {i}", "prompt": f"Step {i}.", "player": "script",
-                      "check": "true", "depends_on": deps})
-    return tasks
 
 
 def test_sources_never_raise_the_recursion_limit():
@@ -50,7 +33,7 @@ def test_sources_never_raise_the_recursion_limit():
 
 def test_a_10000_task_plan_loads_shows_approves_runs_and_hands_off(repo, baton):
     assert N % 2 == 0 and N >= 200
-    plan = write_plan(repo.parent / "plan.json", plan_tasks(N), goal="Scale")
+    plan = write_plan(repo.parent / "plan.json", chain_and_rows(N), goal="Scale")
 
     loaded = baton("plan", "--from", str(plan), timeout=600)
     assert loaded.returncode == 0, loaded.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from helpers.scale_plans import chain_and_rows
 from helpers.tui_support import drive, shown_lines, wait_for, ws
 
 from baton_tui import api
@@ -25,27 +26,9 @@ __all__ = ["ws"]
 N = 10_000
 
 
-def big_plan(n: int = N) -> dict:
-    """A chain of n/2 tasks, then rows of fifty hanging off a wide root (as the engine's
-    end-to-end scale test)."""
-    chain, tasks = n // 2, []
-    for i in range(1, n + 1):
-        if i <= chain:
-            deps = [i - 1] if i > 1 else []
-        elif i == chain + 1:
-            deps = []
-        else:
-            row, col = divmod(i - chain - 2, 50)
-            above = chain + 2 + (row - 1) * 50
-            deps = [chain + 1] if row == 0 else sorted({above + col, above + (col + 7) % 50})
-        tasks.append({"id": i, "title": f"Step {i}", "prompt": "p", "player": "script",
-                      "check": "true", "depends_on": deps})
-    return {"version": 1, "goal": "Scale", "tasks": tasks}
-
-
 @pytest.fixture(scope="module")
 def big_doc():
-    return parse_document(big_plan())
+    return parse_document({"version": 1, "goal": "Scale", "tasks": chain_and_rows(N)})
 
 
 @pytest.fixture
