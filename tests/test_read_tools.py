@@ -176,7 +176,7 @@ def test_list_files_and_search(tree):
         assert listed == ["README.md", "blob.bin", "escape", "src/app.py", "src/long.txt"]
         assert pipe.text("list_files", path="src") == "src/app.py\nsrc/long.txt"
         assert pipe.text("list_files", path="inner") == "src/app.py\nsrc/long.txt"
-        assert pipe.text("list_files", path="README.md") == "(no files)"
+        assert pipe.text("list_files", path="README.md") == "README.md"  # as `ls FILE`
 
         assert pipe.text("search", pattern="hello") == "src/app.py:2: return 'hello'"  # no bin
         assert pipe.text("search", pattern=r"^row 29\d\d$", path="src").splitlines()[0] == (
@@ -217,6 +217,18 @@ def test_search_does_not_follow_a_link_out_of_the_root(tree):
             "src/app.py:2: return 'hello'")                        # a link that stays inside
         (tree / "loop").symlink_to(tree / "loop")
         assert pipe.text("search", pattern="return") == "src/app.py:2: return 'hello'"
+    finally:
+        assert pipe.close() == 0
+
+
+def test_search_and_list_take_a_single_file_as_their_path(tree):
+    pipe = _Pipe(tree)
+    try:
+        pipe.initialize()
+        assert pipe.text("search", pattern="two", path="README.md") == "README.md:2: line two"
+        assert pipe.text("search", pattern="nowhere", path="README.md") == "(no matches)"
+        assert pipe.text("list_files", path="src/app.py") == "src/app.py"
+        assert pipe.text("list_files", path="missing") == "(no files)"
     finally:
         assert pipe.close() == 0
 

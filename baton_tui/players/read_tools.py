@@ -179,6 +179,11 @@ def read_file(root: Path, path: str, offset: int = 0, limit: int = 400) -> str:
 
 
 def _files(top: Path):
+    """The files under `top` in a stable order; `top` itself when it names a file."""
+    if not top.is_dir():
+        if top.exists():
+            yield top
+        return
     for folder, dirs, names in os.walk(top):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         for name in sorted(names):
