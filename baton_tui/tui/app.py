@@ -309,9 +309,8 @@ class BatonApp(TaskActions, App[int]):
         """The plan pane's bindings by key, as remapped (one key's action is looked up, not
         every binding's availability: that costs a rule per key at 10,000 tasks)."""
         if self._plan_keys is None:
-            self._plan_keys = {key.strip(): binding for binding in bindings.PLAN
-                               for key in self.keymap.get(binding.id or "",
-                                                          binding.key).split(",")}
+            self._plan_keys = {key: binding for binding in bindings.PLAN
+                               for key in bindings.keys_of(binding, self.keymap)}
         return self._plan_keys
 
     def action_swap_focus(self) -> None:
@@ -324,9 +323,8 @@ class BatonApp(TaskActions, App[int]):
         """Every key with its current binding (after remapping) and why it is dimmed."""
         rows = []
         for binding in bindings.all_bindings():
-            keys = self.keymap.get(binding.id or "", binding.key)
             shown = ", ".join(self.get_key_display(binding.__class__(k, binding.action))
-                              for k in keys.split(","))
+                              for k in bindings.keys_of(binding, self.keymap))
             action = binding.action.removeprefix("app.")
             rows.append(KeyRow(shown, binding.description, binding.id or "", self.why_not(action)))
         return rows

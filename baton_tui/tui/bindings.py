@@ -69,6 +69,11 @@ def all_bindings() -> list[Binding]:
     return [*PLAN, *APP]
 
 
+def keys_of(binding: Binding, keymap: dict[str, str]) -> list[str]:
+    """The keys that press `binding` under `keymap` (its own when it is not remapped)."""
+    return [key.strip() for key in keymap.get(binding.id or "", binding.key).split(",")]
+
+
 def keymap_from_config(keys: dict[str, str]) -> dict[str, str]:
     """Only ids Baton knows; unknown ids are reported by `unknown_keys`, not applied."""
     known = {b.id for b in all_bindings() + CHAT if b.id}

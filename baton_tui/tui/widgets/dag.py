@@ -19,6 +19,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from baton_tui.api import Snapshot
+from baton_tui.tui.widgets.text_lines import text_lines
 
 INDENT = 2  # between two tasks on a row
 
@@ -114,17 +115,14 @@ class DagLines(ScrollView, can_focus=False):
         self.selected: int | None = None
         self.lines: list[list[Piece]] = []
         self.line_of: dict[int, int] = {}
-        self._shape: tuple | None = None
         self._width = -1
         self._marks: tuple[set[int], set[int]] = (set(), set())
         self._cache: dict[int, Strip] = {}
 
-    def show(self, board: Snapshot, layout: tuple, selected: int | None) -> None:
-        """`layout` is the board's `shape`: the lines are laid out again when it changes."""
+    def show(self, board: Snapshot, selected: int | None) -> None:
+        """A board of a new shape: its lines laid out again, the selection marked."""
         self.board = board
-        if layout != self._shape:
-            self._shape = layout
-            self._layout()
+        self._layout()
         self.select(selected)
 
     def select(self, selected: int | None) -> None:
@@ -169,12 +167,8 @@ class DagLines(ScrollView, can_focus=False):
             return Strip.blank(width, self.rich_style)
         strip = self._cache.get(at)
         if strip is None:
-            console = self.app.console
-            options = console.options.update(width=max(1, width), height=None, no_wrap=True,
-                                             overflow="ellipsis", highlight=False)
             text = line_text(self.lines[at], self.selected, *self._marks)
-            strip = Strip(console.render_lines(text, options, style=self.rich_style,
-                                               pad=True)[0], width)
+            strip = Strip(text_lines(self, text, width, self.rich_style)[0], width)
             self._cache[at] = strip
         return strip
 
@@ -187,7 +181,6 @@ class DagView(Vertical, can_focus=False):
         super().__init__(id=id, classes="-full" if full else "")
         self.board: Snapshot | None = None
         self._shape: tuple | None = None
-        self._selected: int | None = None
 
     def compose(self) -> ComposeResult:
         yield DagLines(id="dag-lines")
@@ -212,17 +205,14 @@ class DagView(Vertical, can_focus=False):
         depth = 1 + max((t.level for t in board.rows), default=0)
         self.border_subtitle = f"{depth} levels" + ("" if self.has_class("-full") else
                                                     " · g: full view")
-        self._selected = selected
         if self.display:
-            self.query_one(DagLines).show(board, layout, selected)
+            self.query_one(DagLines).show(board, selected)
             self.query_one("#dag-neighbours", Static).update(neighbours_text(board, selected),
                                                              layout=False)
 
     def select(self, selected: int | None) -> None:
-        if selected == self._selected:
-            return
-        self._selected = selected
-        if self.board is not None and self.display:
-            self.query_one(DagLines).select(selected)
+        lines = self.query_one(DagLines)
+        if self.board is not None and self.display and selected != lines.selected:
+            lines.select(selected)
             self.query_one("#dag-neighbours", Static).update(
                 neighbours_text(self.board, selected), layout=False)

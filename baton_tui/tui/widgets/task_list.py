@@ -20,6 +20,7 @@ from textual.strip import Strip
 
 from baton_tui.api import TaskSnap
 from baton_tui.tui.widgets.task_card import card_height, card_state, card_text, ticks
+from baton_tui.tui.widgets.text_lines import text_lines
 
 EDGE = "▌"  # the card's colour edge (Textual's `outer` left border)
 EDGE_STATES = ("running", "done", "landed", "merged", "paused", "checkpoint", "failed",
@@ -136,10 +137,14 @@ class TaskList(ScrollView, can_focus=False):
                 self._style_key = key
                 self._cards.clear()
 
+    def _card_at(self, line: int) -> int:
+        """The position of the card that holds `line` of the list (-1 above the first)."""
+        return bisect_right(self.tops, line) - 1
+
     def render_line(self, y: int) -> Strip:
         line = self.scroll_offset.y + y
         width = self.size.width
-        at = bisect_right(self.tops, line) - 1
+        at = self._card_at(line)
         if at < 0 or at >= len(self.rows) or width <= 0:
             return Strip.blank(width, self.rich_style)
         if width != self._width:
@@ -162,15 +167,11 @@ class TaskList(ScrollView, can_focus=False):
         edge_name = (f"task-list--edge-{state}" if state in EDGE_STATES
                      else "task-list--edge-selected" if selected else "task-list--edge")
         edge = style + self.get_component_rich_style(edge_name, partial=True)
-        console = self.app.console
-        options = console.options.update(width=max(1, width - 1), height=None, no_wrap=True,
-                                         overflow="ellipsis", highlight=False)
-        lines = console.render_lines(card_text(task, selected, self.now), options,
-                                     style=style, pad=True)
+        lines = text_lines(self, card_text(task, selected, self.now), width - 1, style)
         return [Strip([Segment(EDGE, edge), *line], width) for line in lines]
 
     def on_click(self, event: events.Click) -> None:
         line = self.scroll_offset.y + event.y
-        at = bisect_right(self.tops, line) - 1
+        at = self._card_at(line)
         if 0 <= at < len(self.rows) and line - self.tops[at] < self.heights[at] - 1:
             self.post_message(self.Clicked(self.rows[at].id))
