@@ -299,20 +299,30 @@ def build(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None,
     return _whole(plan, folder, conductor, folder_mode, now, tasks, order)
 
 
-def _tasks(plan: PlanRow, folder: Folder, folder_mode: bool, now: float,
-           unready: dict[str, str] | None) -> tuple[list[TaskSnap], list[int]]:
-    """The tasks in plan order, and their ids in dependency order (the TUI's rows)."""
+def _shape_of(plan: PlanRow) -> tuple:
+    """What the plan's document says of its graph — (dependencies, levels, dependency
+    order) — the same for every snapshot of one revision."""
     specs = plan.doc["tasks"]
     deps = {t["id"]: list(t.get("depends_on", [])) for t in specs}
+    level_of = levels(deps)
+    return deps, level_of, topo_order(deps, [t["id"] for t in specs], level_of)
+
+
+def _tasks(plan: PlanRow, folder: Folder, folder_mode: bool, now: float,
+           unready: dict[str, str] | None,
+           shape: tuple | None = None) -> tuple[list[TaskSnap], list[int]]:
+    """The tasks in plan order, and their ids in dependency order (the TUI's rows);
+    `shape` is the plan's `_shape_of`, when the caller kept it."""
+    deps, level_of, order = shape or _shape_of(plan)
     views = folder.tasks
     blank = TaskView()
     blocked = blocked_by(deps, {i: (views.get(i) or blank).state for i in deps})
-    level_of = levels(deps)
     limits = {p: at for p, at in folder.plan.player_limits.items() if at > now}
     tasks = [_task(plan, spec, views.get(spec["id"]) or blank, blocked.get(spec["id"]),
-                   level_of.get(spec["id"], 0), folder_mode, now, limits) for spec in specs]
+                   level_of.get(spec["id"], 0), folder_mode, now, limits)
+             for spec in plan.doc["tasks"]]
     tasks = [_unready(t, unready) for t in tasks] if unready else tasks
-    return tasks, topo_order(deps, [t["id"] for t in specs], level_of)
+    return tasks, order
 
 
 def _whole(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, folder_mode: bool,
@@ -605,7 +615,7 @@ class Reader:
         self.inputs: tuple | None = None  # what `snap` was built from
         self.snap: Snapshot | None = None
         self._globals: tuple | None = None  # what every task of `snap` was built from
-        self._plan_shape: tuple | None = None  # (revision, deps, levels, order, position)
+        self._plan_shape: tuple | None = None  # ((plan id, revision), shape, positions)
 
     def read(self, store: Store, now: float | None = None) -> Snapshot:
         conductor = conductor_info(store)
@@ -634,7 +644,8 @@ class Reader:
                                      {e.task_id for e in events if e.task_id is not None})
         else:
             self._globals = known
-            self.snap = build(row, self.folder, conductor, mode, now, unready)
+            tasks, order = _tasks(row, self.folder, mode, now, unready, self._shape(row)[0])
+            self.snap = _whole(row, self.folder, conductor, mode, now, tasks, order)
         return self.snap
 
     def _update(self, row: PlanRow, conductor: dict[str, Any] | None, mode: bool, now: float,
@@ -645,7 +656,7 @@ class Reader:
         did. Nothing the others show can have moved (same plan, players, limits, mode)."""
         last = self.snap
         assert last is not None
-        revision, deps, level_of, order, position = self._shape(row)
+        (deps, level_of, order), position = self._shape(row)
         views, blank = self.folder.tasks, TaskView()
         states = {i: (views.get(i) or blank).state for i in touched}
         if any(str(state) != last.by_id[i].state for i, state in states.items()
@@ -668,16 +679,12 @@ class Reader:
         return _whole(row, self.folder, conductor, mode, now, tasks, order, below=last.below)
 
     def _shape(self, row: PlanRow) -> tuple:
-        """The plan's dependencies, levels, dependency order and each task's position, kept
-        for its revision."""
+        """The plan's `_shape_of` and each task's position in the plan, kept for its
+        revision."""
         if self._plan_shape is None or self._plan_shape[0] != (row.id, row.revision):
-            specs = row.doc["tasks"]
-            deps = {t["id"]: list(t.get("depends_on", [])) for t in specs}
-            level_of = levels(deps)
-            order = topo_order(deps, [t["id"] for t in specs], level_of)
-            self._plan_shape = ((row.id, row.revision), deps, level_of, order,
-                                {t["id"]: at for at, t in enumerate(specs)})
-        return self._plan_shape
+            position = {t["id"]: at for at, t in enumerate(row.doc["tasks"])}
+            self._plan_shape = ((row.id, row.revision), _shape_of(row), position)
+        return self._plan_shape[1:]
 
     def _moving(self, now: float) -> bool:
         """Whether the last snapshot's words or times depend on the clock: a live run, a
