@@ -101,6 +101,39 @@ def test_kill_during_worktree_add_makes_it_again_and_gc_works_later(repo, baton,
     assert_no_leftovers(repo)
 
 
+def test_ref_locks_a_killed_git_left_are_cleared_and_the_run_finishes(repo, baton, tmp_path):
+    # git killed inside a ref transaction leaves `<ref>.lock`: the wrapped git makes the
+    # worktree, then leaves the locks a kill there would (the task branch's, the integration
+    # branch's and the worktree HEAD's), and waits for the group kill. Once only.
+    flag = tmp_path / "half-way"
+    env = git_wrapper(tmp_path / "wrap", f'''
+  [ -e "{flag}" ] && exec "$REAL" "$@"
+  "$REAL" "$@" || exit $?
+  for a in "$@"; do [ "$prev" = "--" ] && wt="$a"; [ "$prev" = "-b" ] && br="$a"; prev="$a"; done
+  common=$("$REAL" rev-parse --git-common-dir)
+  admin=$(sed 's/^gitdir: //' "$wt/.git")
+  touch "$common/refs/heads/$br.lock" "$common/refs/heads/${{br%/*}}/integration.lock" \\
+        "$admin/HEAD.lock"
+  touch "{flag}"
+  sleep 30
+  exit 0''')
+    one_task(repo, baton, tmp_path)
+    start_killed(baton, f"worktree-add:group:when={flag}", extra_env=env)
+    common = Path(git(repo, "rev-parse", "--git-common-dir")).resolve()
+    left = sorted(common.glob("refs/heads/baton/*/*.lock"))
+    assert [p.name for p in left] == ["1-task-1.lock", "integration.lock"], left
+    # A lock on the person's own branch is theirs: never touched.
+    theirs = common / "refs" / "heads" / "main.lock"
+    theirs.touch()
+    resume(baton)
+    check_after_crash(repo, baton, {1: "t1.txt"})
+    assert not any(p.exists() for p in left)
+    assert theirs.exists()
+    cleared = [e["data"]["detail"] for e in events(baton) if e["kind"] == "run.repaired"]
+    assert any("1-task-1.lock" in d for d in cleared) and any(
+        "integration.lock" in d for d in cleared), cleared
+
+
 def test_a_half_made_worktree_is_discarded_and_collected_without_a_traceback(
         repo, baton, tmp_path):
     flag = tmp_path / "half-way"

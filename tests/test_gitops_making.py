@@ -105,3 +105,78 @@ def test_a_lock_left_by_a_killed_baton_is_taken_over_and_a_foreign_one_is_not(re
     with pytest.raises(gitmod.GitError, match="remove it if none is"):
         wt.commit_all(path, "refused")
     assert (gitdir / "index.lock").exists()
+
+
+# -- locks a killed git left (gitops/left_locks.py) ---------------------------------------
+
+def _dead_group() -> int:
+    """A process group that has ended: the pid of a child that exited (it led its group)."""
+    child = subprocess.Popen(["true"], start_new_session=True)
+    child.wait()
+    return child.pid
+
+
+def _locks_of_a_killed_git(repo, tmp_path):
+    home = tmp_path / "home" / "wt" / "p"
+    one = wt.add_worktree(repo, home / "1-a", "baton/p/1-a", "main")
+    two = wt.add_worktree(repo, home / "2-b", "baton/p/2-b", "main")
+    heads = gitmod.common_dir(repo) / "refs" / "heads"
+    locks = [heads / "baton/p/1-a.lock", heads / "baton/p/2-b.lock",
+             heads / "baton/p/integration.lock", heads / "main.lock"]
+    for lock in locks:
+        lock.touch()
+    return home, one, two, locks
+
+
+def test_left_locks_on_the_plans_refs_are_removed_and_the_persons_kept(repo, tmp_path):
+    import time
+
+    from baton_tui.gitops import left_locks
+
+    home, one, _two, locks = _locks_of_a_killed_git(repo, tmp_path)
+    [admin] = making.admin_dirs(repo, one)
+    (admin / "HEAD.lock").touch()
+    removed = left_locks.clear(repo, "p", home, group=_dead_group(), before=time.time() + 1)
+    assert sorted(removed) == sorted([*locks[:3], admin / "HEAD.lock"])
+    assert locks[3].exists()  # refs/heads/main.lock: the person's
+    g(one, "commit", "--allow-empty", "-q", "-m", "moves again")  # the branch is usable
+
+
+def test_a_lock_in_a_worktree_someone_works_in_or_made_since_is_kept(repo, tmp_path):
+    import time
+
+    from baton_tui.gitops import left_locks
+
+    home, one, two, locks = _locks_of_a_killed_git(repo, tmp_path)
+    agent = subprocess.Popen(["sleep", "60"], cwd=one)  # an agent that outlived the conductor
+    try:
+        removed = left_locks.clear(repo, "p", home, group=_dead_group(), before=time.time() + 1)
+    finally:
+        agent.kill()
+        agent.wait()
+    assert sorted(removed) == [locks[1], locks[2]]
+    assert locks[0].exists()
+    # Made after this conductor began: one of its own gits may hold it.
+    locks[1].touch()
+    assert left_locks.clear(repo, "p", home, group=_dead_group(),
+                            before=time.time() - 60) == []
+    assert locks[1].exists()
+
+
+def test_left_locks_wait_for_a_git_of_the_dead_group_still_running(repo, tmp_path):
+    import time
+
+    from baton_tui.gitops import left_locks
+
+    home, _one, _two, locks = _locks_of_a_killed_git(repo, tmp_path)
+    # A git of the dead conductor's group still running (orphaned, killed alone).
+    orphan = subprocess.Popen(["git", "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE,
+                              start_new_session=True)
+    try:
+        assert left_locks.clear(repo, "p", home, group=orphan.pid, before=time.time() + 1,
+                                wait=0.3) == []
+        assert all(lock.exists() for lock in locks)
+    finally:
+        orphan.kill()
+        orphan.wait()
+    assert len(left_locks.clear(repo, "p", home, group=orphan.pid, before=time.time() + 1)) == 3

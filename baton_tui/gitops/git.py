@@ -83,8 +83,16 @@ class GitError(Exception):
         self.args_ = list(args)
         self.stderr = stderr
         self.returncode = returncode
-        detail = message or (stderr.strip().splitlines() or ["(no output)"])[-1]
+        detail = message or _gist(stderr)
         super().__init__(f"git {' '.join(self.args_)} failed (exit {returncode}): {detail}")
+
+
+def _gist(stderr: str) -> str:
+    """git's own verdict: its last `fatal:`/`error:` line (the advice after it, such as
+    "remove the file manually to continue", would hide which file), else its last line."""
+    lines = stderr.strip().splitlines() or ["(no output)"]
+    verdicts = [line for line in lines if line.startswith(("fatal: ", "error: "))]
+    return (verdicts or lines)[-1]
 
 
 def _env(extra: dict | None) -> dict:

@@ -43,8 +43,10 @@ COMPLETE, FAILED, BAD_INPUT, WAITING_CODE, INTERRUPTED = 0, 1, 2, 3, 130
 class Conductor(Starting, Following):
     """One run of the scheduling loop over the current plan."""
 
-    def __init__(self, ws: Workspace):
+    def __init__(self, ws: Workspace, crashed: int | None = None):
         self.ws = ws
+        self.crashed = crashed  # the pid of a conductor that died without clearing up
+        self.began = time.time()
         self.store = ws.store
         self.tracked: dict[int, Tracked] = {}
         self.finishing: dict[int, asyncio.Task] = {}
@@ -238,6 +240,18 @@ class Conductor(Starting, Following):
                       feedback=f"The previous attempt failed: {reason}. Fix that and finish.")
 
     # the loop ---------------------------------------------------------------
+    def _clear_left_locks(self) -> None:
+        """After a crash, the lock files its killed git left on the run's refs (see
+        gitops/left_locks.py): else the run could never move those refs again."""
+        if not self.crashed or not self.git_mode:
+            return
+        from baton_tui.gitops import left_locks
+
+        worktrees = layout.worktree_path(self.ws.paths, self.plan.slug, 0, "").parent
+        for lock in left_locks.clear(self.ws.root, self.plan.slug, worktrees,
+                                     group=self.crashed, before=self.began):
+            self.emit(None, K.RUN_REPAIRED, what="git-lock", detail=f"removed {lock}")
+
     def queue_plan(self) -> None:
         """Queue every draft task once a run was asked for (build tasks wait for approval)."""
         if not self.plan.options.get("run_requested"):
@@ -322,6 +336,7 @@ class Conductor(Starting, Following):
         self.emit(None, K.CONDUCTOR_STARTED, pid=os.getpid())
         self.queue_plan()
         self.reload()
+        self._clear_left_locks()
         self.reconcile()
         # The plan, its views and the ready queue live as long as the run: out of the cycle
         # collector's sight, so its full passes do not grow with the plan (at 10,000 tasks
@@ -394,9 +409,11 @@ def conduct(root: str) -> int:
     signal.signal(signal.SIGTERM, pause)
     signal.signal(signal.SIGINT, pause)
     plan = ws.store.current_plan()
+    previous = ws.store.conductor()  # still recorded: it died without clearing up
+    crashed = previous["pid"] if previous and previous["pid"] != os.getpid() else None
     ws.store.set_conductor(os.getpid(), procs.start_token(os.getpid()), plan.id if plan else 0)
     try:
-        return asyncio.run(Conductor(ws).run())
+        return asyncio.run(Conductor(ws, crashed).run())
     except Exception as exc:
         # Attempts keep running under their shims; `baton resume` reattaches to them.
         from baton_tui.store.db import Unwritable

@@ -91,7 +91,8 @@ class RunStarted(TypedDict, total=False):
 
 
 class Repaired(TypedDict, total=False):
-    what: str               # "integration" (branch rebuilt from the landings recorded)
+    what: str               # "integration" (branch rebuilt from the landings recorded),
+                            # "git-lock" (a lock a killed git left on the run's refs removed)
     detail: str
     commit: str
 
