@@ -12,7 +12,7 @@ answers at once outside a task), `git add -A`, `git commit --no-verify`, `git me
 --write-tree`, `git commit-tree`, `git update-ref` with the old value — and its per-task time is
 its total ÷ N. The figure is Baton ÷ baseline (target ≤ 1.3). Both also count the git
 processes they start (Baton's through a `git` shim first on its PATH; the baseline's by its own
-loop), per task. Run: ``python benchmarks/bench_task_overhead.py [--tasks N]``. Not a test;
+loop), per task. Run: ``python benchmarks/bench_task_overhead.py [--tasks N] [--runs R]``. Not a test;
 nothing is asserted.
 """
 
@@ -190,20 +190,31 @@ def run_baseline(base: Path, n: int, script: Path) -> tuple[float, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=12)
+    parser.add_argument("--runs", type=int, default=1,
+                        help="baseline and Baton, one after the other, this many times; "
+                             "the medians are shown")
     args = parser.parse_args()
-    base = Path(tempfile.mkdtemp(prefix="baton-bench-overhead-"))
-    try:
-        script = write_script(base, args.tasks)
-        plain, plain_git = run_baseline(base, args.tasks, script)
-        per_task, phases, counts = run_baton(base, args.tasks, script)
-    finally:
-        subprocess.run(["rm", "-rf", str(base)])
-    print(f"{args.tasks} tasks in a chain (one at a time)")
-    print(f"baseline per task (git steps + agent run directly): {plain:6.3f} s")
-    print(f"Baton per task (worktree, attempt, report, landing): {per_task:6.3f} s")
-    for name, value in phases.items():
-        print(f"  {name:<45} {value:6.3f} s")
-    print(f"ratio: {per_task / plain:.2f}   (target <= 1.3)")
+    plains, bats, ratios, runs = [], [], [], []
+    for _ in range(args.runs):
+        base = Path(tempfile.mkdtemp(prefix="baton-bench-overhead-"))
+        try:
+            script = write_script(base, args.tasks)
+            plain, plain_git = run_baseline(base, args.tasks, script)
+            per_task, phases, counts = run_baton(base, args.tasks, script)
+        finally:
+            subprocess.run(["rm", "-rf", str(base)])
+        plains.append(plain)
+        bats.append(per_task)
+        ratios.append(per_task / plain)
+        runs.append(phases)
+    median = statistics.median
+    print(f"{args.tasks} tasks in a chain (one at a time), {args.runs} run(s), medians")
+    print(f"baseline per task (git steps + agent run directly): {median(plains):6.3f} s")
+    print(f"Baton per task (worktree, attempt, report, landing): {median(bats):6.3f} s")
+    for name in runs[0]:
+        print(f"  {name:<45} {median(r[name] for r in runs):6.3f} s")
+    shown = " ".join(f"{r:.2f}" for r in ratios)
+    print(f"ratio: {median(ratios):.2f}   (each run: {shown}; target <= 1.3)")
     total = sum(counts.values())
     print(f"git processes per task: Baton {total / args.tasks:.1f} (the run's fixed few "
           f"included), baseline {plain_git / args.tasks:.1f}")

@@ -26,7 +26,6 @@ import sys
 import time
 
 from baton_tui import procs
-from baton_tui.run import readonly
 from baton_tui.run.logcap import CappedLog
 from baton_tui.store.db import Store
 
@@ -66,11 +65,16 @@ def run_attempt(attempt_id: int, state_path: str) -> int:
     env = {k: v for k, v in os.environ.items() if k not in GIT_REDIRECTS}
     log = CappedLog(attempt.log_path)
     stdin = open(spec["prompt_path"], "rb") if spec.get("stdin_prompt") else subprocess.DEVNULL
+    protect = None
+    if spec.get("readonly"):  # imported only then: every agent's start waits for the shim's
+        from baton_tui.run import readonly
+
+        protect = readonly.preexec(spec["readonly"])
     read_end, write_end = os.pipe()
     try:
         proc = subprocess.Popen(spec["argv"], cwd=spec["cwd"], env=env, stdin=stdin,
                                 stdout=write_end, stderr=subprocess.STDOUT, process_group=0,
-                                preexec_fn=readonly.preexec(spec.get("readonly")))
+                                preexec_fn=protect)
     except OSError as exc:
         log.write(f"baton: cannot start {spec['argv'][0]}: {exc}\n".encode())
         store.update_attempt(attempt_id, ended=time.time(), exit_status=127)
@@ -152,9 +156,23 @@ def _rest(pgid: int, scan: bool) -> list:
     return list(found.values())
 
 
+def _childless() -> bool:
+    """True when this shim has no child left, once the finished ones are collected: as a
+    subreaper, every descendant still running would be one, so the agent's tree is over."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return True
+        if pid == 0:
+            return False
+
+
 def end_tree(pgid: int, scan: bool = True) -> list[dict]:
     """End what the agent left running: SIGTERM, a grace period, SIGKILL. Returns what could
     not be ended (pid and command), for the task's flag."""
+    if not scan and _childless():
+        return []  # the usual end, told without psutil (importing it alone takes 30 ms)
     import psutil
 
     rest = _rest(pgid, scan)

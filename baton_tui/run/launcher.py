@@ -28,6 +28,7 @@ from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
 
 if TYPE_CHECKING:
+    from baton_tui.run.spawner import Forked
     from baton_tui.gitops.making import Making
 
 SETUP_TIMEOUT = 900
@@ -190,9 +191,10 @@ def new_nonce() -> str:
 def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, workdir: Workdir,
                   *, artifacts: dict[int, str], feedback: str | None = None,
                   resume_message: str | None = None,
-                  session_id: str | None = None) -> tuple[int, subprocess.Popen]:
+                  session_id: str | None = None) -> tuple[int, "subprocess.Popen | Forked"]:
     """Record and spawn one attempt; returns its id and the shim's process (in a session of
-    its own: it outlives the conductor; the conductor may wait on it while it lives)."""
+    its own: it outlives the conductor; the conductor may wait on it while it lives) — forked
+    by the spawner (`spawner.py`), or a fresh interpreter where there is none."""
     from baton_tui.skills import resolve
 
     player = ws.catalog.players.get(task.player)
@@ -240,14 +242,19 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     store.update_attempt(attempt_id, spec=spec, log_path=str(log_path),
                          **({"session_id": named_session} if named_session else {}))
     outside.before(ws, folder)
-    shim_log = open(private_file(folder / "shim.log"), "ab")
-    # The shim's own entry point (`baton attempt ID` does the same through the CLI).
-    proc = subprocess.Popen([sys.executable, "-m", "baton_tui.run.attempt", str(attempt_id),
-                             str(ws.paths.store_path)],
-                            stdin=subprocess.DEVNULL, stdout=shim_log, stderr=subprocess.STDOUT,
-                            start_new_session=True, cwd=str(workdir.path),
-                            env={**without_git_redirects(os.environ), **added})
-    shim_log.close()
+    shim_path = private_file(folder / "shim.log")
+    shim_env = {**without_git_redirects(os.environ), **added}
+    from baton_tui.run import spawner
+
+    proc = spawner.spawn(attempt_id, str(ws.paths.store_path), str(workdir.path), shim_env,
+                         str(shim_path))
+    if proc is None:  # no spawner here: the shim's own entry point, a fresh interpreter
+        with open(shim_path, "ab") as shim_log:
+            proc = subprocess.Popen([sys.executable, "-m", "baton_tui.run.attempt",
+                                     str(attempt_id), str(ws.paths.store_path)],
+                                    stdin=subprocess.DEVNULL, stdout=shim_log,
+                                    stderr=subprocess.STDOUT, start_new_session=True,
+                                    cwd=str(workdir.path), env=shim_env)
     from baton_tui import killpoints, procs
 
     killpoints.reached("spawned")  # a kill here: the next conductor adopts or gives it up

@@ -11,7 +11,7 @@ import asyncio
 import os
 import subprocess
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from baton_tui.errors import BatonError
 from baton_tui.plan.model import Task
@@ -20,24 +20,31 @@ from baton_tui.run.finish import Intent
 from baton_tui.run.following import Tracked
 from baton_tui.store.events import BROKEN, EventKind, State
 
+if TYPE_CHECKING:
+    from baton_tui.run.spawner import Forked
+
 K = EventKind
 
 
-def exited(shim: subprocess.Popen) -> asyncio.Future:
-    """A future that completes when our child `shim` exits (and reaps it)."""
+def exited(shim: "subprocess.Popen | Forked") -> asyncio.Future:
+    """A future that completes when the shim exits: our own child is reaped here, one the
+    spawner forked is reaped by the spawner."""
     loop = asyncio.get_running_loop()
+    future: asyncio.Future = loop.create_future()
     try:
         fd = os.pidfd_open(shim.pid)
-    except (AttributeError, OSError):  # no pidfd here: a thread waits instead
-        return asyncio.ensure_future(asyncio.to_thread(shim.wait))
-    future: asyncio.Future = loop.create_future()
+    except (AttributeError, OSError):
+        if isinstance(shim, subprocess.Popen):  # no pidfd here: a thread waits instead
+            return asyncio.ensure_future(asyncio.to_thread(shim.wait))
+        future.set_result(None)  # forked, and already gone
+        return future
 
     def ready() -> None:
         loop.remove_reader(fd)
         os.close(fd)
-        shim.wait()
+        code = shim.wait() if isinstance(shim, subprocess.Popen) else None
         if not future.done():
-            future.set_result(shim.returncode)
+            future.set_result(code)
 
     loop.add_reader(fd, ready)
     return future
@@ -240,7 +247,7 @@ class Starting:
             if started is not None:
                 attempt_id, shim = started
                 self.tracked[task.id] = Tracked(attempt_id, task.id)
-                # Our own child: wake the loop the moment it exits (and reap it).
+                # Wake the loop the moment it exits.
                 self.exits[task.id] = exited(shim)
                 if self.intents.get(task.id, Intent()).stop or self.pause_requested:
                     self._signal(task.id)  # asked to stop while it was starting
