@@ -190,11 +190,12 @@ def new_nonce() -> str:
 
 def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, workdir: Workdir,
                   *, artifacts: dict[int, str], feedback: str | None = None,
-                  resume_message: str | None = None,
-                  session_id: str | None = None) -> tuple[int, "subprocess.Popen | Forked"]:
+                  resume_message: str | None = None, session_id: str | None = None,
+                  ahead: "outside.Ahead | None" = None) -> tuple[int, "subprocess.Popen | Forked"]:
     """Record and spawn one attempt; returns its id and the shim's process (in a session of
     its own: it outlives the conductor; the conductor may wait on it while it lives) — forked
-    by the spawner (`spawner.py`), or a fresh interpreter where there is none."""
+    by the spawner (`spawner.py`), or a fresh interpreter where there is none. `ahead`:
+    the fingerprint of the places it must not write, taken while its worktree was made."""
     from baton_tui.skills import resolve
 
     player = ws.catalog.players.get(task.player)
@@ -241,7 +242,7 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
             else None}
     store.update_attempt(attempt_id, spec=spec, log_path=str(log_path),
                          **({"session_id": named_session} if named_session else {}))
-    outside.before(ws, folder)
+    outside.before(ws, folder, ahead)
     shim_path = private_file(folder / "shim.log")
     shim_env = {**without_git_redirects(os.environ), **added}
     from baton_tui.run import spawner

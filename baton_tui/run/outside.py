@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -89,16 +90,86 @@ def _own_files(ws: "Workspace") -> dict[str, Any]:
     return {str(p): _stat(p) for p in files}
 
 
+class _Look:
+    """One `git status` of a checkout, for every caller that asked before it began."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.found: dict[str, Any] | None = None
+        self.error: BaseException | None = None
+
+
+_looks = threading.Lock()
+_next: dict[str, _Look] = {}               # per checkout: the look not begun yet
+_one_at_a_time: dict[str, threading.Lock] = {}
+
+
+def _shared_checkout(ws: "Workspace") -> dict[str, Any]:
+    """`_checkout`, shared: tasks that start and end together (32 at once, say) each need
+    the checkout as it is now, and one look begun after they asked serves them all — a
+    `git status` of a big checkout is the costliest part of a start. (Read-only: callers
+    never change what they get.)"""
+    key = str(ws.root)
+    with _looks:
+        look = _next.get(key)
+        leads = look is None
+        if leads:
+            look = _next[key] = _Look()
+        turn = _one_at_a_time.setdefault(key, threading.Lock())
+    if leads:
+        with turn:  # a look under way may have begun before we asked: the next one is ours
+            with _looks:
+                del _next[key]  # who asks from now on waits for the look after this one
+            try:
+                look.found = _checkout(ws)
+            except BaseException as exc:  # noqa: BLE001 — raised again for every caller
+                look.error = exc
+            finally:
+                look.done.set()
+    look.done.wait()
+    if look.error is not None:
+        raise look.error
+    assert look.found is not None
+    return look.found
+
+
 def fingerprint(ws: "Workspace") -> dict[str, Any]:
     """What the watched places look like now."""
-    return {"checkout": _checkout(ws), "own": _own_files(ws)}
+    return {"checkout": _shared_checkout(ws), "own": _own_files(ws)}
 
 
-def before(ws: "Workspace", attempt_dir: Path) -> None:
-    """Record the fingerprint an attempt starts from, in its own (0700) folder."""
+class Ahead:
+    """The fingerprint an attempt starts from, taken on a thread of its own while the
+    task's worktree is made (so the two do not add up before the agent starts)."""
+
+    def __init__(self, ws: "Workspace"):
+        self._result: dict[str, Any] | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._take, args=(ws,), daemon=True,
+                                        name="baton-fingerprint")
+        self._thread.start()
+
+    def _take(self, ws: "Workspace") -> None:
+        try:
+            self._result = fingerprint(ws)
+        except BaseException as exc:  # noqa: BLE001 — raised in the caller's thread
+            self._error = exc
+
+    def result(self) -> dict[str, Any]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+
+def before(ws: "Workspace", attempt_dir: Path, ahead: Ahead | None = None) -> None:
+    """Record the fingerprint an attempt starts from, in its own (0700) folder (`ahead`:
+    one taken meanwhile, before the agent starts)."""
     from baton_tui.run.prompt import write_private
 
-    write_private(attempt_dir / FINGERPRINT, json.dumps(fingerprint(ws)))
+    found = ahead.result() if ahead is not None else fingerprint(ws)
+    write_private(attempt_dir / FINGERPRINT, json.dumps(found))
 
 
 def changed(ws: "Workspace", attempt: "AttemptRow") -> list[str]:

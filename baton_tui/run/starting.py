@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from baton_tui.errors import BatonError
 from baton_tui.plan.model import Task
-from baton_tui.run import launcher
+from baton_tui.run import launcher, outside
 from baton_tui.run.finish import Intent
 from baton_tui.run.following import Tracked
 from baton_tui.store.events import BROKEN, EventKind, State
@@ -211,10 +211,11 @@ class Starting:
         artifacts = self.artifacts(task)
         plan, doc = self.plan, self.doc
 
-        def work() -> tuple[int, subprocess.Popen] | None:
+        def work() -> "tuple[int, subprocess.Popen | Forked] | None":
             ws = self.ws.sibling()
             feedback_now = feedback
             try:
+                ahead = outside.Ahead(ws)  # the checkout looked at while the worktree is made
                 if task.mode == "research":
                     workdir = launcher.prepare_research(ws, plan, task, attempts + 1)
                 else:
@@ -226,7 +227,7 @@ class Starting:
                             "intent): " + ", ".join(workdir.conflicts))
                 return launcher.start_attempt(
                     ws, plan, doc, task, workdir, artifacts=artifacts, feedback=feedback_now,
-                    resume_message=resume_message, session_id=session)
+                    resume_message=resume_message, session_id=session, ahead=ahead)
             except launcher.SetupFailed as exc:
                 ws.store.append(plan.id, task.id, K.TASK_FAILED, {"reason": str(exc),
                                                                   "output": exc.output})
