@@ -141,3 +141,30 @@ def test_grilling_tells_the_planner_to_ask_first_and_unknown_skills_are_refused(
     else:
         raise AssertionError("an unknown skill was accepted")
     ws.close()
+
+
+class TestChatLog:
+    def test_the_chat_wraps_again_at_its_new_width_after_a_resize(self, planned):
+        from baton_tui.tui.widgets.chat_pane import WELCOME
+
+        seen: dict = {}
+
+        async def script(pilot, app, _seen):
+            log = app.query_one("#chat-log")
+            await wait_for(pilot, lambda: "Type /help" in chat_text(app))
+            seen["wide"] = len(log.lines)
+            await pilot.resize_terminal(80, 24)
+            await settle(pilot)
+            await pilot.pause(0.2)
+            width = log.scrollable_content_region.width
+            seen["narrow"] = len(log.lines)
+            seen["widest"] = max(line.cell_length for line in log.lines)
+            seen["width"] = width
+            seen["scroll_x"] = log.max_scroll_x
+            seen["text"] = chat_text(app)
+
+        drive(planned, script, size=(160, 40))
+        assert seen["widest"] <= seen["width"], seen
+        assert seen["scroll_x"] == 0, seen
+        assert seen["narrow"] > seen["wide"]  # wrapped again into more, shorter lines
+        assert " ".join(WELCOME.split()) in seen["text"]  # nothing cut off

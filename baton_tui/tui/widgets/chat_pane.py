@@ -6,9 +6,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Input, RichLog
+from textual.widgets import Input
 
 from baton_tui.tui import bindings
+from baton_tui.tui.widgets.chat_log import ChatLog
 
 WELCOME = ("Say what you want built. The planner studies the repository, asks only what "
            "changes the plan, and drafts tasks you can edit on the right. Nothing builds "
@@ -33,7 +34,7 @@ class ChatPane(Vertical):
         self.border_title = "chat"
 
     def compose(self) -> ComposeResult:
-        log = RichLog(id="chat-log", wrap=True, markup=False, auto_scroll=True, min_width=20)
+        log = ChatLog(id="chat-log", wrap=True, markup=False, auto_scroll=True, min_width=20)
         log.can_focus = False
         yield log
         prompt = Input(placeholder="a goal, an answer, or /help", id="chat-input")
@@ -54,10 +55,10 @@ class ChatPane(Vertical):
         line = Text()
         line.append(f"{who}: ", style="bold")
         line.append(text if isinstance(text, Text) else Text(text, style=style))
-        self.query_one(RichLog).write(line)
+        self.query_one(ChatLog).write(line)
 
     def step(self, text: str) -> None:
-        self.query_one(RichLog).write(Text(f"  · {text}", style="dim"))
+        self.query_one(ChatLog).write(Text(f"  · {text}", style="dim"))
 
     def question(self, question: str, recommendation: str) -> None:
         body = Text()
@@ -68,14 +69,14 @@ class ChatPane(Vertical):
             body.append(recommendation, style="italic")
             body.append("\n  press enter on an empty line to take it, or type your answer",
                         style="dim")
-        self.query_one(RichLog).write(body)
+        self.query_one(ChatLog).write(body)
 
     def spec(self, text: str) -> None:
         """The spec the planner wrote (`/to-spec`), shown whole: the plan is built on it."""
         body = Text()
         body.append("planner wrote a spec:\n", style="bold")
         body.append(text)
-        self.query_one(RichLog).write(body)
+        self.query_one(ChatLog).write(body)
 
     def lines(self, text: str) -> None:
-        self.query_one(RichLog).write(Text(text))
+        self.query_one(ChatLog).write(Text(text))
