@@ -256,12 +256,6 @@ def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(tree):
         assert pipe.close() == 0
 
 
-def test_list_files_is_bounded(tmp_path):
-    for n in range(read_tools.MAX_HITS * 5 + 50):
-        (tmp_path / f"f{n:04}.txt").write_text("")
-    assert len(read_tools.list_files(tmp_path).splitlines()) == read_tools.MAX_HITS * 5
-
-
 def test_read_tools_do_not_import_the_mcp_sdk():
     script = ("import sys\nfrom baton_tui.players import read_tools\n"
               "read_tools.build_server(read_tools.Path('.'))\n"
@@ -375,3 +369,24 @@ def test_what_a_call_reads_is_capped_and_says_how_to_go_on(tmp_path, monkeypatch
     lines = read_tools.read_file(tmp_path, "wide.txt").splitlines()
     assert len(lines) == 5 and lines[-1] == (
         "… 96 more lines (offset=4) — an answer holds at most 200 characters")
+
+
+def test_a_search_that_backtracks_forever_is_stopped_and_the_next_one_answers(tmp_path):
+    (tmp_path / "long.txt").write_text("a" * 1500 + "!\n")
+    started = time.monotonic()
+    answer = read_tools.timed(read_tools.search, 1.0, tmp_path, r"(a+)+$")
+    assert time.monotonic() - started < 5
+    assert answer.startswith("error: the search took longer than 1 s and was stopped"), answer
+    quick = read_tools.timed(read_tools.search, 5.0, tmp_path, "!$")
+    assert quick.startswith("long.txt:1: aaa"), quick
+    assert read_tools.timed(read_tools.search, 5.0, tmp_path, "(").startswith(
+        "error: missing )")
+
+
+def test_list_files_names_at_most_a_thousand_files_and_says_there_are_more(tmp_path):
+    for i in range(read_tools.MAX_FILES + 5):
+        (tmp_path / f"f{i:05}.txt").write_text("x\n")
+    lines = read_tools.list_files(tmp_path).splitlines()
+    assert len(lines) == read_tools.MAX_FILES + 1
+    assert lines[0] == "f00000.txt" and lines[-2] == f"f{read_tools.MAX_FILES - 1:05}.txt"
+    assert lines[-1].startswith(f"… (more than {read_tools.MAX_FILES} files")

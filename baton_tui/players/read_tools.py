@@ -13,7 +13,9 @@ The worktree's content is untrusted, so every read is bounded: only regular file
 is swapped in between), a call reads at most MAX_READ_BYTES of a file (a search at most
 MAX_SEARCH_BYTES in all) in chunks, and a line keeps at most MAX_LINE_CHARS characters, so
 neither a huge file nor one enormous line is ever held whole. A file that is not UTF-8 text is
-binary to both tools: `search` skips it, `read_file` says so instead of showing it.
+binary to both tools: `search` skips it, `read_file` says so instead of showing it. A
+`list_files` names at most MAX_FILES files; a `search` runs in a forked child stopped after
+SEARCH_SECONDS (a regular expression cannot be interrupted otherwise).
 """
 
 from __future__ import annotations
@@ -22,8 +24,12 @@ import codecs
 import errno
 import os
 import re
+import select
+import signal
 import stat
 import sys
+import time
+from itertools import islice
 from pathlib import Path
 
 from baton_tui.run.jsonrpc import Server
@@ -31,6 +37,8 @@ from baton_tui.run.mcp_stdio import integer, result_schema, serve, string, tool_
 
 MAX_LINES = 2000
 MAX_HITS = 200
+MAX_FILES = 1000                    # named by one list_files
+SEARCH_SECONDS = 20.0               # one search's time (a pattern that backtracks forever)
 MAX_LINE_CHARS = 2000               # of one line, shown or searched: the rest is not kept
 MAX_ANSWER_CHARS = 400_000          # of the lines one read_file shows (2,000 lines of 200)
 MAX_READ_BYTES = 64 * 2 ** 20       # of one file, per call (read_file, or search per file)
@@ -191,9 +199,14 @@ def _files(top: Path):
 
 
 def list_files(root: Path, path: str = ".") -> str:
+    """The files under `path`, the first MAX_FILES of them (the walk stops there: a huge
+    tree is never listed whole to be cut afterwards)."""
     top, base = inside(root, path), root.resolve()
-    found = [str(p.relative_to(base)) for p in _files(top)]
-    return "\n".join(found[:MAX_HITS * 5]) or "(no files)"
+    found = [str(p.relative_to(base)) for p in islice(_files(top), MAX_FILES + 1)]
+    if len(found) > MAX_FILES:
+        return "\n".join(found[:MAX_FILES]) + (f"\n… (more than {MAX_FILES} files: list a "
+                                               "folder with `path`)")
+    return "\n".join(found) or "(no files)"
 
 
 def search(root: Path, pattern: str, path: str = ".") -> str:
@@ -251,6 +264,46 @@ def _cuts(cut: int, stopped: bool) -> str:
     return notes
 
 
+def timed(fn, seconds: float, *args) -> str:
+    """`fn(*args)` in a forked child, given up after `seconds`: Python's regular expressions
+    cannot be interrupted, and one that backtracks without end (`(a+)+$` on a long line)
+    would hang the server and the agent's turn with it."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer through the pipe, then leave at once
+        code = 0
+        try:
+            os.close(read_end)
+            try:
+                answer = fn(*args)
+            except (OSError, ValueError, re.error) as exc:
+                answer = f"error: {exc}"
+            data = answer.encode("utf-8", "surrogateescape")
+            while data:
+                data = data[os.write(write_end, data):]
+        except BaseException:  # noqa: BLE001 — the parent says it failed
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    chunks, deadline = [], time.monotonic() + seconds
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([read_end], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                return (f"error: the search took longer than {seconds:g} s and was stopped: "
+                        "use a simpler pattern or a narrower `path`")
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+        os.waitpid(pid, 0)
+    return b"".join(chunks).decode("utf-8", "surrogateescape") or "error: the search failed"
+
+
 def _guarded(fn, root: Path, *args) -> str:
     """A refusal or failure the agent can read and act on is an answer, not a tool error."""
     try:
@@ -292,7 +345,7 @@ def build_server(root: Path) -> Server:
         return _guarded(list_files, root, path)
 
     def _search(pattern: str, path: str = ".") -> str:
-        return _guarded(search, root, pattern, path)
+        return timed(_guarded, SEARCH_SECONDS, search, root, pattern, path)
 
     return tool_server("baton-read", TOOLS,
                        {"read_file": _read, "list_files": _list, "search": _search})
