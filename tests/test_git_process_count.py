@@ -1,9 +1,10 @@
-"""Git processes per build task, counted end to end: at most twelve.
+"""Git processes per build task, counted end to end: at most eleven.
 
 A `git` shim first on PATH logs every git command Baton starts (the conductor, the attempt
 shims and the agents all inherit PATH) and then runs the real git. Runs of a chain of one and
 of three trivial build tasks (no check) tell the run's fixed cost from what each task adds:
-worktree and branch, commit of the agent's work, scope diff, landing — and the two `git
+worktree and branch, commit of the agent's work, landing (a scope diff only for a task with
+a scope; these have none) — and the two `git
 status` of the person's checkout that tell whether the agent wrote outside its worktree
 (before and after each attempt, `run/outside.py`).
 """
@@ -20,7 +21,7 @@ import pytest
 from helpers.core import BatonCLI, git
 from helpers.run_kit import load_plan, script_agent, status, task, write_config
 
-PER_TASK_LIMIT = 12  # 10, plus the outside-write fingerprint's before/after `git status`
+PER_TASK_LIMIT = 11  # 9, plus the outside-write fingerprint's before/after `git status`
 # Once per run: git --version, creating the integration branch, and what the first commit
 # learns about the approved commit (its tree, whether it holds agent droppings), identity.
 RUN_FIXED_LIMIT = 6
@@ -71,7 +72,7 @@ def run_chain(base: Path, n: int) -> Counter:
 
 
 @pytest.mark.slow
-def test_a_build_task_costs_at_most_twelve_git_processes(tmp_path):
+def test_a_build_task_costs_at_most_eleven_git_processes(tmp_path):
     one = run_chain(tmp_path / "one", 1)
     three = run_chain(tmp_path / "three", 3)
     per_task = {cmd: (three[cmd] - one[cmd]) / 2 for cmd in three | one

@@ -220,7 +220,7 @@ class Finisher:
             if not self._commit(task, workdir, branch, f"Task {task.id}: {task.title}\n\n"
                                 f"{report.get('summary', '')}".strip(), attempt.id):
                 return State.FAILED
-            base = self.view(task).base
+            base = self.view(task).base if task.scope else None  # no scope: nothing is off it
             if base and branch:
                 changed = landing.changed_files(self.ws.root, base, f"refs/heads/{branch}")
                 outside = landing.files_outside(changed, task.scope)
