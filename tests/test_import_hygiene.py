@@ -1,8 +1,10 @@
-"""The engine never imports textual; `baton status` and `baton --help` import nothing heavy."""
+"""The engine never imports textual; `baton status` and `baton --help` import nothing heavy;
+`baton report` imports only what recording a report needs."""
 
 from __future__ import annotations
 
 import json
+import os
 import pkgutil
 import subprocess
 import sys
@@ -61,13 +63,16 @@ LOADED = (
     "from baton_tui.cli import main\n"
     "code = main({argv!r})\n"
     "sys.stdout.flush()\n"
-    "heavy = sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r})\n"
+    "heavy = sorted(m for m in sys.modules if m in {heavy!r} or m.split('.')[0] in {heavy!r})\n"
     "print('\\n@@' + json.dumps({{'code': code, 'heavy': heavy}}))\n")
 
 
-def loaded_by(argv: list[str], cwd: Path) -> dict:
-    result = subprocess.run([sys.executable, "-c", LOADED.format(argv=argv, heavy=HEAVY)],
-                            cwd=cwd, capture_output=True, text=True, timeout=120)
+def loaded_by(argv: list[str], cwd: Path, heavy: tuple[str, ...] = HEAVY,
+              env: dict[str, str] | None = None) -> dict:
+    """The command's exit code and which of `heavy` (packages or modules) it imported."""
+    result = subprocess.run([sys.executable, "-c", LOADED.format(argv=argv, heavy=heavy)],
+                            cwd=cwd, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, **(env or {})})
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.rsplit("@@", 1)[1])
 
@@ -81,6 +86,43 @@ def test_fast_commands_import_nothing_heavy(repo, baton, argv):
     report = loaded_by(argv, repo)
     assert report["code"] == 0
     assert report["heavy"] == []
+
+
+# What `baton report` (run by every agent at the end of every task) has no use for: the rules
+# and the snapshot the rest of the façade loads, `dataclasses` (it imports `inspect`, `ast`
+# and `dis`), `typing`, and everything `baton status` may not load either.
+NOT_FOR_REPORT = (*HEAVY, "baton_tui.run.rules", "baton_tui.store.snapshot",
+                  "baton_tui.store.foldcache", "dataclasses", "inspect", "typing")
+
+
+def test_report_imports_only_the_report_channel(repo, baton):
+    write_plan(repo / "p.json", [{"id": 1, "title": "a", "player": "codex"}])
+    assert baton("plan", "--from", "p.json").returncode == 0
+    from baton_tui.workspace import Workspace
+
+    ws = Workspace(repo)
+    attempt = ws.store.new_attempt(ws.store.current_plan_id(), 1, "bnc_hygiene", "codex", {}, "")
+    env = {"BATON_STATE": str(ws.paths.store_path), "BATON_TASK": "1",
+           "BATON_ATTEMPT": str(attempt), "BATON_NONCE": "bnc_hygiene"}
+    for argv in (["report", "progress", "halfway"], ["report", "done", "--summary", "x"]):
+        report = loaded_by(argv, repo, NOT_FOR_REPORT, env)
+        assert report == {"code": 0, "heavy": []}
+    assert ws.store.attempt(attempt).report["summary"] == "x"  # the import check saw real reports
+    assert loaded_by(["report", "done", "--summary", "x"], repo, NOT_FOR_REPORT) == {
+        "code": 2, "heavy": []}  # outside a task: refused, after the same imports
+
+
+def test_the_facade_provides_every_name_it_lists():
+    script = ("import baton_tui.api as api\n"
+              "names = {}\n"
+              "exec('from baton_tui.api import *', names)\n"
+              "assert sorted(set(names) - {'__builtins__'}) == api.__all__\n"
+              "assert set(api.__all__) <= set(dir(api))\n"
+              "print(api.report.__module__, api.Snapshot.__module__)\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["baton_tui.api.agents", "baton_tui.store.snapshot"]
 
 
 def test_importtime_of_status_lists_no_heavy_module(repo, baton):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from dataclasses import dataclass
 
 from baton_tui.errors import BatonError
 from baton_tui.run import policy
@@ -32,12 +31,21 @@ def _small_id(text: str | None) -> bool:
     return bool(text) and text.isascii() and text.isdigit() and len(text) <= 12
 
 
-@dataclass
 class Caller:
-    """The attempt an agent's environment names, verified against the store."""
+    """The attempt an agent's environment names, verified against the store.
 
-    store: Store
-    attempt: AttemptRow
+    A plain class, not a dataclass: `dataclasses` imports `inspect`, most of what
+    `baton report` would spend importing this module (see `paths.RepoPaths`).
+    """
+
+    __slots__ = ("store", "attempt")
+
+    def __init__(self, store: Store, attempt: AttemptRow):
+        self.store = store
+        self.attempt = attempt
+
+    def __repr__(self) -> str:
+        return f"Caller(store={self.store!r}, attempt={self.attempt!r})"
 
 
 def caller_from_env(env: dict[str, str] | None = None) -> Caller:
