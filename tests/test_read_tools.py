@@ -372,15 +372,24 @@ def test_what_a_call_reads_is_capped_and_says_how_to_go_on(tmp_path, monkeypatch
 
 
 def test_a_search_that_backtracks_forever_is_stopped_and_the_next_one_answers(tmp_path):
+    # In a process of its own, single-threaded as the server is (a fork from pytest's
+    # threaded worker could inherit a lock another thread holds).
     (tmp_path / "long.txt").write_text("a" * 1500 + "!\n")
-    started = time.monotonic()
-    answer = read_tools.timed(read_tools.search, 1.0, tmp_path, r"(a+)+$")
-    assert time.monotonic() - started < 5
-    assert answer.startswith("error: the search took longer than 1 s and was stopped"), answer
-    quick = read_tools.timed(read_tools.search, 5.0, tmp_path, "!$")
+    script = ("import json, sys, time\nfrom pathlib import Path\n"
+              "from baton_tui.players import read_tools as rt\n"
+              "root, t = Path(sys.argv[1]), time.monotonic()\n"
+              "slow = rt.timed(rt.search, 1.0, root, r'(a+)+$')\n"
+              "took = time.monotonic() - t\n"
+              "print(json.dumps([slow, took, rt.timed(rt.search, 5.0, root, '!$'),\n"
+              "                  rt.timed(rt.search, 5.0, root, '(')]))")
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    slow, took, quick, bad = json.loads(result.stdout)
+    assert slow.startswith("error: the search took longer than 1 s and was stopped"), slow
+    assert took < 5
     assert quick.startswith("long.txt:1: aaa"), quick
-    assert read_tools.timed(read_tools.search, 5.0, tmp_path, "(").startswith(
-        "error: missing )")
+    assert bad.startswith("error: missing )"), bad
 
 
 def test_list_files_names_at_most_a_thousand_files_and_says_there_are_more(tmp_path):

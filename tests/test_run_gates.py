@@ -14,6 +14,21 @@ from helpers.run_kit import (
 DONE = [{"write": "out.txt", "content": "out\n"}, {"report": "done", "summary": "ok"}]
 
 
+def conductors_of(repo: Path) -> list[int]:
+    """Live `baton conductor` processes of `repo`: named by it, or working in it (one
+    started ahead, before the repository was known, and never cued)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if b"conductor" in argv and (str(repo).encode() in argv or cwd == str(repo)):
+            found.append(int(entry.name))
+    return found
+
+
 def test_run_refuses_an_unapproved_plan_and_one_whose_approval_an_edit_voided(
         repo, baton, tmp_path):
     write_config(repo, {"agent": script_agent(tmp_path, "a", {"*": DONE})})
@@ -25,6 +40,7 @@ def test_run_refuses_an_unapproved_plan_and_one_whose_approval_an_edit_voided(
     assert baton("run", "--detach").returncode == 2
     assert states(baton) == {1: "draft", 2: "draft"}
     assert status(baton)["conductor"] is None
+    assert conductors_of(repo) == []  # none started ahead is left waiting
 
     assert baton("approve").returncode == 0
     assert status(baton)["plan"]["approved"] is True
@@ -125,3 +141,20 @@ def test_agent_environment_and_stale_or_foreign_reports_are_refused(repo, baton,
     assert len(after) == before + 2
     assert all(e.get("task") == 1 for e in after[before:])
     assert states(baton)[1] == "landed"
+
+
+def test_a_task_that_edits_outside_its_scope_is_flagged_when_it_finishes(repo, baton, tmp_path):
+    steps = {"1": [{"write": "src/in.py", "content": "x = 1\n"},
+                   {"write": "docs/off.md", "content": "off\n"},
+                   {"report": "done", "summary": "ok"}],
+             "2": [{"write": "src/two.py", "content": "y = 2\n"},
+                   {"report": "done", "summary": "ok"}]}
+    write_config(repo, {"agent": script_agent(tmp_path, "a", steps)})
+    load_plan(baton, [task(1, scope=["src/"]), task(2, scope=["src/"])])
+    result = baton("run", "--approve", timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    flagged = {e["task"]: e["data"] for e in events(baton)
+               if e["kind"] == "task.flagged" and e["data"].get("flag") == "scope"}
+    assert flagged[1]["files"] == ["docs/off.md"], flagged
+    assert 2 not in flagged
+    assert states(baton) == {1: "landed", 2: "landed"}

@@ -42,8 +42,8 @@ _PROVIDERS = {
         "plan_goal", "trust_preview", "plan_answer", "planner_session",
     ),
     "baton_tui.api.running": (
-        "start_run", "resume_run", "pause_run", "ensure_trusted", "start_task", "take_task",
-        "wait_stopped", "interactive_argv", "set_budget", "parse_duration", "stop_task",
+        "conductor_ahead", "start_run", "resume_run", "pause_run", "ensure_trusted",
+        "start_task", "take_task", "wait_stopped", "interactive_argv", "set_budget", "parse_duration", "stop_task",
         "retry_task", "mark_done", "answer_checkpoint", "last_run_code", "conductor_alive",
         "process_token",
     ),

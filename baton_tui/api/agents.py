@@ -73,10 +73,10 @@ def run_attempt(attempt_id: int, state: str) -> int:
     return shim(attempt_id, state)
 
 
-def conduct(root: str) -> int:
+def conduct(root: str, on_cue: bool = False) -> int:
     from baton_tui.run.conductor import conduct as conductor
 
-    return conductor(root)
+    return conductor(root, on_cue)
 
 
 def serve_mcp() -> None:

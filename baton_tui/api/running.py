@@ -12,21 +12,30 @@ if TYPE_CHECKING:
     from baton_tui.workspace import Workspace
 
 
+def conductor_ahead() -> Any:
+    """A conductor started now, ahead of the run a front end is about to start: its start-up
+    overlaps the front end's own (opening the repository, approving). A context manager;
+    hand it to `start_run(early=…)`, which cues it — left uncued, it ends having done
+    nothing."""
+    from baton_tui.run import control
+
+    return control.Early()
+
+
 def start_run(ws: "Workspace", approve: bool = False, until_failures: int | None = None,
-              deadline: str | None = None) -> int:
+              deadline: str | None = None, early: Any = None) -> int:
     """Start (or attach to) the run; stop conditions as `run --until-failures --deadline`."""
     from baton_tui.run import control
 
     stops = {k: v for k, v in (("until_failures", until_failures), ("deadline", deadline))
              if v is not None}
-    return control.start_run(ws, approve=True, **stops) if approve else \
-        control.start_run(ws, **stops)
+    return control.start_run(ws, approve=approve, early=early, **stops)
 
 
-def resume_run(ws: "Workspace") -> int:
+def resume_run(ws: "Workspace", early: Any = None) -> int:
     from baton_tui.run import control
 
-    return control.resume_run(ws)
+    return control.resume_run(ws, early)
 
 
 def pause_run(ws: "Workspace") -> None:

@@ -54,7 +54,9 @@ def cmd_attempt(args: Namespace) -> int:
 
 
 def cmd_conductor(args: Namespace) -> int:
-    return api.conduct(args.root)
+    if not (args.root or args.on_cue):
+        raise BatonError("conductor: give --root (or --on-cue, and the root once cued)")
+    return api.conduct(args.root, args.on_cue)
 
 
 def cmd_mcp(args: Namespace) -> int:

@@ -104,16 +104,17 @@ def follow(ws: Any, pid: int | None, since: int) -> int:
 
 
 def cmd_run(args: Namespace) -> int:
-    ws = api.open_workspace()
-    since = api.last_event_id(ws.store)
-    if args.approve:
-        cur = api.current_plan(ws)
-        api.ensure_trusted(ws)  # a refused `run --approve` must change nothing
-        if not cur.row.approved:
-            for warning in api.approve(ws)[1]:
-                print(f"baton: warning: {warning}", file=sys.stderr)
-    pid = api.start_run(ws, approve=args.approve, until_failures=args.until_failures,
-                        deadline=args.deadline)
+    with api.conductor_ahead() as early:  # it starts up while we open and approve
+        ws = api.open_workspace()
+        since = api.last_event_id(ws.store)
+        if args.approve:
+            cur = api.current_plan(ws)
+            api.ensure_trusted(ws)  # a refused `run --approve` must change nothing
+            if not cur.row.approved:
+                for warning in api.approve(ws)[1]:
+                    print(f"baton: warning: {warning}", file=sys.stderr)
+        pid = api.start_run(ws, approve=args.approve, until_failures=args.until_failures,
+                            deadline=args.deadline, early=early)
     if args.detach:
         print(f"conductor running (pid {pid}) — follow with `baton status` or `baton run`")
         return 0
@@ -121,9 +122,10 @@ def cmd_run(args: Namespace) -> int:
 
 
 def cmd_resume(args: Namespace) -> int:
-    ws = api.open_workspace()
-    since = api.last_event_id(ws.store)
-    pid = api.resume_run(ws)
+    with api.conductor_ahead() as early:  # it starts up while we open the repository
+        ws = api.open_workspace()
+        since = api.last_event_id(ws.store)
+        pid = api.resume_run(ws, early)
     if args.detach:
         print(f"conductor running (pid {pid})")
         return 0

@@ -13,13 +13,15 @@ import asyncio
 import gc
 import os
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 import signal
+import sys
 import time
 
 from baton_tui import procs
 from baton_tui.errors import BatonError
 from baton_tui.plan.model import PlanDocument, Task, parse_document
-from baton_tui.run import budget, layout, policy
+from baton_tui.run import budget, layout, policy, spawner
 from baton_tui.run.finish import Finisher, Intent, run_check
 from baton_tui.run.following import Following, Tracked
 from baton_tui.run.ready import Ready
@@ -38,6 +40,34 @@ TICK = 0.05
 
 # Exit codes of a run (DESIGN.md).
 COMPLETE, FAILED, BAD_INPUT, WAITING_CODE, INTERRUPTED = 0, 1, 2, 3, 130
+
+
+def _cued() -> str | None:
+    """Wait for the cue ("go ROOT"), the code of a run imported meanwhile; the repository
+    to run, or None when the caller went away or changed its mind."""
+    import baton_tui.config  # noqa: F401 — the imports a run needs, before the wait
+    import baton_tui.run.launcher  # noqa: F401
+
+    spawner.warm()
+    cue = sys.stdin.buffer.readline().decode("utf-8", "surrogateescape").rstrip("\n")
+    null = os.open(os.devnull, os.O_RDONLY)  # as if started with nothing on stdin
+    os.dup2(null, 0)
+    os.close(null)
+    word, _, root = cue.partition(" ")
+    if word != "go" or not root:
+        spawner.stop()
+        return None
+    os.chdir(root)
+    return root
+
+
+def _output_to(log: Path) -> None:
+    from baton_tui.paths import private_file
+
+    fd = os.open(private_file(log), os.O_WRONLY | os.O_APPEND)
+    for std in (1, 2):
+        os.dup2(fd, std)
+    os.close(fd)
 
 
 class Conductor(Starting, Following):
@@ -332,6 +362,7 @@ class Conductor(Starting, Following):
         workers = max(8, 2 * self.ws.config.limits.max_parallel + 4)
         asyncio.get_running_loop().set_default_executor(
             ThreadPoolExecutor(max_workers=workers, thread_name_prefix="baton-conductor"))
+        spawner.warm()  # its imports overlap ours; the first shim is forked, not started
         self.reload()
         self.emit(None, K.CONDUCTOR_STARTED, pid=os.getpid())
         self.queue_plan()
@@ -340,8 +371,8 @@ class Conductor(Starting, Following):
         self.reconcile()
         # The plan, its views and the ready queue live as long as the run: out of the cycle
         # collector's sight, so its full passes do not grow with the plan (at 10,000 tasks
-        # they cost every started task milliseconds).
-        gc.collect()
+        # they cost every started task milliseconds). No collection first: it would hold up
+        # the first start by ~25 ms, to free a few objects the imports left.
         gc.freeze()
         code: int | None = None
         while code is None:
@@ -386,14 +417,23 @@ class Conductor(Starting, Following):
         return code
 
 
-def conduct(root: str) -> int:
-    """Entry of the detached conductor process (`baton conductor --root R`)."""
+def conduct(root: str | None, on_cue: bool = False) -> int:
+    """Entry of the detached conductor process (`baton conductor --root R`). `on_cue`: it
+    was started ahead of its run (`control.Early`), before its repository was known; it
+    waits for "go ROOT" on stdin before it reads anything, and leaves quietly without."""
     from baton_tui.run.lock import ConductorLock
 
     from baton_tui import killpoints
 
+    if on_cue:
+        root = _cued()
+        if root is None:
+            return 0
+    assert root is not None
     killpoints.arm()  # the crash tests' kill point, if one is named; nothing inherits it
     ws = Workspace(root)
+    if on_cue:  # started ahead with no output: its log, as a fresh conductor's would be
+        _output_to(layout.conductor_log(ws.paths))
     lock = ConductorLock(ws.paths.state_dir)
     if not lock.acquire():
         return 0  # another conductor already runs this repository
@@ -433,6 +473,7 @@ def conduct(root: str) -> int:
             pass  # nowhere to record it: its log says why
         return 1
     finally:
+        spawner.stop()
         try:
             ws.store.clear_conductor(os.getpid())
         except Exception:  # the store cannot be written: the lock still goes

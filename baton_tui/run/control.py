@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from baton_tui import procs
@@ -43,23 +44,71 @@ def ensure_trusted(ws: Workspace, cur: plans.Current) -> None:
     layout.check_writable(ws.paths)
 
 
-def spawn_conductor(ws: Workspace) -> int:
+class Early:
+    """A conductor process started ahead of its run, before the caller has even opened the
+    repository, held before it reads anything until `spawn_conductor` cues it with the
+    repository's root: its interpreter and imports (about 0.25 s) overlap the caller's own
+    start-up and checks. A caller that stops first (a refusal, a bad plan, a conductor
+    already running) drops it, having done nothing; so does end-of-file (the caller died)."""
+
+    def __init__(self) -> None:
+        # Its output goes to the conductor's log once cued (it opens it then): a refused
+        # command leaves no trace.
+        try:
+            self.proc: subprocess.Popen | None = subprocess.Popen(
+                [sys.executable, "-m", "baton_tui", "conductor", "--on-cue"],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True)
+        except OSError:  # then `spawn_conductor` starts one the usual way, and says why not
+            self.proc = None
+
+    def cue(self, root: Path) -> subprocess.Popen | None:
+        """Let it run `root`; None when there is none to cue (or it already died)."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return None
+        try:
+            proc.stdin.write(f"go {root}\n".encode("utf-8", "surrogateescape"))
+            proc.stdin.close()
+        except OSError:
+            return None
+        return proc
+
+    def drop(self) -> None:
+        """End it uncued: it has only imported code, so it is simply killed (at once)."""
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+            proc.stdin.close()
+
+    def __enter__(self) -> "Early":
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.drop()
+
+
+def spawn_conductor(ws: Workspace, early: Early | None = None) -> int:
     """Start the detached conductor (or find the live one); returns its pid.
 
     A new conductor reads baton.toml afresh and may run its commands, so this is the last
     door every path goes through (CLI, TUI, MCP): it refuses an untrusted file too, even
-    when the caller already asked (callers ask first, so a refusal changes nothing)."""
+    when the caller already asked (callers ask first, so a refusal changes nothing).
+    `early`, a conductor started ahead (`Early`), is cued instead of starting another."""
     pid = conductor_pid(ws)
     if pid:
         return pid
     cur = plans.current(ws, required=False)
     if cur is not None:
         ensure_trusted(ws, cur)
-    log = open(private_file(layout.conductor_log(ws.paths)), "ab")
-    proc = subprocess.Popen([sys.executable, "-m", "baton_tui", "conductor", "--root",
-                             str(ws.root)], stdin=subprocess.DEVNULL, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True, cwd=str(ws.root))
-    log.close()
+    proc = early.cue(ws.root) if early is not None else None
+    if proc is None:
+        with open(private_file(layout.conductor_log(ws.paths)), "ab") as log:
+            proc = subprocess.Popen([sys.executable, "-m", "baton_tui", "conductor", "--root",
+                                     str(ws.root)], stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=subprocess.STDOUT, start_new_session=True,
+                                    cwd=str(ws.root))
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
         pid = conductor_pid(ws)
@@ -74,7 +123,7 @@ def spawn_conductor(ws: Workspace) -> int:
                 time.sleep(0.05)
                 continue
             return proc.pid  # it already finished its work (nothing to do)
-        time.sleep(0.02)
+        time.sleep(0.01)
     raise BatonError(f"the conductor did not start; see {layout.conductor_log(ws.paths)}", code=1)
 
 
@@ -101,11 +150,20 @@ def _with_budget(ws: Workspace, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def start_run(ws: Workspace, approve: bool = False, until_failures: int | None = None,
-              deadline: str | None = None) -> int:
-    """Approve if asked, check trust, mark the run requested, and start the conductor."""
+              deadline: str | None = None, early: Early | None = None) -> int:
+    """Approve if asked, check trust, mark the run requested, and start the conductor —
+    `early`'s, when the caller started one ahead of its own work (`Early`)."""
     cur = plans.current(ws)
     assert cur is not None
     ensure_trusted(ws, cur)  # before approving: a refused `run --approve` changes nothing
+    if early is not None:
+        return _start_run(ws, cur, early, approve, until_failures, deadline)
+    with Early() as own:
+        return _start_run(ws, cur, own, approve, until_failures, deadline)
+
+
+def _start_run(ws: Workspace, cur: plans.Current, early: Early, approve: bool,
+               until_failures: int | None, deadline: str | None) -> int:
     if approve and not cur.row.approved:
         plans.approve(ws)
         cur = plans.current(ws)
@@ -118,10 +176,10 @@ def start_run(ws: Workspace, approve: bool = False, until_failures: int | None =
     options["auto_checkpoints"] = approve  # only a pipeline's `run --approve` answers them
     ws.store.update_plan(cur.row.id, options=options)
     ws.store.append(cur.row.id, None, K.RUN_STARTED, {"approve": approve, **stops})
-    return spawn_conductor(ws)
+    return spawn_conductor(ws, early)
 
 
-def resume_run(ws: Workspace) -> int:
+def resume_run(ws: Workspace, early: Early | None = None) -> int:
     """Go on after a pause, a stop condition, a budget raised or a reset: stop conditions
     start afresh (a duration deadline counts from now)."""
     cur = plans.current(ws)
@@ -129,7 +187,7 @@ def resume_run(ws: Workspace) -> int:
     ensure_trusted(ws, cur)
     ws.store.update_plan(cur.row.id, options=_with_budget(ws, dict(cur.row.options)))
     ws.store.append(cur.row.id, None, K.RUN_RESUMED, stop_conditions(ws))
-    return spawn_conductor(ws)
+    return spawn_conductor(ws, early)
 
 
 def pause_run(ws: Workspace) -> None:
