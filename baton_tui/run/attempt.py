@@ -130,15 +130,16 @@ def drain(fd: int, log: CappedLog, deadline: float) -> None:
         log.write(data)
 
 
-def _reap() -> None:
-    """Collect finished children (re-parented orphans become ours to wait for)."""
+def reap() -> bool:
+    """Collect finished children (re-parented orphans become ours to wait for); True when
+    none is left at all — as a subreaper, every descendant still running would be one."""
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return True
         if pid == 0:
-            return
+            return False
 
 
 def _rest(pgid: int, scan: bool) -> list:
@@ -156,22 +157,10 @@ def _rest(pgid: int, scan: bool) -> list:
     return list(found.values())
 
 
-def _childless() -> bool:
-    """True when this shim has no child left, once the finished ones are collected: as a
-    subreaper, every descendant still running would be one, so the agent's tree is over."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return True
-        if pid == 0:
-            return False
-
-
 def end_tree(pgid: int, scan: bool = True) -> list[dict]:
     """End what the agent left running: SIGTERM, a grace period, SIGKILL. Returns what could
     not be ended (pid and command), for the task's flag."""
-    if not scan and _childless():
+    if not scan and reap():
         return []  # the usual end, told without psutil (importing it alone takes 30 ms)
     import psutil
 
@@ -187,7 +176,7 @@ def end_tree(pgid: int, scan: bool = True) -> list[dict]:
                 continue
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
-            _reap()
+            reap()
             rest = [p for p in rest if _running(p)]
             if not rest:
                 return []

@@ -105,16 +105,6 @@ def stop() -> None:
 
 # -- the spawner process ------------------------------------------------------------------
 
-def _reap(_signum: int = 0, _frame: object = None) -> None:
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-
 def _become_shim(request: dict) -> None:
     """In the forked child: set up as a fresh shim would be, run the attempt, exit."""
     code = 1
@@ -154,9 +144,9 @@ def _become_shim(request: dict) -> None:
 
 
 def main() -> int:
-    import baton_tui.run.attempt  # noqa: F401 — imported once here, inherited by every fork
+    from baton_tui.run.attempt import reap  # imported once here, inherited by every fork
 
-    signal.signal(signal.SIGCHLD, _reap)
+    signal.signal(signal.SIGCHLD, lambda _signum, _frame: reap())
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # the conductor's, not ours:
         signal.signal(sig, signal.SIG_IGN)                      # it ends when its pipe does
     out = sys.stdout.buffer
@@ -172,7 +162,7 @@ def main() -> int:
             _become_shim(request)
         out.write(f"{pid}\n".encode())
         out.flush()
-    _reap()
+    reap()
     return 0
 
 
