@@ -27,9 +27,10 @@ def start_run(ws: "Workspace", approve: bool = False, until_failures: int | None
     """Start (or attach to) the run; stop conditions as `run --until-failures --deadline`."""
     from baton_tui.run import control
 
-    stops = {k: v for k, v in (("until_failures", until_failures), ("deadline", deadline))
-             if v is not None}
-    return control.start_run(ws, approve=approve, early=early, **stops)
+    given = {k: v for k, v in (("until_failures", until_failures), ("deadline", deadline),
+                               ("early", early)) if v is not None}
+    return control.start_run(ws, approve=True, **given) if approve else \
+        control.start_run(ws, **given)
 
 
 def resume_run(ws: "Workspace", early: Any = None) -> int:

@@ -302,10 +302,13 @@ class Conductor(Starting, Following):
             return FAILED if stopped == "failures" else WAITING_CODE
         now = time.time()
         ready = self.ready  # tasks by state: no walk over every task
-        waits = [u for u in (self.view(t).until for t in ready.ids(State.PAUSED)) if u]
+        waits = [v.until for v in map(self.view, ready.ids(State.PAUSED))
+                 if v.until and not v.taken]
         max_wait = self.ws.config.limits.max_wait
-        if any(u - now <= max_wait for u in waits if u > now):
-            return None  # wait through a known reset
+        # Wait through a known reset — one that came since this loop's starts looked too:
+        # the next look resumes that task (exiting "waiting" then was a race).
+        if any(u - now <= max_wait for u in waits):
+            return None
         if any(self.view(t).not_before > now for t in ready.delayed):
             return None
         if ready.ids(*BROKEN):
