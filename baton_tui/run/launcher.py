@@ -28,8 +28,10 @@ from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
 
 if TYPE_CHECKING:
-    from baton_tui.run.spawner import Forked
+    from concurrent.futures import Future
+
     from baton_tui.gitops.making import Making
+    from baton_tui.run.spawner import Forked
 
 SETUP_TIMEOUT = 900
 
@@ -191,11 +193,12 @@ def new_nonce() -> str:
 def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, workdir: Workdir,
                   *, artifacts: dict[int, str], feedback: str | None = None,
                   resume_message: str | None = None, session_id: str | None = None,
-                  ahead: "outside.Ahead | None" = None) -> tuple[int, "subprocess.Popen | Forked"]:
+                  ahead: "Future | None" = None) -> tuple[int, "subprocess.Popen | Forked"]:
     """Record and spawn one attempt; returns its id and the shim's process (in a session of
     its own: it outlives the conductor; the conductor may wait on it while it lives) — forked
     by the spawner (`spawner.py`), or a fresh interpreter where there is none. `ahead`:
-    the fingerprint of the places it must not write, taken while its worktree was made."""
+    the fingerprint of the places it must not write (`outside.ahead`), taken while its
+    worktree was made."""
     from baton_tui.skills import resolve
 
     player = ws.catalog.players.get(task.player)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -90,18 +91,17 @@ def _own_files(ws: "Workspace") -> dict[str, Any]:
     return {str(p): _stat(p) for p in files}
 
 
-class _Look:
-    """One `git status` of a checkout, for every caller that asked before it began."""
-
-    def __init__(self) -> None:
-        self.done = threading.Event()
-        self.found: dict[str, Any] | None = None
-        self.error: BaseException | None = None
-
-
 _looks = threading.Lock()
-_next: dict[str, _Look] = {}               # per checkout: the look not begun yet
+_next: dict[str, Future] = {}              # per checkout: the look not begun yet
 _one_at_a_time: dict[str, threading.Lock] = {}
+
+
+def _run_into(future: Future, fn: Any, *args: Any) -> None:
+    """`fn(*args)`'s result, or what it raised, into `future` (for every caller of it)."""
+    try:
+        future.set_result(fn(*args))
+    except BaseException as exc:  # noqa: BLE001 — raised again by future.result()
+        future.set_exception(exc)
 
 
 def _shared_checkout(ws: "Workspace") -> dict[str, Any]:
@@ -114,23 +114,14 @@ def _shared_checkout(ws: "Workspace") -> dict[str, Any]:
         look = _next.get(key)
         leads = look is None
         if leads:
-            look = _next[key] = _Look()
+            look = _next[key] = Future()
         turn = _one_at_a_time.setdefault(key, threading.Lock())
     if leads:
         with turn:  # a look under way may have begun before we asked: the next one is ours
             with _looks:
                 del _next[key]  # who asks from now on waits for the look after this one
-            try:
-                look.found = _checkout(ws)
-            except BaseException as exc:  # noqa: BLE001 — raised again for every caller
-                look.error = exc
-            finally:
-                look.done.set()
-    look.done.wait()
-    if look.error is not None:
-        raise look.error
-    assert look.found is not None
-    return look.found
+            _run_into(look, _checkout, ws)
+    return look.result()
 
 
 def fingerprint(ws: "Workspace") -> dict[str, Any]:
@@ -138,37 +129,21 @@ def fingerprint(ws: "Workspace") -> dict[str, Any]:
     return {"checkout": _shared_checkout(ws), "own": _own_files(ws)}
 
 
-class Ahead:
+def ahead(ws: "Workspace") -> Future:
     """The fingerprint an attempt starts from, taken on a thread of its own while the
     task's worktree is made (so the two do not add up before the agent starts)."""
-
-    def __init__(self, ws: "Workspace"):
-        self._result: dict[str, Any] | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._take, args=(ws,), daemon=True,
-                                        name="baton-fingerprint")
-        self._thread.start()
-
-    def _take(self, ws: "Workspace") -> None:
-        try:
-            self._result = fingerprint(ws)
-        except BaseException as exc:  # noqa: BLE001 — raised in the caller's thread
-            self._error = exc
-
-    def result(self) -> dict[str, Any]:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._result is not None
-        return self._result
+    future: Future = Future()
+    threading.Thread(target=_run_into, args=(future, fingerprint, ws), daemon=True,
+                     name="baton-fingerprint").start()
+    return future
 
 
-def before(ws: "Workspace", attempt_dir: Path, ahead: Ahead | None = None) -> None:
-    """Record the fingerprint an attempt starts from, in its own (0700) folder (`ahead`:
-    one taken meanwhile, before the agent starts)."""
+def before(ws: "Workspace", attempt_dir: Path, taken: Future | None = None) -> None:
+    """Record the fingerprint an attempt starts from, in its own (0700) folder (`taken`:
+    one taken meanwhile by `ahead`, before the agent starts)."""
     from baton_tui.run.prompt import write_private
 
-    found = ahead.result() if ahead is not None else fingerprint(ws)
+    found = taken.result() if taken is not None else fingerprint(ws)
     write_private(attempt_dir / FINGERPRINT, json.dumps(found))
 
 

@@ -215,7 +215,7 @@ class Starting:
             ws = self.ws.sibling()
             feedback_now = feedback
             try:
-                ahead = outside.Ahead(ws)  # the checkout looked at while the worktree is made
+                ahead = outside.ahead(ws)  # the checkout looked at while the worktree is made
                 if task.mode == "research":
                     workdir = launcher.prepare_research(ws, plan, task, attempts + 1)
                 else:
