@@ -29,6 +29,15 @@ def engine_modules() -> list[str]:
     return sorted(names)
 
 
+def python(script: str, *, cwd: Path | None = None, env: dict[str, str] | None = None,
+           timeout: float = 120) -> str:
+    """What `script` prints, run in a fresh interpreter (which must exit 0)."""
+    result = subprocess.run([sys.executable, "-c", script], cwd=cwd, capture_output=True,
+                            text=True, timeout=timeout, env={**os.environ, **(env or {})})
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
 def test_there_are_engine_modules_to_check():
     names = engine_modules()
     for expected in ("baton_tui.cli", "baton_tui.config", "baton_tui.plan.current",
@@ -49,10 +58,7 @@ def test_engine_never_imports_textual():
         "print(json.dumps({'failed': failed,\n"
         "    'textual': sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')),\n"
         "    'tui': sorted(m for m in sys.modules if m.startswith('baton_tui.tui'))}))\n")
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=300)
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout)
+    report = json.loads(python(script, timeout=300))
     assert report["failed"] == {}
     assert report["textual"] == [], "an engine module imported textual"
     assert report["tui"] == [], "an engine module imported baton_tui.tui"
@@ -70,11 +76,8 @@ LOADED = (
 def loaded_by(argv: list[str], cwd: Path, heavy: tuple[str, ...] = HEAVY,
               env: dict[str, str] | None = None) -> dict:
     """The command's exit code and which of `heavy` (packages or modules) it imported."""
-    result = subprocess.run([sys.executable, "-c", LOADED.format(argv=argv, heavy=heavy)],
-                            cwd=cwd, capture_output=True, text=True, timeout=120,
-                            env={**os.environ, **(env or {})})
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout.rsplit("@@", 1)[1])
+    out = python(LOADED.format(argv=argv, heavy=heavy), cwd=cwd, env=env)
+    return json.loads(out.rsplit("@@", 1)[1])
 
 
 @pytest.mark.parametrize("argv", [["status"], ["status", "--json"], ["--help"], ["log", "--json"],
@@ -119,10 +122,7 @@ def test_the_facade_provides_every_name_it_lists():
               "assert sorted(set(names) - {'__builtins__'}) == api.__all__\n"
               "assert set(api.__all__) <= set(dir(api))\n"
               "print(api.report.__module__, api.Snapshot.__module__)\n")
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["baton_tui.api.agents", "baton_tui.store.snapshot"]
+    assert python(script).split() == ["baton_tui.api.agents", "baton_tui.store.snapshot"]
 
 
 def test_importtime_of_status_lists_no_heavy_module(repo, baton):
