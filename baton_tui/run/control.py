@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -156,27 +157,20 @@ def start_run(ws: Workspace, approve: bool = False, until_failures: int | None =
     cur = plans.current(ws)
     assert cur is not None
     ensure_trusted(ws, cur)  # before approving: a refused `run --approve` changes nothing
-    if early is not None:
-        return _start_run(ws, cur, early, approve, until_failures, deadline)
-    with Early() as own:
-        return _start_run(ws, cur, own, approve, until_failures, deadline)
-
-
-def _start_run(ws: Workspace, cur: plans.Current, early: Early, approve: bool,
-               until_failures: int | None, deadline: str | None) -> int:
-    if approve and not cur.row.approved:
-        plans.approve(ws)
-        cur = plans.current(ws)
-        assert cur is not None
-    cur.refuse(ws, Action.RUN)
-    ensure_trusted(ws, cur)
-    stops = stop_conditions(ws, until_failures, deadline)
-    options = _with_budget(ws, dict(cur.row.options))
-    options.update(run_requested=True, checkpoint_wait=ws.config.limits.checkpoint_wait)
-    options["auto_checkpoints"] = approve  # only a pipeline's `run --approve` answers them
-    ws.store.update_plan(cur.row.id, options=options)
-    ws.store.append(cur.row.id, None, K.RUN_STARTED, {"approve": approve, **stops})
-    return spawn_conductor(ws, early)
+    with nullcontext(early) if early is not None else Early() as early:
+        if approve and not cur.row.approved:
+            plans.approve(ws)
+            cur = plans.current(ws)
+            assert cur is not None
+        cur.refuse(ws, Action.RUN)
+        ensure_trusted(ws, cur)
+        stops = stop_conditions(ws, until_failures, deadline)
+        options = _with_budget(ws, dict(cur.row.options))
+        options.update(run_requested=True, checkpoint_wait=ws.config.limits.checkpoint_wait)
+        options["auto_checkpoints"] = approve  # only a pipeline's `run --approve` answers them
+        ws.store.update_plan(cur.row.id, options=options)
+        ws.store.append(cur.row.id, None, K.RUN_STARTED, {"approve": approve, **stops})
+        return spawn_conductor(ws, early)
 
 
 def resume_run(ws: Workspace, early: Early | None = None) -> int:
