@@ -80,9 +80,19 @@ def _mount(libc: Any, source: str | None, target: str, flags: int) -> None:
           f"mount {target}")
 
 
+_answer: list[str | None] = []  # `available()`, once asked: a process's answer never changes
+
+
 def available() -> str | None:
     """None when this machine lets an unprivileged process make such a namespace, else why
-    not (tried in a throwaway child, so the caller's own namespaces never change)."""
+    not (tried once per process, in a throwaway child, so the caller's own namespaces never
+    change; the spawner asks before it forks shims, which inherit the answer)."""
+    if not _answer:
+        _answer.append(_probe())
+    return _answer[0]
+
+
+def _probe() -> str | None:
     if not sys.platform.startswith("linux"):
         return "not Linux"
     pid = os.fork()

@@ -144,7 +144,12 @@ def _become_shim(request: dict) -> None:
 
 
 def main() -> int:
+    from baton_tui.run import readonly
     from baton_tui.run.attempt import reap  # imported once here, inherited by every fork
+
+    # Asked once, before the handler below reaps children (its probe waits for its own): a
+    # shim would import ctypes and fork a probe of its own before every agent (~10 ms).
+    readonly.available()
 
     signal.signal(signal.SIGCHLD, lambda _signum, _frame: reap())
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # the conductor's, not ours:
