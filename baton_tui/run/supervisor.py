@@ -28,7 +28,9 @@ class Watch:
     changed: frozenset[str] = frozenset()   # the task's changed files at the last look
     signature: tuple = ()                   # those files' sizes and times: has anything moved?
     steps_since_change: int = 0
-    next_files_check: float = 0.0
+    # The first look one period in: a worktree just made has nothing changed, and a
+    # `git status` then competes with the agent's own start for the CPU.
+    next_files_check: float = field(default_factory=lambda: time.monotonic() + SCOPE_EVERY)
     cpu: float = -1.0
     next_cpu_check: float = 0.0
 
@@ -88,16 +90,6 @@ def cpu_busy(watch: Watch, pid: int | None, now: float | None = None,
     busy = watch.cpu >= 0 and total > watch.cpu + 0.05
     watch.cpu = max(watch.cpu, total)  # the total dips when a child ends: only growth counts
     return busy
-
-
-def look_at_files(watch: Watch, worktree: Path, scope: list[str],
-                  now: float | None = None) -> list[str] | None:
-    """Every SCOPE_EVERY seconds: refresh the task's changed files (resetting the idle-step
-    count when any moved) and return the newly changed files outside its scope (None between
-    looks)."""
-    if not files_due(watch, now):
-        return None
-    return take_files(watch, *read_files(worktree), scope)
 
 
 def files_due(watch: Watch, now: float | None = None) -> bool:
