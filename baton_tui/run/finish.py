@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,6 +69,7 @@ class Finisher:
     def __init__(self, ws: Workspace, plan: PlanRow, doc: PlanDocument):
         self.ws, self.plan, self.doc = ws, plan, doc
         self.store = ws.store
+        self._outside: Future | None = None  # the look after the attempt, until flagged
 
     def emit(self, task: Task, kind: EventKind, **data: object) -> None:
         self.store.append(self.plan.id, task.id, kind, data)
@@ -77,7 +79,26 @@ class Finisher:
         return Folder().feed(self.store.events(self.plan.id, task_id=task.id)).view(task.id)
 
     def finish(self, task: Task, attempt: AttemptRow, intent: Intent) -> State:
-        """Decide and record the task's next state; returns it."""
+        """Decide and record the task's next state; returns it. The look at the places it
+        must not write begins first and runs meanwhile (a `git status` of the checkout,
+        beside the commit); what it found is flagged before the task is held or done."""
+        from baton_tui.run import outside
+
+        self._outside = outside.ahead(self.ws) if attempt.log_path else None
+        try:
+            return self._decide(task, attempt, intent)
+        finally:
+            self.flag_outside(task, attempt)
+
+    def flag_outside(self, task: Task, attempt: AttemptRow) -> None:
+        """Flag the attempt's writes outside its worktree, once its look is in (once)."""
+        from baton_tui.run import outside
+
+        taken, self._outside = self._outside, None
+        if taken is not None:
+            outside.flag(self, task, attempt, taken)
+
+    def _decide(self, task: Task, attempt: AttemptRow, intent: Intent) -> State:
         player = self.ws.catalog.players.get(task.player)
         log_text = ""
         if attempt.log_path and player is not None and task.player != "script":
@@ -96,8 +117,8 @@ class Finisher:
             left = "; ".join(f"{p['pid']} {p['command']}" for p in spec["leftover"][:5])
             self.emit(task, K.TASK_FLAGGED, flag="leftover", attempt=attempt.id,
                       message=f"processes it started could not be ended: {left}")
-        from baton_tui.run import outside as beyond  # writes outside the worktree; git pinned
-        if (refused := beyond.inspect(self, task, attempt, workdir)) is not None:
+        from baton_tui.run import outside  # git pinned to this repository's worktree
+        if (refused := outside.refuse(self, task, attempt, workdir)) is not None:
             return refused
         if intent.take:
             self.emit(task, K.TASK_PAUSED, reason="taken over by you", attempt=attempt.id,

@@ -130,8 +130,9 @@ def fingerprint(ws: "Workspace") -> dict[str, Any]:
 
 
 def ahead(ws: "Workspace") -> Future:
-    """The fingerprint an attempt starts from, taken on a thread of its own while the
-    task's worktree is made (so the two do not add up before the agent starts)."""
+    """The fingerprint as it is now, taken on a thread of its own: the one an attempt starts
+    from, while the task's worktree is made, and the one it ended with, while its work is
+    committed (so neither adds up with the other step)."""
     future: Future = Future()
     threading.Thread(target=_run_into, args=(future, fingerprint, ws), daemon=True,
                      name="baton-fingerprint").start()
@@ -147,16 +148,17 @@ def before(ws: "Workspace", attempt_dir: Path, taken: Future | None = None) -> N
     write_private(attempt_dir / FINGERPRINT, json.dumps(found))
 
 
-def changed(ws: "Workspace", attempt: "AttemptRow") -> list[str]:
+def changed(ws: "Workspace", attempt: "AttemptRow", taken: Future | None = None) -> list[str]:
     """Files written outside the worktree while `attempt` ran (checkout files repo-relative,
-    others absolute); [] when nothing changed or the attempt has no fingerprint."""
+    others absolute); [] when nothing changed or the attempt has no fingerprint. `taken`:
+    the fingerprint since it ended, from `ahead`."""
     if not attempt.log_path:
         return []
     try:
         start = json.loads((Path(attempt.log_path).parent / FINGERPRINT).read_text())
     except (OSError, ValueError):
         return []
-    now = fingerprint(ws)
+    now = taken.result() if taken is not None else fingerprint(ws)
     found: list[str] = []
     for part in ("checkout", "own"):
         old, new = start.get(part, {}), now[part]
@@ -178,16 +180,21 @@ def pinned(ws: "Workspace", workdir: Path) -> str | None:
     return None
 
 
-def inspect(finisher: "Finisher", task: "Task", attempt: "AttemptRow",
-            workdir: Path) -> State | None:
-    """After an attempt: flag writes outside its worktree; refuse a worktree that no longer
-    belongs to this repository (returns FAILED then, else None)."""
-    files = changed(finisher.ws, attempt)
+def flag(finisher: "Finisher", task: "Task", attempt: "AttemptRow", taken: Future) -> None:
+    """After an attempt: flag its writes outside its worktree (`taken`: the fingerprint
+    since it ended)."""
+    files = changed(finisher.ws, attempt, taken)
     if files:
         shown = ", ".join(files[:SHOWN]) + (f" (+{len(files) - SHOWN} more)"
                                             if len(files) > SHOWN else "")
         finisher.emit(task, EventKind.TASK_FLAGGED, flag="outside", files=files,
                       attempt=attempt.id, message=f"wrote outside its worktree: {shown}")
+
+
+def refuse(finisher: "Finisher", task: "Task", attempt: "AttemptRow",
+           workdir: Path) -> State | None:
+    """After an attempt: refuse a worktree that no longer belongs to this repository
+    (returns FAILED then, else None)."""
     why = pinned(finisher.ws, workdir)
     if why is None:
         return None
@@ -202,6 +209,7 @@ def hold(finisher: "Finisher", task: "Task", attempt: "AttemptRow") -> bool:
     naming the files, before it lands (`baton checkpoint-answer N yes|no` decides)."""
     from baton_tui.run import policy
 
+    finisher.flag_outside(task, attempt)  # its look must be in before the view is read
     view = finisher.view(task)
     if view.outside_attempt != attempt.id or not view.outside_files:
         return False
