@@ -144,7 +144,7 @@ def run_baton(base: Path, n: int, script: Path) -> tuple[float, dict[str, float]
     return (landed[-1] - t0) / n, phases, counts
 
 
-def run_baseline(base: Path, n: int, script: Path) -> tuple[float, int]:
+def run_baseline(base: Path, n: int, script: Path) -> tuple[float, int, dict[str, float]]:
     repo, env = setup(base, "plain")
     git_env = {**env, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
                "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
@@ -169,22 +169,29 @@ def run_baseline(base: Path, n: int, script: Path) -> tuple[float, int]:
     prompt.write_text("Write the file, then report.\n")
     started = time.monotonic()
     spawned[0] = 0
+    spent = {"worktree": 0.0, "agent": 0.0, "commit and landing": 0.0}
     for t in range(1, n + 1):
         path = worktrees / f"{t}-task"
         branch = f"task/{t}"
+        at = time.monotonic()
         onto = git("rev-parse", integration)
         git("worktree", "add", "-q", "-b", branch, str(path), onto)
+        spent["worktree"] += time.monotonic() - at
+        at = time.monotonic()
         with open(prompt, "rb") as stdin:
             subprocess.run([sys.executable, "-m", "baton_tui.demo.agent", str(script)], cwd=path,
                            env={**agent_env, "BATON_TASK": str(t)}, stdin=stdin,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        spent["agent"] += time.monotonic() - at
+        at = time.monotonic()
         git("add", "-A", cwd=path)
         git("commit", "-q", "--no-verify", "-m", f"Task {t}", cwd=path)
         tree = git("merge-tree", "--write-tree", onto, f"refs/heads/{branch}").splitlines()[0]
         commit = git("commit-tree", tree, "-p", onto, "-p", f"refs/heads/{branch}", "-m",
                      f"Land task {t}")
         git("update-ref", integration, commit, onto)
-    return (time.monotonic() - started) / n, spawned[0]
+        spent["commit and landing"] += time.monotonic() - at
+    return (time.monotonic() - started) / n, spawned[0], {k: v / n for k, v in spent.items()}
 
 
 def main() -> int:
@@ -194,12 +201,12 @@ def main() -> int:
                         help="baseline and Baton, one after the other, this many times; "
                              "the medians are shown")
     args = parser.parse_args()
-    plains, bats, ratios, runs = [], [], [], []
+    plains, bats, ratios, runs, plain_runs = [], [], [], [], []
     for _ in range(args.runs):
         base = Path(tempfile.mkdtemp(prefix="baton-bench-overhead-"))
         try:
             script = write_script(base, args.tasks)
-            plain, plain_git = run_baseline(base, args.tasks, script)
+            plain, plain_git, plain_phases = run_baseline(base, args.tasks, script)
             per_task, phases, counts = run_baton(base, args.tasks, script)
         finally:
             subprocess.run(["rm", "-rf", str(base)])
@@ -207,9 +214,12 @@ def main() -> int:
         bats.append(per_task)
         ratios.append(per_task / plain)
         runs.append(phases)
+        plain_runs.append(plain_phases)
     median = statistics.median
     print(f"{args.tasks} tasks in a chain (one at a time), {args.runs} run(s), medians")
     print(f"baseline per task (git steps + agent run directly): {median(plains):6.3f} s")
+    for name in plain_runs[0]:
+        print(f"  {name:<45} {median(r[name] for r in plain_runs):6.3f} s")
     print(f"Baton per task (worktree, attempt, report, landing): {median(bats):6.3f} s")
     for name in runs[0]:
         print(f"  {name:<45} {median(r[name] for r in runs):6.3f} s")

@@ -91,3 +91,33 @@ def test_a_failed_look_fails_every_caller_that_shared_it(tmp_path, monkeypatch):
     assert errors == ["no git here"] * 3
     monkeypatch.undo()
     assert outside.fingerprint(Workspace(repo))["checkout"] == {}  # the next look is fresh
+
+
+def test_a_look_begun_once_no_agent_ran_serves_the_next_start_but_only_then(tmp_path,
+                                                                           monkeypatch):
+    repo = make_repo(tmp_path / "repo")
+    ws = Workspace(repo)
+    quiet = time.monotonic()  # the last agent ended here
+    outside.fingerprint(ws)  # the look after it (taken by its finish)
+    write(repo, "by-the-person.txt", "typed between two tasks\n")
+    # The next task starts: no agent ran since that look began, so it stands for the checkout.
+    assert "by-the-person.txt" not in outside.fingerprint(ws, quiet)["checkout"]
+    # An agent ran after that look began (a later quiet time): the checkout is looked at again.
+    assert "by-the-person.txt" in outside.fingerprint(ws, time.monotonic())["checkout"]
+
+
+def test_an_old_look_or_a_baton_branch_checked_out_is_never_reused(tmp_path, monkeypatch):
+    repo = make_repo(tmp_path / "repo")
+    ws = Workspace(repo)
+    quiet = time.monotonic()
+    outside.fingerprint(ws)
+    write(repo, "held.txt", "written while a task waited for the person\n")
+    monkeypatch.setattr(outside, "REUSED_FOR", 0.0)  # that look is older than allowed now
+    assert "held.txt" in outside.fingerprint(ws, quiet)["checkout"]
+    monkeypatch.undo()
+    quiet = time.monotonic()
+    outside.fingerprint(ws)
+    write(repo, "after.txt", "x\n")
+    git_dir = repo / ".git"
+    (git_dir / "HEAD").write_text("ref: refs/heads/baton/goal/integration\n")  # landings move it
+    assert "after.txt" in outside.fingerprint(ws, quiet)["checkout"]

@@ -86,6 +86,10 @@ class Conductor(Starting, Following):
         self.pause_requested = False
         self.hard_stop: set[int] = set()  # running tasks a hard budget pauses
         self.spoke: set[int] = set()      # tasks whose agent used the report channel lately
+        # Since when no agent has run (monotonic; None while one runs, or may): a look at the
+        # checkout begun after it still holds for the next start (`outside.fingerprint`).
+        self.quiet_since: float | None = None
+        self.strays = False  # an agent left processes Baton could not end: never quiet again
         self.revision: int | None = None  # the plan revision `doc` was parsed from
         self.announced_manual: set[int] = set()
         self.started_after = self.store.last_event_id()

@@ -125,6 +125,9 @@ class Following:
             self._read_output(tracked, attempt)
             if self._ended(attempt, self.exits.get(task_id)):
                 del self.tracked[task_id]
+                self.strays = self.strays or bool(attempt.spec.get("leftover"))
+                if not (self.tracked or self.starting or self.strays):
+                    self.quiet_since = time.monotonic()
                 self.finishing[task_id] = asyncio.ensure_future(self._finish(task_id, attempt.id))
                 continue
             if tracked.signalled and time.monotonic() - tracked.signalled > STOP_GRACE:

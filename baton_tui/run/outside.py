@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
 FINGERPRINT = "outside.json"
 SHOWN = 10  # files named in a flag's message (all of them are in its `files`)
+REUSED_FOR = 2.0  # seconds a look at the checkout may serve the next start (see `_since`)
 
 
 def _stat(path: Path) -> list[int] | None:
@@ -94,6 +96,7 @@ def _own_files(ws: "Workspace") -> dict[str, Any]:
 _looks = threading.Lock()
 _next: dict[str, Future] = {}              # per checkout: the look not begun yet
 _one_at_a_time: dict[str, threading.Lock] = {}
+_latest: dict[str, tuple[float, dict[str, Any]]] = {}  # per checkout: the last look, its start
 
 
 def _run_into(future: Future, fn: Any, *args: Any) -> None:
@@ -120,22 +123,50 @@ def _shared_checkout(ws: "Workspace") -> dict[str, Any]:
         with turn:  # a look under way may have begun before we asked: the next one is ours
             with _looks:
                 del _next[key]  # who asks from now on waits for the look after this one
+            began = time.monotonic()
             _run_into(look, _checkout, ws)
+            if look.exception() is None:
+                _latest[key] = (began, look.result())
     return look.result()
 
 
-def fingerprint(ws: "Workspace") -> dict[str, Any]:
-    """What the watched places look like now."""
-    return {"checkout": _shared_checkout(ws), "own": _own_files(ws)}
+def _since(ws: "Workspace", quiet_since: float) -> dict[str, Any] | None:
+    """The last look at the checkout, if it began once no agent ran any more (at
+    `quiet_since`, monotonic) and no longer than REUSED_FOR ago — nothing has written the
+    checkout since but, perhaps, the person, and an edit of theirs in that window would be
+    taken for the next agent's. Never while the checkout has one of Baton's branches checked
+    out: a landing moves it."""
+    began, found = _latest.get(str(ws.root), (-1.0, {}))
+    if began < quiet_since or time.monotonic() - began > REUSED_FOR:
+        return None
+    from baton_tui.gitops.refs import git_dirs
+
+    dirs = git_dirs(ws.root)
+    try:
+        head = (dirs[0] / "HEAD").read_text(encoding="utf-8", errors="replace") if dirs else ""
+    except OSError:
+        return None
+    if not head:
+        return None
+    return None if head.startswith("ref: refs/heads/baton/") else found
 
 
-def ahead(ws: "Workspace") -> Future:
+def fingerprint(ws: "Workspace", quiet_since: float | None = None) -> dict[str, Any]:
+    """What the watched places look like now. `quiet_since`: no agent has run since then
+    (monotonic), so a look at the checkout begun after it still holds (a task that starts
+    when the one before it ended, in a chain, needs no second `git status`)."""
+    checkout = _since(ws, quiet_since) if quiet_since is not None else None
+    return {"checkout": checkout if checkout is not None else _shared_checkout(ws),
+            "own": _own_files(ws)}
+
+
+def ahead(ws: "Workspace", quiet_since: float | None = None) -> Future:
     """The fingerprint as it is now, taken on a thread of its own: the one an attempt starts
     from, while the task's worktree is made, and the one it ended with, while its work is
     committed (so neither adds up with the other step)."""
     future: Future = Future()
-    threading.Thread(target=_run_into, args=(future, fingerprint, ws), daemon=True,
-                     name="baton-fingerprint").start()
+    threading.Thread(target=_run_into, args=(future, fingerprint, ws, quiet_since),
+                     daemon=True, name="baton-fingerprint").start()
     return future
 
 

@@ -210,12 +210,16 @@ class Starting:
         refresh = task.mode == "build" and view.lost_landing
         artifacts = self.artifacts(task)
         plan, doc = self.plan, self.doc
+        quiet = self.quiet_since if not (self.tracked or self.starting) else None
+        self.quiet_since = None  # an agent runs from now on
 
         def work() -> "tuple[int, subprocess.Popen | Forked] | None":
             ws = self.ws.sibling()
             feedback_now = feedback
             try:
-                ahead = outside.ahead(ws)  # the checkout looked at while the worktree is made
+                # The checkout looked at while the worktree is made (or the last look, when
+                # no agent ran since it began).
+                ahead = outside.ahead(ws, quiet)
                 if task.mode == "research":
                     workdir = launcher.prepare_research(ws, plan, task, attempts + 1)
                 else:
