@@ -106,11 +106,13 @@ class Store:
         conn.row_factory = sqlite3.Row
         try:
             conn.execute("PRAGMA busy_timeout = 30000")
+            # Per connection: the shim's and `baton report`'s too (the store is WAL: a commit
+            # then survives a killed process without its own fsync).
+            conn.execute("PRAGMA synchronous = NORMAL")
             if create:
                 mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
                 if mode != "wal":
                     conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = NORMAL")
                 conn.executescript(SCHEMA)
             conn.execute("PRAGMA user_version").fetchone()  # opens the file now, not later
         except sqlite3.OperationalError:
