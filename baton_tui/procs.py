@@ -67,6 +67,23 @@ def alive(pid: int | None, token: float | None = None) -> bool:
     return token is None or current == token
 
 
+def wait_exit(pid: int, seconds: float) -> None:
+    """Wait up to `seconds`, returning early once `pid` exits (through a pidfd where the
+    platform has one): a follower then sees the end at once, not at its next look."""
+    import select
+    import time
+
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # no pidfd here, or it is gone already
+        time.sleep(seconds if alive(pid) else 0)
+        return
+    try:
+        select.select([fd], [], [], seconds)
+    finally:
+        os.close(fd)
+
+
 def group_alive(pgid: int | None) -> bool:
     """True while any process of the group is left."""
     if not pgid or pgid <= 1:

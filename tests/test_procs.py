@@ -139,3 +139,14 @@ def test_tree_cpu_time_of_a_gone_process_is_zero(started):
     proc.wait(timeout=10)
     assert procs.tree_cpu_time(proc.pid) == 0.0
     assert procs.tree_cpu_time(None) == 0.0
+
+
+def test_waiting_for_a_process_returns_as_soon_as_it_exits():
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.3)"])
+    began = time.monotonic()
+    procs.wait_exit(child.pid, 30)
+    assert child.wait(timeout=5) == 0
+    assert time.monotonic() - began < 10  # woken by the exit, not by the 30 s timeout
+    began = time.monotonic()
+    procs.wait_exit(child.pid, 30)  # gone already: no wait at all
+    assert time.monotonic() - began < 10

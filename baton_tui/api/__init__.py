@@ -45,7 +45,7 @@ _PROVIDERS = {
         "conductor_ahead", "start_run", "resume_run", "pause_run", "ensure_trusted",
         "start_task", "take_task", "wait_stopped", "interactive_argv", "set_budget",
         "parse_duration", "stop_task", "retry_task", "mark_done", "answer_checkpoint",
-        "last_run_code", "conductor_alive", "process_token",
+        "last_run_code", "conductor_alive", "wait_conductor", "process_token",
     ),
     "baton_tui.api.handoff": (
         "git_supports_worktrees", "git_handoff", "review", "merge", "handoff_review",

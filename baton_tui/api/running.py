@@ -134,6 +134,13 @@ def conductor_alive(pid: int, token: float | None) -> bool:
     return procs.alive(pid, token)
 
 
+def wait_conductor(pid: int, seconds: float) -> None:
+    """Wait up to `seconds` for the conductor `pid` to exit (at once when it does)."""
+    from baton_tui import procs
+
+    procs.wait_exit(pid, seconds)
+
+
 def process_token(pid: int) -> float | None:
     from baton_tui import procs
 

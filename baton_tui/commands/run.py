@@ -93,7 +93,7 @@ def follow(ws: Any, pid: int | None, since: int) -> int:
                 print(text, flush=True)
         if not alive:
             break
-        time.sleep(0.2)
+        api.wait_conductor(pid, 0.2)  # its events as they come; its end at once
     print()
     print(api.status_text(api.snapshot(ws.store).as_json()))
     if interrupted:
