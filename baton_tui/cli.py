@@ -189,7 +189,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("attempt_id", type=int)
     q.add_argument("--state", required=True)
     q = add("conductor", "agent:cmd_conductor", None)
-    q.add_argument("--root")  # or, with --on-cue, on stdin once cued (run/control.py Early)
+    q.add_argument("--root")  # or, with --on-cue, on stdin once cued (run/early.py)
     q.add_argument("--on-cue", action="store_true")
     q = add("report", "agent:cmd_report",
             "(for agents) report done, failed, progress, or a usage limit (limited)")

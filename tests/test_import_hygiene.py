@@ -143,3 +143,16 @@ def test_help_text_is_complete(repo):
     assert result.returncode == 0
     for word in ("plan", "task-player", "approve", "status", "handoff", "exit codes"):
         assert word in result.stdout
+
+
+def test_the_early_conductor_starts_before_the_runs_own_imports():
+    # `baton run` starts its conductor first thing: nothing of the plan, the store or
+    # pydantic may be needed to do so, or the conductor would start that much later.
+    script = ("import sys\n"
+              "from baton_tui import api\n"
+              "early = api.conductor_ahead()\n"
+              "early.drop()\n"
+              "heavy = [m for m in ('pydantic', 'sqlite3', 'baton_tui.run.control',\n"
+              "                     'baton_tui.plan.model') if m in sys.modules]\n"
+              "print(heavy)\n")
+    assert python(script) == "[]\n"

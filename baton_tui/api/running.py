@@ -17,9 +17,9 @@ def conductor_ahead() -> Any:
     overlaps the front end's own (opening the repository, approving). A context manager;
     hand it to `start_run(early=…)`, which cues it — left uncued, it ends having done
     nothing."""
-    from baton_tui.run import control
+    from baton_tui.run.early import Early  # stdlib only: it starts before our own imports
 
-    return control.Early()
+    return Early()
 
 
 def start_run(ws: "Workspace", approve: bool = False, until_failures: int | None = None,

@@ -426,7 +426,7 @@ class Conductor(Starting, Following):
 
 def conduct(root: str | None, on_cue: bool = False) -> int:
     """Entry of the detached conductor process (`baton conductor --root R`). `on_cue`: it
-    was started ahead of its run (`control.Early`), before its repository was known; it
+    was started ahead of its run (`early.Early`), before its repository was known; it
     waits for "go ROOT" on stdin before it reads anything, and leaves quietly without."""
     from baton_tui.run.lock import ConductorLock
 

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 from contextlib import nullcontext
-from pathlib import Path
 from typing import Any
 
 from baton_tui import procs
@@ -19,6 +18,7 @@ from baton_tui.errors import BatonError
 from baton_tui.paths import private_file
 from baton_tui.plan import current as plans
 from baton_tui.run import layout
+from baton_tui.run.early import Early
 from baton_tui.run.lock import ConductorLock
 from baton_tui.run import budget
 from baton_tui.run.rules import Action
@@ -43,51 +43,6 @@ def ensure_trusted(ws: Workspace, cur: plans.Current) -> None:
     ensure(ws, {t.player for t in cur.doc.tasks})
     ws.store.check_writable()
     layout.check_writable(ws.paths)
-
-
-class Early:
-    """A conductor process started ahead of its run, before the caller has even opened the
-    repository, held before it reads anything until `spawn_conductor` cues it with the
-    repository's root: its interpreter and imports (about 0.25 s) overlap the caller's own
-    start-up and checks. A caller that stops first (a refusal, a bad plan, a conductor
-    already running) drops it, having done nothing; so does end-of-file (the caller died)."""
-
-    def __init__(self) -> None:
-        # Its output goes to the conductor's log once cued (it opens it then): a refused
-        # command leaves no trace.
-        try:
-            self.proc: subprocess.Popen | None = subprocess.Popen(
-                [sys.executable, "-m", "baton_tui", "conductor", "--on-cue"],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                start_new_session=True)
-        except OSError:  # then `spawn_conductor` starts one the usual way, and says why not
-            self.proc = None
-
-    def cue(self, root: Path) -> subprocess.Popen | None:
-        """Let it run `root`; None when there is none to cue (or it already died)."""
-        proc, self.proc = self.proc, None
-        if proc is None:
-            return None
-        try:
-            proc.stdin.write(f"go {root}\n".encode("utf-8", "surrogateescape"))
-            proc.stdin.close()
-        except OSError:
-            return None
-        return proc
-
-    def drop(self) -> None:
-        """End it uncued: it has only imported code, so it is simply killed (at once)."""
-        proc, self.proc = self.proc, None
-        if proc is not None:
-            proc.kill()
-            proc.wait()
-            proc.stdin.close()
-
-    def __enter__(self) -> "Early":
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.drop()
 
 
 def spawn_conductor(ws: Workspace, early: Early | None = None) -> int:

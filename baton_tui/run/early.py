@@ -1,0 +1,53 @@
+"""A conductor started ahead of its run (stdlib only: the front end starts it first thing,
+before its own imports, so the two start up side by side)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+
+class Early:
+    """A conductor process started ahead of its run, before the caller has even opened the
+    repository, held before it reads anything until `spawn_conductor` cues it with the
+    repository's root: its interpreter and imports (about 0.25 s) overlap the caller's own
+    start-up and checks. A caller that stops first (a refusal, a bad plan, a conductor
+    already running) drops it, having done nothing; so does end-of-file (the caller died)."""
+
+    def __init__(self) -> None:
+        # Its output goes to the conductor's log once cued (it opens it then): a refused
+        # command leaves no trace.
+        try:
+            self.proc: subprocess.Popen | None = subprocess.Popen(
+                [sys.executable, "-m", "baton_tui", "conductor", "--on-cue"],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True)
+        except OSError:  # then `spawn_conductor` starts one the usual way, and says why not
+            self.proc = None
+
+    def cue(self, root: Path) -> subprocess.Popen | None:
+        """Let it run `root`; None when there is none to cue (or it already died)."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return None
+        try:
+            proc.stdin.write(f"go {root}\n".encode("utf-8", "surrogateescape"))
+            proc.stdin.close()
+        except OSError:
+            return None
+        return proc
+
+    def drop(self) -> None:
+        """End it uncued: it has only imported code, so it is simply killed (at once)."""
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+            proc.stdin.close()
+
+    def __enter__(self) -> "Early":
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.drop()
