@@ -145,10 +145,8 @@ def _since(ws: "Workspace", quiet_since: float) -> dict[str, Any] | None:
     try:
         head = (dirs[0] / "HEAD").read_text(encoding="utf-8", errors="replace") if dirs else ""
     except OSError:
-        return None
-    if not head:
-        return None
-    return None if head.startswith("ref: refs/heads/baton/") else found
+        head = ""
+    return found if head and not head.startswith("ref: refs/heads/baton/") else None
 
 
 def fingerprint(ws: "Workspace", quiet_since: float | None = None) -> dict[str, Any]:
