@@ -35,6 +35,11 @@ def task_id(text: str) -> int:
     return int(text)
 
 
+REPORT_STATUSES = ("done", "failed", "progress", "limited")
+_REPORT_OPTIONS = {"--summary": str, "--reason": str, "--until": str, "--tokens": int,
+                   "--cost": float}
+
+
 class _Unused:
     """Stands in for a subcommand's parser that `build_parser(only=…)` leaves out: every
     method takes anything and does nothing (a real parser each costs argparse's formatter
@@ -193,7 +198,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("--on-cue", action="store_true")
     q = add("report", "agent:cmd_report",
             "(for agents) report done, failed, progress, or a usage limit (limited)")
-    q.add_argument("status", choices=["done", "failed", "progress", "limited"])
+    q.add_argument("status", choices=REPORT_STATUSES)
     q.add_argument("message", nargs="?", default=None)
     q.add_argument("--summary")
     q.add_argument("--reason")
@@ -262,17 +267,49 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _quick(argv: list[str]) -> "argparse.Namespace | None":
-    """`baton status` and `baton status --json`, the commonest calls (a second terminal, a
-    script polling), parsed without argparse: importing it and building even one subcommand
-    took a fifth of a 100-task status. The same attributes argparse would give; anything else
-    (`--help`, `-C`, a typo) goes to the real parser."""
-    if argv not in (["status"], ["status", "--json"]):
-        return None
+    """The commonest calls, parsed without argparse: `baton status [--json]` (a second
+    terminal, a script polling) and an agent's `baton report …` — importing argparse and
+    building even one subcommand took a fifth of a 100-task status and a sixth of a report.
+    The same attributes argparse would give; anything else (`--help`, `-C`, a typo, a form
+    this does not know) goes to the real parser, which decides."""
     from types import SimpleNamespace
 
-    return SimpleNamespace(  # type: ignore[return-value]  # read like a Namespace
-        version=False, directory=None, command="status", handler="info:cmd_status",
-        json=len(argv) == 2)
+    if argv in (["status"], ["status", "--json"]):
+        return SimpleNamespace(  # type: ignore[return-value]  # read like a Namespace
+            version=False, directory=None, command="status", handler="info:cmd_status",
+            json=len(argv) == 2)
+    found = _quick_report(argv[1:]) if argv[:1] == ["report"] else None
+    if found is None:
+        return None
+    return SimpleNamespace(version=False, directory=None, command="report",  # type: ignore
+                           handler="agent:cmd_report", **found)
+
+
+def _quick_report(rest: list[str]) -> dict | None:
+    """`report STATUS [MESSAGE] [--summary S] [--reason R] [--until T] [--tokens N]
+    [--cost X]` (also `--option=value`), as argparse reads it; None for anything else."""
+    if not rest or rest[0] not in REPORT_STATUSES:
+        return None
+    found: dict = {"status": rest[0], "message": None,
+                   **{name[2:]: None for name in _REPORT_OPTIONS}}
+    words = iter(rest[1:])
+    if len(rest) > 1 and not rest[1].startswith("-"):  # argparse takes MESSAGE only here
+        found["message"] = next(words)
+    for word in words:
+        name, equals, value = word.partition("=")
+        if not word.startswith("-"):
+            return None  # a message elsewhere, or a second one: argparse's error to give
+        if name not in _REPORT_OPTIONS:
+            return None  # -h, --help, an abbreviation, `--`, a typo
+        if not equals:
+            value = next(words, None)
+            if value is None or value.startswith("-"):
+                return None
+        try:
+            found[name[2:]] = _REPORT_OPTIONS[name](value)
+        except ValueError:
+            return None
+    return found
 
 
 def _shown(text: str) -> str:

@@ -136,12 +136,12 @@ def one_run(args: argparse.Namespace) -> float:
     run(*baton, "plan", "--from", str(base / "plan.json"))
     run(*baton, "trust")
 
-    started = time.monotonic()
+    started, typed_at = time.monotonic(), time.time()
     with open(base / "run.out", "w+") as out:  # a file, not a pipe nobody reads meanwhile
         proc = subprocess.Popen([*baton, "run", "--approve"], cwd=repo, env=env, text=True,
                                 stdout=out, stderr=subprocess.STDOUT)
         conductor_cpu = follow_conductor(repo, proc)  # the scheduler's own CPU, while it runs
-        makespan = time.monotonic() - started
+        makespan, exited_at = time.monotonic() - started, time.time()
         if proc.returncode != 0:
             out.seek(0)
             print(out.read()[-3000:])
@@ -167,6 +167,8 @@ def one_run(args: argparse.Namespace) -> float:
     print(f"lower bound         {bound:7.2f} s")
     print(f"makespan (command)  {makespan:7.2f} s")
     print(f"makespan (conductor start -> last landing) {scheduler_span:7.2f} s")
+    print(f"  the command's own: typed -> conductor started {conductor_at - typed_at:.2f} s, "
+          f"last landing -> exit {exited_at - max(landed):.2f} s")
     print(f"per task: started -> landed beyond its sleep: median {per_task[len(per_task) // 2]:.2f}"
           f" s, max {per_task[-1]:.2f} s")
     print(f"dependency latency (last dep landed -> started): median "

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import sys
-from argparse import Namespace
 
 from baton_tui import api
 from baton_tui.errors import BatonError
+
+TYPE_CHECKING = False  # argparse stays unimported on `baton report`'s path (see cli._quick)
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 
 def cmd_report(args: Namespace) -> int:
