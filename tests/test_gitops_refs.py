@@ -180,18 +180,27 @@ def test_commit_and_land_cost_in_processes(repo, tmp_path, monkeypatch):
     write(w, "first.txt", "1\n")
     wt.commit_all(w, "first")  # learns the base: its tree, its droppings; the identity
     landing.land(repo, "baton/plan/1-a", INTEG, "land 1")
-    w2 = wt.add_worktree(repo, tmp_path / "home" / "wt" / "t2", "baton/plan/2-b",
-                         g(repo, "rev-parse", INTEG))
+    tip = g(repo, "rev-parse", INTEG)
+    w2 = wt.add_worktree(repo, tmp_path / "home" / "wt" / "t2", "baton/plan/2-b", tip)
+    w3 = wt.add_worktree(repo, tmp_path / "home" / "wt" / "t3", "baton/plan/3-c", tip)
+    write(w3, "third.txt", "3\n")
+    assert wt.commit_all(w3, "third")
     spawned = Spawned(monkeypatch)
     write(w2, "second.txt", "2\n")
     assert wt.commit_all(w2, "second")
     assert [a[1] for a in spawned.argvs] == ["add", "write-tree", "-c", "-c"]  # + update-ref
     spawned.argvs.clear()
+    # Nothing landed since task 2's branch was cut: the merge is its commit's own tree.
     assert landing.land(repo, "baton/plan/2-b", INTEG, "land 2").ok
     assert [a[1] if a[1] != "-c" else a[3] for a in spawned.argvs] == \
+        ["commit-tree", "update-ref"]
+    spawned.argvs.clear()
+    # Task 2 landed after task 3's branch was cut: a real merge.
+    assert landing.land(repo, "baton/plan/3-c", INTEG, "land 3").ok
+    assert [a[1] if a[1] != "-c" else a[3] for a in spawned.argvs] == \
         ["merge-tree", "commit-tree", "update-ref"]
-    assert g(repo, "show", f"{INTEG}:second.txt") == "2"
-    assert g(repo, "show", f"{INTEG}:first.txt") == "1"
+    for name, text in (("first", "1"), ("second", "2"), ("third", "3")):
+        assert g(repo, "show", f"{INTEG}:{name}.txt") == text
 
 
 def test_land_refuses_when_the_task_branch_moves_while_landing(repo, monkeypatch):

@@ -18,7 +18,7 @@ from .git import (
     NO_HOOKS, GitError, git, git_dirs, identity_env, read_ref, remember_tree, rev_parse, run_git,
     tree_of,
 )
-from .refs import _read_ref_files, _Unsure
+from .refs import _read_ref_files, _Unsure, known_parents
 
 __all__ = [
     "LandResult",
@@ -141,7 +141,12 @@ def land(repo, branch: str, onto_ref: str, message: str, *,
         raise GitError(["rev-parse", branch], "", 128, f"no such branch: {branch}")
     if tip == onto:
         return LandResult(True, onto, [], f"{branch} is already on {onto_ref}")
-    tree, conflicts = merge_tree(repo, onto, tip)
+    if known_parents(tip) == (onto,):
+        # Baton's own commit right on onto (nothing landed since the task began): the merge
+        # is that commit's tree — merge-tree's answer, without its process.
+        tree, conflicts = tree_of(repo, tip), []
+    else:
+        tree, conflicts = merge_tree(repo, onto, tip)
     if tree is None:
         return LandResult(False, None, conflicts,
                           f"{branch} conflicts with {onto_ref} in {len(conflicts)} file(s)")
@@ -160,7 +165,7 @@ def land(repo, branch: str, onto_ref: str, message: str, *,
     if tip_ref:
         script += f"verify {tip_ref} {tip}\n"
     git(repo, *NO_HOOKS, "update-ref", "-m", f"baton: land {branch}", "--stdin", input=script)
-    remember_tree(commit, tree)
+    remember_tree(commit, tree, [onto, tip])
     # A merge of two trees without droppings has none (whatever it keeps, one side had).
     if worktrees.holds_droppings(onto) is False and worktrees.holds_droppings(tip) is False:
         worktrees.record_droppings(commit, False)

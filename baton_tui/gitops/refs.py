@@ -214,10 +214,22 @@ def resolve(repo: str | os.PathLike, *names: str) -> list[str | None]:
 _TREES: dict[str, str] = {}
 
 
-def remember_tree(commit: str, tree: str) -> None:
+def remember_tree(commit: str, tree: str, parents: list[str] | None = None) -> None:
     if len(_TREES) > 50_000:
         _TREES.clear()
+        _PARENTS.clear()
     _TREES[commit] = tree
+    if parents is not None:
+        _PARENTS[commit] = tuple(parents)
+
+
+#: Commit -> its parents, for the commits Baton made itself (as fixed as its tree).
+_PARENTS: dict[str, tuple[str, ...]] = {}
+
+
+def known_parents(commit: str) -> tuple[str, ...] | None:
+    """The parents of a commit Baton made in this process; None for any other."""
+    return _PARENTS.get(commit)
 
 
 def tree_of(repo: str | os.PathLike, commit: str) -> str:

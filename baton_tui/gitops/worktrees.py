@@ -199,8 +199,10 @@ def _commit_tree(worktree, tree: str, parents: list[str], message: str) -> str:
         args += ["-p", p]
     args += ["-F", "-"]
     # --no-gpg-sign: a background conductor must never wait on a pinentry prompt.
-    return git(worktree, *args, input=message if message.endswith("\n") else message + "\n",
-               env=identity_env(worktree))
+    commit = git(worktree, *args, input=message if message.endswith("\n") else message + "\n",
+                 env=identity_env(worktree))
+    remember_tree(commit, tree, parents)
+    return commit
 
 
 # ---- which commits hold droppings ---------------------------------------------------------
@@ -358,7 +360,6 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
         commit = _commit_tree(worktree, tree, [head] if head else [], message)
         git(worktree, *NO_HOOKS, "update-ref", "-m", "baton: commit agent's work", "HEAD",
             commit, head or "")
-        remember_tree(commit, tree)
         # The new tree's droppings are HEAD's (put back, or there were none anywhere).
         record_droppings(commit, holds_droppings(head) if head else False)
         if tmp.exists():
