@@ -136,6 +136,9 @@ def _check_outside(repo, path: Path) -> Path:
 
 # git 2.39's `worktree add`/`remove`/`prune` read every worktree's admin folder, and fail
 # ("failed to read .git/worktrees/X/commondir") while another is half-created: one at a time.
+# Only git's record of a new worktree is made under it (`worktree add --no-checkout`); its
+# files are checked out beside the others' (in a big repository that is the slow part, and
+# 32 tasks starting together waited for each other's checkouts).
 _WORKTREE_LOCK = threading.Lock()
 
 
@@ -152,9 +155,10 @@ def add_worktree(repo: str | os.PathLike, path: str | os.PathLike, branch: str,
     ref = _full_branch_ref(branch)
     with _WORKTREE_LOCK:
         if read_ref(repo, ref):
-            _add(repo, making, "--", str(wt), branch)
+            _add(repo, making, "--no-checkout", "--", str(wt), branch)
         else:
-            _add(repo, making, "-b", branch, "--", str(wt), start_ref)
+            _add(repo, making, "--no-checkout", "-b", branch, "--", str(wt), start_ref)
+    _check_out(wt, making)
     return wt
 
 
@@ -164,17 +168,27 @@ def add_detached_worktree(repo: str | os.PathLike, path: str | os.PathLike, ref:
     wt = _check_outside(repo, Path(path))
     wt.parent.mkdir(parents=True, exist_ok=True)
     with _WORKTREE_LOCK:
-        _add(repo, making, "--detach", "--", str(wt), ref)
+        _add(repo, making, "--no-checkout", "--detach", "--", str(wt), ref)
+    _check_out(wt, making)
     return wt
 
 
 def _add(repo, making: "Making | None", *args: str) -> None:
+    _step(repo, making, "worktree", "add", *args)
+
+
+def _check_out(worktree: Path, making: "Making | None") -> None:
+    """The files of a worktree added without them: what `worktree add` itself runs."""
+    _step(worktree, making, "reset", "--hard", "--no-recurse-submodules", "--quiet")
+
+
+def _step(cwd, making: "Making | None", *args: str) -> None:
     if making is None:
-        git(repo, "worktree", "add", *args)
+        git(cwd, *args)
         return
-    code, output = making.run(["git", "worktree", "add", *args], repo, "worktree-add")
+    code, output = making.run(["git", *args], cwd, "worktree-add")
     if code != 0:
-        raise GitError(["worktree", "add", *args], output, code)
+        raise GitError(list(args), output, code)
 
 
 def _own_git_dir(worktree) -> Path:
