@@ -139,14 +139,10 @@ def _since(ws: "Workspace", quiet_since: float) -> dict[str, Any] | None:
     began, found = _latest.get(str(ws.root), (-1.0, {}))
     if began < quiet_since or time.monotonic() - began > REUSED_FOR:
         return None
-    from baton_tui.gitops.refs import git_dirs
+    from baton_tui.gitops.onbranch import head_ref
 
-    dirs = git_dirs(ws.root)
-    try:
-        head = (dirs[0] / "HEAD").read_text(encoding="utf-8", errors="replace") if dirs else ""
-    except OSError:
-        head = ""
-    return found if head and not head.startswith("ref: refs/heads/baton/") else None
+    branch = head_ref(ws.root)
+    return None if branch and branch.startswith("refs/heads/baton/") else found
 
 
 def fingerprint(ws: "Workspace", quiet_since: float | None = None) -> dict[str, Any]:

@@ -17,6 +17,7 @@ Standard library only: it runs in the shim, between fork and exec.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import sys
 from pathlib import Path
@@ -80,19 +81,11 @@ def _mount(libc: Any, source: str | None, target: str, flags: int) -> None:
           f"mount {target}")
 
 
-_answer: list[str | None] = []  # `available()`, once asked: a process's answer never changes
-
-
+@functools.cache
 def available() -> str | None:
     """None when this machine lets an unprivileged process make such a namespace, else why
     not (tried once per process, in a throwaway child, so the caller's own namespaces never
     change; the spawner asks before it forks shims, which inherit the answer)."""
-    if not _answer:
-        _answer.append(_probe())
-    return _answer[0]
-
-
-def _probe() -> str | None:
     if not sys.platform.startswith("linux"):
         return "not Linux"
     pid = os.fork()
