@@ -4,7 +4,9 @@ A `git` shim first on PATH logs every git command Baton starts (the conductor, t
 shims and the agents all inherit PATH) and then runs the real git. Runs of a chain of one and
 of three trivial build tasks (no check) tell the run's fixed cost from what each task adds:
 worktree and branch (`worktree add --no-checkout`, then the checkout that `worktree add`
-would have run as a child of its own), the commit of the agent's work, the landing (a scope
+would have run as a child of its own; or, for a task whose worktree was made while its
+dependency ran, `worktree add` then, and `reset --keep` to the new tip when it starts), the
+commit of the agent's work, the landing (a scope
 diff only for a task with a scope, and these have none; no merge-tree when nothing landed
 since the task's branch was cut, as in a chain: the merge is the task's own tree) — and the
 `git status` of the person's checkout that tells whether the agent wrote outside its worktree

@@ -11,6 +11,10 @@ deletes the whole folder, whatever an agent has written there since. So:
   so a folder with a marker never held an agent's work: it is undone (the processes still
   working in it ended, the folder and git's record of it removed) and made again — set-up
   runs again too.
+- A worktree made ahead of its task (while the task's dependencies still run) is checked
+  out and left unfinished, its marker naming the commit it was checked out at (`hold`):
+  when the task starts, the making goes on from there — one `git reset --keep` to the new
+  integration tip, then the set-up — instead of starting over.
 - What runs while the marker stands writes to a file, never a pipe (an orphan cannot die of
   SIGPIPE), and is recorded in the marker (pid and start token) so the next conductor ends it.
 - A worktree whose `.git` is gone (an agent deleted it) is repaired in place: git's record of
@@ -29,7 +33,7 @@ from baton_tui import killpoints, procs
 
 from .git import GitError, _env, git, run_git
 
-__all__ = ["Making", "pending", "undo", "repair", "admin_dirs"]
+__all__ = ["Making", "pending", "held", "undo", "repair", "admin_dirs"]
 
 
 def _marker(path: Path) -> Path:
@@ -39,6 +43,17 @@ def _marker(path: Path) -> Path:
 def pending(path: str | os.PathLike) -> bool:
     """True when the worktree at `path` was begun and never finished."""
     return _marker(Path(path)).exists()
+
+
+def held(path: str | os.PathLike) -> str | None:
+    """The integration commit a worktree made ahead of its task was checked out at (see
+    `Making.hold`), or None: not made ahead, or its making was cut short."""
+    try:
+        made = json.loads(_marker(Path(path)).read_text())
+    except (OSError, ValueError):
+        return None
+    ahead = made.get("ahead") if isinstance(made, dict) else None
+    return ahead if isinstance(ahead, str) else None
 
 
 class Making:
@@ -54,9 +69,9 @@ class Making:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._write()
 
-    def _write(self) -> None:
+    def _write(self, **more: object) -> None:
         tmp = self.marker.with_name(self.marker.name + f".{os.getpid()}")
-        tmp.write_text(json.dumps({"by": os.getpid(), "procs": self.started}))
+        tmp.write_text(json.dumps({"by": os.getpid(), "procs": self.started, **more}))
         os.replace(tmp, self.marker)
 
     def run(self, argv: list[str], cwd: str | os.PathLike, point: str, *, git_env: bool = True,
@@ -85,6 +100,14 @@ class Making:
             fh.seek(max(0, os.path.getsize(self.output) - 8000))
             text = fh.read().decode("utf-8", "replace")
         return code, text
+
+    def hold(self, commit: str) -> None:
+        """The worktree is checked out at `commit`, ahead of its task: it stays unfinished
+        (no agent may work in it, and anything that meets it may undo it) until its task
+        starts, brings it to the integration tip and finishes the making (`held`)."""
+        self.started = []
+        self._write(ahead=commit)
+        self.output.unlink(missing_ok=True)
 
     def done(self) -> None:
         """The worktree is complete: an agent may work in it now."""

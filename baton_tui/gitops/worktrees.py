@@ -34,6 +34,7 @@ __all__ = [
     "is_dropping",
     "ensure_branch",
     "add_worktree",
+    "move_ahead",
     "add_detached_worktree",
     "commit_all",
     "changed_paths",
@@ -143,23 +144,42 @@ _WORKTREE_LOCK = threading.Lock()
 
 
 def add_worktree(repo: str | os.PathLike, path: str | os.PathLike, branch: str,
-                 start_ref: str, making: "Making | None" = None) -> Path:
+                 start_ref: str, making: "Making | None" = None, whole: bool = False) -> Path:
     """Check ``branch`` out in a new worktree at ``path`` (outside the repo).
 
     Creates the branch at ``start_ref`` when it does not exist yet; attaches to it when it does
     (a resumed task keeps its work). With ``making`` (see ``making.py``) git runs as a recorded
     step of that worktree's making, its output to a file: a kill meanwhile can be undone.
+    ``whole``: one `worktree add` checks the files out too, under the lock (a worktree made
+    ahead of its task, in the background: one git process fewer, nobody waiting on it).
     """
     wt = _check_outside(repo, Path(path))
     wt.parent.mkdir(parents=True, exist_ok=True)
     ref = _full_branch_ref(branch)
+    how = NO_HOOKS if whole else ()  # (no post-checkout hook: the checkout never runs one)
+    files = () if whole else ("--no-checkout",)
     with _WORKTREE_LOCK:
         if read_ref(repo, ref):
-            _add(repo, making, "--no-checkout", "--", str(wt), branch)
+            _add(repo, making, *files, "--", str(wt), branch, how=how)
         else:
-            _add(repo, making, "--no-checkout", "-b", branch, "--", str(wt), start_ref)
-    _check_out(wt, making)
+            _add(repo, making, *files, "-b", branch, "--", str(wt), start_ref, how=how)
+    if not whole:
+        _check_out(wt, making)
     return wt
+
+
+def move_ahead(worktree: Path, made_at: str, onto: str | None, making: "Making") -> str:
+    """Bring a worktree made ahead at ``made_at`` (its branch cut there, no agent ever in it)
+    to ``onto``, the integration tip now; returns the integration commit its branch carries.
+
+    `git reset --keep` rewrites only the files that differ, and refuses rather than overwrite
+    an edit someone made in the folder meanwhile: that edit and the branch then stay as they
+    are (the landing merges what came since). A branch someone moved is left alone too."""
+    if not onto or onto == made_at or read_ref(worktree, "HEAD") != made_at:
+        return made_at
+    code, _output = making.run(["git", *NO_HOOKS, "reset", "--keep", "--quiet", onto],
+                               worktree, "worktree-add")
+    return onto if code == 0 else made_at
 
 
 def add_detached_worktree(repo: str | os.PathLike, path: str | os.PathLike, ref: str,
@@ -173,8 +193,8 @@ def add_detached_worktree(repo: str | os.PathLike, path: str | os.PathLike, ref:
     return wt
 
 
-def _add(repo, making: "Making | None", *args: str) -> None:
-    _step(repo, making, "worktree", "add", *args)
+def _add(repo, making: "Making | None", *args: str, how: tuple[str, ...] = ()) -> None:
+    _step(repo, making, *how, "worktree", "add", *args)
 
 
 def _check_out(worktree: Path, making: "Making | None") -> None:

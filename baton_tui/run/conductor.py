@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import signal
@@ -82,6 +83,11 @@ class Conductor(Starting, Following):
         self.finishing: dict[int, asyncio.Task] = {}
         self.starting: dict[int, asyncio.Future] = {}
         self.exits: dict[int, asyncio.Future] = {}   # shims this conductor started
+        # Worktrees made ahead of their tasks (`Starting.make_ahead`): being made, made and
+        # not started yet, and the tasks to look at for it.
+        self.making_ahead: dict[int, asyncio.Future] = {}
+        self.made_ahead: set[int] = set()
+        self.wanted_ahead: deque[int] = deque()
         self.intents: dict[int, Intent] = {}
         self.pause_requested = False
         self.hard_stop: set[int] = set()  # running tasks a hard budget pauses
@@ -297,7 +303,7 @@ class Conductor(Starting, Following):
 
     def outcome(self) -> int | None:
         """The run's exit code when nothing can move without the person, else None."""
-        if self.tracked or self.finishing or self.starting:
+        if self.tracked or self.finishing or self.starting or self.making_ahead:
             return None
         if self.pause_requested:
             return INTERRUPTED
@@ -396,6 +402,7 @@ class Conductor(Starting, Following):
                 for task, message in self.candidates():
                     if self.capacity_for(task):
                         self.start(task, message)
+                self.make_ahead()
             if self.finishing:
                 done = [t for t, f in self.finishing.items() if f.done()]
                 for task_id in done:
@@ -411,8 +418,8 @@ class Conductor(Starting, Following):
             if code is None:
                 # Wake as soon as a finish (landing) completes, so its dependents start at once.
                 self.exits = {t: f for t, f in self.exits.items() if not f.done()}
-                pending = [f for f in (*self.finishing.values(), *self.exits.values())
-                           if not f.done()]
+                pending = [f for f in (*self.finishing.values(), *self.exits.values(),
+                                       *self.making_ahead.values()) if not f.done()]
                 if pending:
                     await asyncio.wait(pending, timeout=TICK, return_when=asyncio.FIRST_COMPLETED)
                 else:

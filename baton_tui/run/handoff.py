@@ -210,13 +210,13 @@ def keep_worktree(ws: Workspace, cur: plans.Current, task_id: int, why: str) -> 
     """Commit a task worktree's state to a ref of its own (before any cleanup)."""
     if not git_handoff(ws):
         return None
-    from baton_tui.gitops import worktrees
+    from baton_tui.gitops import making, worktrees
     from baton_tui.run import layout
 
     task = cur.doc.task(task_id)
     path = layout.worktree_path(ws.paths, cur.row.slug, task_id, task.title)
-    if not (path / ".git").exists():
-        return None
+    if not (path / ".git").exists() or making.pending(path):
+        return None  # none, or one no agent ever worked in (made ahead, or cut short)
     ref = f"refs/baton/{cur.row.slug}/{why}/{task_id}-{int(time.time())}"
     return ref if worktrees.snapshot(path, ref, f"Baton keeps task {task_id} ({why})") else None
 

@@ -100,6 +100,12 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
 
     path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
     branch = task_branch(plan.slug, task.id, task.title)
+    made_at = making.held(path) if (path / ".git").is_file() else None  # made ahead
+    if made_at is not None:
+        why = outside.pinned(ws, path)
+        if why:
+            raise BatonError(f"task {task.id}: {why}")
+        return _finish_making(ws, plan, path, branch, made_at)
     _undo_unfinished(ws, task, path)
     if not (path / ".git").exists() and path.is_dir() and any(path.iterdir()):
         making.repair(ws.root, path, branch)
@@ -112,11 +118,56 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
             base = _integration_tip(ws, plan)[1]
             conflicts = landing.refresh(path, base) if base else None
         return Workdir(path, base, branch, conflicts=conflicts or [])
-    # One git process here in the usual case: `worktree add` (refs are read from their files).
+    # Two git processes here in the usual case: `worktree add --no-checkout`, then the
+    # checkout (refs are read from their files).
     _integration, base = _integration_tip(ws, plan)
     work = making.Making(path)
     work.begin()
     worktrees.add_worktree(ws.root, path, branch, base or "HEAD", making=work)
+    return _set_up(ws, path, branch, base, work)
+
+
+def prepare_ahead(ws: Workspace, plan: PlanRow, task: Task) -> bool:
+    """Make a build task's worktree before it may start (its dependencies still run): one
+    `worktree add` at the integration tip now, held unfinished (`making.hold`). When the task
+    starts, `prepare_build` brings it to the tip of then and sets it up. False when there is
+    nothing to make ahead: folder mode, no integration branch yet, a folder or a branch of
+    the task's already there (a retry, a resumed run: made the usual way)."""
+    if task.mode != "build" or not _git_mode(ws):
+        return False
+    from baton_tui.gitops import git, making, worktrees
+
+    path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
+    branch = task_branch(plan.slug, task.id, task.title)
+    if path.exists() or making.pending(path) or git.read_ref(ws.root, f"refs/heads/{branch}"):
+        return False
+    _integration, base = _integration_tip(ws, plan)
+    if base is None:
+        return False
+    work = making.Making(path)
+    work.begin()
+    worktrees.add_worktree(ws.root, path, branch, base, making=work, whole=True)
+    work.hold(base)
+    return True
+
+
+def _finish_making(ws: Workspace, plan: PlanRow, path: Path, branch: str,
+                   made_at: str) -> Workdir:
+    """A worktree made ahead (`prepare_ahead`), now its task starts: at the new tip, set up."""
+    from baton_tui.gitops import making, worktrees
+
+    _integration, tip = _integration_tip(ws, plan)
+    work = making.Making(path)
+    work.begin()  # a kill from here on undoes it: it is made again, the usual way
+    base = worktrees.move_ahead(path, made_at, tip, work)
+    return _set_up(ws, path, branch, base, work)
+
+
+def _set_up(ws: Workspace, path: Path, branch: str, base: str | None,
+            work: "Making") -> Workdir:
+    """The rest of a build worktree's making: `[worktree] copy` and `setup`, then done."""
+    from baton_tui.gitops import worktrees
+
     config = ws.config
     if config.worktree.copy_:
         worktrees.copy_into(ws.root, path, config.worktree.copy_)

@@ -114,8 +114,9 @@ class Starting:
                     if t in self.by_id and self.view(t).declared_limit}  # being collected
         for task_id in self.ready.walk(room):
             task = self.by_id[task_id]
-            if task.id in self.tracked or task.id in self.finishing or task.id in self.starting:
-                continue
+            if task.id in self.tracked or task.id in self.finishing or task.id in self.starting \
+                    or task.id in self.making_ahead:
+                continue  # (one whose worktree is being made ahead starts once it is made)
             view = self.view(task.id)
             state = view.state
             if state == State.QUEUED and (view.needs_approval or task.player in limited):
@@ -252,10 +253,65 @@ class Starting:
             if started is not None:
                 attempt_id, shim = started
                 self.tracked[task.id] = Tracked(attempt_id, task.id)
+                self.wanted_ahead.extend(self.ready.below.get(task.id, ()))
                 # Wake the loop the moment it exits.
                 self.exits[task.id] = exited(shim)
                 if self.intents.get(task.id, Intent()).stop or self.pause_requested:
                     self._signal(task.id)  # asked to stop while it was starting
             self.starting.pop(task.id, None)
 
+        self.made_ahead.discard(task.id)
         self.starting[task.id] = asyncio.ensure_future(run())
+
+    # worktrees made ahead ----------------------------------------------------------------
+    def make_ahead(self) -> None:
+        """Make the worktree of a task whose last dependencies are still running, so that it
+        starts from a checkout already there the moment they land (`launcher.prepare_ahead`):
+        one at a time, never while a task is starting (they share git's worktree lock), and
+        at most `max_parallel` made and waiting. Tasks are looked at as their dependencies
+        start (`wanted_ahead`); one not ready for it then is looked at again by the next."""
+        room = self.ws.config.limits.max_parallel - len(self.made_ahead)
+        if self.making_ahead or self.starting or room <= 0 or not self.wanted_ahead \
+                or not (self.git_mode and self.plan.approved) or self.pause_requested \
+                or self.folder.plan.stopped_by:
+            return
+        while self.wanted_ahead:
+            task_id = self.wanted_ahead.popleft()
+            if self._worth_making_ahead(task_id):
+                break
+        else:
+            return
+        task, plan = self.by_id[task_id], self.plan
+
+        def work() -> bool:
+            ws = self.ws.sibling()
+            try:
+                return launcher.prepare_ahead(ws, plan, task)
+            except Exception as exc:  # no harm done: it is made the usual way when it starts
+                print(f"baton conductor: task {task.id}'s worktree was not made ahead: {exc}",
+                      flush=True)
+                return False
+            finally:
+                ws.close()
+
+        async def run() -> None:
+            try:
+                if await asyncio.to_thread(work):
+                    self.made_ahead.add(task.id)
+            finally:
+                self.making_ahead.pop(task.id, None)
+
+        self.making_ahead[task.id] = asyncio.ensure_future(run())
+
+    def _worth_making_ahead(self, task_id: int) -> bool:
+        task = self.by_id.get(task_id)
+        if task is None or task.mode != "build" or task_id in self.made_ahead:
+            return False
+        view = self.view(task_id)
+        if view.state != State.QUEUED or view.needs_approval or view.workdir:
+            return False
+        busy = (self.tracked, self.finishing, self.starting)
+        if any(task_id in group for group in busy):
+            return False
+        return all(self.ready.satisfies.get(dep) or any(dep in group for group in busy)
+                   for dep in self.ready.deps[task_id])

@@ -1,0 +1,191 @@
+"""Worktrees made ahead: a task's worktree is made while its dependencies still run, and its
+start brings it to the integration tip they landed on (`Starting.make_ahead`,
+`launcher.prepare_ahead`, `worktrees.move_ahead`). Real runs of the real CLI, and real git.
+
+The first task's agent waits for a flag file, so the test sees the dependent's worktree
+while its dependency is still running.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers.chaos_kit import worktrees_dir
+from helpers.gitops_fixtures import g, make_repo, write
+from helpers.run_kit import (
+    alive, events, git, kill, load_plan, popen_baton, script_agent, status, task, wait_for,
+    write_config,
+)
+
+from baton_tui.gitops import making
+from baton_tui.gitops import worktrees as wt
+
+
+def gate_agent(flag: Path) -> list[str]:
+    """Waits for `flag`, writes t1.txt and reports done."""
+    code = ("import os, pathlib, subprocess, sys, time\n"
+            "sys.stdin.read()\n"
+            f"while not os.path.exists({str(flag)!r}): time.sleep(0.05)\n"
+            "pathlib.Path('t1.txt').write_text('one\\n')\n"
+            "sys.exit(subprocess.run(['baton', 'report', 'done', '--summary', 'one']).returncode)\n")
+    return [sys.executable, "-c", code]
+
+
+def chain(repo: Path, baton, tmp_path: Path, second: list[dict] | None = None) -> Path:
+    flag = tmp_path / "go"
+    later = script_agent(tmp_path, "later", {"2": second or [
+        {"write": "t2.txt", "content": "two\n"}, {"report": "done", "summary": "two"}]})
+    write_config(repo, {"gate": gate_agent(flag), "agent": later})
+    load_plan(baton, [task(1, player="gate"), task(2, deps=[1])])
+    return flag
+
+
+def held_worktree(title: str = "2-task-2") -> Path:
+    """The dependent's worktree once it is made ahead (held: its making unfinished)."""
+    return wait_for(lambda: next((p for p in worktrees_dir().rglob(title)
+                                  if making.held(p)), None), what=f"{title} made ahead")
+
+
+@pytest.mark.slow
+def test_a_dependents_worktree_is_made_while_its_dependency_runs_and_starts_on_its_landing(
+        repo, baton, tmp_path):
+    flag = chain(repo, baton, tmp_path)
+    run = popen_baton(repo, "run", "--approve")
+    try:
+        ahead = held_worktree()
+        made_at = making.held(ahead)
+        assert (ahead / "README.md").exists() and not (ahead / "t1.txt").exists()
+        assert status(baton)["tasks"][1]["state"] == "queued"  # made, not started
+        flag.touch()
+        assert run.wait(timeout=120) == 0, run.communicate()
+    finally:
+        flag.touch()
+        if run.poll() is None:
+            run.kill()
+    evs = events(baton)
+    landed_1 = next(e for e in evs if e["kind"] == "task.landed" and e["task"] == 1)
+    started_2 = next(e for e in evs if e["kind"] == "task.started" and e["task"] == 2)
+    assert Path(started_2["data"]["workdir"]) == ahead
+    # Brought to the tip task 1 landed on: its base, and its files.
+    assert started_2["data"]["base"] == landed_1["data"]["commit"] != made_at
+    assert (ahead / "t1.txt").read_text() == "one\n" and (ahead / "t2.txt").exists()
+    assert not making.pending(ahead)
+    assert {t["id"]: t["state"] for t in status(baton)["tasks"]} == {1: "landed", 2: "landed"}
+
+
+@pytest.mark.slow
+def test_a_conductor_killed_after_making_a_worktree_ahead_leaves_it_to_the_next(
+        repo, baton, tmp_path):
+    flag = chain(repo, baton, tmp_path)
+    run = popen_baton(repo, "run", "--approve", "--detach")
+    assert run.wait(timeout=60) == 0, run.communicate()
+    ahead = held_worktree()
+    conductor = status(baton)["conductor"]["pid"]
+    kill(conductor)
+    wait_for(lambda: not alive(conductor), what="the conductor to die")
+    assert making.held(ahead)  # still held: nobody started the task
+    flag.touch()
+    resumed = baton("resume", timeout=120)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert {t["id"]: t["state"] for t in status(baton)["tasks"]} == {1: "landed", 2: "landed"}
+    assert (ahead / "t1.txt").read_text() == "one\n" and not making.pending(ahead)
+
+
+@pytest.mark.slow
+def test_discarding_a_task_whose_worktree_was_made_ahead_keeps_no_ref_and_gc_removes_it(
+        repo, baton, tmp_path):
+    flag = tmp_path / "go"
+    code = ("import os, subprocess, sys, time\nsys.stdin.read()\n"
+            f"while not os.path.exists({str(flag)!r}): time.sleep(0.05)\n"
+            "sys.exit(subprocess.run(['baton', 'report', 'failed', '--reason', 'no']).returncode)\n")
+    write_config(repo, {"gate": [sys.executable, "-c", code],
+                        "agent": script_agent(tmp_path, "later", {})})
+    load_plan(baton, [task(1, player="gate"), task(2, deps=[1])])
+    run = popen_baton(repo, "run", "--approve")
+    try:
+        ahead = held_worktree()
+        flag.touch()
+        assert run.wait(timeout=120) == 1, run.communicate()
+    finally:
+        flag.touch()
+        if run.poll() is None:
+            run.send_signal(signal.SIGKILL)
+    assert making.held(ahead)  # its dependency failed: it never started
+    discarded = baton("discard", "2")
+    assert discarded.returncode == 0, discarded.stdout + discarded.stderr
+    kept = [e for e in events(baton) if e["kind"] == "task.discarded" and e["task"] == 2]
+    assert kept and kept[0]["data"]["kept"] is None  # nothing anyone made was in it
+    assert git(repo, "for-each-ref", "refs/baton/") == ""
+    collected = baton("gc")
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    assert not ahead.exists() and not making.pending(ahead)
+
+
+# -- move_ahead on real git, without a conductor ----------------------------------------------
+
+def ahead_of(tmp_path: Path) -> tuple[Path, Path, str, str, making.Making]:
+    """A repository, a worktree made ahead at its first commit, and a second commit on
+    another branch (the integration tip, moved on) changing a.txt and adding b.txt."""
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    first = g(repo, "rev-parse", "HEAD")
+    g(repo, "checkout", "-q", "-b", "integration")
+    write(repo, "a.txt", "a, landed\n")
+    write(repo, "b.txt", "b\n")
+    g(repo, "add", "-A")
+    g(repo, "commit", "-q", "-m", "landed")
+    tip = g(repo, "rev-parse", "HEAD")
+    g(repo, "checkout", "-q", "main")
+    path = tmp_path / "wts" / "2-b"
+    work = making.Making(path)
+    work.begin()
+    wt.add_worktree(repo, path, "baton/p/2-b", first, making=work, whole=True)
+    work.hold(first)
+    assert making.held(path) == first and (path / "a.txt").read_text() == "a\n"
+    return repo, path, first, tip, making.Making(path)
+
+
+def test_move_ahead_brings_the_branch_and_its_files_to_the_new_tip(tmp_path):
+    repo, path, first, tip, work = ahead_of(tmp_path)
+    work.begin()
+    assert wt.move_ahead(path, first, tip, work) == tip
+    assert g(repo, "rev-parse", "refs/heads/baton/p/2-b") == tip
+    assert (path / "a.txt").read_text() == "a, landed\n" and (path / "b.txt").exists()
+    assert g(path, "status", "--porcelain") == ""
+
+
+def test_move_ahead_never_overwrites_an_edit_made_in_the_folder_meanwhile(tmp_path):
+    repo, path, first, tip, work = ahead_of(tmp_path)
+    write(path, "a.txt", "someone's edit\n")
+    work.begin()
+    assert wt.move_ahead(path, first, tip, work) == first  # stays where it was cut
+    assert (path / "a.txt").read_text() == "someone's edit\n"
+    assert g(repo, "rev-parse", "refs/heads/baton/p/2-b") == first
+
+
+def test_move_ahead_leaves_a_branch_someone_moved_alone(tmp_path):
+    repo, path, first, tip, work = ahead_of(tmp_path)
+    write(path, "c.txt", "c\n")
+    g(path, "add", "c.txt")
+    g(path, "commit", "-q", "-m", "someone's commit")
+    mine = g(path, "rev-parse", "HEAD")
+    work.begin()
+    assert wt.move_ahead(path, first, tip, work) == first
+    assert g(repo, "rev-parse", "refs/heads/baton/p/2-b") == mine
+    assert (path / "c.txt").exists() and not (path / "b.txt").exists()
+
+
+def test_a_worktree_made_ahead_counts_as_unfinished_until_its_task_starts(tmp_path):
+    _repo, path, first, _tip, _work = ahead_of(tmp_path)
+    assert making.pending(path)  # gc and discard treat it as holding no one's work
+    marker = json.loads(path.with_name(path.name + ".preparing").read_text())
+    assert marker["ahead"] == first and marker["procs"] == []
+    again = making.Making(path)
+    again.begin()  # its task starts: a kill from here on undoes it
+    assert making.held(path) is None and making.pending(path)
+    again.done()
+    assert not making.pending(path)
