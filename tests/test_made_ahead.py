@@ -96,9 +96,8 @@ def test_a_conductor_killed_after_making_a_worktree_ahead_leaves_it_to_the_next(
     assert (ahead / "t1.txt").read_text() == "one\n" and not making.pending(ahead)
 
 
-@pytest.mark.slow
-def test_discarding_a_task_whose_worktree_was_made_ahead_keeps_no_ref_and_gc_removes_it(
-        repo, baton, tmp_path):
+def failing_chain(repo: Path, baton, tmp_path: Path) -> Path:
+    """Task 1 waits for the flag, then reports failed: task 2 never starts."""
     flag = tmp_path / "go"
     code = ("import os, subprocess, sys, time\nsys.stdin.read()\n"
             f"while not os.path.exists({str(flag)!r}): time.sleep(0.05)\n"
@@ -106,24 +105,49 @@ def test_discarding_a_task_whose_worktree_was_made_ahead_keeps_no_ref_and_gc_rem
     write_config(repo, {"gate": [sys.executable, "-c", code],
                         "agent": script_agent(tmp_path, "later", {})})
     load_plan(baton, [task(1, player="gate"), task(2, deps=[1])])
+    return flag
+
+
+def run_until_failed(repo: Path, flag: Path, meanwhile=None) -> Path:
     run = popen_baton(repo, "run", "--approve")
     try:
         ahead = held_worktree()
+        if meanwhile:
+            meanwhile(ahead)
         flag.touch()
         assert run.wait(timeout=120) == 1, run.communicate()
     finally:
         flag.touch()
         if run.poll() is None:
             run.send_signal(signal.SIGKILL)
-    assert making.held(ahead)  # its dependency failed: it never started
+    return ahead
+
+
+@pytest.mark.slow
+def test_a_run_that_ends_before_the_task_started_removes_its_worktree_and_branch(
+        repo, baton, tmp_path):
+    ahead = run_until_failed(repo, failing_chain(repo, baton, tmp_path))
+    assert not ahead.exists() and not making.pending(ahead)
+    assert "baton/" in git(repo, "branch", "--list", "baton/*/1-*")
+    assert git(repo, "branch", "--list", "baton/*/2-*") == ""
+    assert git(repo, "worktree", "list").count("\n") == 1  # task 1's, beside the checkout
+
+
+@pytest.mark.slow
+def test_a_worktree_made_ahead_that_someone_wrote_in_is_kept_then_committed_on_discard(
+        repo, baton, tmp_path):
+    ahead = run_until_failed(repo, failing_chain(repo, baton, tmp_path),
+                             meanwhile=lambda path: (path / "notes.txt").write_text("mine\n"))
+    assert (ahead / "notes.txt").read_text() == "mine\n"  # never deleted
+    assert git(repo, "branch", "--list", "baton/*/2-*") != ""
     discarded = baton("discard", "2")
     assert discarded.returncode == 0, discarded.stdout + discarded.stderr
-    kept = [e for e in events(baton) if e["kind"] == "task.discarded" and e["task"] == 2]
-    assert kept and kept[0]["data"]["kept"] is None  # nothing anyone made was in it
-    assert git(repo, "for-each-ref", "refs/baton/") == ""
+    [kept] = [e["data"]["kept"] for e in events(baton)
+              if e["kind"] == "task.discarded" and e["task"] == 2]
+    assert kept and git(repo, "show", f"{kept}:notes.txt") == "mine"  # committed to a ref
     collected = baton("gc")
     assert collected.returncode == 0, collected.stdout + collected.stderr
-    assert not ahead.exists() and not making.pending(ahead)
+    assert not ahead.exists() and git(repo, "show", f"{kept}:notes.txt") == "mine"
 
 
 # -- move_ahead on real git, without a conductor ----------------------------------------------
@@ -181,7 +205,10 @@ def test_move_ahead_leaves_a_branch_someone_moved_alone(tmp_path):
 
 def test_a_worktree_made_ahead_counts_as_unfinished_until_its_task_starts(tmp_path):
     _repo, path, first, _tip, _work = ahead_of(tmp_path)
-    assert making.pending(path)  # gc and discard treat it as holding no one's work
+    assert making.pending(path) and making.untouched(path)  # no one's work: gc may undo it
+    write(path, "notes.txt", "mine\n")
+    assert not making.untouched(path)  # now someone's: committed to a ref before any cleanup
+    (path / "notes.txt").unlink()
     marker = json.loads(path.with_name(path.name + ".preparing").read_text())
     assert marker["ahead"] == first and marker["procs"] == []
     again = making.Making(path)

@@ -33,7 +33,7 @@ from baton_tui import killpoints, procs
 
 from .git import GitError, _env, git, run_git
 
-__all__ = ["Making", "pending", "held", "undo", "repair", "admin_dirs"]
+__all__ = ["Making", "pending", "held", "untouched", "undo", "repair", "admin_dirs"]
 
 
 def _marker(path: Path) -> Path:
@@ -54,6 +54,13 @@ def held(path: str | os.PathLike) -> str | None:
         return None
     ahead = made.get("ahead") if isinstance(made, dict) else None
     return ahead if isinstance(ahead, str) else None
+
+
+def untouched(path: str | os.PathLike) -> bool:
+    """Made ahead (`held`) and not a file changed in it since: nothing in it is anyone's."""
+    from .worktrees import changed_paths
+
+    return held(path) is not None and not changed_paths(path)
 
 
 class Making:

@@ -424,6 +424,7 @@ class Conductor(Starting, Following):
                     await asyncio.wait(pending, timeout=TICK, return_when=asyncio.FIRST_COMPLETED)
                 else:
                     await asyncio.sleep(TICK)
+        self.drop_made_ahead()
         self.emit(None, K.RUN_FINISHED, code=code)
         self.reload()
         # The whole run folded: kept in the store, the next `status` or command starts here.

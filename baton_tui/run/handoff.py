@@ -215,8 +215,8 @@ def keep_worktree(ws: Workspace, cur: plans.Current, task_id: int, why: str) -> 
 
     task = cur.doc.task(task_id)
     path = layout.worktree_path(ws.paths, cur.row.slug, task_id, task.title)
-    if not (path / ".git").exists() or making.pending(path):
-        return None  # none, or one no agent ever worked in (made ahead, or cut short)
+    if not (path / ".git").exists() or making.untouched(path):
+        return None  # none, or one made ahead that no one ever wrote in
     ref = f"refs/baton/{cur.row.slug}/{why}/{task_id}-{int(time.time())}"
     return ref if worktrees.snapshot(path, ref, f"Baton keeps task {task_id} ({why})") else None
 
@@ -262,8 +262,8 @@ def _collect(ws: Workspace, slug: str, task_id: int, path: Path) -> None:
     from baton_tui.gitops import git, making, worktrees
 
     try:
-        if making.pending(path):
-            making.undo(ws.root, path)
+        if making.pending(path) and (making.held(path) is None or making.untouched(path)):
+            making.undo(ws.root, path)  # cut short, or made ahead and never written in
             return
         ref = f"refs/baton/{slug}/gc/{task_id}-{int(time.time())}"
         worktrees.snapshot(path, ref, f"Baton gc keeps task {task_id}")

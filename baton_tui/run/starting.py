@@ -303,6 +303,21 @@ class Starting:
 
         self.making_ahead[task.id] = asyncio.ensure_future(run())
 
+    def drop_made_ahead(self) -> None:
+        """At the run's end: the worktrees made ahead for tasks that never started (a
+        dependency failed, the run stopped) go, as Baton made them (`launcher.drop_ahead`)
+        — this conductor's, and any a killed one left."""
+        if not self.git_mode:
+            return
+        for task in self.doc.tasks:
+            if task.mode == "build" and self.view(task.id).workdir is None:
+                try:
+                    launcher.drop_ahead(self.ws, self.plan, task)
+                except Exception as exc:  # kept: it is used if the task starts later
+                    print(f"baton conductor: task {task.id}'s worktree made ahead was "
+                          f"kept: {exc}", flush=True)
+        self.made_ahead.clear()
+
     def _worth_making_ahead(self, task_id: int) -> bool:
         task = self.by_id.get(task_id)
         if task is None or task.mode != "build" or task_id in self.made_ahead:
