@@ -378,3 +378,23 @@ def test_research_prompt_names_the_report_tool_when_research_has_no_shell():
     assert "baton_report` tool" in rules(research, can_shell=False)
     assert "`baton report done" not in rules(research, can_shell=False)
     assert "`baton report done" in rules(research, can_shell=True)
+
+
+# -- a wait the output names counts from when it was printed ------------------------------------
+
+def test_a_wait_an_agent_printed_counts_from_when_it_was_printed_not_when_read():
+    from baton_tui.players.aider import AiderPlayer
+    from baton_tui.players.base import reading_output
+    from baton_tui.players.limit_words import reset_in
+
+    log = ("litellm.RateLimitError: RateLimitError: OpenAIException - rate limited. "
+           "Please try again in 20s.\n")
+    printed = time.time() - 15  # the agent took its grace period to stop, and more
+    with reading_output(printed):
+        aider = AiderPlayer().outcome(log).limit_until
+        worded = reset_in("usage limit reached: please try again in 20s")
+    assert aider == pytest.approx(printed + 20) and worded == pytest.approx(printed + 20)
+    unread = AiderPlayer().outcome(log).limit_until  # no log time known: from now
+    assert unread is not None and unread >= time.time() + 19
+    with reading_output(time.time() + 60):  # a clock ahead of ours: never later than now
+        assert AiderPlayer().outcome(log).limit_until <= time.time() + 20.5

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from pathlib import Path
 
-from baton_tui.players.base import AttemptContext, Launch, Outcome
+from baton_tui.players.base import AttemptContext, Launch, Outcome, printed_at
 from baton_tui.players.cli_events import one_line
 from baton_tui.players.kinds import CliPlayer
 from baton_tui.players.litellm_names import known_model
@@ -185,7 +184,7 @@ class AiderPlayer(CliPlayer):
         if any(word in text for word in RATE_LIMITED):
             wait = retry_after(text)
             if wait is not None:
-                out.limit_until = time.time() + wait
+                out.limit_until = printed_at() + wait
             else:
                 out.rate_limited = True
         return out

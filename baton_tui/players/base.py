@@ -20,9 +20,12 @@ Implementing a player:
 from __future__ import annotations
 
 import shutil
+import time
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 
 @dataclass
@@ -71,6 +74,27 @@ class Launch:
     stdin_prompt: bool = False
     stdin_file: Path | None = None
     session_id: str | None = None   # known before the agent runs (a session Baton names)
+
+
+_PRINTED_AT: ContextVar[float | None] = ContextVar("printed_at", default=None)
+
+
+def printed_at() -> float:
+    """When the output being read was printed (see `reading_output`), else now: a wait an
+    agent printed ("try again in 20s") counts from then, not from when Baton read it — an
+    agent that took its grace period to stop would otherwise be waited for twice."""
+    at = _PRINTED_AT.get()
+    return time.time() if at is None else at
+
+
+@contextmanager
+def reading_output(at: float | None) -> Iterator[None]:
+    """Read a finished attempt's output as printed at `at` (its log's last write)."""
+    token = _PRINTED_AT.set(None if at is None else min(at, time.time()))
+    try:
+        yield
+    finally:
+        _PRINTED_AT.reset(token)
 
 
 @dataclass

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import os
 import re
-import time
 import uuid
 
-from baton_tui.players.base import AttemptContext, Launch, Outcome
+from baton_tui.players.base import AttemptContext, Launch, Outcome, printed_at
 from baton_tui.players.cli_events import ARGV_PROMPT_LIMIT, event_of, events, int_of, \
     mcp_command, mcp_env, one_line
 from baton_tui.players.gemini_home import build_home, person_gemini_dir
@@ -180,7 +179,7 @@ class GeminiPlayer(CliPlayer):
             wait = wait_seconds(last["rest"])
             wait = wait if wait is not None else int(last["ms"]) / 1000 if last["ms"] else None
             if wait is not None:
-                out.limit_until = time.time() + wait
+                out.limit_until = printed_at() + wait
             else:
                 out.rate_limited = True
             return out
@@ -189,7 +188,7 @@ class GeminiPlayer(CliPlayer):
         if "daily quota" in message:
             out.limit_until = pacific_midnight()
         elif wait is not None and (LIMIT_WORDS.search(message) or RATE_WORDS.search(message)):
-            out.limit_until = time.time() + wait
+            out.limit_until = printed_at() + wait
         elif RATE_WORDS.search(message):
             out.rate_limited = True
         elif LIMIT_WORDS.search(message):

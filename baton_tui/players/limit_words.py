@@ -11,10 +11,10 @@ wordings of Claude Code and Codex. A limit without any of these pauses with an u
 from __future__ import annotations
 
 import re
-import time
 from datetime import datetime
 
 from baton_tui.players.aider import retry_after
+from baton_tui.players.base import printed_at
 from baton_tui.players.cli_events import claude_reset, codex_reset
 
 LIMIT_WORDS = ("usage limit", "hit your limit", "hit your usage", "out of usage",
@@ -43,7 +43,7 @@ def is_throttle(text: str) -> bool:
 
 def reset_in(text: str, now: float | None = None) -> float | None:
     """The epoch at which the limit in `text` resets, or None when it names none."""
-    now = time.time() if now is None else now
+    now = printed_at() if now is None else now
     epoch = _EPOCH.search(text)
     if epoch:
         return float(epoch.group(1))

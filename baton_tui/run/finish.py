@@ -15,7 +15,7 @@ from pathlib import Path
 
 from baton_tui import killpoints
 from baton_tui.plan.model import PlanDocument, Task
-from baton_tui.players.base import Outcome
+from baton_tui.players.base import Outcome, reading_output
 from baton_tui.store.db import AttemptRow, PlanRow
 from baton_tui.store.events import EventKind, State
 from baton_tui.store.views import Folder, TaskView
@@ -100,12 +100,14 @@ class Finisher:
 
     def _decide(self, task: Task, attempt: AttemptRow, intent: Intent) -> State:
         player = self.ws.catalog.players.get(task.player)
-        log_text = ""
+        log_text, printed = "", None
         if attempt.log_path and player is not None and task.player != "script":
             from baton_tui.run import logcap  # its head and its tail: never a whole log
 
             log_text = logcap.head_and_tail(attempt.log_path)
-        outcome = player.outcome(log_text) if player is not None else Outcome()
+            printed = logcap.last_write(attempt.log_path)
+        with reading_output(printed):
+            outcome = player.outcome(log_text) if player is not None else Outcome()
         if outcome.session_id and outcome.session_id != attempt.session_id:
             self.store.update_attempt(attempt.id, session_id=outcome.session_id)
         if outcome.tokens or outcome.cost:  # no cost reported: "cost unknown", never 0

@@ -116,6 +116,14 @@ def read_from(path: str | os.PathLike | None, offset: int,
         return data, offset + len(data), skipped
 
 
+def last_write(path: str | os.PathLike | None) -> float | None:
+    """When the agent last printed (its log's last write); None when there is no log."""
+    try:
+        return os.stat(path or "").st_mtime
+    except OSError:
+        return None
+
+
 def head_and_tail(path: str | os.PathLike | None, head: int = 256 << 10,
                   tail: int = 2 << 20) -> str:
     """The start and the end of a log as text, the middle left out: what a player's outcome
