@@ -148,6 +148,7 @@ def test_a_worktree_made_ahead_that_someone_wrote_in_is_kept_then_committed_on_d
     collected = baton("gc")
     assert collected.returncode == 0, collected.stdout + collected.stderr
     assert not ahead.exists() and git(repo, "show", f"{kept}:notes.txt") == "mine"
+    assert not making.pending(ahead)  # its marker went with it
 
 
 # -- move_ahead on real git, without a conductor ----------------------------------------------

@@ -156,7 +156,7 @@ def add_worktree(repo: str | os.PathLike, path: str | os.PathLike, branch: str,
     wt = _check_outside(repo, Path(path))
     wt.parent.mkdir(parents=True, exist_ok=True)
     ref = _full_branch_ref(branch)
-    how = NO_HOOKS if whole else ()  # (no post-checkout hook: the checkout never runs one)
+    how = NO_HOOKS if whole else ()  # no post-checkout hook, as for the checkout below
     files = () if whole else ("--no-checkout",)
     with _WORKTREE_LOCK:
         if read_ref(repo, ref):

@@ -258,14 +258,17 @@ def gc(ws: Workspace, dry_run: bool = False) -> list[Collected]:
 
 def _collect(ws: Workspace, slug: str, task_id: int, path: Path) -> None:
     """Commit a worktree to a ref of its own, then remove it. One whose making was cut short
-    holds no work: it is undone. A git failure is one line, not a traceback."""
+    holds no work: it is undone; so is one made ahead of its task, committed first if someone
+    wrote in it. A git failure is one line, not a traceback."""
     from baton_tui.gitops import git, making, worktrees
 
     try:
-        if making.pending(path) and (making.held(path) is None or making.untouched(path)):
-            making.undo(ws.root, path)  # cut short, or made ahead and never written in
-            return
         ref = f"refs/baton/{slug}/gc/{task_id}-{int(time.time())}"
+        if making.pending(path):  # cut short, or made ahead: undone, marker and all
+            if making.held(path) is not None and not making.untouched(path):
+                worktrees.snapshot(path, ref, f"Baton gc keeps task {task_id}")  # written in
+            making.undo(ws.root, path)
+            return
         worktrees.snapshot(path, ref, f"Baton gc keeps task {task_id}")
         worktrees.remove_worktree(ws.root, path)
     except git.GitError as exc:
