@@ -151,21 +151,20 @@ def prepare_ahead(ws: Workspace, plan: PlanRow, task: Task) -> bool:
     return True
 
 
-def drop_ahead(ws: Workspace, plan: PlanRow, task: Task) -> bool:
+def drop_ahead(ws: Workspace, plan: PlanRow, task: Task) -> None:
     """A worktree made ahead for a task that did not start before its run ended: removed,
     with its branch, while both are as Baton made them (no file changed in the folder, the
-    branch still where it was cut), so a run leaves nothing it never used. True if it was."""
+    branch still where it was cut), so a run leaves nothing it never used."""
     from baton_tui.gitops import git, making
 
     path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
     made_at = making.held(path) if (path / ".git").is_file() else None
     if made_at is None or outside.pinned(ws, path) or not making.untouched(path):
-        return False
+        return
     if making.undo(ws.root, path):
-        return False  # something still runs in it
+        return  # something still runs in it
     ref = f"refs/heads/{task_branch(plan.slug, task.id, task.title)}"
     git.run_git(ws.root, *git.NO_HOOKS, "update-ref", "-d", ref, made_at)  # unless moved
-    return True
 
 
 def _finish_making(ws: Workspace, plan: PlanRow, path: Path, branch: str,
