@@ -254,7 +254,7 @@ def _fresh(store: Store, now: float) -> snapshot.Snapshot:
 
 
 def _exactly(a: snapshot.Snapshot, b: snapshot.Snapshot) -> None:
-    assert a == b and a.below == b.below and a.doc == b.doc
+    assert a == b and a.below == b.below and a.by_id == b.by_id
     assert [t.id for t in a.rows] == [t.id for t in b.rows]
     assert status_json(a.as_json()) == status_json(b.as_json())
 

@@ -242,7 +242,7 @@ class Store:
     @staticmethod
     def _plan(row: sqlite3.Row) -> PlanRow:
         return PlanRow(
-            id=row["id"], slug=row["slug"], doc=json.loads(row["doc"]), created=row["created"],
+            id=row["id"], slug=row["slug"], doc_text=row["doc"], created=row["created"],
             revision=row["revision"], archived=bool(row["archived"]), approved=bool(row["approved"]),
             approved_at=row["approved_at"], base_branch=row["base_branch"],
             base_commit=row["base_commit"], transcript=json.loads(row["transcript"]),
@@ -277,7 +277,8 @@ class Store:
         if row["doc"] is not None:
             return self._plan(row)
         return PlanRow(
-            id=row["id"], slug=row["slug"], doc=known.doc, created=row["created"],
+            id=row["id"], slug=row["slug"], doc=known._doc, doc_text=known.doc_text,
+            created=row["created"],
             revision=row["revision"], archived=bool(row["archived"]), approved=bool(row["approved"]),
             approved_at=row["approved_at"], base_branch=row["base_branch"],
             base_commit=row["base_commit"], transcript=known.transcript,

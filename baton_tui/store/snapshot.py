@@ -28,7 +28,7 @@ NO_PLAN = ("no plan yet: draft one with `baton plan --goal \"…\"` or load one 
            "`baton plan --from FILE`")
 
 
-_UNCOMPARED = frozenset({"doc", "by_id", "below"})  # raw or derived from the compared fields
+_UNCOMPARED = frozenset({"by_id", "below"})  # raw or derived from the compared fields
 
 
 class _Frozen(tuple):
@@ -201,7 +201,7 @@ class Snapshot(_Frozen):
         "plan_id", "slug", "goal", "autonomy", "approved", "state", "conductor", "stopped_by",
         "budget",
         "base_branch", "base_commit", "integration_branch", "folder_mode", "tasks", "rows",
-        "questions", "summary", "doc",
+        "questions", "summary",
         "by_id", "below",  # indexes: id -> task, id -> its direct dependents' ids
     )
 
@@ -327,10 +327,10 @@ def _tasks(plan: PlanRow, folder: Folder, folder_mode: bool, now: float,
 
 def _whole(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, folder_mode: bool,
            now: float, tasks: list[TaskSnap], order: list[int],
-           below: dict[int, list[int]] | None = None) -> Snapshot:
+           below: dict[int, list[int]] | None = None, about: list | None = None) -> Snapshot:
     """The snapshot around its tasks: the plan's words, budget, summary and indexes (`below`:
-    the dependents index, when the caller has it)."""
-    doc = plan.doc
+    the dependents index, and `about`: the document's `_about`, when the caller has them)."""
+    goal, autonomy, questions = about or _about(plan)
     check = folder.plan.run_check
     # Field by field (one C call): reading 10,000 tasks' fields one property at a time was
     # a good part of the build.
@@ -343,8 +343,8 @@ def _whole(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, fold
             for dep in dict.fromkeys(task_deps):
                 below.setdefault(dep, []).append(task_id)
     return Snapshot(
-        plan_id=plan.id, slug=plan.slug, goal=doc.get("goal", ""),
-        autonomy=policy.level(doc.get("autonomy")), approved=plan.approved,
+        plan_id=plan.id, slug=plan.slug, goal=goal,
+        autonomy=policy.level(autonomy), approved=plan.approved,
         stopped_by=folder.plan.stopped_by,
         budget=budget.status(plan.options.get("budget"), tasks, folder, now),
         state=plan_word(plan.approved, tasks, conductor is not None,
@@ -353,10 +353,18 @@ def _whole(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, fold
         integration_branch=None if folder_mode else plan.integration_branch,
         folder_mode=folder_mode, tasks=tuple(tasks),
         rows=tuple(by_id[i] for i in order),
-        questions=tuple((q.get("question", ""), q.get("recommendation", ""), q.get("answer"))
-                        for q in doc.get("questions", [])),
-        summary=_summary(folder, columns, conductor is not None, now), doc=doc,
+        questions=tuple(tuple(q) for q in questions),
+        summary=_summary(folder, columns, conductor is not None, now),
         by_id=by_id, below=below)
+
+
+def _about(plan: PlanRow) -> list:
+    """What a snapshot shows of the plan's document besides its tasks: goal, autonomy and
+    the planner's questions (question, recommendation, answer)."""
+    doc = plan.doc
+    return [doc.get("goal", ""), doc.get("autonomy"),
+            [[q.get("question", ""), q.get("recommendation", ""), q.get("answer")]
+             for q in doc.get("questions", [])]]
 
 
 # States `describe` has more words for than the state's own (with no blocker, limit or edit).
@@ -413,13 +421,18 @@ def _summary(folder: Folder, columns: list[tuple], running: bool, now: float) ->
                                                   columns[_AT["attempts"]], walls):
         if not (used or cost is not None or attempts):
             continue
-        use = players.setdefault(player, {"tasks": 0, "tokens": 0, "cost": None,
-                                          "task_time": 0.0})
+        use = players.get(player)
+        if use is None:
+            use = players[player] = {"tasks": 0, "tokens": 0, "cost": None, "task_time": 0.0}
         use["tasks"] += 1
         use["tokens"] += used
-        use["task_time"] = round(use["task_time"] + wall, 2)
+        use["task_time"] += wall
         if cost is not None:
-            use["cost"] = round((use["cost"] or 0.0) + cost, 6)
+            use["cost"] = (use["cost"] or 0.0) + cost
+    for use in players.values():  # rounded once, as the totals below
+        use["task_time"] = round(use["task_time"], 2)
+        if use["cost"] is not None:
+            use["cost"] = round(use["cost"], 6)
     costs = [c for c in costs_of if c is not None]
     return {
         "wall": round(run_wall, 2), "task_time": round(task_time, 2),
@@ -468,16 +481,15 @@ def read(store: Store, now: float | None = None) -> Snapshot:
         return empty(conductor)
     now = time.time() if now is None else now
     unready = unready_players(store)
-    big = len(plan.doc.get("tasks", ())) >= CACHE_TASKS
     # Kept only with no live run, and a live run's events outdate them: not worth a look then.
-    snap = _cached(store, plan, now, unready) if big and conductor is None else None
+    snap = _cached(store, plan, now, unready) if conductor is None else None
     if snap is not None:
         return snap
     folder = foldcache.folded(store, plan.id)
     mode = folder_mode(store, folder)
     tasks, order = _tasks(plan, folder, mode, now, unready)
     snap = _whole(plan, folder, conductor, mode, now, tasks, order)
-    if big and conductor is None:  # a live run's events would outdate it at once
+    if len(tasks) >= CACHE_TASKS and conductor is None:  # (a live run's would outdate it)
         _keep(store, plan, folder, mode, unready, tasks, order, snap.below)
     return snap
 
@@ -510,8 +522,11 @@ def _cache_key(store: Store, plan: PlanRow, mode: bool, unready: dict[str, str])
         _code = foldcache.fingerprint([sys.modules[name].__file__ for name in (
             "baton_tui.store.snapshot", "baton_tui.store.views", "baton_tui.store.events",
             "baton_tui.plan.dag", "baton_tui.plan.slug")])
-    doc = store.conn.execute("SELECT doc FROM plans WHERE id = ?", (plan.id,)).fetchone()
-    return [_code, plan.id, plan.revision, zlib.crc32(doc[0].encode()) if doc else None,
+    text = plan.doc_text
+    if text is None:  # (a row given its document decoded: never one read from the store)
+        row = store.conn.execute("SELECT doc FROM plans WHERE id = ?", (plan.id,)).fetchone()
+        text = row[0] if row else None
+    return [_code, plan.id, plan.revision, zlib.crc32(text.encode()) if text else None,
             plan.slug, mode, unready, os.environ.get("TZ"), *time.tzname, time.timezone,
             time.altzone]
 
@@ -525,15 +540,18 @@ def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict
     walls = [[at, folder.tasks[t.id].wall] for at, t in enumerate(tasks) if t.started_at]
     head = {"key": _cache_key(store, plan, mode, unready), "last": folder.last_id,
             "unbranched": folder.plan.unbranched}
-    record = {"plan": vars(folder.plan), "tasks": [list(t) for t in tasks], "order": order,
-              "walls": walls, "below": list(below.items())}
+    # Field by field (a column of every task's values each): read back with one `zip`.
+    columns = [list(c) for c in zip(*tasks)]
+    record = {"plan": vars(folder.plan), "columns": columns, "order": order,
+              "walls": walls, "below": list(below.items()), "about": _about(plan)}
     try:
         body = json.dumps(record, separators=(",", ":"))
         # The head on a line of its own: a reader checks it before decoding the rest.
         text = json.dumps(head, separators=(",", ":")) + "\n" + body
         back = json.loads(body)
         if back["plan"] != record["plan"] or back["walls"] != walls or back["order"] != order \
-                or dict(back["below"]) != below or _rebuilt(back["tasks"], {}, {}, {}, 0.0) != tasks:
+                or back["about"] != record["about"] \
+                or dict(back["below"]) != below or _rebuilt(back["columns"], {}, {}, {}, 0.0) != tasks:
             return False
     except (TypeError, ValueError):
         return False
@@ -564,26 +582,27 @@ def _cached(store: Store, plan: PlanRow, now: float,
         folder.plan = object.__new__(PlanView)
         folder.plan.__dict__ = data["plan"]
         folder.last_id = last
-        tasks = _rebuilt(data["tasks"], dict(data["walls"]), folder.plan.player_limits,
+        tasks = _rebuilt(data["columns"], dict(data["walls"]), folder.plan.player_limits,
                          unready, now)
-        return _whole(plan, folder, None, mode, now, tasks, data["order"], dict(data["below"]))
+        return _whole(plan, folder, None, mode, now, tasks, data["order"], dict(data["below"]),
+                      data["about"])
     except Exception:  # sqlite3.Error, or a record this code did not write: build afresh
         return None
 
 
-def _rebuilt(rows: list[list], walls: dict[int, float], limits: dict[str, float],
+def _rebuilt(columns: list[list], walls: dict[int, float], limits: dict[str, float],
              unready: dict[str, str], now: float) -> list[TaskSnap]:
-    """Tasks from their kept fields, with the clock's two (see above) worked out for `now`."""
-    deps, skills, scope, flags, decisions = _TUPLES
-    for values in rows:
-        values[deps], values[skills], values[scope], values[flags], values[decisions] = (
-            tuple(values[deps]), tuple(values[skills]), tuple(values[scope]),
-            tuple(values[flags]), tuple(values[decisions]))
-    wall_at, started_at = _AT["wall"], _AT["started_at"]
+    """Tasks from their kept fields (`columns[i]`: field `i` of every task), with the
+    clock's two (see above) worked out for `now`."""
+    if len(columns) != len(TaskSnap._fields):
+        raise ValueError("kept by other code")
+    for at in _TUPLES:
+        columns[at] = list(map(tuple, columns[at]))
+    wall_of, started_of = columns[_AT["wall"]], columns[_AT["started_at"]]
     for at, wall in walls.items():
-        values = rows[at]
-        values[wall_at] = round(max(0.0, wall + (now - values[started_at])), 2)
-    tasks = list(map(tuple.__new__, [TaskSnap] * len(rows), rows))
+        wall_of[at] = round(max(0.0, wall + (now - started_of[at])), 2)
+    n = len(columns[0])
+    tasks = list(map(tuple.__new__, [TaskSnap] * n, zip(*columns)))
     if not limits:
         return tasks
     future = {p: at for p, at in limits.items() if at > now}
@@ -592,7 +611,7 @@ def _rebuilt(rows: list[list], walls: dict[int, float], limits: dict[str, float]
         player = task.player
         if player in limits and not (player in unready and not task.started
                                      and task.state in PENDING and not task.blocked_by):
-            values = rows[at]  # (else `_unready`'s words, which stay)
+            values = list(task)  # (else `_unready`'s words, which stay)
             values[words_at] = describe(task.state, task.blocked_by, task.until, task.reason,
                                         task,  # type: ignore[arg-type]  # as a view: the same
                                         (player, future[player]) if player in future else None)
