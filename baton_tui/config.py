@@ -7,18 +7,15 @@ Commands that come from the repo's file run only once the person trusts it
 
 from __future__ import annotations
 
-import hashlib
 import math
-import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from baton_tui.config_files import env_overrides, file_hash, merge, read_sources
 from baton_tui.errors import BatonError
-from baton_tui.paths import personal_config_path
 from baton_tui.validation import error_lines
 
 BUILTIN_PLAYERS = (
@@ -29,7 +26,6 @@ RESERVED_PLAYER_KEYS = ("default", "research", "custom")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 MAX_DURATION = 3650 * 86400.0  # ten years: beyond that a limit is really "off"
-MAX_CONFIG_BYTES = 1 << 20  # a baton.toml larger than this is not a config file
 
 
 def parse_duration(value: Any) -> float:
@@ -321,68 +317,12 @@ class LoadedConfig:
         return file_hash(self.project_path)
 
 
-def file_hash(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as fh:  # bounded: a baton.toml linked to /dev/zero must not hang
-            data = fh.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise BatonError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise BatonError(f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB: not a config file")
-    try:
-        raw = tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise BatonError(f"{path}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise BatonError(f"{path}: not valid TOML: {exc}") from None
-    except RecursionError:
-        raise BatonError(f"{path}: nested too deeply") from None
-    where = _nul(raw)
-    if where is not None:
-        raise BatonError(f"{path}: {where or 'a key'}: contains a NUL character")
-    return raw
-
-
-def _nul(node: Any, where: str = "") -> str | None:
-    """The dotted key of the first string holding NUL (no program or variable can carry one)."""
-    if isinstance(node, str):
-        return where if "\0" in node else None
-    items = node.items() if isinstance(node, dict) else enumerate(node) \
-        if isinstance(node, list) else ()
-    for key, value in items:
-        if isinstance(key, str) and "\0" in key:
-            return where
-        found = _nul(value, f"{where}.{key}" if where else str(key))
-        if found is not None:
-            return found
-    return None
-
-
 def _remember_secrets(config: "Config") -> None:
     """The person's configured agent variables are secrets to this process's redaction."""
     from baton_tui import redact
 
     tables = [*config.players.settings.values(), *config.players.custom.values()]
     redact.remember(value for table in tables for value in table.env.values())
-
-
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
 
 
 def _validate(raw: dict[str, Any], label: str) -> Config:
@@ -393,34 +333,12 @@ def _validate(raw: dict[str, Any], label: str) -> Config:
         raise BatonError(lines[0], code=2, lines=lines) from None
 
 
-def _env_overrides() -> dict[str, Any]:
-    """The documented environment names; other BATON_* variables are not configuration."""
-    over: dict[str, Any] = {}
-    planner = os.environ.get("BATON_PLANNER") or os.environ.get("AI_PROVIDER")
-    if planner:
-        over["planner"] = planner
-    if os.environ.get("BATON_AUTONOMY"):
-        value = os.environ["BATON_AUTONOMY"]
-        if value not in ("guarded", "watch", "autopilot"):
-            raise BatonError(f"BATON_AUTONOMY: {value!r} is not one of guarded, watch, autopilot")
-        over["autonomy"] = value
-    if os.environ.get("BATON_MAX_PARALLEL"):
-        value = os.environ["BATON_MAX_PARALLEL"]
-        if not value.strip().isdigit() or int(value) < 1:
-            raise BatonError(f"BATON_MAX_PARALLEL: {value!r} is not a whole number of at least 1")
-        over["limits"] = {"max_parallel": int(value)}
-    return over
-
-
 def load_config(repo_root: Path) -> LoadedConfig:
     """Read, validate and merge the three sources; a broken one is a one-line BatonError."""
-    project_path = repo_root / "baton.toml"
-    personal_path = personal_config_path()
-    project_raw = _read_toml(project_path)
-    personal_raw = _read_toml(personal_path)
+    project_path, project_raw, personal_path, personal_raw = read_sources(repo_root)
     _validate(project_raw, str(project_path.name))
     _validate(personal_raw, str(personal_path))
-    merged = _merge(_merge(project_raw, personal_raw), _env_overrides())
+    merged = merge(merge(project_raw, personal_raw), env_overrides())
     config = _validate(merged, "configuration")
     _remember_secrets(config)
     return LoadedConfig(config, project_path, project_raw, personal_raw)

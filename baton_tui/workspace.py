@@ -38,6 +38,18 @@ class Workspace:
     def config(self):
         return self.loaded.config
 
+    def keys(self) -> dict[str, str]:
+        """`[keys]`, read without validating the rest of the configuration when that is not
+        loaded yet (the app's first frame needs only these); the whole of it when `[keys]`
+        itself is not a table of strings, so its error is the one given."""
+        if "loaded" not in self.__dict__:
+            from baton_tui.config_files import keys_unchecked
+
+            keys = keys_unchecked(self.paths.root)
+            if keys is not None:
+                return keys
+        return dict(self.config.keys)
+
     @cached_property
     def catalog(self) -> "Catalog":
         from baton_tui.players.registry import Catalog

@@ -43,6 +43,12 @@ def sibling(ws: "Workspace") -> "Workspace":
     return ws.sibling()
 
 
+def check_config(ws: "Workspace") -> None:
+    """Validate the whole configuration now: a broken one raises its one-line BatonError
+    (the app reads its keys alone before its first frame, and calls this right after)."""
+    ws.loaded
+
+
 def store_at(path: Path | str) -> "Store":
     """A connection of its own (SQLite connections belong to the thread that opened them)."""
     from baton_tui.store.db import Store

@@ -94,6 +94,7 @@ class BatonApp(TaskActions, App[int]):
         # The players' catalogs, worked out on the engine thread after the first frame (a
         # catalog may ask a CLI or an endpoint); until then no key waits on them.
         self.player_facts: api.PlayerFacts | None = None
+        self.config_error: Exception | None = None  # the configuration, validated late
         self._facts_for: frozenset[str] | None = None
 
     # layout ----------------------------------------------------------------------------
@@ -131,6 +132,8 @@ class BatonApp(TaskActions, App[int]):
         # out of the cycle collector's full passes, which otherwise grow with the plan.
         gc.freeze()
         self.engine.warm()
+        self.run_worker(self._check_config, group="config", exit_on_error=False,
+                        description="validate the configuration")
         self.run_worker(partial(self._poll, reader, first), thread=True, group="poller",
                         exclusive=True, exit_on_error=False, description="read the store")
         if self.detect_on_start:
@@ -150,6 +153,16 @@ class BatonApp(TaskActions, App[int]):
                    lambda: worker.is_cancelled or self._stopped.is_set(), self._wake,
                    self.poll_interval,
                    reader=reader if first else None, after=first)
+
+    async def _check_config(self) -> None:
+        """The whole configuration, validated on the engine thread: the first frame needed
+        only its keys (`Workspace.keys`), and pydantic was a sixth of the app's start. A
+        broken one ends the app with its message, as it would have stopped it opening."""
+        try:
+            await self.engine.call(api.check_config)
+        except api.BatonError as exc:
+            self.config_error = exc
+            self.exit(return_code=exc.code)
 
     async def _detect(self) -> None:
         self.post_message(PlayersDetected(await self.engine.call(api.detect_players)))

@@ -23,7 +23,7 @@ def make_app(ws: Any = None, *, planner: Planner | None = None,
     from baton_tui.tui.app import BatonApp
 
     ws = ws or api.open_workspace()
-    keys = dict(ws.config.keys)
+    keys = ws.keys()  # the rest of the configuration is validated after the first frame
     unknown = bindings.unknown_keys(keys)
     if unknown:
         print(f"baton: [keys] names unknown key ids: {', '.join(unknown)} "
@@ -43,6 +43,8 @@ def run_app() -> int:
     app = make_app(ws, planner=EnginePlanner(ws.root))
     try:
         result = app.run()
+        if app.config_error is not None:  # found after the first frame: said as it would be
+            raise app.config_error         # before it (one line, exit code 2)
     finally:
         app.ws.close()
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code)

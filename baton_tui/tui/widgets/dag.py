@@ -144,9 +144,9 @@ class DagLines(ScrollView, can_focus=False):
                                   immediate=True)
 
     def _layout(self) -> None:
-        if self.board is None:
-            return
         self._width = self.size.width
+        if self.board is None or not self._width:
+            return  # (not sized yet, or hidden: the resize that sizes it lays it out)
         self.lines, self.line_of = dag_lines(self.board, max(8, self._width))
         self._cache.clear()
         self.virtual_size = Size(self._width, len(self.lines))
