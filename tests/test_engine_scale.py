@@ -188,7 +188,7 @@ def test_a_landing_unblocks_exactly_its_dependents_in_a_10000_task_chain():
             ready.touch({i})
         assert list(ready.walk(lambda: 10)) == [i + 1]
     assert time.process_time() - started < 5.0  # a scan per landing would be 20 million looks
-    assert ready.longest[1] == n and ready.ids(State.LANDED) == set(range(1, 2001))
+    assert ready.rank[1] == (-n, -1) and ready.ids(State.LANDED) == set(range(1, 2001))
 
 
 # --- following many agents ---------------------------------------------------------------

