@@ -44,3 +44,14 @@ def test_a_flood_is_cut_in_the_middle_and_followed_without_rereading(tmp_path):
     text = logcap.head_and_tail(path, head=1000, tail=1000)
     assert text.startswith("line 000000000") and text.endswith(
         f"line {writes * chunk - 1:09d}\n")
+
+
+def test_a_logs_stamp_changes_with_every_write_and_only_then(tmp_path):
+    path = tmp_path / "output.log"
+    assert logcap.stamp(path) is None  # no log yet: nothing to skip
+    log = CappedLog(path)
+    log.write(lines(0, 10))
+    first = logcap.stamp(path)
+    assert first == logcap.stamp(path) == (150, path.stat().st_mtime_ns)
+    log.write(lines(10, 1))
+    assert logcap.stamp(path) != first and logcap.stamp(path)[0] == 165

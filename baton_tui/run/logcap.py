@@ -116,6 +116,16 @@ def read_from(path: str | os.PathLike | None, offset: int,
         return data, offset + len(data), skipped
 
 
+def stamp(path: str | os.PathLike | None) -> tuple[int, int] | None:
+    """The log's (size, last write in ns): while it reads the same, nothing was printed
+    since (one stat, where reading opens the file); None when there is no log."""
+    try:
+        info = os.stat(path or "")
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
 def last_write(path: str | os.PathLike | None) -> float | None:
     """When the agent last printed (its log's last write); None when there is no log."""
     try:
