@@ -126,6 +126,10 @@ class RealPlayer:
         attempt then writes limit.txt and reports done with `baton report`."""
         raise NotImplementedError
 
+    def real_reset(self, server: ScriptedServer, resets_at: int) -> float:
+        """When the limit arranged for `resets_at` really resets, as the CLI was told it."""
+        return resets_at
+
     def sessions(self, logs: str) -> list[str]:
         """The session ids the attempts' output shows started (or resumed), in order."""
         raise NotImplementedError
@@ -379,6 +383,12 @@ class Aider(RealPlayer):
         server.add_turns([*[limit] * self.SDK_TRIES, {
             "match": "Continue the task",
             "text": "limit.txt\n```\nafter the reset\n```\n\nBATON: done finished after the reset"}])
+
+    def real_reset(self, server, resets_at):
+        """"Please try again in 3s" counts from the provider's last answer, not from when the
+        test arranged it: on a busy machine Aider starts, and asks, many seconds later."""
+        served = [r["time"] for r in server.requests if r.get("status") == 429]
+        return max(resets_at, max(served) + 3) if served else resets_at
 
     def sessions(self, logs: str) -> list[str]:
         """Aider has no session ids: its chat history file is the session; one per task."""
