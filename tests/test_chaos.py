@@ -187,6 +187,43 @@ def test_kill_between_spawning_an_agent_and_recording_it_never_starts_a_second(
     assert len(started) == 1, started
 
 
+def test_a_started_task_whose_shim_died_before_claiming_it_runs_again_on_resume(
+        repo, baton, tmp_path):
+    """Killed with its process group, Baton can take a shim it just forked along (the shim
+    leaves the group only as it starts): its task is recorded started, yet no agent ever
+    ran. The state that leaves, made exactly: resume starts the task again, once."""
+    from baton_tui.paths import find_repo
+    from baton_tui.plan.slug import task_branch
+    from baton_tui.run import layout
+    from baton_tui.store.db import Store
+
+    runs = tmp_path / "runs.log"
+    one_task(repo, baton, tmp_path, steps=[{"append": str(runs), "content": "ran\n"},
+                                           *writes(1)])
+    start_killed(baton, "event@1")  # dead before it started anything
+    assert "task.started" not in kinds(events(baton), 1)
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a shim's pid, the shim gone
+    paths = find_repo(repo)
+    with Store(paths.store_path) as store:
+        plan = store.current_plan()
+        title = plan.doc["tasks"][0]["title"]
+        start = {"workdir": str(layout.worktree_path(paths, plan.slug, 1, title)),
+                 "branch": task_branch(plan.slug, 1, title), "base": git(repo, "rev-parse", "main")}
+        attempt = store.new_attempt(plan.id, 1, "bnc_lost", "agent", {"cwd": start["workdir"]},
+                                    str(tmp_path / "lost.log"))
+        store.update_attempt(attempt, shim_pid=gone.pid)
+        store.append(plan.id, 1, "task.started", {"attempt": attempt, "player": "agent", **start})
+    resume(baton)
+    st = status(baton)
+    assert [t["state"] for t in st["tasks"]] == ["landed"], st["tasks"]
+    assert git(repo, "show", f"{st['plan']['integration_branch']}:t1.txt") == "1"
+    assert runs.read_text() == "ran\n"  # one agent, the new attempt's
+    requeued = [e for e in events(baton) if e["kind"] == "task.queued" and e.get("task") == 1
+                and "never started" in json.dumps(e)]
+    assert len(requeued) == 1, requeued
+
+
 def test_an_attempt_given_up_before_its_shim_claimed_it_never_runs(tmp_path):
     from baton_tui.run.attempt import run_attempt
     from baton_tui.store.db import Store

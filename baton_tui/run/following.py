@@ -59,6 +59,10 @@ class Following:
                 attempt = self._adopt(task.id, attempt)
             if self.state(task.id) not in ACTIVE:
                 continue
+            if self._never_ran(task.id, attempt):
+                self.emit(task.id, K.TASK_QUEUED, reason="its agent never started (Baton was "
+                          "killed as it started it): starting it again")
+                continue
             if attempt is None or attempt.collected:
                 if self.state(task.id) == State.RUNNING:
                     self.emit(task.id, K.TASK_FAILED, reason="its attempt was lost (Baton was "
@@ -79,6 +83,18 @@ class Following:
                   adopted=True)
         self.reload()
         return self.store.attempt(attempt.id)
+
+    def _never_ran(self, task_id: int, attempt: AttemptRow | None) -> bool:
+        """Whether a running task's attempt never got its agent: its start was recorded, but
+        its shim died before claiming it (a shim is forked in Baton's process group and
+        leaves it only then, so killing the group can take it). Given up here, atomically:
+        a shim that claims it from now on is refused, so no agent ever runs for it."""
+        if attempt is None or attempt.collected or attempt.started is not None \
+                or self.state(task_id) != State.RUNNING or attempt.spec.get("resumed"):
+            return False
+        if attempt.shim_pid and procs.alive(attempt.shim_pid):
+            return False  # still on its way: it claims the attempt, or gives it up, itself
+        return self.store.abandon_attempt(attempt.id)
 
     @staticmethod
     def _log_size(attempt: AttemptRow) -> int:
