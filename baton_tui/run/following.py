@@ -258,7 +258,7 @@ class Following:
         else:
             chunk, tracked.log_offset, _cut = logcap.read_from(attempt.log_path,
                                                                tracked.log_offset)
-            if len(chunk) < 1 << 20:  # (a full chunk: more may be waiting, look again)
+            if len(chunk) < logcap.LOOK:  # (a full chunk: more may be waiting, look again)
                 tracked.log_seen = seen
         if chunk:
             tracked.last_activity = time.monotonic()

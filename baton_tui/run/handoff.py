@@ -265,7 +265,7 @@ def _collect(ws: Workspace, slug: str, task_id: int, path: Path) -> None:
     try:
         ref = f"refs/baton/{slug}/gc/{task_id}-{int(time.time())}"
         if making.pending(path):  # cut short, or made ahead: undone, marker and all
-            if making.held(path) is not None and not making.untouched(path):
+            if making.held(path) is not None and worktrees.changed_paths(path):
                 worktrees.snapshot(path, ref, f"Baton gc keeps task {task_id}")  # written in
             making.undo(ws.root, path)
             return

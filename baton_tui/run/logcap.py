@@ -19,6 +19,7 @@ import re
 
 HEAD = 1 << 20          # bytes kept from the start of the output
 TAIL = 4 << 20          # bytes kept from its end (at least; up to 3x while it grows)
+LOOK = 1 << 20          # bytes `read_from` hands a follower at most, by default
 _MARK = b"\n[baton: %015d bytes of output cut here]\n"
 MARK_LEN = len(_MARK % 0)
 _MARK_RX = re.compile(rb"\n\[baton: (\d{15}) bytes of output cut here\]\n")
@@ -94,7 +95,7 @@ def logical_size(path: str | os.PathLike | None) -> int:
 
 
 def read_from(path: str | os.PathLike | None, offset: int,
-              limit: int = 1 << 20) -> tuple[bytes, int, int]:
+              limit: int = LOOK) -> tuple[bytes, int, int]:
     """Up to `limit` bytes of the output from logical `offset`: (data, the offset after it,
     bytes cut before it that this reader never saw). No log reads as nothing."""
     try:

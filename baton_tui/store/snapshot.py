@@ -511,7 +511,7 @@ _TUPLES = tuple(_AT[name] for name in ("depends_on", "skills", "scope", "flags",
 _code: str | None = None
 
 
-def _cache_key(store: Store, plan: PlanRow, mode: bool, unready: dict[str, str]) -> list:
+def _cache_key(plan: PlanRow, mode: bool, unready: dict[str, str]) -> list:
     import os
     import zlib
 
@@ -522,10 +522,7 @@ def _cache_key(store: Store, plan: PlanRow, mode: bool, unready: dict[str, str])
         _code = foldcache.fingerprint([sys.modules[name].__file__ for name in (
             "baton_tui.store.snapshot", "baton_tui.store.views", "baton_tui.store.events",
             "baton_tui.plan.dag", "baton_tui.plan.slug")])
-    text = plan.doc_text
-    if text is None:  # (a row given its document decoded: never one read from the store)
-        row = store.conn.execute("SELECT doc FROM plans WHERE id = ?", (plan.id,)).fetchone()
-        text = row[0] if row else None
+    text = plan.doc_text  # (every row read from the store has it)
     return [_code, plan.id, plan.revision, zlib.crc32(text.encode()) if text else None,
             plan.slug, mode, unready, os.environ.get("TZ"), *time.tzname, time.timezone,
             time.altzone]
@@ -538,7 +535,7 @@ def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict
     import json
 
     walls = [[at, folder.tasks[t.id].wall] for at, t in enumerate(tasks) if t.started_at]
-    head = {"key": _cache_key(store, plan, mode, unready), "last": folder.last_id,
+    head = {"key": _cache_key(plan, mode, unready), "last": folder.last_id,
             "unbranched": folder.plan.unbranched}
     # Field by field (a column of every task's values each): read back with one `zip`.
     columns = [list(c) for c in zip(*tasks)]
@@ -573,7 +570,7 @@ def _cached(store: Store, plan: PlanRow, now: float,
         head = json.loads(text[:cut])
         last = int(head["last"])
         mode = folder_mode(store, Folder()) or bool(head["unbranched"])
-        if head["key"] != _cache_key(store, plan, mode, unready) or store.conn.execute(
+        if head["key"] != _cache_key(plan, mode, unready) or store.conn.execute(
                 "SELECT 1 FROM events WHERE id > ? AND plan_id = ? LIMIT 1",
                 (last, plan.id)).fetchone():
             return None
