@@ -1,4 +1,4 @@
-"""Kill points: where the crash tests kill the conductor, exactly (stdlib only).
+"""Kill points: where the crash tests kill the conductor, exactly, and the race tests hold it.
 
 A crash test must kill Baton inside a narrow window (while `git worktree add` runs, while
 Baton holds a worktree's `index.lock`, between spawning an agent and recording it) on every
@@ -11,8 +11,10 @@ in its environment, in which case the N-th time (default: the first) it reaches 
 SIGKILLs itself — or, with `:group`, its whole process group (the git and set-up processes
 it started die with it; the agents' shims, each in a session of its own, live on). With
 `:when=FILE` it first waits (up to a minute) for FILE to exist: a wrapped git or set-up
-command creates it once it is half way. `arm()` reads the variable once and removes it from
-the environment, so nothing the conductor starts inherits it. The points:
+command creates it once it is half way. With `:hold` (and `:when=FILE`) it does not die: it
+creates FILE.held and waits there (up to a minute) for FILE, so a race test can act while the
+conductor stands inside a window. `arm()` reads the variable once and removes it from the
+environment, so nothing the conductor starts inherits it. The points:
 
     worktree-add   `git worktree add` is running (its folder half made)
     setup          the `[worktree] setup` command is running
@@ -21,6 +23,8 @@ the environment, so nothing the conductor starts inherits it. The points:
     land           `task.done` is recorded; the integration branch has not moved yet
     landed         the integration branch moved; `task.landed` is not recorded yet
     event          an event was just appended to the store (`event@N`: the N-th)
+    leaving        the run's outcome is decided; the conductor is still recorded as running
+    gone           its record is cleared and its last look found nothing; it holds the lock
 """
 
 from __future__ import annotations
@@ -28,9 +32,10 @@ from __future__ import annotations
 import os
 
 VARIABLE = "BATON_KILL_AT"
-POINTS = ("worktree-add", "setup", "spawned", "commit", "land", "landed", "event")
+POINTS = ("worktree-add", "setup", "spawned", "commit", "land", "landed", "event", "leaving",
+          "gone")
 
-_armed: tuple[str, int, bool, str] | None = None
+_armed: tuple[str, int, bool, str, bool] | None = None
 _count = 0
 _lock = None  # made when armed: `baton status` never pays for threading
 
@@ -46,15 +51,17 @@ def arm() -> None:
     spec, *options = text.split(":")
     point, _, nth = spec.partition("@")
     when = next((o[5:] for o in options if o.startswith("when=")), "")
-    if point not in POINTS or (nth and not nth.isdigit()) \
-            or any(o != "group" and not o.startswith("when=") for o in options):
-        raise ValueError(f"{VARIABLE}={text!r}: want POINT[@N][:group][:when=FILE], POINT one "
-                         "of " + ", ".join(POINTS))
-    _armed, _count, _lock = (point, int(nth or 1), "group" in options, when), 0, threading.Lock()
+    hold = "hold" in options
+    if point not in POINTS or (nth and not nth.isdigit()) or (hold and not when) \
+            or any(o not in ("group", "hold") and not o.startswith("when=") for o in options):
+        raise ValueError(f"{VARIABLE}={text!r}: want POINT[@N][:group][:when=FILE] or "
+                         "POINT[@N]:hold:when=FILE, POINT one of " + ", ".join(POINTS))
+    _armed = (point, int(nth or 1), "group" in options, when, hold)
+    _count, _lock = 0, threading.Lock()
 
 
 def reached(point: str) -> None:
-    """Die here when armed for this point and this is the N-th time; else nothing."""
+    """Die (or hold) here when armed for this point and this is the N-th time; else nothing."""
     global _count
     if _armed is None or _armed[0] != point:
         return
@@ -65,10 +72,14 @@ def reached(point: str) -> None:
         _count += 1
         if _count != _armed[1]:
             return
+    if _armed[4]:
+        open(_armed[3] + ".held", "w").close()
     if _armed[3]:
         deadline = time.monotonic() + 60
         while not os.path.exists(_armed[3]) and time.monotonic() < deadline:
             time.sleep(0.01)
+    if _armed[4]:
+        return
     if _armed[2]:
         os.killpg(os.getpgid(0), signal.SIGKILL)
     os.kill(os.getpid(), signal.SIGKILL)

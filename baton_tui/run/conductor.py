@@ -16,15 +16,17 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import signal
+import sqlite3
 import sys
 import time
 
-from baton_tui import procs
+from baton_tui import killpoints, procs
 from baton_tui.errors import BatonError
 from baton_tui.plan.model import PlanDocument, Task, parse_document
 from baton_tui.run import budget, layout, policy, spawner
 from baton_tui.run.finish import Finisher, Intent, run_check
 from baton_tui.run.following import Following, Tracked
+from baton_tui.run.lock import ConductorLock
 from baton_tui.run.ready import Ready
 from baton_tui.run.starting import Starting
 from baton_tui.store import foldcache
@@ -334,6 +336,17 @@ class Conductor(Starting, Following):
             return WAITING_CODE
         return COMPLETE
 
+    def _step_down(self) -> sqlite3.Row | None:
+        """Nothing moves without the person: clear this conductor's record before it exits,
+        then (the caller's next pass) look once more. A command that asked for something
+        (`done`, `retry`, a checkpoint's answer) before the clear found this conductor
+        recorded and counted on it: the last look sees that. One that asks after the clear
+        finds none and starts a successor, which waits for this one's lock."""
+        killpoints.reached("leaving")
+        record = self.store.conductor()
+        self.store.clear_conductor(os.getpid())
+        return record
+
     async def run_level_check(self) -> int:
         """`[checks] run` once on the integration branch after every task landed."""
         command = self.ws.config.checks.run
@@ -388,6 +401,7 @@ class Conductor(Starting, Following):
         # the first start by ~25 ms, to free a few objects the imports left.
         gc.freeze()
         code: int | None = None
+        leaving, record = False, None  # its record, cleared while it takes a last look
         while code is None:
             self.reload()
             self.follow()
@@ -415,6 +429,14 @@ class Conductor(Starting, Following):
             code = self.outcome()
             if code == COMPLETE:
                 code = await self.run_level_check()
+            if code is not None and not leaving:
+                leaving, record, code = True, self._step_down(), None
+                continue
+            if code is None and leaving:  # asked for more as it stepped down: it runs on
+                if record is not None:
+                    self.store.set_conductor(record["pid"], record["create_time"],
+                                             record["plan_id"], record["started"])
+                leaving = False
             if code is None:
                 # Wake as soon as a finish (landing) completes, so its dependents start at once.
                 self.exits = {t: f for t, f in self.exits.items() if not f.done()}
@@ -424,6 +446,7 @@ class Conductor(Starting, Following):
                     await asyncio.wait(pending, timeout=TICK, return_when=asyncio.FIRST_COMPLETED)
                 else:
                     await asyncio.sleep(TICK)
+        killpoints.reached("gone")
         self.drop_made_ahead()
         self.emit(None, K.RUN_FINISHED, code=code)
         self.reload()
@@ -432,14 +455,28 @@ class Conductor(Starting, Following):
         return code
 
 
+def _acquire(lock: ConductorLock, ws: Workspace) -> bool:
+    """The repository's lock, or False when another conductor runs it. A holder that is no
+    longer recorded is stepping down (`Conductor._step_down`): whoever started this one found
+    no conductor to count on, so this one waits for the lock instead of leaving its request
+    to nobody."""
+    deadline, said = time.monotonic() + 60, False
+    while not lock.acquire():
+        row = ws.store.conductor()
+        if (row is not None and procs.alive(row["pid"], row["create_time"])) \
+                or time.monotonic() > deadline:
+            return False
+        if not said:
+            print("baton conductor: waiting for the conductor that is leaving", flush=True)
+            said = True
+        time.sleep(0.02)
+    return True
+
+
 def conduct(root: str | None, on_cue: bool = False) -> int:
     """Entry of the detached conductor process (`baton conductor --root R`). `on_cue`: it
     was started ahead of its run (`early.Early`), before its repository was known; it
     waits for "go ROOT" on stdin before it reads anything, and leaves quietly without."""
-    from baton_tui.run.lock import ConductorLock
-
-    from baton_tui import killpoints
-
     if on_cue:
         root = _cued()
         if root is None:
@@ -450,7 +487,7 @@ def conduct(root: str | None, on_cue: bool = False) -> int:
     if on_cue:  # started ahead with no output: its log, as a fresh conductor's would be
         _output_to(layout.conductor_log(ws.paths))
     lock = ConductorLock(ws.paths.state_dir)
-    if not lock.acquire():
+    if not _acquire(lock, ws):
         return 0  # another conductor already runs this repository
     ws.store.keep_reserve()
     for sig in (signal.SIGHUP,):

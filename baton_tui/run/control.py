@@ -80,6 +80,8 @@ def spawn_conductor(ws: Workspace, early: Early | None = None) -> int:
                 continue
             return proc.pid  # it already finished its work (nothing to do)
         time.sleep(0.01)
+    if proc.poll() is None and ConductorLock(ws.paths.state_dir).held_by_other():
+        return proc.pid  # it waits for the lock of one stepping down, then runs
     raise BatonError(f"the conductor did not start; see {layout.conductor_log(ws.paths)}", code=1)
 
 

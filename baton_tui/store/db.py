@@ -421,10 +421,11 @@ class Store:
     def conductor(self) -> sqlite3.Row | None:
         return self.conn.execute("SELECT * FROM conductor WHERE id = 1").fetchone()
 
-    def set_conductor(self, pid: int, create_time: float | None, plan_id: int) -> None:
+    def set_conductor(self, pid: int, create_time: float | None, plan_id: int,
+                      started: float | None = None) -> None:
         self._write(
             "INSERT OR REPLACE INTO conductor (id, pid, create_time, plan_id, started) "
-            "VALUES (1, ?, ?, ?, ?)", (pid, create_time, plan_id, time.time()))
+            "VALUES (1, ?, ?, ?, ?)", (pid, create_time, plan_id, started or time.time()))
 
     def clear_conductor(self, pid: int) -> None:
         self._write("DELETE FROM conductor WHERE id = 1 AND pid = ?", (pid,))

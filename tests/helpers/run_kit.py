@@ -124,9 +124,15 @@ def wait_for(predicate, timeout: float = 30.0, every: float = 0.2, what: str = "
 
 
 def wait_state(baton, task_id: int, wanted: str | tuple[str, ...], timeout: float = 30.0) -> dict:
+    """Wait for a task to reach one of `wanted`; on a timeout, say where every task is."""
     wanted = (wanted,) if isinstance(wanted, str) else wanted
-    return wait_for(lambda: (lambda t: t if t["state"] in wanted else None)(
-        task_status(baton, task_id)), timeout, what=f"task {task_id} in {wanted}")
+    try:
+        return wait_for(lambda: (lambda t: t if t["state"] in wanted else None)(
+            task_status(baton, task_id)), timeout, what=f"task {task_id} in {wanted}")
+    except AssertionError as exc:
+        st = status(baton)
+        where = [(t["id"], t["state"], t.get("reason")) for t in st["tasks"]]
+        raise AssertionError(f"{exc}; conductor {st['conductor']}, tasks {where}") from None
 
 
 def wait_idle(baton, timeout: float = 60.0) -> dict:
