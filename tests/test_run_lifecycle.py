@@ -73,6 +73,26 @@ def test_detach_returns_at_once_and_status_follows_the_run_from_another_process(
 
 
 @pytest.mark.slow
+def test_logs_follow_waits_for_a_task_that_has_not_started_yet(repo, baton, tmp_path):
+    agent = script_agent(tmp_path, "w", {"1": work("one", 2), "2": work("two", 0)})
+    write_config(repo, {"agent": agent})
+    load_plan(baton, [task(1), task(2, deps=[1])])
+    assert baton("run", "--approve", "--detach", timeout=30).returncode == 0
+    follower = popen_baton(repo, "logs", "2", "-f")
+    early = baton("logs", "2")  # without -f there is nothing to show yet
+    assert early.returncode == 2 and "task 2 has not run yet" in early.stderr
+    out, err = follower.communicate(timeout=60)
+    assert follower.returncode == 0, err
+    assert "task 2 has not started yet: waiting for it" in err
+    assert "working on two" in out and "wrote two.txt" in out
+    wait_idle(baton)
+    # Nothing runs now: a task that never ran, or is not in the plan, is said so at once.
+    for missing in ("9",):
+        result = baton("logs", missing, "-f", timeout=10)
+        assert result.returncode == 2 and f"task {missing} has not run yet" in result.stderr
+
+
+@pytest.mark.slow
 def test_sigkill_of_the_conductor_then_resume_loses_nothing_and_starts_nothing_twice(
         repo, baton, tmp_path):
     # While Baton is dead, task 2's agent finishes (resume must collect it) and task 3's runs on

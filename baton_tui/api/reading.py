@@ -64,6 +64,13 @@ def snapshot(store: "Store", now: float | None = None) -> Snapshot:
     return snapshots.read(store, now)
 
 
+def live_conductor(store: "Store") -> dict[str, Any] | None:
+    """The conductor running now (pid, started, plan), or None."""
+    from baton_tui.store.snapshot import conductor_info
+
+    return conductor_info(store)
+
+
 def snapshot_reader() -> Any:
     """A reader that folds only new events on each `read(store, now)` (for pollers)."""
     from baton_tui.store.snapshot import Reader

@@ -57,6 +57,8 @@ def cmd_logs(args: Namespace) -> int:
     if store is None or plan is None:
         raise BatonError("no plan yet")
     attempts = api.attempts(store, plan.id, args.id)
+    if not attempts and args.follow:
+        attempts = _wait_for_start(store, plan, args.id)
     if not attempts:
         raise BatonError(f"task {args.id} has not run yet")
     for attempt in attempts[:-1]:
@@ -79,6 +81,23 @@ def cmd_logs(args: Namespace) -> int:
             _print_file(last.log_path, None, offset, final=True)
             return 0
         time.sleep(0.3)
+
+
+def _wait_for_start(store, plan, task_id: int) -> list:
+    """`logs N -f` on a task of the live run that has not started yet waits for its first
+    attempt, as `tail -f` waits for a file; [] when the run ends first (or has no task N)."""
+    if not any(t.get("id") == task_id for t in plan.doc.get("tasks", ())):
+        return []
+    said = False
+    while (live := api.live_conductor(store)) is not None and live["plan"] == plan.id:
+        attempts = api.attempts(store, plan.id, task_id)
+        if attempts:
+            return attempts
+        if not said:
+            print(f"baton: task {task_id} has not started yet: waiting for it", file=sys.stderr)
+            said = True
+        time.sleep(0.3)
+    return api.attempts(store, plan.id, task_id)
 
 
 def _print_file(path: str | None, header: str | None, offset: int = 0,
