@@ -69,15 +69,16 @@ def cmd_logs(args: Namespace) -> int:
     if not args.follow:
         return 0
     while True:
+        # Read afresh: an attempt is recorded a moment before its log's path is.
+        last = api.attempt(store, last.id) or last
         offset = _print_file(last.log_path, None, offset)
-        row = api.attempt(store, last.id)
         newer = api.attempts(store, plan.id, args.id)[-1]
         if newer.id != last.id:
             _print_file(last.log_path, None, offset, final=True)
             last, offset = newer, 0
             print(f"── attempt {last.id} ──")
             continue
-        if row and row.ended and not api.conductor_alive(row.shim_pid, None):
+        if last.ended and not api.conductor_alive(last.shim_pid, None):
             _print_file(last.log_path, None, offset, final=True)
             return 0
         time.sleep(0.3)
