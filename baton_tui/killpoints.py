@@ -24,7 +24,7 @@ environment, so nothing the conductor starts inherits it. The points:
     landed         the integration branch moved; `task.landed` is not recorded yet
     event          an event was just appended to the store (`event@N`: the N-th)
     leaving        the run's outcome is decided; the conductor is still recorded as running
-    gone           its record is cleared and its last look found nothing; it holds the lock
+    gone           its record is cleared and nothing came in since; it still holds the lock
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import signal
-import sqlite3
 import sys
 import time
 
@@ -336,16 +335,22 @@ class Conductor(Starting, Following):
             return WAITING_CODE
         return COMPLETE
 
-    def _step_down(self) -> sqlite3.Row | None:
+    def _step_down(self) -> bool:
         """Nothing moves without the person: clear this conductor's record before it exits,
-        then (the caller's next pass) look once more. A command that asked for something
-        (`done`, `retry`, a checkpoint's answer) before the clear found this conductor
-        recorded and counted on it: the last look sees that. One that asks after the clear
-        finds none and starts a successor, which waits for this one's lock."""
+        then look once more. A command that asked for something (`done`, `retry`, a
+        checkpoint's answer) before the clear found this conductor recorded and counted on
+        it: when anything came in since the look that decided, the record is put back and
+        the run goes on (False). One that asks after the clear finds no conductor and starts
+        a successor, which waits for this one's lock (`_acquire`)."""
         killpoints.reached("leaving")
         record = self.store.conductor()
         self.store.clear_conductor(os.getpid())
-        return record
+        if not self.store.events(self.plan_id, after=self.folder.last_id):
+            return True
+        if record is not None:
+            self.store.set_conductor(record["pid"], record["create_time"], record["plan_id"],
+                                     record["started"])
+        return False
 
     async def run_level_check(self) -> int:
         """`[checks] run` once on the integration branch after every task landed."""
@@ -401,7 +406,6 @@ class Conductor(Starting, Following):
         # the first start by ~25 ms, to free a few objects the imports left.
         gc.freeze()
         code: int | None = None
-        leaving, record = False, None  # its record, cleared while it takes a last look
         while code is None:
             self.reload()
             self.follow()
@@ -429,14 +433,9 @@ class Conductor(Starting, Following):
             code = self.outcome()
             if code == COMPLETE:
                 code = await self.run_level_check()
-            if code is not None and not leaving:
-                leaving, record, code = True, self._step_down(), None
+            if code is not None and not self._step_down():
+                code = None  # asked for more as it stepped down: it runs on
                 continue
-            if code is None and leaving:  # asked for more as it stepped down: it runs on
-                if record is not None:
-                    self.store.set_conductor(record["pid"], record["create_time"],
-                                             record["plan_id"], record["started"])
-                leaving = False
             if code is None:
                 # Wake as soon as a finish (landing) completes, so its dependents start at once.
                 self.exits = {t: f for t, f in self.exits.items() if not f.done()}
