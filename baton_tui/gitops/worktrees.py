@@ -218,11 +218,16 @@ def _own_git_dir(worktree) -> Path:
 
 def _temp_index(worktree, tag: str) -> tuple[Path, Path]:
     """A private copy of the worktree's index (stat info included, so ``add -A`` only hashes
-    files that really changed). Returns (real_index, temp_index)."""
+    files that really changed). Returns (real_index, temp_index).
+
+    The copy keeps the index file's own time: git re-reads a "racily clean" entry (a file
+    changed in the clock tick its entry was recorded in, size and times unchanged) only when
+    the index is no older than it, and a copy stamped now would hide such an edit."""
     real = _own_git_dir(worktree) / "index"
     tmp = real.with_name(f"index.baton-{tag}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     if real.exists():
         shutil.copyfile(real, tmp)
+        shutil.copystat(real, tmp)
     # A missing GIT_INDEX_FILE is read as an empty index (an empty *file* is not).
     return real, tmp
 
