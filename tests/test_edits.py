@@ -311,3 +311,25 @@ def test_approve_twice_and_edit_then_reapprove(loaded, capsys):
     assert status(capsys)["plan"]["approved"] is False
     assert run(capsys, "approve")[0] == 0
     assert status(capsys)["plan"]["approved"] is True
+
+
+def test_the_current_plan_is_parsed_once_per_revision_and_afresh_after_an_edit(
+        loaded, capsys, monkeypatch):
+    # At 10,000 tasks a parse decodes 2 MB and validates it; one command asks for the
+    # current plan several times. An edit stores a new revision, which is parsed again.
+    from baton_tui.plan import current as current_plan
+
+    parsed: list[int] = []
+    real = current_plan.parse_document
+    monkeypatch.setattr(current_plan, "parse_document",
+                        lambda raw, source: parsed.append(len(raw["tasks"])) or real(raw, source))
+    assert run(capsys, "approve")[0] == 0
+    assert run(capsys, "task-title", "1", "Renamed")[0] == 0
+    seen = parsed.copy()
+    assert run(capsys, "task-add", "--title", "Extra", "--player", "codex")[0] == 0
+    assert run(capsys, "approve")[0] == 0
+    doc = plan_doc(capsys)
+    assert [t["title"] for t in doc["tasks"]][::3] == ["Renamed", "Extra"]
+    # Commands in one process parse the stored plan only when its revision is new: the
+    # rename reused approve's parse; task-add parsed the renamed revision, approve the next.
+    assert seen == [3] and parsed == [3, 3, 4]
