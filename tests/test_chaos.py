@@ -224,6 +224,46 @@ def test_a_started_task_whose_shim_died_before_claiming_it_runs_again_on_resume(
     assert len(requeued) == 1, requeued
 
 
+def test_a_resume_whose_shim_died_before_claiming_it_is_resumed_again_not_restarted(
+        repo, baton, tmp_path):
+    """The same window for a resume: the task was recorded resumed (after its checkpoint's
+    yes), but its shim died before claiming the attempt. `baton resume` gives the attempt
+    up and makes the same resume again — the steps after the checkpoint — rather than fail
+    the task or start its agent from the beginning."""
+    from baton_tui.paths import find_repo
+    from baton_tui.store.db import Store
+
+    runs = tmp_path / "runs.log"
+    agent = script_agent(tmp_path, "a", {"1": [
+        {"append": str(runs), "content": "before\n"}, {"checkpoint": "deploy the schema"},
+        {"append": str(runs), "content": "after\n"}, *writes(1)]})
+    write_config(repo, {"agent": agent})
+    load_plan(baton, [task(1)], approve=True)
+    assert baton("run", timeout=120).returncode == 3  # waiting for the checkpoint's answer
+    assert status(baton)["tasks"][0]["state"] == "checkpoint"
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a shim's pid, the shim gone
+    with Store(find_repo(repo).store_path) as store:
+        plan = store.current_plan()
+        ran = store.latest_attempt(plan.id, 1)
+        spec = {**ran.spec, "resumed": True, "resume_message": "The person answered your "
+                "checkpoint: YES — go ahead with the step, then finish and report."}
+        attempt = store.new_attempt(plan.id, 1, "bnc_lost", ran.player, spec,
+                                    str(tmp_path / "lost.log"))
+        store.update_attempt(attempt, shim_pid=gone.pid)
+        store.append(plan.id, 1, "task.resumed", {
+            "attempt": attempt, "player": ran.player, "workdir": spec["cwd"],
+            "base": spec.get("base"), "branch": spec.get("branch")})
+    resume(baton)
+    st = status(baton)
+    assert [t["state"] for t in st["tasks"]] == ["landed"], st["tasks"]
+    assert git(repo, "show", f"{st['plan']['integration_branch']}:t1.txt") == "1"
+    assert runs.read_text() == "before\nafter\n"  # resumed after its checkpoint, once
+    again = [e for e in events(baton) if e["kind"] == "task.queued" and e.get("task") == 1
+             and "never resumed" in json.dumps(e)]
+    assert len(again) == 1, again
+
+
 def test_an_attempt_given_up_before_its_shim_claimed_it_never_runs(tmp_path):
     from baton_tui.run.attempt import run_attempt
     from baton_tui.store.db import Store

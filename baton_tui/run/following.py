@@ -60,8 +60,9 @@ class Following:
             if self.state(task.id) not in ACTIVE:
                 continue
             if self._never_ran(task.id, attempt):
-                self.emit(task.id, K.TASK_QUEUED, reason="its agent never started (Baton was "
-                          "killed as it started it): starting it again")
+                again = "resumed" if attempt.spec.get("resumed") else "started"
+                self.emit(task.id, K.TASK_QUEUED, reason=f"its agent never {again} (Baton was "
+                          f"killed as it started it): starting it again")
                 continue
             if attempt is None or attempt.collected:
                 if self.state(task.id) == State.RUNNING:
@@ -88,9 +89,10 @@ class Following:
         """Whether a running task's attempt never got its agent: its start was recorded, but
         its shim died before claiming it (a shim is forked in Baton's process group and
         leaves it only then, so killing the group can take it). Given up here, atomically:
-        a shim that claims it from now on is refused, so no agent ever runs for it."""
+        a shim that claims it from now on is refused, so no agent ever runs for it. A resume
+        given up so is made again from its spec (`Starting.start`), in the same session."""
         if attempt is None or attempt.collected or attempt.started is not None \
-                or self.state(task_id) != State.RUNNING or attempt.spec.get("resumed"):
+                or self.state(task_id) != State.RUNNING:
             return False
         if attempt.shim_pid and procs.alive(attempt.shim_pid):
             return False  # still on its way: it claims the attempt, or gives it up, itself

@@ -307,6 +307,7 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
             "stdin_prompt": stdin_prompt,
             "prompt_path": str(stdin_path), "base": workdir.base, "branch": workdir.branch,
             "mode": task.mode, "resumed": bool(session_id or resume_message),
+            "resume_message": resume_message,
             # the person's checkout, read-only to the agent where the OS allows it
             "readonly": readonly.layout(ws, workdir.path) if ws.config.worktree.protect_checkout
             else None}

@@ -196,7 +196,16 @@ class Starting:
     def start(self, task: Task, resume_message: str | None) -> None:
         """Start an attempt on a worker thread: worktree set-up and spawning take a while,
         and the other ready tasks should not wait for them."""
-        previous = self.store.latest_attempt(self.plan.id, task.id)
+        tried = self.store.attempts(self.plan.id, task.id)
+        last = tried[-1] if tried else None
+        if last is not None and last.started is None and last.collected and resume_message \
+                is None and last.spec.get("resumed") and not self.view(task.id).reassigned:
+            # Its last start was a resume that never ran (Baton was killed as it started it,
+            # `_never_ran`): the same resume again.
+            resume_message = last.spec.get("resume_message")
+        # The session to continue is the last attempt's that ran: one given up unclaimed
+        # holds no session of its own.
+        previous = next((a for a in reversed(tried) if a.started is not None), None)
         view = self.view(task.id)
         feedback = view.feedback
         if view.reassigned:  # a new player: a fresh session, briefed on the work so far
@@ -208,7 +217,7 @@ class Starting:
                               "task where you left off.")
         session = previous.session_id if previous and resume_message \
             and previous.player == task.player else None
-        attempts = len(self.store.attempts(self.plan.id, task.id))
+        attempts = len(tried)
         refresh = task.mode == "build" and view.lost_landing
         artifacts = self.artifacts(task)
         plan, doc = self.plan, self.doc
