@@ -31,9 +31,9 @@ _PROVIDERS = {
     "baton_tui.store.snapshot": ("NO_PLAN", "Snapshot", "TaskSnap"),
     "baton_tui.api.reading": (
         "open_workspace", "open_store", "sibling", "check_config", "store_at", "snapshot",
-        "live_conductor", "snapshot_reader", "snapshot_empty", "terminal_text", "fmt_duration", "status_text", "status_json",
-        "events", "last_event_id", "attempts", "attempt", "latest_log_path", "latest_output",
-        "read_log", "log_size", "step_reader", "task_detail",
+        "live_conductor", "snapshot_reader", "snapshot_empty", "terminal_text", "fmt_duration",
+        "status_text", "status_json", "events", "last_event_id", "attempts", "attempt",
+        "latest_log_path", "latest_output", "read_log", "log_size", "step_reader", "task_detail",
     ),
     "baton_tui.api.plans": (
         "current_doc", "current_plan", "read_plan_text", "load_plan", "store_plan",
