@@ -1,4 +1,4 @@
-"""The quick parse of `baton status` and `baton report` (cli._quick) reads every form it
+"""The quick parse of `baton status`, `baton report` and `baton conductor` (cli._quick) reads every form it
 accepts exactly as argparse does, and leaves every other form to argparse."""
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ SAME = [
     ["report", "done", "--summary", ""],
     ["status"],
     ["status", "--json"],
+    ["conductor", "--on-cue"],
+    ["conductor", "--root", "/work/repo with space"],
 ]
 
 LEFT_TO_ARGPARSE = [
@@ -41,6 +43,11 @@ LEFT_TO_ARGPARSE = [
     ["report", "failed", "-x broke"],
     ["status", "--json", "--json"],
     ["-C", "repo", "report", "done", "--summary", "x"],
+    ["conductor"],
+    ["conductor", "--root"],
+    ["conductor", "--root", "--on-cue"],
+    ["conductor", "--on-cue", "--root", "/r"],
+    ["conductor", "--help"],
 ]
 
 
