@@ -59,8 +59,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole CLI contract of DESIGN.md.
 
     `only` builds just that subcommand (the rest would be built and thrown away): it keeps
-    `baton status`, `baton report` and a run's start quick. `main` falls back to the full parser for help
-    and for unknown commands.
+    `baton status`, `baton report` and a run's start quick. `main` falls back to the full
+    parser for help and for unknown commands.
     """
     import argparse
 
@@ -273,7 +273,8 @@ def _quick(argv: list[str]) -> "argparse.Namespace | None":
     """The commonest calls, parsed without argparse: `baton status [--json]` (a second
     terminal, a script polling), an agent's `baton report …` and Baton's own start of its
     conductor — importing argparse and building even one subcommand took a fifth of a
-    100-task status and a sixth of a report; all of them, 28 ms of a conductor's start.
+    100-task status and a sixth of a report, and the whole parser 28 ms of a conductor's
+    start (which the run waits for).
     The same attributes argparse would give; anything else (`--help`, `-C`, a typo, a form
     this does not know) goes to the real parser, which decides."""
     from types import SimpleNamespace
@@ -282,12 +283,12 @@ def _quick(argv: list[str]) -> "argparse.Namespace | None":
         return SimpleNamespace(  # type: ignore[return-value]  # read like a Namespace
             version=False, directory=None, command="status", handler="info:cmd_status",
             json=len(argv) == 2)
-    if argv == ["conductor", "--on-cue"] or (len(argv) == 3 and argv[:2] == ["conductor", "--root"]
-                                             and not argv[2].startswith("-")):
-        # Baton's own start of a conductor: the run waits for it to be ready.
+    by_root = len(argv) == 3 and argv[:2] == ["conductor", "--root"] \
+        and not argv[2].startswith("-")
+    if by_root or argv == ["conductor", "--on-cue"]:
         return SimpleNamespace(  # type: ignore[return-value]
             version=False, directory=None, command="conductor", handler="agent:cmd_conductor",
-            on_cue=len(argv) == 2, root=argv[2] if len(argv) == 3 else None)
+            on_cue=not by_root, root=argv[2] if by_root else None)
     found = _quick_report(argv[1:]) if argv[:1] == ["report"] else None
     if found is None:
         return None

@@ -1,5 +1,6 @@
-"""The quick parse of `baton status`, `baton report` and `baton conductor` (cli._quick) reads every form it
-accepts exactly as argparse does, and leaves every other form to argparse."""
+"""The quick parse of `baton status`, `baton report` and `baton conductor` (cli._quick)
+reads every form it accepts exactly as argparse does, and leaves every other form to
+argparse."""
 
 from __future__ import annotations
 
