@@ -30,6 +30,7 @@ from baton_tui.run.ready import Ready
 from baton_tui.run.starting import Starting
 from baton_tui.store import foldcache
 from baton_tui.store.db import PlanRow, Unwritable
+from baton_tui.store.snapshot import conductor_info
 from baton_tui.store.events import (
     AGENT_EVENTS, BROKEN, WAITING, Event, EventKind, State,
 )
@@ -461,9 +462,7 @@ def _acquire(lock: ConductorLock, ws: Workspace) -> bool:
     to nobody."""
     deadline, said = time.monotonic() + 60, False
     while not lock.acquire():
-        row = ws.store.conductor()
-        if (row is not None and procs.alive(row["pid"], row["create_time"])) \
-                or time.monotonic() > deadline:
+        if conductor_info(ws.store) is not None or time.monotonic() > deadline:
             return False
         if not said:
             print("baton conductor: waiting for the conductor that is leaving", flush=True)

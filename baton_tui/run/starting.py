@@ -196,17 +196,17 @@ class Starting:
     def start(self, task: Task, resume_message: str | None) -> None:
         """Start an attempt on a worker thread: worktree set-up and spawning take a while,
         and the other ready tasks should not wait for them."""
+        view = self.view(task.id)
         tried = self.store.attempts(self.plan.id, task.id)
         last = tried[-1] if tried else None
         if last is not None and last.started is None and last.collected and resume_message \
-                is None and last.spec.get("resumed") and not self.view(task.id).reassigned:
+                is None and last.spec.get("resumed") and not view.reassigned:
             # Its last start was a resume that never ran (Baton was killed as it started it,
             # `_never_ran`): the same resume again.
             resume_message = last.spec.get("resume_message")
         # The session to continue is the last attempt's that ran: one given up unclaimed
         # holds no session of its own.
         previous = next((a for a in reversed(tried) if a.started is not None), None)
-        view = self.view(task.id)
         feedback = view.feedback
         if view.reassigned:  # a new player: a fresh session, briefed on the work so far
             resume_message = None
