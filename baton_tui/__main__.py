@@ -1,5 +1,3 @@
-import sys
+from baton_tui.cli import entry
 
-from baton_tui.cli import main
-
-sys.exit(main())
+entry()

@@ -408,3 +408,33 @@ def test_doctor_reads_the_repository(repo, baton):
 
     subprocess.run(["git", "checkout", "-q", "--detach"], cwd=repo, check=True)
     assert "✗ HEAD is detached at " in baton("doctor").stdout
+
+
+def test_a_command_leaves_with_all_its_output_and_its_exit_code(repo, baton):
+    """`baton` skips the interpreter's teardown once a command returns (`cli._leave`): what
+    it printed — here far more than a pipe holds — still arrives whole, every write it made
+    is there for the next command, and its exit code is the process's."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    prompt = "Do the thing carefully. " * 40
+    tasks = [{"id": i, "title": f"Task {i}", "prompt": prompt, "player": "script",
+              "check": "true", "depends_on": [i - 1] if i > 1 else []} for i in range(1, 301)]
+    write_plan(repo / "big.json", tasks, goal="A big plan")
+    assert baton("plan", "--from", "big.json").returncode == 0
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    printed = subprocess.run([sys.executable, "-m", "baton_tui", "plan", "--json"], cwd=repo,
+                             capture_output=True, text=True, timeout=60, env=buffered)
+    assert printed.returncode == 0 and len(printed.stdout) > 256 * 1024
+    assert printed.stdout.endswith("}\n")  # its last write too
+    assert len(json.loads(printed.stdout)["tasks"]) == 300
+    assert baton.json("status", "--json")["plan"]["goal"] == "A big plan"
+    # The console script (`baton`, as installed) leaves the same way, with the same code.
+    script = shutil.which("baton", path=str(Path(sys.executable).parent))
+    assert script, "the baton console script is not installed beside this Python"
+    refused = subprocess.run([script, "task-title", "999", "No such task"], cwd=repo,
+                             capture_output=True, text=True, timeout=60, env=buffered)
+    fails(refused, "999")

@@ -88,7 +88,9 @@ def spawn(attempt_id: int, store: str, cwd: str, env: dict[str, str],
 
 
 def stop() -> None:
-    """End the spawner (its shims go on)."""
+    """End the spawner (its shims go on): it leaves when its pipe closes. Not waited for —
+    the conductor's last step, which a foreground run waits for; once the conductor is gone,
+    whoever adopts the spawner reaps it."""
     global _proc
     with _lock:
         if _proc is not None:
@@ -96,10 +98,6 @@ def stop() -> None:
                 _proc.stdin.close()
             except OSError:
                 pass
-            try:
-                _proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                _proc.kill()
             _proc = None
 
 
