@@ -160,3 +160,27 @@ def test_setup_runs_only_from_a_trusted_file(repo, baton, tmp_path):
     ok = baton("run", "--approve")
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert log.read_text() == "changed\n"
+
+
+def test_setups_run_side_by_side_while_starts_take_turns(repo, baton, tmp_path):
+    """Starts take turns on the cores (`starting.Turns`, as wide as the machine), but a start
+    steps out of its turn while its set-up runs: here every set-up waits until all of them
+    have begun, which only happens when more of them run at once than there are turns."""
+    import os
+
+    n = max(4, (os.cpu_count() or 2) + 2)
+    barrier = tmp_path / "begun"
+    barrier.mkdir()
+    wait_for_all = (f'touch {barrier}/$(basename $PWD); i=0; '
+                    f'while [ $(ls {barrier} | wc -l) -lt {n} ] && [ $i -lt 600 ]; '
+                    f'do sleep 0.1; i=$((i+1)); done; [ $(ls {barrier} | wc -l) -ge {n} ]')
+    configure(repo, baton, {"*": DONE}, f"setup = {json.dumps(wait_for_all)}")
+    with (repo / "baton.toml").open("a") as toml:
+        toml.write(f"\n[limits]\nmax_parallel = {n}\n")
+    git(repo, "commit", "-q", "-am", "max_parallel")
+    assert baton("trust").returncode == 0
+    load(repo, baton, [task(i, f"Task {i}") for i in range(1, n + 1)])
+    result = baton("run", "--approve", timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert {t["state"] for t in status_tasks(baton).values()} == {"landed"}
+    assert len(list(barrier.iterdir())) == n

@@ -27,7 +27,7 @@ from baton_tui.run.finish import Finisher, Intent, run_check
 from baton_tui.run.following import Following, Tracked
 from baton_tui.run.lock import ConductorLock
 from baton_tui.run.ready import Ready
-from baton_tui.run.starting import Starting
+from baton_tui.run.starting import Starting, Turns
 from baton_tui.store import foldcache
 from baton_tui.store.db import PlanRow, Unwritable
 from baton_tui.store.snapshot import conductor_info
@@ -84,6 +84,7 @@ class Conductor(Starting, Following):
         self.tracked: dict[int, Tracked] = {}
         self.finishing: dict[int, asyncio.Task] = {}
         self.starting: dict[int, asyncio.Future] = {}
+        self.turns = Turns()  # starts take turns on the cores, best-ranked first
         self.exits: dict[int, asyncio.Future] = {}   # shims this conductor started
         # Worktrees made ahead of their tasks (`Starting.make_ahead`): being made, made and
         # not started yet, and the tasks to look at for it.

@@ -10,6 +10,7 @@ import os
 import secrets
 import subprocess
 import sys
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +30,7 @@ from baton_tui.workspace import Workspace
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
+    from typing import Callable, ContextManager
 
     from baton_tui.gitops.making import Making
     from baton_tui.run.spawner import Forked
@@ -86,13 +88,16 @@ def _undo_unfinished(ws: Workspace, task: Task, path: Path) -> None:
                              f"processes Baton could not end ({', '.join(map(str, left))})")
 
 
-def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = False) -> Workdir:
+def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = False,
+                  aside: "Callable[[], ContextManager]" = nullcontext) -> Workdir:
     """The task's own worktree and branch, cut from the integration branch (reused on retry).
 
     `refresh` (a retry after a landing conflict) first brings the integration branch into
     the reused worktree; `Workdir.conflicts` then names the files the agent must resolve, and
     `Workdir.base` is the integration commit brought in (what the branch now carries). A
-    worktree whose `.git` an agent deleted is repaired, its files kept.
+    worktree whose `.git` an agent deleted is repaired, its files kept. `aside`: entered
+    while the `[worktree] setup` command runs (the conductor's starts step out of their
+    turn for it, `starting.Turns`).
     """
     if not _git_mode(ws):
         return Workdir(ws.root, None, None)
@@ -105,7 +110,7 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
         why = outside.pinned(ws, path)
         if why:
             raise BatonError(f"task {task.id}: {why}")
-        return _finish_making(ws, plan, path, branch, made_at)
+        return _finish_making(ws, plan, path, branch, made_at, aside)
     _undo_unfinished(ws, task, path)
     if not (path / ".git").exists() and path.is_dir() and any(path.iterdir()):
         making.repair(ws.root, path, branch)
@@ -124,7 +129,7 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
     work = making.Making(path)
     work.begin()
     worktrees.add_worktree(ws.root, path, branch, base or "HEAD", making=work)
-    return _set_up(ws, path, branch, base, work)
+    return _set_up(ws, path, branch, base, work, aside)
 
 
 def prepare_ahead(ws: Workspace, plan: PlanRow, task: Task) -> bool:
@@ -167,8 +172,8 @@ def drop_ahead(ws: Workspace, plan: PlanRow, task: Task) -> None:
     git.run_git(ws.root, *git.NO_HOOKS, "update-ref", "-d", ref, made_at)  # unless moved
 
 
-def _finish_making(ws: Workspace, plan: PlanRow, path: Path, branch: str,
-                   made_at: str) -> Workdir:
+def _finish_making(ws: Workspace, plan: PlanRow, path: Path, branch: str, made_at: str,
+                   aside: "Callable[[], ContextManager]") -> Workdir:
     """A worktree made ahead (`prepare_ahead`), now its task starts: at the new tip, set up."""
     from baton_tui.gitops import making, worktrees
 
@@ -176,11 +181,11 @@ def _finish_making(ws: Workspace, plan: PlanRow, path: Path, branch: str,
     work = making.Making(path)
     work.begin()  # a kill from here on undoes it: it is made again, the usual way
     base = worktrees.move_ahead(path, made_at, tip, work)
-    return _set_up(ws, path, branch, base, work)
+    return _set_up(ws, path, branch, base, work, aside)
 
 
-def _set_up(ws: Workspace, path: Path, branch: str, base: str | None,
-            work: "Making") -> Workdir:
+def _set_up(ws: Workspace, path: Path, branch: str, base: str | None, work: "Making",
+            aside: "Callable[[], ContextManager]") -> Workdir:
     """The rest of a build worktree's making: `[worktree] copy` and `setup`, then done."""
     from baton_tui.gitops import worktrees
 
@@ -189,7 +194,8 @@ def _set_up(ws: Workspace, path: Path, branch: str, base: str | None,
         worktrees.copy_into(ws.root, path, config.worktree.copy_)
     if config.worktree.setup:
         ensure_trusted(ws, (), keys=("worktree.setup",))
-        run_setup(config.worktree.setup, path, work)
+        with aside():
+            run_setup(config.worktree.setup, path, work)
     work.done()
     return Workdir(path, base, branch, fresh=True)
 

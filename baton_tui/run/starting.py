@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+import threading
 import time
-from typing import TYPE_CHECKING, Any
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator
 
 from baton_tui.errors import BatonError
 from baton_tui.plan.model import Task
@@ -48,6 +50,36 @@ def exited(shim: "subprocess.Popen | Forked") -> asyncio.Future:
 
     loop.add_reader(fd, ready)
     return future
+
+
+class Turns:
+    """Starts take turns on the machine's cores, in the order they were asked for (the ready
+    queue's rank). A start is mostly CPU — git making a worktree, composing the prompt,
+    forking the shim — so eight begun at once on two cores share them and all end late
+    together, the best-ranked with the rest; taking turns, the first ones start at once and
+    the mean start comes about twice as early, for the same last one. A start steps out of
+    its turn while its `[worktree] setup` command runs (`aside`): a long install must not
+    hold the others up."""
+
+    def __init__(self, width: int | None = None):
+        self.width = width or max(2, len(os.sched_getaffinity(0)) if hasattr(
+            os, "sched_getaffinity") else (os.cpu_count() or 2))
+        self._free = threading.Semaphore(self.width)  # waiters are woken first come, first served
+
+    def __enter__(self) -> "Turns":
+        self._free.acquire()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._free.release()
+
+    @contextmanager
+    def aside(self) -> Iterator[None]:
+        self._free.release()
+        try:
+            yield
+        finally:
+            self._free.acquire()
 
 
 def handoff_packet(conductor: Any, task: Task, view: Any) -> str:
@@ -224,7 +256,13 @@ class Starting:
         quiet = self.quiet_since if not (self.tracked or self.starting) else None
         self.quiet_since = None  # an agent runs from now on
 
+        turns = self.turns
+
         def work() -> "tuple[int, subprocess.Popen | Forked] | None":
+            with turns:
+                return begin()
+
+        def begin() -> "tuple[int, subprocess.Popen | Forked] | None":
             ws = self.ws.sibling()
             feedback_now = feedback
             try:
@@ -234,7 +272,8 @@ class Starting:
                 if task.mode == "research":
                     workdir = launcher.prepare_research(ws, plan, task, attempts + 1)
                 else:
-                    workdir = launcher.prepare_build(ws, plan, task, refresh=refresh)
+                    workdir = launcher.prepare_build(ws, plan, task, refresh=refresh,
+                                                     aside=turns.aside)
                     if workdir.conflicts:
                         feedback_now = ((feedback_now + "\n\n") if feedback_now else "") + (
                             "Your branch now includes the latest integration branch, and these "
