@@ -65,6 +65,29 @@ def test_one_task_cannot_report_for_another(repo, baton, tmp_path):
     assert "store token 0) exit status: 2" in out  # it found hashes, and they are useless
 
 
+def test_a_checkout_holding_a_baton_package_cannot_answer_for_the_report(repo, baton, tmp_path):
+    """An agent's `baton report` runs Baton's own code, never a `baton_tui` package in the
+    worktree it runs in (a repository of Baton itself, or one planted to forge reports):
+    the planted package here would turn the report into a silent exit 0."""
+    planted = "import sys\nprint('the planted package answered')\nsys.exit(0)\n"
+    agent = script_agent(tmp_path, "planter", {"1": [
+        {"write": "baton_tui/__init__.py", "content": planted},
+        {"write": "baton_tui/__main__.py", "content": planted},
+        {"report": "done", "summary": "reported through Baton"},
+        {"checkpoint": "a step that needs a yes"}]})
+    write_config(repo, {"agent": agent})
+    load_plan(baton, [task(1, "Plants a package")])
+    result = baton("run", "--approve", timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert states(baton) == {1: "landed"}
+    evs = events(baton)
+    reported = [e for e in evs if e["kind"] == "task.reported"]
+    assert reported and reported[0]["data"]["summary"] == "reported through Baton"
+    assert "task.checkpoint" in kinds(evs, 1)  # `baton checkpoint` was Baton's too
+    out = (Path(_attempt_dir(repo, 1)) / "output.log").read_text()
+    assert "the planted package answered" not in out
+
+
 def _attempt_dir(repo: Path, task_id: int) -> str:
     with sqlite3.connect(state_dir(repo) / "baton.db") as conn:
         row = conn.execute("SELECT log_path FROM attempts WHERE task_id = ? ORDER BY id DESC",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import sys
 import threading
 from pathlib import Path
@@ -37,11 +38,29 @@ def conductor_log(paths: RepoPaths) -> Path:
     return path
 
 
+def shim_script() -> str:
+    """The `baton` agents run: this Baton's own code, whatever their working directory holds.
+    Python in isolated mode puts no working directory, PYTHONPATH or user site on its path —
+    in a worktree of a repository that holds a `baton_tui` package (Baton's own), `python -m
+    baton_tui` imported the worktree's, which then answered for the agent's report. `report`
+    and `checkpoint` need only the standard library: they also skip site-packages (a tenth of
+    their start)."""
+    import json  # a JSON string is a Python string literal too, in double quotes
+
+    here = json.dumps(str(Path(__file__).resolve().parents[2]))  # the folder of baton_tui
+    code = shlex.quote(f"import sys; sys.path.insert(0, {here}); "
+                       "from baton_tui.cli import entry; entry()")
+    python = shlex.quote(sys.executable)
+    return ("#!/bin/sh\n"
+            f'case "$1" in report|checkpoint) exec {python} -I -S -c {code} "$@" ;; esac\n'
+            f'exec {python} -I -c {code} "$@"\n')
+
+
 def shim_dir() -> Path:
     """A directory holding only `baton`, put first on agents' PATH (never a whole venv's bin)."""
     folder = baton_home() / "bin"
     target = folder / "baton"
-    script = f'#!/bin/sh\nexec "{sys.executable}" -m baton_tui "$@"\n'
+    script = shim_script()
     if not target.exists() or target.read_text() != script:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = folder / f".baton.{os.getpid()}.{threading.get_ident()}"
