@@ -7,6 +7,7 @@ and `baton report` stay fast.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 
@@ -118,3 +119,11 @@ def private_file(path: Path) -> Path:
     except OSError:
         pass
     return path
+
+
+def own_module(module: str, *args: str) -> list[str]:
+    """The argv that runs one of Baton's own modules on this interpreter — never a package of
+    the same name in the working directory, which is a repository's checkout or a task's
+    worktree, both untrusted (`-P`: the directory is not put first on sys.path; `python -m
+    baton_tui` in a checkout holding `baton_tui/` ran that checkout's code, before any trust)."""
+    return [sys.executable, "-P", "-m", module, *args]

@@ -316,7 +316,8 @@ def test_adapters_are_registered_detected_and_build_their_command_line(tmp_path,
     ctx = AttemptContext(task_id=1, mode="research", prompt_path=tmp_path / "p.md", prompt="",
                          worktree=tmp_path, attempt_dir=attempt, env={}, effort="high")
     argv = anthropic.launch(ctx).argv
-    assert argv[1:3] == ["-m", "baton_tui.players.native_agent"]
+    # Baton's own module, never a package of that name in the worktree (`-P`)
+    assert argv[1:4] == ["-P", "-m", "baton_tui.players.native_agent"]
     assert argv[argv.index("--mode") + 1] == "research"
     assert argv[argv.index("--model") + 1] == anthropic.default_model
     assert argv[argv.index("--transcript") + 1] == str(attempt / "transcript.json")

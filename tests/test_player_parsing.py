@@ -202,7 +202,7 @@ def test_claude_build_command(tmp_path):
     assert config_path.parent == tmp_path / "attempt"          # per attempt, never ~/.claude
     assert stat.S_IMODE(config_path.stat().st_mode) == 0o600
     server = json.loads(config_path.read_text())["mcpServers"]["baton"]
-    assert [server["command"], *server["args"]] == [sys.executable, "-m", "baton_tui", "mcp"]
+    assert [server["command"], *server["args"]] == [sys.executable, "-P", "-m", "baton_tui", "mcp"]
     assert server["env"] == {"BATON_TASK": "3", "BATON_ATTEMPT": "7", "BATON_NONCE": "n0nce",
                              "BATON_STATE": "/repo/.git/baton/baton.db"}
     assert launch.stdin_prompt is False
@@ -317,7 +317,7 @@ def test_codex_build_command(tmp_path):
     assert "--dangerously-bypass-approvals-and-sandbox" in argv and "--json" in argv
     configs = [argv[i + 1] for i, a in enumerate(argv) if a == "-c"]
     assert f"mcp_servers.baton.command={json.dumps(sys.executable)}" in configs
-    assert 'mcp_servers.baton.args=["-m", "baton_tui", "mcp"]' in configs
+    assert 'mcp_servers.baton.args=["-P", "-m", "baton_tui", "mcp"]' in configs
     assert ('mcp_servers.baton.env_vars=["BATON_ATTEMPT", "BATON_NONCE", "BATON_STATE", '
             '"BATON_TASK"]') in configs
     assert 'mcp_servers.baton.default_tools_approval_mode="approve"' in configs

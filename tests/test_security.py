@@ -88,6 +88,38 @@ def test_a_checkout_holding_a_baton_package_cannot_answer_for_the_report(repo, b
     assert "the planted package answered" not in out
 
 
+def test_a_repository_holding_a_baton_package_runs_none_of_it(repo, baton, tmp_path):
+    """Baton's own processes — the conductor, the attempt shims, the MCP server — run Baton's
+    code, never a `baton_tui` package the repository (so every worktree) holds: `python -m
+    baton_tui conductor` in the checkout ran that package, before the repository was trusted.
+    (The command itself is the installed `baton`, as a person types it.)"""
+    import shutil
+    import subprocess
+
+    agent = script_agent(tmp_path, "plain", {"*": [{"write": "done.txt", "content": "ok\n"},
+                                                   {"report": "done", "summary": "done"}]})
+    agent.insert(1, "-P")  # the agent program is Baton's demo agent: it must not be taken either
+    write_config(repo, {"agent": agent})
+    load_plan(baton, [task(1, "One"), task(2, "Two", deps=[1])])
+    marker = tmp_path / "the-repository-package-ran"
+    planted = f"import pathlib\npathlib.Path({str(marker)!r}).touch()\nraise SystemExit(3)\n"
+    (repo / "baton_tui" / "run").mkdir(parents=True)
+    for name in ("__init__.py", "__main__.py", "run/__init__.py"):
+        (repo / "baton_tui" / name).write_text(planted)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a package named like Baton's")
+    script = shutil.which("baton", path=str(Path(sys.executable).parent))
+    assert script, "the baton console script is not installed beside this Python"
+    result = subprocess.run([script, "run", "--approve"], cwd=repo, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not marker.exists()
+    shown = subprocess.run([script, "status", "--json"], cwd=repo, capture_output=True,
+                           text=True, timeout=60)
+    assert {t["id"]: t["state"] for t in json.loads(shown.stdout)["tasks"]} == \
+        {1: "landed", 2: "landed"}
+
+
 def _attempt_dir(repo: Path, task_id: int) -> str:
     with sqlite3.connect(state_dir(repo) / "baton.db") as conn:
         row = conn.execute("SELECT log_path FROM attempts WHERE task_id = ? ORDER BY id DESC",

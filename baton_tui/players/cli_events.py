@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
+
+from baton_tui.paths import own_module
 
 # A prompt longer than this goes on stdin instead of argv (Linux caps one argv string at 128 KiB).
 ARGV_PROMPT_LIMIT = 100_000
@@ -58,7 +59,7 @@ def one_line(text: Any, limit: int = 160) -> str:
 
 def mcp_command() -> list[str]:
     """How an agent CLI starts `baton mcp`: this interpreter, so the server runs Baton's code."""
-    return [sys.executable, "-m", "baton_tui", "mcp"]
+    return own_module("baton_tui", "mcp")
 
 
 def mcp_env(env: dict[str, str]) -> dict[str, str]:

@@ -32,6 +32,7 @@ import re
 import sys
 from pathlib import Path
 
+from baton_tui.paths import own_module
 from baton_tui.players.base import AttemptContext, Detection, Launch, Outcome
 from baton_tui.players.kinds import NativePlayer
 
@@ -63,7 +64,7 @@ class _NativeBase(NativePlayer):
 
     # running -----------------------------------------------------------------
     def _argv(self, ctx: AttemptContext) -> list[str]:
-        argv = [sys.executable, "-m", "baton_tui.players.native_agent",
+        argv = [*own_module("baton_tui.players.native_agent"),
                 "--provider", self.provider, "--model", ctx.model or self.default_model or "",
                 "--mode", "research" if ctx.mode == "research" else "build",
                 "--prompt-file", str(ctx.prompt_path),

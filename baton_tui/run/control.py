@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 import time
 from contextlib import nullcontext
 from typing import Any
 
 from baton_tui import procs
 from baton_tui.errors import BatonError
-from baton_tui.paths import private_file
+from baton_tui.paths import own_module, private_file
 from baton_tui.plan import current as plans
 from baton_tui.run import layout
 from baton_tui.run.early import Early
@@ -61,8 +60,8 @@ def spawn_conductor(ws: Workspace, early: Early | None = None) -> int:
     proc = early.cue(ws.root) if early is not None else None
     if proc is None:
         with open(private_file(layout.conductor_log(ws.paths)), "ab") as log:
-            proc = subprocess.Popen([sys.executable, "-m", "baton_tui", "conductor", "--root",
-                                     str(ws.root)], stdin=subprocess.DEVNULL, stdout=log,
+            proc = subprocess.Popen(own_module("baton_tui", "conductor", "--root", str(ws.root)),
+                                    stdin=subprocess.DEVNULL, stdout=log,
                                     stderr=subprocess.STDOUT, start_new_session=True,
                                     cwd=str(ws.root))
     deadline = time.monotonic() + 15

@@ -4,8 +4,9 @@ before its own imports, so the two start up side by side)."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
+
+from baton_tui.paths import own_module
 
 
 class Early:
@@ -20,7 +21,7 @@ class Early:
         # command leaves no trace.
         try:
             self.proc: subprocess.Popen | None = subprocess.Popen(
-                [sys.executable, "-m", "baton_tui", "conductor", "--on-cue"],
+                own_module("baton_tui", "conductor", "--on-cue"),
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 start_new_session=True)
         except OSError:  # then `spawn_conductor` starts one the usual way, and says why not

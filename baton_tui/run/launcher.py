@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
-import sys
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,7 @@ from baton_tui.errors import BatonError
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.plan.slug import task_branch
 from baton_tui.players.base import AttemptContext
-from baton_tui.paths import private_file
+from baton_tui.paths import own_module, private_file
 from baton_tui.redact import SECRETS_VAR
 from baton_tui.run import layout, outside, readonly
 from baton_tui.run.prompt import compose, write_private
@@ -328,8 +327,8 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
                          str(shim_path))
     if proc is None:  # no spawner here: the shim's own entry point, a fresh interpreter
         with open(shim_path, "ab") as shim_log:
-            proc = subprocess.Popen([sys.executable, "-m", "baton_tui.run.attempt",
-                                     str(attempt_id), str(ws.paths.store_path)],
+            proc = subprocess.Popen(own_module("baton_tui.run.attempt", str(attempt_id),
+                                               str(ws.paths.store_path)),
                                     stdin=subprocess.DEVNULL, stdout=shim_log,
                                     stderr=subprocess.STDOUT, start_new_session=True,
                                     cwd=str(workdir.path), env=shim_env)

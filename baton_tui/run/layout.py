@@ -39,12 +39,12 @@ def conductor_log(paths: RepoPaths) -> Path:
 
 
 def shim_script() -> str:
-    """The `baton` agents run: this Baton's own code, whatever their working directory holds.
-    Python in isolated mode puts no working directory, PYTHONPATH or user site on its path —
-    in a worktree of a repository that holds a `baton_tui` package (Baton's own), `python -m
+    """The `baton` agents run: this Baton's own code, whatever their working directory holds
+    — its folder first on sys.path, the working directory not on it (`-P`): in a worktree of
+    a repository holding a `baton_tui` package (Baton's own, or one planted), `python -m
     baton_tui` imported the worktree's, which then answered for the agent's report. `report`
-    and `checkpoint` need only the standard library: they also skip site-packages (a tenth of
-    their start)."""
+    and `checkpoint` need only the standard library: they run isolated and skip
+    site-packages too (`-I -S`, a tenth of their start)."""
     import json  # a JSON string is a Python string literal too, in double quotes
 
     here = json.dumps(str(Path(__file__).resolve().parents[2]))  # the folder of baton_tui
@@ -53,7 +53,7 @@ def shim_script() -> str:
     python = shlex.quote(sys.executable)
     return ("#!/bin/sh\n"
             f'case "$1" in report|checkpoint) exec {python} -I -S -c {code} "$@" ;; esac\n'
-            f'exec {python} -I -c {code} "$@"\n')
+            f'exec {python} -P -c {code} "$@"\n')
 
 
 def shim_dir() -> Path:

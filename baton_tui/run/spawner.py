@@ -26,6 +26,8 @@ import subprocess
 import sys
 import threading
 
+from baton_tui.paths import own_module
+
 __all__ = ["Forked", "spawn", "warm", "stop"]
 
 _lock = threading.Lock()
@@ -56,7 +58,7 @@ def _ensure() -> subprocess.Popen | None:
     if _proc is not None and _proc.poll() is None:
         return _proc
     try:
-        _proc = subprocess.Popen([sys.executable, "-m", "baton_tui.run.spawner"],
+        _proc = subprocess.Popen(own_module("baton_tui.run.spawner"),
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd="/")
     except OSError:
         _broken, _proc = True, None
