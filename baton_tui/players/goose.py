@@ -24,10 +24,10 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import sys
 import uuid
 from pathlib import Path
 
+from baton_tui.paths import own_module
 from baton_tui.players.base import AttemptContext, Launch, Outcome
 from baton_tui.players.cli_events import event_of, events, float_of, int_of, one_line
 from baton_tui.players.kinds import CliPlayer
@@ -81,8 +81,8 @@ class GoosePlayer(CliPlayer):
         folder = ctx.attempt_dir / "bin"
         folder.mkdir(parents=True, exist_ok=True)
         script = folder / "baton-read"
-        script.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m '
-                          f'baton_tui.players.read_tools "$@"\n')
+        script.write_text(f'#!/bin/sh\nexec {shlex.join(own_module("baton_tui.players.read_tools"))}'
+                          ' "$@"\n')
         script.chmod(0o700)
         return shlex.join([str(script), str(ctx.worktree)])
 
