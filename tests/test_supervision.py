@@ -26,6 +26,25 @@ def test_quiet_warning_starts_at_half_the_stall_limit():
     assert supervisor.quiet_for(100.0, stall=0, now=1000.0) is None
 
 
+def test_cpu_is_looked_at_only_as_a_silence_nears_the_stall_flag():
+    # the flag at half of 900 s: the looks begin CPU_LEAD before it, and short limits always
+    assert not supervisor.cpu_wanted(10.0, stall=900, flag=0.5)
+    assert not supervisor.cpu_wanted(444.0, stall=900, flag=0.5)
+    assert supervisor.cpu_wanted(445.0, stall=900, flag=0.5)
+    assert supervisor.cpu_wanted(0.0, stall=4, flag=0.5)
+    assert supervisor.cpu_wanted(895.0, stall=900, flag=2.0)  # a flag past the limit: the limit
+
+
+def test_busy_means_busy_lately_never_long_ago():
+    watch = supervisor.Watch()
+    assert not supervisor.cpu_busy(watch, 7, now=100.0, total=1.0)   # the first look: a measure
+    assert supervisor.cpu_busy(watch, 7, now=101.0, total=2.0)       # it grew in the last second
+    assert not supervisor.cpu_busy(watch, 7, now=102.0, total=2.0)   # it did not
+    # Looked at again after a pause: what it used meanwhile, long ago, does not count
+    assert not supervisor.cpu_busy(watch, 7, now=500.0, total=9.0)
+    assert supervisor.cpu_busy(watch, 7, now=501.0, total=9.5)
+
+
 def _setup(repo: Path, baton, steps: list[dict], autonomy: str = "watch") -> None:
     script = repo.parent / "agent.json"
     script.write_text(json.dumps({"*": steps}))

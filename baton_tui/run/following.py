@@ -130,12 +130,17 @@ class Following:
         now = time.monotonic()
         rows = self.store.attempts_by_id([tr.attempt_id for tr in self.tracked.values()])
         attempts = {t: rows.get(tr.attempt_id) for t, tr in self.tracked.items()}
+        flag = self.ws.config.supervision.stall_flag
+        near_stall = {t for t, tr in self.tracked.items()
+                      if supervisor.cpu_wanted(now - tr.last_activity, stall, flag)}
         cpu: dict[int, float] = {}
-        if any(a is not None and supervisor.cpu_due(self.tracked[t].watch, a.pid, now)
+        if any(a is not None and t in near_stall and supervisor.cpu_due(self.tracked[t].watch,
+                                                                        a.pid, now)
                for t, a in attempts.items()):
-            # One look at the process table for every agent: from then on they fall due
-            # together, once a second, instead of one or another on every tick.
-            cpu = procs.tree_cpu_times([a.pid for a in attempts.values() if a and a.pid])
+            # One look at the process table for every agent near a stall: from then on they
+            # fall due together, once a second, instead of one or another on every tick.
+            cpu = procs.tree_cpu_times([a.pid for t, a in attempts.items()
+                                        if a and a.pid and t in near_stall])
         for task_id, tracked in list(self.tracked.items()):
             attempt = attempts.get(task_id)
             if attempt is None:
@@ -151,7 +156,8 @@ class Following:
                 continue
             if tracked.signalled and time.monotonic() - tracked.signalled > STOP_GRACE:
                 procs.signal_group(attempt.pgid, signal.SIGKILL)
-            if supervisor.cpu_busy(tracked.watch, attempt.pid, now, total=cpu.get(attempt.pid)):
+            if task_id in near_stall and supervisor.cpu_busy(tracked.watch, attempt.pid, now,
+                                                             total=cpu.get(attempt.pid)):
                 tracked.last_activity = time.monotonic()  # busy in silence is not stalled
             self._supervise(task_id, tracked, attempt)
             quiet = time.monotonic() - tracked.last_activity

@@ -15,6 +15,7 @@ from pathlib import Path
 
 SCOPE_EVERY = 5.0   # seconds between looks at a worktree's changed files
 CPU_EVERY = 1.0     # seconds between looks at an agent's CPU time
+CPU_LEAD = 5.0      # seconds before a silence would be flagged that those looks begin
 
 
 @dataclass
@@ -33,6 +34,7 @@ class Watch:
     next_files_check: float = field(default_factory=lambda: time.monotonic() + SCOPE_EVERY)
     cpu: float = -1.0
     next_cpu_check: float = 0.0
+    last_cpu_check: float = float("-inf")
 
     def once(self, key: str) -> bool:
         """True the first time `key` is raised for this attempt."""
@@ -69,6 +71,14 @@ def quiet_for(last_activity: float, stall: float, fraction: float = 0.5,
     return quiet if stall and quiet > stall * fraction else None
 
 
+def cpu_wanted(quiet: float, stall: float, flag: float) -> bool:
+    """Whether an agent silent for `quiet` seconds needs its CPU time looked at: only once
+    its silence nears the stall flag (`flag` × `stall`) or the stall limit — before that,
+    busy or not changes nothing. (Reading every process's stat file once a second for each of
+    32 agents was a twentieth of the conductor's CPU.)"""
+    return quiet >= min(stall, stall * flag) - CPU_LEAD
+
+
 def cpu_due(watch: Watch, pid: int | None, now: float | None = None) -> bool:
     """Whether `cpu_busy` would look at the agent's CPU time now."""
     now = now if now is not None else time.monotonic()
@@ -79,7 +89,9 @@ def cpu_busy(watch: Watch, pid: int | None, now: float | None = None,
              total: float | None = None) -> bool:
     """True when the agent's process tree used CPU time since the last look (checked at most
     once a second): an agent compiling or thinking in silence is not stalled. `total` is the
-    tree's CPU time when the caller read it already (`procs.tree_cpu_times`, for many)."""
+    tree's CPU time when the caller read it already (`procs.tree_cpu_times`, for many). The
+    first look after a pause (`cpu_wanted` was false) only takes the measure again: busy
+    means busy in the last second or two, never long ago."""
     now = now if now is not None else time.monotonic()
     if not pid or (total is None and now < watch.next_cpu_check):
         return False  # a `total` read for it counts as its look, due or not
@@ -87,7 +99,9 @@ def cpu_busy(watch: Watch, pid: int | None, now: float | None = None,
     from baton_tui import procs
 
     total = procs.tree_cpu_time(pid) if total is None else total
-    busy = watch.cpu >= 0 and total > watch.cpu + 0.05
+    recent = now - watch.last_cpu_check <= 2 * CPU_EVERY
+    watch.last_cpu_check = now
+    busy = recent and watch.cpu >= 0 and total > watch.cpu + 0.05
     watch.cpu = max(watch.cpu, total)  # the total dips when a child ends: only growth counts
     return busy
 
