@@ -89,6 +89,25 @@ def test_a_read_only_store_is_read_and_refuses_changes_with_one_line(repo, baton
     assert snapshot_of(store_dir(repo)) == before
 
 
+def test_each_command_leaves_the_store_whole_in_its_one_file(repo, baton, tmp_path):
+    """A command exits without the interpreter's teardown, but closes its store first: the
+    last connection folds the write-ahead log back, so the database file alone — copied,
+    backed up, opened by a tool that ignores side files — holds every change made."""
+    import shutil
+    import sqlite3
+
+    approved_plan(repo, baton, tmp_path)
+    assert baton("task-title", "1", "Renamed").returncode == 0  # voids the approval
+    assert baton("approve").returncode == 0
+    assert not (store_dir(repo) / "baton.db-wal").exists()
+    alone = tmp_path / "copy" / "baton.db"
+    alone.parent.mkdir()
+    shutil.copyfile(store_dir(repo) / "baton.db", alone)
+    with sqlite3.connect(f"{alone.as_uri()}?immutable=1", uri=True) as db:
+        approved, doc = db.execute("SELECT approved, doc FROM plans ORDER BY id DESC").fetchone()
+    assert approved and '"Renamed"' in doc
+
+
 @pytest.fixture
 def small_disk(tmp_path):
     """A 3 MiB file system (tmpfs), filled on demand; skipped where it cannot be mounted."""

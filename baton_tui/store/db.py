@@ -34,6 +34,22 @@ if TYPE_CHECKING:
 __all__ = ["AttemptRow", "PlanRow", "SCHEMA", "Store", "Unwritable", "hash_nonce",
            "nonce_matches"]
 
+# Every store connection this process holds open, for `close_all`.
+_open: set[sqlite3.Connection] = set()
+
+
+def close_all() -> None:
+    """Close every store connection this process still holds: a command's last step before
+    it leaves without the interpreter's teardown (`cli._leave`). The last connection to a
+    store to close folds its write-ahead log back, so the database file alone holds every
+    change (a copy of it, or a reader that opens it immutable, sees them all)."""
+    for conn in list(_open):
+        try:
+            conn.close()
+        except sqlite3.Error:  # opened on another thread: freed with it
+            pass
+    _open.clear()
+
 
 class Store:
     """A connection to one repository's store.
@@ -92,6 +108,7 @@ class Store:
                                    timeout=30.0, isolation_level=None)
             conn.row_factory = sqlite3.Row
         self._conn = conn
+        _open.add(conn)
         if self._empty is not None:
             self._empty.close()
             self._empty = None
@@ -137,6 +154,19 @@ class Store:
         for conn in (self._conn, self._empty):
             if conn is not None:
                 conn.close()
+        _open.discard(self._conn)
+
+    def __del__(self) -> None:
+        # Freed unclosed: closed now. Its connection, held in a cycle by its own statement
+        # cache, would stay open until the cycle collector ran — never, at a command's fast
+        # exit, which left the write-ahead log unfolded (`close_all`).
+        try:
+            self.close()
+        except Exception:  # on another thread than it was made on, or at interpreter exit
+            try:
+                _open.discard(self._conn)
+            except Exception:
+                pass
 
     def __enter__(self) -> "Store":
         return self
