@@ -259,16 +259,17 @@ class Starting:
         turns = self.turns
 
         def work() -> "tuple[int, subprocess.Popen | Forked] | None":
-            with turns:
-                return begin()
-
-        def begin() -> "tuple[int, subprocess.Popen | Forked] | None":
             ws = self.ws.sibling()
+            # The checkout looked at while the worktree is made (or the last look, when no
+            # agent ran since it began) — asked before this start's turn, so the starts
+            # waiting for theirs share one look (a big checkout's `git status` takes seconds).
+            ahead = outside.ahead(ws, quiet)
+            with turns:
+                return begin(ws, ahead)
+
+        def begin(ws: Any, ahead: Any) -> "tuple[int, subprocess.Popen | Forked] | None":
             feedback_now = feedback
             try:
-                # The checkout looked at while the worktree is made (or the last look, when
-                # no agent ran since it began).
-                ahead = outside.ahead(ws, quiet)
                 if task.mode == "research":
                     workdir = launcher.prepare_research(ws, plan, task, attempts + 1)
                 else:
