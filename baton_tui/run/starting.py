@@ -62,8 +62,9 @@ class Turns:
     hold the others up."""
 
     def __init__(self, width: int | None = None):
-        self.width = width or max(2, len(os.sched_getaffinity(0)) if hasattr(
-            os, "sched_getaffinity") else (os.cpu_count() or 2))
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+            else os.cpu_count()
+        self.width = width or max(2, cores or 2)
         self._free = threading.Semaphore(self.width)  # waiters are woken first come, first served
 
     def __enter__(self) -> "Turns":
