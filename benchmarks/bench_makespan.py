@@ -64,9 +64,11 @@ def agent_by_hand(base: Path, env: dict[str, str]) -> float:
     script.write_text(json.dumps({"*": [{"sleep": 0}, {"write": "out.txt", "content": "x\n"},
                                         {"report": "done", "summary": "by hand"}]}))
     argv = [sys.executable, "-m", "baton_tui.demo.agent", str(script)]
-    shim = folder / "bin"  # `baton` as agents find it: first on PATH
+    from baton_tui.run.layout import shim_script
+
+    shim = folder / "bin"  # `baton` as agents find it: first on PATH, the same script
     shim.mkdir()
-    (shim / "baton").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m baton_tui "$@"\n')
+    (shim / "baton").write_text(shim_script())
     (shim / "baton").chmod(0o755)
     by_hand = {**env, "PATH": f"{shim}{os.pathsep}{env.get('PATH', '')}"}
     times = []
