@@ -79,7 +79,11 @@ def wait_exit(pid: int, seconds: float) -> None:
         time.sleep(seconds if alive(pid) else 0)
         return
     try:
-        select.select([fd], [], [], seconds)
+        # poll, not select: select refuses a descriptor numbered past 1023, which a process
+        # holding many files open (a test worker, a long-lived front end) hands out.
+        waiter = select.poll()
+        waiter.register(fd, select.POLLIN)
+        waiter.poll(max(0.0, seconds) * 1000)
     finally:
         os.close(fd)
 

@@ -150,3 +150,25 @@ def test_waiting_for_a_process_returns_as_soon_as_it_exits():
     began = time.monotonic()
     procs.wait_exit(child.pid, 30)  # gone already: no wait at all
     assert time.monotonic() - began < 10
+
+
+def test_waiting_works_with_a_descriptor_past_select_s_limit():
+    """A process holding over a thousand files open gets pidfds numbered past 1023, which
+    `select` refuses; the wait must still return at the exit."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip("this machine allows too few open files")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.3)"])
+        began = time.monotonic()
+        procs.wait_exit(child.pid, 30)
+        assert child.wait(timeout=5) == 0
+        assert time.monotonic() - began < 10
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
