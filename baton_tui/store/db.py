@@ -35,7 +35,7 @@ __all__ = ["AttemptRow", "PlanRow", "SCHEMA", "Store", "Unwritable", "hash_nonce
            "nonce_matches"]
 
 # Every store connection this process holds open, for `close_all`.
-_open: set[sqlite3.Connection] = set()
+_connections: set[sqlite3.Connection] = set()
 
 
 def close_all() -> None:
@@ -43,12 +43,12 @@ def close_all() -> None:
     it leaves without the interpreter's teardown (`cli._leave`). The last connection to a
     store to close folds its write-ahead log back, so the database file alone holds every
     change (a copy of it, or a reader that opens it immutable, sees them all)."""
-    for conn in list(_open):
+    for conn in list(_connections):
         try:
             conn.close()
         except sqlite3.Error:  # opened on another thread: freed with it
             pass
-    _open.clear()
+    _connections.clear()
 
 
 class Store:
@@ -108,7 +108,7 @@ class Store:
                                    timeout=30.0, isolation_level=None)
             conn.row_factory = sqlite3.Row
         self._conn = conn
-        _open.add(conn)
+        _connections.add(conn)
         if self._empty is not None:
             self._empty.close()
             self._empty = None
@@ -151,10 +151,10 @@ class Store:
             make_private(Path(f"{self.path}{suffix}"), 0o600)
 
     def close(self) -> None:
+        _connections.discard(self._conn)  # first: a close that fails leaves it to its thread
         for conn in (self._conn, self._empty):
             if conn is not None:
                 conn.close()
-        _open.discard(self._conn)
 
     def __del__(self) -> None:
         # Freed unclosed: closed now. Its connection, held in a cycle by its own statement
@@ -163,10 +163,7 @@ class Store:
         try:
             self.close()
         except Exception:  # on another thread than it was made on, or at interpreter exit
-            try:
-                _open.discard(self._conn)
-            except Exception:
-                pass
+            pass
 
     def __enter__(self) -> "Store":
         return self
