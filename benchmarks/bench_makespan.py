@@ -58,14 +58,14 @@ def lower_bound(durations: dict[int, float], deps: dict[int, list[int]]) -> tupl
 
 def agent_by_hand(base: Path, env: dict[str, str]) -> float:
     """What one task's agent costs beyond its sleep, run by hand: start, write, report."""
+    from baton_tui.run.layout import shim_script
+
     folder = base / "by-hand"
     folder.mkdir()
     script = folder / "script.json"
     script.write_text(json.dumps({"*": [{"sleep": 0}, {"write": "out.txt", "content": "x\n"},
                                         {"report": "done", "summary": "by hand"}]}))
     argv = [sys.executable, "-m", "baton_tui.demo.agent", str(script)]
-    from baton_tui.run.layout import shim_script
-
     shim = folder / "bin"  # `baton` as agents find it: first on PATH, the same script
     shim.mkdir()
     (shim / "baton").write_text(shim_script())
