@@ -20,7 +20,7 @@ library only.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from baton_tui.plan.dag import children, remaining_path
@@ -29,6 +29,16 @@ from baton_tui.store.views import Folder, TaskView
 
 _BLANK = TaskView()  # the view of a task without events (read, never written)
 _Key = tuple[bool, tuple[float, int], int]  # (not paused, rank, task id): a heap entry
+
+
+def start_ranks(deps: Mapping[int, Sequence[int]],
+                below: Mapping[int, Sequence[int]] | None = None) -> dict[int, tuple[float, int]]:
+    """Each task's place in the start order, lower first (the task id breaks ties): the
+    longest remaining path, counted in tasks — Baton cannot know how long an agent will take
+    — then the most direct dependents. `below` is the dependents index, when at hand."""
+    below = children(deps) if below is None else below
+    longest = remaining_path(deps, {t: 1.0 for t in deps})
+    return {t: (-longest[t], -len(below[t])) for t in deps}
 
 
 class Ready:
@@ -47,8 +57,7 @@ class Ready:
         deps = {t.id: [d for d in t.depends_on if d in self.by_id] for t in doc.tasks}
         self.deps = deps
         self.below = children(deps)                          # dependents index
-        longest = remaining_path(deps, {t: 1.0 for t in deps})
-        self.rank = {t: (-longest[t], -len(self.below[t])) for t in deps}  # lower starts first
+        self.rank = start_ranks(deps, self.below)            # lower starts first
         self.state: dict[int, str] = {}
         self.by_state: dict[str, set[int]] = {s: set() for s in State}
         self.satisfies: dict[int, bool] = {}
