@@ -473,6 +473,7 @@ class TestRunControl:
         async def script(pilot, app, seen):
             await pilot.press("E")
             await settle(pilot)
+            await wait_for(pilot, lambda: any(n.severity == "error" for n in app._notifications))
 
         app, seen = drive(planned, script)
         errors = [n for n in app._notifications if n.severity == "error"]

@@ -90,7 +90,9 @@ def make(ws: Workspace, **kwargs: Any):
     return make_app(ws, **kwargs)
 
 
-async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 15.0) -> None:
+    """Until `predicate` holds. The timeout is generous — a loaded CI machine runs other
+    tests' conductors beside this app — and costs nothing when the app keeps up."""
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
@@ -99,19 +101,28 @@ async def wait_for(pilot, predicate: Callable[[], bool], timeout: float = 5.0) -
 
 
 async def settle(pilot) -> None:
-    """Wait for action/chat workers to finish, then for the board to catch up."""
+    """Wait for action/chat workers to finish, then for the board to show the store as it is
+    now: read here, on the app's clock, and compared whole — so it returns at once when
+    nothing changed and waits as long as a loaded machine needs when something did."""
+    from baton_tui.store import snapshot as snapshots
+    from baton_tui.store.db import Store
+
     app = pilot.app
-    for _ in range(200):
-        busy = [w for w in app.workers if w.group in ("action", "chat") and not w.is_finished]
-        if not busy:
-            break
-        await pilot.pause(0.02)
-    count = app.board_count
+    try:
+        await wait_for(pilot, lambda: not [w for w in app.workers if w.group in (
+            "action", "chat") and not w.is_finished], timeout=5.0)
+    except AssertionError:
+        pass  # one waits for a dialog's answer: the board is what the test looks at
+    store = Store(app.ws.paths.store_path)
+    try:
+        expected = snapshots.read(store, app.clock())
+    finally:
+        store.close()
     app.poke()
     try:
-        await wait_for(pilot, lambda: app.board_count > count, timeout=0.5)
+        await wait_for(pilot, lambda: app.board == expected, timeout=10.0)
     except AssertionError:
-        pass  # nothing changed: the board stays as it was
+        pass  # a board that moves with the clock (a live task) is never equal: as it is
     await pilot.pause()
 
 
