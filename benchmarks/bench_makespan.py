@@ -68,13 +68,11 @@ def order_alone(durations: dict[int, float], deps: dict[int, list[int]]) -> floa
     what it loses so is the scheduling policy's share of the ratio, not its overhead's."""
     import heapq
 
+    from baton_tui.plan.dag import children
     from baton_tui.run.ready import start_ranks
 
-    rank = start_ranks(deps)
-    below: dict[int, list[int]] = {t: [] for t in durations}
-    for tid, ds in deps.items():
-        for d in ds:
-            below[d].append(tid)
+    below = children(deps)
+    rank = start_ranks(deps, below)
     unmet = {t: len(deps[t]) for t in durations}
     ready = [(rank[t], t) for t in durations if not deps[t]]
     heapq.heapify(ready)

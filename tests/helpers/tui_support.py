@@ -109,15 +109,12 @@ async def settle(pilot) -> None:
 
     app = pilot.app
     try:
-        await wait_for(pilot, lambda: not [w for w in app.workers if w.group in (
-            "action", "chat") and not w.is_finished], timeout=5.0)
+        await wait_for(pilot, lambda: not any(w.group in ("action", "chat") and not w.is_finished
+                                              for w in app.workers), timeout=5.0)
     except AssertionError:
         pass  # one waits for a dialog's answer: the board is what the test looks at
-    store = Store(app.ws.paths.store_path)
-    try:
+    with Store(app.ws.paths.store_path) as store:
         expected = snapshots.read(store, app.clock())
-    finally:
-        store.close()
     app.poke()
     try:
         await wait_for(pilot, lambda: app.board == expected, timeout=10.0)
