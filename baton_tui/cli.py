@@ -248,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"baton: -C {_shown(args.directory)}: {exc.strerror or 'cannot enter it'}",
                   file=sys.stderr)
             return 2
-    from baton_tui.errors import BatonError
+    from baton_tui.core.errors import BatonError
 
     try:
         if not getattr(args, "command", None):
@@ -257,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_app()
         module, func = args.handler.split(":")
         handler = getattr(import_module(f"baton_tui.commands.{module}"), func)
+        args.baton = main  # a command that runs others (the demo) runs them as the CLI does
         return int(handler(args) or 0)
     except BatonError as exc:
         for line in exc.lines:  # errors often quote bad input: never let it drive the terminal

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from baton_tui.config_files import env_overrides, file_hash, merge, read_sources
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.validation import error_lines
 
 BUILTIN_PLAYERS = (

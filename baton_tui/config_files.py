@@ -10,7 +10,7 @@ import os
 import tomllib
 from pathlib import Path
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.paths import personal_config_path
 
 TYPE_CHECKING = False

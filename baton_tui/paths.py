@@ -121,6 +121,16 @@ def private_file(path: Path) -> Path:
     return path
 
 
+def write_private(path: Path, text: str) -> Path:
+    """Write a 0600 file (the prompt lives outside the worktree, readable only by the person)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.chmod(path, 0o600)
+    return path
+
+
 def own_module(module: str, *args: str) -> list[str]:
     """The argv that runs one of Baton's own modules on this interpreter — never a package of
     the same name in the working directory, which is a repository's checkout or a task's

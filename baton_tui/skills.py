@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 
 #: Valid skill names: lower-case, digits, ``-`` and ``_``; they appear in plan files
 #: and on the command line (``baton task-skills N tdd,verify``), so keep them plain.

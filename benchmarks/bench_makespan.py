@@ -68,7 +68,7 @@ def order_alone(durations: dict[int, float], deps: dict[int, list[int]]) -> floa
     what it loses so is the scheduling policy's share of the ratio, not its overhead's."""
     import heapq
 
-    from baton_tui.plan.dag import children
+    from baton_tui.core.dag import children
     from baton_tui.run.ready import start_ranks
 
     below = children(deps)
@@ -92,7 +92,7 @@ def order_alone(durations: dict[int, float], deps: dict[int, list[int]]) -> floa
 
 def agent_by_hand(base: Path, env: dict[str, str]) -> float:
     """What one task's agent costs beyond its sleep, run by hand: start, write, report."""
-    from baton_tui.run.layout import shim_script
+    from baton_tui.layout import shim_script
 
     folder = base / "by-hand"
     folder.mkdir()

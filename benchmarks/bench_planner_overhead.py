@@ -50,7 +50,8 @@ def main() -> int:
         os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")
         (root / "baton.toml").write_text('[players.custom.mine]\ncommand = ["true"]\n'
                                          'research_command = ["true"]\n')
-        from baton_tui.plan import planner, planner_prompt
+        from baton_tui.planner import drafting as planner
+        from baton_tui.planner import prompt as planner_prompt
         from baton_tui.workspace import Workspace
 
         def overhead() -> None:

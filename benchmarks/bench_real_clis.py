@@ -144,7 +144,7 @@ def run_baton(base: Path, server, players: dict, env: dict) -> tuple[float, dict
     run("plan", "--from", str(base / "plan.json"))
     run("approve")
     from baton_tui.paths import find_repo
-    from baton_tui.run import layout
+    from baton_tui import layout
 
     slug = json.loads(run("status", "--json").stdout)["plan"]["slug"]
     worktrees = [layout.worktree_path(find_repo(repo), slug, t["id"], t["title"]) for t in tasks]

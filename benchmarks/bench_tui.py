@@ -278,7 +278,7 @@ async def scenario_handoff(ws) -> dict:
     """Seconds from pressing H to the handoff screen showing the review, against the time
     `git diff` takes to print the same range."""
     from baton_tui.plan.current import current
-    from baton_tui.plan.slug import integration_branch
+    from baton_tui.core.slug import integration_branch
     from baton_tui.tui.launch import make_app
     from baton_tui.tui.screens.handoff import HandoffScreen
 

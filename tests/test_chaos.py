@@ -193,8 +193,8 @@ def test_a_started_task_whose_shim_died_before_claiming_it_runs_again_on_resume(
     leaves the group only as it starts): its task is recorded started, yet no agent ever
     ran. The state that leaves, made exactly: resume starts the task again, once."""
     from baton_tui.paths import find_repo
-    from baton_tui.plan.slug import task_branch
-    from baton_tui.run import layout
+    from baton_tui.core.slug import task_branch
+    from baton_tui import layout
     from baton_tui.store.db import Store
 
     runs = tmp_path / "runs.log"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from baton_tui.run import layout
+from baton_tui import layout
 from baton_tui.workspace import Workspace
 from helpers.run_kit import (
     DEMO_AGENT, events, git, kinds, load_plan, popen_baton, status, task, task_status, wait_for,

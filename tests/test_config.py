@@ -15,7 +15,7 @@ from baton_tui.config import (
     AutopilotConfig, ChecksConfig, Config, CustomPlayer, LimitsConfig, PlayerSettings,
     PlayersConfig, SupervisionConfig, WorktreeConfig, load_config, parse_duration,
 )
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.paths import find_repo
 from baton_tui.store.db import Store
 

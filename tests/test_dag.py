@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from baton_tui.config import Config
-from baton_tui.plan.dag import dependents, find_cycle, levels, remaining_path, topo_order
+from baton_tui.core.dag import dependents, find_cycle, levels, remaining_path, topo_order
 from baton_tui.plan.model import parse_document
 from baton_tui.plan.validate import ensure_valid, plan_problems
 from baton_tui.players.registry import Catalog
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 
 
 def plan(*specs):

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baton_tui.plan.dag import (
+from baton_tui.core.dag import (
     blocked_by, children, dependents, find_cycle, levels, remaining_path, topo_order,
 )
 
@@ -207,7 +207,7 @@ def test_queries_end_on_cycles():
 # ---- brute force on small random graphs ---------------------------------------------------
 
 def reference_blocked_by(task_deps, states):
-    """The recursive definition from the store (baton_tui/store/events.py), as an oracle."""
+    """The recursive definition from the store (baton_tui/core/events.py), as an oracle."""
     result = {}
 
     def state(t):

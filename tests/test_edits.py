@@ -10,7 +10,7 @@ import pytest
 
 from baton_tui.cli import main
 from baton_tui.config import Config
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.plan import edits
 from baton_tui.plan.model import parse_document
 from baton_tui.players.registry import Catalog

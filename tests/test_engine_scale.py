@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baton_tui.run.carried import carried_first
+from baton_tui.handoff.order import carried_first
 from baton_tui.run.ready import Ready
-from baton_tui.store.events import BROKEN, LANDED, Event, EventKind, State
-from baton_tui.store.views import Folder
+from baton_tui.core.events import BROKEN, LANDED, Event, EventKind, State
+from baton_tui.core.views import Folder
 
 K = EventKind
 
@@ -222,7 +222,7 @@ def test_tree_cpu_times_reads_the_table_once_and_agrees_with_one_root_at_a_time(
 
 
 def test_a_refusal_naming_thousands_of_tasks_stays_one_readable_line():
-    from baton_tui.run.rules import id_list
+    from baton_tui.core.rules import id_list
 
     assert id_list([1, 3]) == "1, 3"
     text = id_list(list(range(1, 10_001)))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from baton_tui.store.events import PAYLOADS, STATE_EVENTS, Event, EventKind, State, kind_of
-from baton_tui.store.views import Folder
+from baton_tui.core.events import PAYLOADS, STATE_EVENTS, Event, EventKind, State, kind_of
+from baton_tui.core.views import Folder
 
 SOURCE = Path(__file__).resolve().parents[1] / "baton_tui"
 LITERAL = re.compile(r"[\"']((?:task|plan|run|conductor|planner|handoff|trust)\.[a-z_]+)[\"']")
@@ -16,7 +16,7 @@ def test_no_event_kind_is_spelled_as_a_string_outside_the_events_module():
     kinds = {k.value for k in EventKind}
     found = []
     for path in SOURCE.rglob("*.py"):
-        if path.name == "events.py" and path.parent.name == "store":
+        if path.name == "events.py" and path.parent.name == "core":
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
             found += [f"{path.relative_to(SOURCE)}:{number}: {m}"

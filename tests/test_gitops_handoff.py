@@ -8,7 +8,7 @@ from helpers.gitops_fixtures import (
     all_refs, commit_on, g, isolated_git, make_repo, snapshot_files, write,
 )
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.gitops import git as gitmod
 from baton_tui.gitops.handoff import MergeOutcome, TaskBranch, merge, review
 from baton_tui.gitops.landing import land

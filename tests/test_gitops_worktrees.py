@@ -10,7 +10,7 @@ import pytest
 
 from helpers.gitops_fixtures import g, isolated_git, make_repo, write
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.gitops import git as gitmod
 from baton_tui.gitops import worktrees as wt
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from baton_tui.config import BUILTIN_PLAYERS, load_config
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 
 
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from baton_tui.cli import main
 from baton_tui.config import Config
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.paths import find_repo
 from baton_tui.plan.model import parse_document, parse_text
 from baton_tui.plan.validate import ensure_valid

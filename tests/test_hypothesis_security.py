@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from baton_tui.cli import main
 from baton_tui.config import load_config
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.plan.model import MAX_ID, parse_text
 
 # What a terminal would obey: C0 but tab/newline, DEL, C1, bidi overrides (and CR alone).

@@ -45,6 +45,26 @@ def test_there_are_engine_modules_to_check():
         assert expected in names
 
 
+def test_the_core_loads_only_the_standard_library():
+    """`baton_tui.core` (events, fold, rules, policy, budget, snapshot records, the enums)
+    is the floor everything stands on: nothing in it may load a package from outside the
+    standard library, nor a module of Baton's above it."""
+    core = [name for name in engine_modules() if name.startswith("baton_tui.core.")]
+    assert {"baton_tui.core.events", "baton_tui.core.rules", "baton_tui.core.snapshot"} <= set(core)
+    script = (
+        "import importlib, json, sys\n"
+        "before = set(sys.modules)\n"
+        f"for name in {core!r}:\n"
+        "    importlib.import_module(name)\n"
+        "loaded = set(sys.modules) - before\n"
+        "top = {m.split('.')[0] for m in loaded}\n"
+        "print(json.dumps({'outside': sorted(t for t in top - {'baton_tui'}\n"
+        "                                    if t not in sys.stdlib_module_names),\n"
+        "                  'baton': sorted(m for m in loaded if m.startswith('baton_tui.')\n"
+        "                                  and not m.startswith('baton_tui.core'))}))\n")
+    assert json.loads(python(script)) == {"outside": [], "baton": []}
+
+
 def test_engine_never_imports_textual():
     script = (
         "import importlib, json, sys\n"
@@ -95,7 +115,7 @@ def test_fast_commands_import_nothing_heavy(repo, baton, argv):
 # and the snapshot the rest of the façade loads, `dataclasses` (it imports `inspect`, `ast`
 # and `dis`), `typing`, argparse (its forms are parsed by cli._quick), OpenSSL through
 # `hashlib`/`hmac` (one nonce is hashed), and everything `baton status` may not load either.
-NOT_FOR_REPORT = (*HEAVY, "baton_tui.run.rules", "baton_tui.store.snapshot",
+NOT_FOR_REPORT = (*HEAVY, "baton_tui.core.rules", "baton_tui.store.snapshot",
                   "baton_tui.store.foldcache", "dataclasses", "inspect", "typing", "argparse",
                   "hashlib", "hmac", "_hashlib")
 
@@ -124,7 +144,7 @@ def test_the_facade_provides_every_name_it_lists():
               "assert sorted(set(names) - {'__builtins__'}) == api.__all__\n"
               "assert set(api.__all__) <= set(dir(api))\n"
               "print(api.report.__module__, api.Snapshot.__module__)\n")
-    assert python(script).split() == ["baton_tui.api.agents", "baton_tui.store.snapshot"]
+    assert python(script).split() == ["baton_tui.api.agents", "baton_tui.core.snapshot"]
 
 
 def test_importtime_of_status_lists_no_heavy_module(repo, baton):

@@ -195,7 +195,7 @@ def test_mcp_wire_errors_and_refusals():
 
 
 def test_mcp_server_does_not_import_the_mcp_sdk():
-    script = ("import sys\nfrom baton_tui.run import mcp_server\n"
+    script = ("import sys\nfrom baton_tui.channel import mcp_server\n"
               "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', "
               "'pydantic', 'anyio'))))")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

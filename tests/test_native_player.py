@@ -3,7 +3,7 @@
 Each test starts Baton's scripted model server on 127.0.0.1, points the official SDK's
 base-URL and key variables at it (the conductor and the agent inherit them), loads a plan
 on the native player and runs it with the real `baton` CLI in a real git repository. The
-native agent loop (`baton_tui.players.native_agent`) runs as its own process under the
+native agent loop (`baton_tui.native_agent`) runs as its own process under the
 attempt shim, streams the model's answers, carries out the scripted tool calls with its own
 tools, and reports through `baton_report`.
 """
@@ -22,7 +22,7 @@ import pytest
 from baton_tui.players.base import AttemptContext
 from baton_tui.players.builtin import BUILTIN_CLASSES
 from baton_tui.players.native import AnthropicPlayer, OpenAIPlayer
-from baton_tui.players.native_agent import reset_time
+from baton_tui.native_agent import reset_time
 from conftest import git, write_plan
 
 pytestmark = pytest.mark.slow
@@ -317,7 +317,7 @@ def test_adapters_are_registered_detected_and_build_their_command_line(tmp_path,
                          worktree=tmp_path, attempt_dir=attempt, env={}, effort="high")
     argv = anthropic.launch(ctx).argv
     # Baton's own module, never a package of that name in the worktree (`-P`)
-    assert argv[1:4] == ["-P", "-m", "baton_tui.players.native_agent"]
+    assert argv[1:4] == ["-P", "-m", "baton_tui.native_agent"]
     assert argv[argv.index("--mode") + 1] == "research"
     assert argv[argv.index("--model") + 1] == anthropic.default_model
     assert argv[argv.index("--transcript") + 1] == str(attempt / "transcript.json")
@@ -355,7 +355,7 @@ def test_turn_limit_ends_the_loop_without_a_report(tmp_path, model_server):
     prompt = tmp_path / "prompt.md"
     prompt.write_text("# Task 1: loop\nKeep listing.")
     done = subprocess.run(
-        [sys.executable, "-m", "baton_tui.players.native_agent", "--provider", "anthropic",
+        [sys.executable, "-m", "baton_tui.native_agent", "--provider", "anthropic",
          "--model", "claude-haiku-4-5", "--prompt-file", str(prompt), "--transcript",
          str(tmp_path / "transcript.json"), "--max-turns", "2"],
         cwd=worktree, capture_output=True, text=True, timeout=120, env=dict(os.environ))

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.plan.model import PlanDocument, Task, parse_document, parse_text
 
 

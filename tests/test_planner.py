@@ -100,7 +100,7 @@ def test_draft_that_never_becomes_valid_fails_clearly(planner_repo, baton, repo)
     assert "Traceback" not in result.stderr
     assert baton.json("status", "--json")["plan"] is None  # nothing stored as a plan
     # The transcript is kept: four planner turns.
-    from baton_tui.plan.planner import load_session
+    from baton_tui.planner.drafting import load_session
     from baton_tui.workspace import Workspace
 
     session = load_session(Workspace(repo))

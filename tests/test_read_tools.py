@@ -1,4 +1,4 @@
-"""The read-only tools lent to Goose (`python -m baton_tui.players.read_tools ROOT`), driven as a
+"""The read-only tools lent to Goose (`python -m baton_tui.channel.read_tools ROOT`), driven as a
 real child process over newline-delimited JSON-RPC on its stdin/stdout: the tools keep the
 names, schemas and results they had on FastMCP, and nothing outside ROOT can be read."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from baton_tui.players import read_tools
+from baton_tui.channel import read_tools
 
 REFUSED = "outside the folder this task may read"
 
@@ -23,7 +23,7 @@ class _Pipe:
     """The read-tools server as a child process, spoken to one JSON line at a time."""
 
     def __init__(self, root: Path, deadline: float | None = None):
-        self.proc = subprocess.Popen([sys.executable, "-m", "baton_tui.players.read_tools",
+        self.proc = subprocess.Popen([sys.executable, "-m", "baton_tui.channel.read_tools",
                                       str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
         self.ids = 0
@@ -257,7 +257,7 @@ def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(tree):
 
 
 def test_read_tools_do_not_import_the_mcp_sdk():
-    script = ("import sys\nfrom baton_tui.players import read_tools\n"
+    script = ("import sys\nfrom baton_tui.channel import read_tools\n"
               "read_tools.build_server(read_tools.Path('.'))\n"
               "print(sorted(m for m in sys.modules if m.split('.')[0] in "
               "{'mcp', 'pydantic', 'pydantic_core', 'anyio', 'starlette', 'httpx'}))")
@@ -376,7 +376,7 @@ def test_a_search_that_backtracks_forever_is_stopped_and_the_next_one_answers(tm
     # threaded worker could inherit a lock another thread holds).
     (tmp_path / "long.txt").write_text("a" * 1500 + "!\n")
     script = ("import json, sys, time\nfrom pathlib import Path\n"
-              "from baton_tui.players import read_tools as rt\n"
+              "from baton_tui.channel import read_tools as rt\n"
               "root, t = Path(sys.argv[1]), time.monotonic()\n"
               "slow = rt.timed(rt.search, 1.0, root, r'(a+)+$')\n"
               "took = time.monotonic() - t\n"

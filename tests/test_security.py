@@ -262,7 +262,7 @@ def test_every_path_that_starts_a_conductor_checks_trust(repo, baton, tmp_path):
 def test_the_mcp_tools_start_nothing(repo, baton):
     """`baton mcp`'s tools only report for the attempt that started them: outside one they are
     refused and start no conductor."""
-    from baton_tui.run import mcp_server
+    from baton_tui.channel import mcp_server
 
     for name in ("BATON_STATE", "BATON_ATTEMPT", "BATON_NONCE"):
         assert name not in os.environ

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.skills import (
     BUILTIN,
     Skill,

@@ -9,9 +9,9 @@ import random
 import pytest
 
 from baton_tui.store import snapshot
-from baton_tui.store.views import Folder
+from baton_tui.core.views import Folder
 from baton_tui.store.db import Store
-from baton_tui.store.events import EventKind
+from baton_tui.core.events import EventKind
 
 K = EventKind
 NOW = 1_900_000_000.0

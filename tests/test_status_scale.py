@@ -11,11 +11,12 @@ import json
 
 import pytest
 
+from baton_tui.core import snapshot as records
 from baton_tui.store import foldcache, snapshot
 from baton_tui.store.db import Store
-from baton_tui.store.events import EventKind, State
+from baton_tui.core.events import EventKind, State
 from baton_tui.store.render import status_json
-from baton_tui.store.views import Folder
+from baton_tui.core.views import Folder
 
 K = EventKind
 
@@ -160,7 +161,7 @@ def test_the_status_json_layout_is_the_same_json(store):
     lines = text.splitlines()
     assert lines[0] == "{" and lines[-1] == "}"
     assert sum(1 for line in lines if line.startswith('    {"id": ')) == len(status["tasks"])
-    empty = snapshot.empty().as_json()
+    empty = records.empty().as_json()
     assert json.loads(status_json(empty)) == empty
 
 
@@ -206,13 +207,13 @@ def test_a_reader_hands_back_the_same_snapshot_while_nothing_moves(tmp_path):
         assert reader.read(s, now=2e9 + 2).approved is True
 
 
-def _fast_is_exact(snap: snapshot.Snapshot) -> None:
+def _fast_is_exact(snap: records.Snapshot) -> None:
     from baton_tui.store.render import snapshot_json
 
     assert snapshot_json(snap) == status_json(snap.as_json())
     tasks = snap.tasks
     for k in range(len(tasks) + 1):
-        assert snapshot.tasks_json(tasks[:k], ",\n") == ",\n".join(
+        assert records.tasks_json(tasks[:k], ",\n") == ",\n".join(
             json.dumps(t.as_json()) for t in tasks[:k])
 
 
@@ -222,7 +223,7 @@ def test_the_fast_status_json_is_the_same_text(store):
     assert snap.task(1).flags and snap.task(1).decisions and snap.task(6).question
     _fast_is_exact(snap)                      # flags, decisions, a checkpoint, unready
     _fast_is_exact(snapshot.read(store))
-    _fast_is_exact(snapshot.empty())
+    _fast_is_exact(records.empty())
 
 
 def test_the_fast_status_json_with_values_no_snapshot_would_hold(store):
@@ -238,22 +239,22 @@ def test_the_fast_status_json_with_values_no_snapshot_would_hold(store):
     ]
     tasks = list(snap.tasks)
     for at, change in enumerate(odd):
-        tasks[at] = snapshot.TaskSnap(**{**tasks[at].fields(), **change})
-    _fast_is_exact(snapshot.Snapshot(**{**snap.fields(), "tasks": tuple(tasks)}))
+        tasks[at] = records.TaskSnap(**{**tasks[at].fields(), **change})
+    _fast_is_exact(records.Snapshot(**{**snap.fields(), "tasks": tuple(tasks)}))
 
 
 def _kept(store: Store) -> bool:
     return store.conn.execute("SELECT 1 FROM meta WHERE key = 'snap:1'").fetchone() is not None
 
 
-def _fresh(store: Store, now: float) -> snapshot.Snapshot:
+def _fresh(store: Store, now: float) -> records.Snapshot:
     plan = store.current_plan()
     folder = Folder().feed(store.events(plan.id))
     return snapshot.build(plan, folder, None, snapshot.folder_mode(store, folder), now,
                           snapshot.unready_players(store))
 
 
-def _exactly(a: snapshot.Snapshot, b: snapshot.Snapshot) -> None:
+def _exactly(a: records.Snapshot, b: records.Snapshot) -> None:
     assert a == b and a.below == b.below and a.by_id == b.by_id
     assert [t.id for t in a.rows] == [t.id for t in b.rows]
     assert status_json(a.as_json()) == status_json(b.as_json())
@@ -273,7 +274,7 @@ def test_a_big_plans_kept_tasks_read_back_as_the_built_ones(store, monkeypatch):
         _exactly(again, _fresh(store, now))
     assert len(kept) == 1                         # kept once, read back since
     words = snapshot.read(store, now=2e9 - 10).task(7).words
-    assert words == snapshot.describe("paused", None, 2e9 + 50, "usage limit")
+    assert words == records.describe("paused", None, 2e9 + 50, "usage limit")
     assert snapshot.read(store, now=2e9 + 1000).task(8).wall > snapshot.read(
         store, now=2e9).task(8).wall              # a running task's clock still runs
 

@@ -14,9 +14,9 @@ import pytest
 
 from baton_tui.paths import find_repo
 from baton_tui.store.db import Store
-from baton_tui.plan.dag import blocked_by
-from baton_tui.store.events import STATES, STATE_EVENTS, Event
-from baton_tui.store.views import fold
+from baton_tui.core.dag import blocked_by
+from baton_tui.core.events import STATES, STATE_EVENTS, Event
+from baton_tui.core.views import fold
 from baton_tui.store import snapshot
 
 from conftest import write_plan

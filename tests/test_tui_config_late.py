@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.workspace import Workspace
 
 BIN = Path(sys.executable).parent

@@ -22,6 +22,7 @@ def chat_text(app) -> str:
 
 
 def test_demo_tui_from_a_typed_goal_to_a_merged_handoff(tmp_path, monkeypatch):
+    from baton_tui import cli
     from baton_tui.commands import demo
     from baton_tui.tui import launch
 
@@ -63,7 +64,7 @@ def test_demo_tui_from_a_typed_goal_to_a_merged_handoff(tmp_path, monkeypatch):
         return 0
 
     monkeypatch.setattr(launch, "run_app", drive_app)
-    code = demo.cmd_demo(Namespace(tui=True, dir=str(tmp_path / "demo"), keep=True))
+    code = demo.cmd_demo(Namespace(tui=True, dir=str(tmp_path / "demo"), keep=True, baton=cli.main))
     assert code == 0
     assert seen["goal"] == "Add word and line counts"
     root = seen["root"]

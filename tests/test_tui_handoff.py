@@ -178,7 +178,7 @@ class TestDiscard:
 
 
 def test_split_diff_counts_per_file_for_new_deleted_renamed_and_binary_files():
-    from baton_tui.run.handoff_view import split_diff
+    from baton_tui.handoff.view import split_diff
 
     patch = "\n".join([
         "diff --git a/new.py b/new.py", "new file mode 100644", "index 0000000..1111111",

@@ -92,7 +92,7 @@ def test_registering_a_parser_for_a_new_player():
 
 
 def test_the_planner_chat_never_echoes_its_json_answer():
-    from baton_tui.plan.planner import chat_line
+    from baton_tui.planner.drafting import chat_line
 
     answer = json.dumps({"questions": [{"question": "Keep Redis \u2014 or not?",
                                         "recommendation": "keep"}]})

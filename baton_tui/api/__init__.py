@@ -25,10 +25,10 @@ MODES = ("build", "research", "manual")
 
 # Each module and the names this package takes from it.
 _PROVIDERS = {
-    "baton_tui.errors": ("BatonError",),
-    "baton_tui.run.rules": ("TASK_ACTIONS", "Action", "PlayerFacts", "why_not"),
-    "baton_tui.store.events": ("ACTIVE", "EventKind", "State"),
-    "baton_tui.store.snapshot": ("NO_PLAN", "Snapshot", "TaskSnap"),
+    "baton_tui.core.errors": ("BatonError",),
+    "baton_tui.core.rules": ("TASK_ACTIONS", "Action", "PlayerFacts", "why_not"),
+    "baton_tui.core.events": ("ACTIVE", "EventKind", "State"),
+    "baton_tui.core.snapshot": ("NO_PLAN", "Snapshot", "TaskSnap"),
     "baton_tui.api.reading": (
         "open_workspace", "open_store", "sibling", "check_config", "store_at", "snapshot",
         "live_conductor", "snapshot_reader", "snapshot_empty", "terminal_text", "fmt_duration",

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 def detect_players(ws: "Workspace") -> dict[str, Any]:
     """Detection for every player, fresh and recorded for `status` (may run `--version`
     subprocesses: call it off the UI loop). An untrusted repo's custom players are not ready."""
-    from baton_tui.players import readiness
+    from baton_tui import readiness
 
     return readiness.detect(ws)
 
@@ -47,7 +47,7 @@ def trust(ws: "Workspace") -> tuple[Path, str, list[str]]:
 
 def doctor(ws: "Workspace") -> tuple[list[str], int]:
     """`baton doctor`'s lines and exit code."""
-    from baton_tui.players.doctor import diagnose
+    from baton_tui.doctor.diagnose import diagnose
 
     return diagnose(ws)
 
@@ -56,13 +56,13 @@ def doctor(ws: "Workspace") -> tuple[list[str], int]:
 def report(status: str, message: str | None, *, until: float | None = None,
            tokens: int | None = None, cost: float | None = None) -> str:
     """`baton report` from inside an attempt (its environment names it)."""
-    from baton_tui.run.channel import caller_from_env, report as record
+    from baton_tui.channel.report import caller_from_env, report as record
 
     return record(caller_from_env(), status, message, until=until, tokens=tokens, cost=cost)
 
 
 def checkpoint(what: str, evidence: str | None) -> tuple[int, str]:
-    from baton_tui.run.channel import caller_from_env, checkpoint as ask
+    from baton_tui.channel.report import caller_from_env, checkpoint as ask
 
     return ask(caller_from_env(), what, evidence)
 
@@ -80,6 +80,6 @@ def conduct(root: str, on_cue: bool = False) -> int:
 
 
 def serve_mcp() -> None:
-    from baton_tui.run.mcp_server import serve
+    from baton_tui.channel.mcp_server import serve
 
     serve()

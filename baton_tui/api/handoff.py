@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from baton_tui.store.events import State
+from baton_tui.core.events import State
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
@@ -20,13 +20,13 @@ def git_supports_worktrees() -> bool:
 
 
 def git_handoff(ws: "Workspace") -> bool:
-    from baton_tui.run import handoff
+    from baton_tui.handoff import actions as handoff
 
     return handoff.git_handoff(ws)
 
 
 def review(ws: "Workspace", task_id: int | None = None) -> dict[str, Any]:
-    from baton_tui.run import handoff
+    from baton_tui.handoff import actions as handoff
 
     return handoff.review(ws, task_id)
 
@@ -34,7 +34,7 @@ def review(ws: "Workspace", task_id: int | None = None) -> dict[str, Any]:
 def merge(ws: "Workspace", upto: int | None = None,
           progress: Callable[[int, str], None] | None = None) -> Any:
     """Merge landed work onto the person's branch in plan order (all, or up to task `upto`)."""
-    from baton_tui.run import handoff
+    from baton_tui.handoff import actions as handoff
 
     return handoff.merge(ws, upto, progress)
 
@@ -42,7 +42,7 @@ def merge(ws: "Workspace", upto: int | None = None,
 def handoff_review(ws: "Workspace") -> Any:
     """The handoff screen's data: the combined diff per file, each task's report, check, flags
     and the checkpoints decided for it (runs git: call it off the UI loop)."""
-    from baton_tui.run import handoff_view
+    from baton_tui.handoff import view as handoff_view
 
     return handoff_view.load(ws)
 
@@ -50,7 +50,8 @@ def handoff_review(ws: "Workspace") -> Any:
 def discard_victims(ws: "Workspace", task_id: int) -> list[int]:
     """What discarding `task_id` takes with it (its dependents and carriers), for a question."""
     from baton_tui.plan.current import current
-    from baton_tui.run import handoff, rules
+    from baton_tui.handoff import actions as handoff
+    from baton_tui.core import rules
 
     cur = current(ws)
     snap = cur.snapshot(ws)
@@ -62,38 +63,38 @@ def discard_victims(ws: "Workspace", task_id: int) -> list[int]:
 
 def resolve_begin(ws: "Workspace", task_id: int) -> Any:
     """Start the conflicting merge of a task by hand (conflict markers left to edit)."""
-    from baton_tui.run import resolve
+    from baton_tui.handoff import resolve
 
     return resolve.begin(ws, task_id)
 
 
 def resolve_status(ws: "Workspace", task_id: int) -> Any:
-    from baton_tui.run import resolve
+    from baton_tui.handoff import resolve
 
     return resolve.status(ws, task_id)
 
 
 def resolve_abort(ws: "Workspace") -> None:
     """Give up a hand merge: the tree goes back to how it was before it began."""
-    from baton_tui.run import resolve
+    from baton_tui.handoff import resolve
 
     resolve.abort(ws)
 
 
 def open_shell(root: Path, banner: str) -> int:
     """The person's shell in `root` (a front end suspends itself around this)."""
-    from baton_tui.run import resolve
+    from baton_tui.handoff import resolve
 
     return resolve.shell(root, banner)
 
 
 def discard(ws: "Workspace", task_id: int, with_dependents: bool = False) -> list:
-    from baton_tui.run import handoff
+    from baton_tui.handoff import actions as handoff
 
     return handoff.discard(ws, task_id, with_dependents)
 
 
 def gc(ws: "Workspace", dry_run: bool = False) -> list:
-    from baton_tui.run import handoff
+    from baton_tui.handoff import actions as handoff
 
     return handoff.gc(ws, dry_run)

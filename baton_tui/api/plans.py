@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from baton_tui.errors import BatonError
-from baton_tui.run.rules import Action, PlayerFacts, why_not
-from baton_tui.store.snapshot import NO_PLAN
+from baton_tui.core.errors import BatonError
+from baton_tui.core.rules import Action, PlayerFacts, why_not
+from baton_tui.core.snapshot import NO_PLAN
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def parse_list(text: str) -> list[str]:
 
 def dependents(deps: dict[int, list[int]], task_id: int) -> set[int]:
     """Every task that depends on `task_id`, directly or through others."""
-    from baton_tui.plan.dag import dependents as below
+    from baton_tui.core.dag import dependents as below
 
     return below(deps, task_id)
 
@@ -134,7 +134,7 @@ def plan_goal(ws: "Workspace", goal: str, new: bool = False,
               skill: str | None = None) -> Any:
     """Run the planner on a goal: questions (exit 3 upstream) or a stored plan. `skill`:
     `grilling` (interrogate the goal first) or `to-spec` (a spec first, kept with the plan)."""
-    from baton_tui.plan import planner
+    from baton_tui.planner import drafting as planner
 
     return planner.start(ws, goal, new=new, emit=emit, skill=skill)
 
@@ -162,12 +162,12 @@ def trust_preview(ws: "Workspace") -> tuple[Path, list[tuple[str, str]], bool]:
 
 def plan_answer(ws: "Workspace", answers: dict[int, str], take_all: bool = False,
                 emit: Callable[[Any], None] = lambda event: None) -> Any:
-    from baton_tui.plan import planner
+    from baton_tui.planner import drafting as planner
 
     return planner.answer(ws, answers, take_all, emit=emit)
 
 
 def planner_session(ws: "Workspace") -> dict:
-    from baton_tui.plan import planner
+    from baton_tui.planner import drafting as planner
 
     return planner.load_session(ws) or {}

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from baton_tui.errors import BatonError
-from baton_tui.store.snapshot import Snapshot
+from baton_tui.core.errors import BatonError
+from baton_tui.core.snapshot import Snapshot
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:

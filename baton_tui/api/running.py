@@ -4,7 +4,7 @@ checkpoint answer; the budget."""
 from __future__ import annotations
 
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from baton_tui import api
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 
 TYPE_CHECKING = False  # argparse stays unimported on `baton report`'s path (see cli._quick)
 if TYPE_CHECKING:

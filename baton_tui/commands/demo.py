@@ -15,7 +15,7 @@ import time
 from argparse import Namespace
 from pathlib import Path
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 
 
 # What the demo points at its scripted model server (for its own processes only).
@@ -35,7 +35,7 @@ def _git(cwd: Path, *args: str) -> str:
 
 def cmd_demo(args: Namespace) -> int:
     from baton_tui import api
-    from baton_tui.cli import main
+    main = args.baton
     from baton_tui.demo.sample import start_model_server, write_sample
 
     if getattr(args, "tui", False):
@@ -103,7 +103,7 @@ def _demo_tui(args: Namespace) -> int:
     and players (the native `anthropic` route on the scripted model server) — no key, offline.
     Type any goal, answer the question, edit the plan, approve, run, and hand it off."""
     from baton_tui import api
-    from baton_tui.cli import main
+    main = args.baton
     from baton_tui.demo.sample import write_sample
     from baton_tui.demo.tui_demo import start_server
     from baton_tui.tui.launch import run_app

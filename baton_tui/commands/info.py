@@ -13,7 +13,7 @@ import sys
 import time
 
 from baton_tui import api
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 
 TYPE_CHECKING = False  # argparse stays unimported on `baton status` (see `cli._quick`)
 if TYPE_CHECKING:

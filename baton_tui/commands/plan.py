@@ -9,7 +9,7 @@ from argparse import Namespace
 from typing import TYPE_CHECKING, Any
 
 from baton_tui import api
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 
 if TYPE_CHECKING:
     from baton_tui.plan.model import PlanDocument

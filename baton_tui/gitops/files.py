@@ -10,7 +10,7 @@ import os
 import shutil
 from pathlib import Path, PurePosixPath
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 
 __all__ = ["copy_into", "dir_size"]
 

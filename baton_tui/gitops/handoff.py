@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 
 from .git import GitError, current_branch, dirty_files, git, identity_env, run_git
 from .landing import changed_files, diff_stat, diff_text, is_ancestor, merge_tree

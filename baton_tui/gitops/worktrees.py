@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from baton_tui import killpoints
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 
 from .files import copy_into, dir_size  # noqa: F401 (re-exported)
 from .git import (

@@ -13,18 +13,18 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.plan import edits
 from baton_tui.plan.model import PlanDocument, parse_document
-from baton_tui.plan.slug import slugify, unique_slug
+from baton_tui.core.slug import slugify, unique_slug
 from baton_tui.plan.validate import ensure_valid
-from baton_tui.players import readiness
-from baton_tui.run import rules
-from baton_tui.run.rules import Action
-from baton_tui.store.snapshot import NO_PLAN, Snapshot
+from baton_tui import readiness
+from baton_tui.core import rules
+from baton_tui.core.rules import Action
+from baton_tui.core.snapshot import NO_PLAN, Snapshot
 from baton_tui.store.db import PlanRow
-from baton_tui.store.events import PENDING, EventKind
-from baton_tui.store.views import Folder, TaskView
+from baton_tui.core.events import PENDING, EventKind
+from baton_tui.core.views import Folder, TaskView
 from baton_tui.workspace import Workspace
 
 K = EventKind

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.plan.model import EFFORTS, MODES, PlanDocument, Task
 
 if TYPE_CHECKING:

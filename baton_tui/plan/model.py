@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.validation import error_lines
 
 Mode = Literal["build", "research", "manual"]

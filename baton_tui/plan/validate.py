@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from baton_tui.errors import BatonError
-from baton_tui.plan.dag import find_cycle
+from baton_tui.core.errors import BatonError
+from baton_tui.core.dag import find_cycle
 from baton_tui.plan.model import PlanDocument
 
 if TYPE_CHECKING:

@@ -81,7 +81,7 @@ class GoosePlayer(CliPlayer):
         folder = ctx.attempt_dir / "bin"
         folder.mkdir(parents=True, exist_ok=True)
         script = folder / "baton-read"
-        script.write_text(f'#!/bin/sh\nexec {shlex.join(own_module("baton_tui.players.read_tools"))}'
+        script.write_text(f'#!/bin/sh\nexec {shlex.join(own_module("baton_tui.channel.read_tools"))}'
                           ' "$@"\n')
         script.chmod(0o700)
         return shlex.join([str(script), str(ctx.worktree)])

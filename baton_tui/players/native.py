@@ -1,6 +1,6 @@
 """The native API players: Baton's own agent loop on the official SDKs (`anthropic`, `openai`).
 
-The loop itself is `baton_tui.players.native_agent`, run as its own process under the attempt
+The loop itself is `baton_tui.native_agent`, run as its own process under the attempt
 shim like any agent CLI; this module (imported by the conductor, so it stays light: no SDK
 import) builds its command line and reads back the JSON-lines events it prints:
 
@@ -64,7 +64,7 @@ class _NativeBase(NativePlayer):
 
     # running -----------------------------------------------------------------
     def _argv(self, ctx: AttemptContext) -> list[str]:
-        argv = [*own_module("baton_tui.players.native_agent"),
+        argv = [*own_module("baton_tui.native_agent"),
                 "--provider", self.provider, "--model", ctx.model or self.default_model or "",
                 "--mode", "research" if ctx.mode == "research" else "build",
                 "--prompt-file", str(ctx.prompt_path),

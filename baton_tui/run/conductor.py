@@ -20,9 +20,12 @@ import sys
 import time
 
 from baton_tui import killpoints, procs
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.plan.model import PlanDocument, Task, parse_document
-from baton_tui.run import budget, layout, policy, spawner
+from baton_tui.run import spawner
+from baton_tui.core import budget
+from baton_tui import layout
+from baton_tui.core import policy
 from baton_tui.run.finish import Finisher, Intent, run_check
 from baton_tui.run.following import Following, Tracked
 from baton_tui.run.lock import ConductorLock
@@ -31,10 +34,10 @@ from baton_tui.run.starting import Starting, Turns
 from baton_tui.store import foldcache
 from baton_tui.store.db import PlanRow, Unwritable
 from baton_tui.store.snapshot import conductor_info
-from baton_tui.store.events import (
+from baton_tui.core.events import (
     AGENT_EVENTS, BROKEN, WAITING, Event, EventKind, State,
 )
-from baton_tui.store.views import Folder, TaskView
+from baton_tui.core.views import Folder, TaskView
 from baton_tui.workspace import Workspace
 
 K = EventKind
@@ -360,8 +363,8 @@ class Conductor(Starting, Following):
         if not command or not self.git_mode:
             return COMPLETE
         from baton_tui.gitops import git, worktrees
-        from baton_tui.plan.slug import integration_branch
-        from baton_tui.run import layout
+        from baton_tui.core.slug import integration_branch
+        from baton_tui import layout
 
         head = git.rev_parse(self.ws.root, f"refs/heads/{integration_branch(self.plan.slug)}")
         last = self.folder.plan.run_check

@@ -13,15 +13,15 @@ from contextlib import nullcontext
 from typing import Any
 
 from baton_tui import procs
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.paths import own_module, private_file
 from baton_tui.plan import current as plans
-from baton_tui.run import layout
+from baton_tui import layout
 from baton_tui.run.early import Early
 from baton_tui.run.lock import ConductorLock
-from baton_tui.run import budget
-from baton_tui.run.rules import Action
-from baton_tui.store.events import ACTIVE, EventKind
+from baton_tui.core import budget
+from baton_tui.core.rules import Action
+from baton_tui.core.events import ACTIVE, EventKind
 from baton_tui.store.snapshot import conductor_info
 from baton_tui.workspace import Workspace
 

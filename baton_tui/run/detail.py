@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baton_tui.store.db import Store
-from baton_tui.store.views import Folder, TaskView
+from baton_tui.core.views import Folder, TaskView
 
 
 @dataclass(frozen=True)

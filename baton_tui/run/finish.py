@@ -17,8 +17,8 @@ from baton_tui import killpoints
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome, reading_output
 from baton_tui.store.db import AttemptRow, PlanRow
-from baton_tui.store.events import EventKind, State
-from baton_tui.store.views import Folder, TaskView
+from baton_tui.core.events import EventKind, State
+from baton_tui.core.views import Folder, TaskView
 from baton_tui.workspace import Workspace
 
 K = EventKind
@@ -267,7 +267,7 @@ class Finisher:
         return self.land(task, attempt.spec.get("branch"))
 
     def _guarded(self) -> bool:
-        from baton_tui.run import policy
+        from baton_tui.core import policy
 
         level = policy.level(self.doc.autonomy)
         return policy.checkpoint_decider(level, bool(self.plan.options.get("auto_checkpoints"))) \
@@ -286,8 +286,8 @@ class Finisher:
     def commit_and_land(self, task: Task) -> State:
         """Land a task marked done outside an attempt's end: a taken-over task, or one whose
         conductor died while landing. Whatever is in its worktree is committed first."""
-        from baton_tui.plan.slug import task_branch
-        from baton_tui.run import layout
+        from baton_tui.core.slug import task_branch
+        from baton_tui import layout
 
         path = layout.worktree_path(self.ws.paths, self.plan.slug, task.id, task.title)
         if (path / ".git").exists() and not self._commit(
@@ -320,9 +320,9 @@ class Finisher:
     def land(self, task: Task, branch: str | None) -> State:
         """Land the task branch on the integration branch without checking anything out."""
         from baton_tui.gitops import git, landing
-        from baton_tui.plan.slug import integration_branch, task_branch
+        from baton_tui.core.slug import integration_branch, task_branch
 
-        from baton_tui.errors import BatonError
+        from baton_tui.core.errors import BatonError
         from baton_tui.run import integration
 
         branch = branch or task_branch(self.plan.slug, task.id, task.title)

@@ -16,7 +16,7 @@ from typing import Any
 from baton_tui import procs
 from baton_tui.run import logcap, supervisor
 from baton_tui.store.db import AttemptRow
-from baton_tui.store.events import ACTIVE, EventKind, State
+from baton_tui.core.events import ACTIVE, EventKind, State
 
 K = EventKind
 PROGRESS_EVERY = 1.0

@@ -10,10 +10,10 @@ commit is gone too (git gc), Baton stops with one line instead of guessing.
 
 from __future__ import annotations
 
-from baton_tui.errors import BatonError
-from baton_tui.plan.slug import integration_branch
+from baton_tui.core.errors import BatonError
+from baton_tui.core.slug import integration_branch
 from baton_tui.store.db import PlanRow
-from baton_tui.store.events import EventKind
+from baton_tui.core.events import EventKind
 from baton_tui.workspace import Workspace
 
 
@@ -27,7 +27,7 @@ def tip(ws: Workspace, plan: PlanRow) -> tuple[str, str | None]:
     found = git.read_ref(ws.root, f"refs/heads/{branch}")
     if found or not plan.base_commit:
         return branch, found
-    from baton_tui.store.views import Folder
+    from baton_tui.core.views import Folder
 
     landed = Folder().feed(ws.store.events(plan.id)).plan.landed_tip
     if landed is None:  # nothing landed yet: the branch starts at the approved commit

@@ -14,16 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.plan.model import PlanDocument, Task
-from baton_tui.plan.slug import task_branch
+from baton_tui.core.slug import task_branch
 from baton_tui.players.base import AttemptContext
-from baton_tui.paths import own_module, private_file
+from baton_tui.paths import own_module, private_file, write_private
 from baton_tui.redact import SECRETS_VAR
-from baton_tui.run import layout, outside, readonly
-from baton_tui.run.prompt import compose, write_private
+from baton_tui.run import outside, readonly
+from baton_tui import layout
+from baton_tui.run.prompt import compose
 from baton_tui.store.db import PlanRow
-from baton_tui.store.events import EventKind
+from baton_tui.core.events import EventKind
 from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
 

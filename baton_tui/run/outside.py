@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from baton_tui.paths import baton_home, common_dir_of, personal_config_path
-from baton_tui.store.events import EventKind, State
+from baton_tui.core.events import EventKind, State
 
 if TYPE_CHECKING:
     from baton_tui.plan.model import Task
@@ -167,7 +167,7 @@ def ahead(ws: "Workspace", quiet_since: float | None = None) -> Future:
 def before(ws: "Workspace", attempt_dir: Path, taken: Future | None = None) -> None:
     """Record the fingerprint an attempt starts from, in its own (0700) folder (`taken`:
     one taken meanwhile by `ahead`, before the agent starts)."""
-    from baton_tui.run.prompt import write_private
+    from baton_tui.paths import write_private
 
     found = taken.result() if taken is not None else fingerprint(ws)
     write_private(attempt_dir / FINGERPRINT, json.dumps(found))
@@ -232,7 +232,7 @@ def refuse(finisher: "Finisher", task: "Task", attempt: "AttemptRow",
 def hold(finisher: "Finisher", task: "Task", attempt: "AttemptRow") -> bool:
     """Guarded mode: hold a finished task that wrote outside its worktree at a checkpoint
     naming the files, before it lands (`baton checkpoint-answer N yes|no` decides)."""
-    from baton_tui.run import policy
+    from baton_tui.core import policy
 
     finisher.flag_outside(task, attempt)  # its look must be in before the view is read
     view = finisher.view(task)

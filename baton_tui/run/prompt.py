@@ -6,8 +6,6 @@ read-only research) is announced here, in the words the agent needs.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -96,13 +94,3 @@ def compose(doc: "PlanDocument", task: "Task", skills: list["Skill"],
         parts += [rendered.strip(), ""]
     parts.append(rules(task, can_shell, in_output))
     return "\n".join(parts)
-
-
-def write_private(path: Path, text: str) -> Path:
-    """Write a 0600 file (the prompt lives outside the worktree, readable only by the person)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.chmod(path, 0o600)
-    return path

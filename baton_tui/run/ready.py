@@ -23,9 +23,9 @@ import heapq
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from baton_tui.plan.dag import children, remaining_path
-from baton_tui.store.events import BROKEN, LANDED, State
-from baton_tui.store.views import Folder, TaskView
+from baton_tui.core.dag import children, remaining_path
+from baton_tui.core.events import BROKEN, LANDED, State
+from baton_tui.core.views import Folder, TaskView
 
 _BLANK = TaskView()  # the view of a task without events (read, never written)
 _Key = tuple[bool, tuple[float, int], int]  # (not paused, rank, task id): a heap entry

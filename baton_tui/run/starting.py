@@ -15,12 +15,12 @@ import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.plan.model import Task
 from baton_tui.run import launcher, outside
 from baton_tui.run.finish import Intent
 from baton_tui.run.following import Tracked
-from baton_tui.store.events import BROKEN, EventKind, State
+from baton_tui.core.events import BROKEN, EventKind, State
 
 if TYPE_CHECKING:
     from baton_tui.run.spawner import Forked

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from baton_tui import killpoints
-from baton_tui.store.events import Event
+from baton_tui.core.events import Event
 from baton_tui.store.rows import (  # the records and helpers callers take from here too
     ATTEMPT_FIELDS, RESERVE, SCHEMA, SCHEMA_VERSION, AttemptRow, PlanRow, Unwritable, clean,
     hash_nonce, make_private, nonce_matches,
@@ -257,7 +257,7 @@ class Store:
 
     def task_base(self, plan_id: int, task_id: int) -> str | None:
         """The commit a task's branch was cut from (recorded when its worktree was made)."""
-        from baton_tui.store.views import Folder
+        from baton_tui.core.views import Folder
 
         return Folder().feed(self.events(plan_id, task_id=task_id)).view(task_id).base
 

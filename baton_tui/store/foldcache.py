@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from baton_tui.store import events as _events, views as _views
-from baton_tui.store.events import State
-from baton_tui.store.views import Folder, PlanView, TaskView
+from baton_tui.core import events as _events
+from baton_tui.core import views as _views
+from baton_tui.core.events import State
+from baton_tui.core.views import Folder, PlanView, TaskView
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:

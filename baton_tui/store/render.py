@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from baton_tui.store.events import SETTLED, State
+from baton_tui.core.events import SETTLED, State
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def describe_state(task: dict) -> str:
     """A task's state in plain words: `blocked by #3`, `paused until 15:00`, `failed: why`."""
     if task.get("words"):
         return task["words"]
-    from baton_tui.store.snapshot import describe
+    from baton_tui.core.snapshot import describe
 
     return describe(task["state"], task.get("blocked_by"), task.get("until"), task.get("reason"))
 
@@ -130,8 +130,8 @@ def status_json(status: dict) -> str:
 
 def snapshot_json(snap: Any) -> str:
     """`status_json(snap.as_json())` — the same text — for a `Snapshot`: its tasks are written
-    by `snapshot.tasks_json`, without making the dictionary of each first."""
-    from baton_tui.store.snapshot import tasks_json
+    by `core.snapshot.tasks_json`, without making the dictionary of each first."""
+    from baton_tui.core.snapshot import tasks_json
 
     if not snap.tasks:
         return status_json(snap.as_json())

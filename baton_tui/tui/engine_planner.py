@@ -20,7 +20,7 @@ from baton_tui.tui.planner_port import (
 
 
 class EnginePlanner:
-    """`Planner` over `baton_tui.plan.planner` (start, then answer)."""
+    """`Planner` over `baton_tui.planner.drafting` (start, then answer)."""
 
     def __init__(self, root: Path):
         self.root = Path(root)

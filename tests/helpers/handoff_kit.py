@@ -13,8 +13,8 @@ from pathlib import Path
 from baton_tui.gitops.landing import land
 from baton_tui.plan.current import approve, current, store_new_plan
 from baton_tui.plan.model import parse_document
-from baton_tui.plan.slug import integration_branch, task_branch
-from baton_tui.store.events import EventKind as K
+from baton_tui.core.slug import integration_branch, task_branch
+from baton_tui.core.events import EventKind as K
 from baton_tui.workspace import Workspace
 from helpers.tui_support import trust
 

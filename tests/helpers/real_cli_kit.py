@@ -71,7 +71,7 @@ def require_cli(cli: RealCLI) -> Path:
 def worktree(repo: Path, baton: BatonCLI, task_id: int, suffix: str = "") -> Path:
     """Where Baton will put a task's worktree (the scripted Write needs an absolute path)."""
     from baton_tui.paths import find_repo
-    from baton_tui.run import layout
+    from baton_tui import layout
 
     status = baton.json("status", "--json")
     task = next(t for t in status["tasks"] if t["id"] == task_id)

@@ -74,7 +74,7 @@ def trust(ws: Workspace) -> None:
     path = ws.paths.project_config
     ws.store.set_trust(str(path), file_hash(path))
     try:  # readiness recorded while the file was untrusted is read again
-        from baton_tui.players import readiness
+        from baton_tui import readiness
     except ImportError:
         return
     readiness.detect(ws)

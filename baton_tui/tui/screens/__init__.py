@@ -1,5 +1,6 @@
 """The app's screens, each imported when it first opens: the first frame needs none of them,
-and their widgets (the text editor, tabs, diff views) are a good part of start-up."""
+and their widgets (the text editor, tabs, diff views) are a good part of start-up
+(benchmarks/bench_tui.py, time to first frame)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ if TYPE_CHECKING:
 _HOME = {"AddTaskModal": "add_task", "ApproveModal": "approve",
          "CheckpointModal": "checkpoint", "DagScreen": "dag", "HandoffScreen": "handoff",
          "PromptEditor": "prompt_editor", "TaskDetail": "task_detail"}
-__all__ = sorted(_HOME)
+__all__ = ["AddTaskModal", "ApproveModal", "CheckpointModal", "DagScreen", "HandoffScreen",
+           "PromptEditor", "TaskDetail"]
 
 
 def __getattr__(name: str) -> Any:

@@ -14,7 +14,7 @@ import re
 import time
 from typing import Any
 
-from baton_tui.players.native_agent.wire import ApiFailure, Reply, emit
+from baton_tui.native_agent.wire import ApiFailure, Reply, emit
 
 TRANSIENT_RETRIES = 3
 RATE_LIMITED_EXIT = 75

@@ -12,8 +12,8 @@ import json
 import os
 from typing import Any
 
-from baton_tui.players.native_agent.specs import TOOL_SPECS
-from baton_tui.players.native_agent.wire import ApiFailure, Call, Reply, Usage
+from baton_tui.native_agent.specs import TOOL_SPECS
+from baton_tui.native_agent.wire import ApiFailure, Call, Reply, Usage
 
 # Answer budget per effort level (max_tokens).
 MAX_TOKENS = {"low": 4096, "medium": 16000, "high": 32000}

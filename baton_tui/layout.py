@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from baton_tui.paths import RepoPaths, baton_home
-from baton_tui.plan.slug import slugify
+from baton_tui.core.slug import slugify
 
 
 def repo_key(paths: RepoPaths) -> str:
@@ -47,7 +47,7 @@ def shim_script() -> str:
     site-packages too (`-I -S`, a tenth of their start)."""
     import json  # a JSON string is a Python string literal too, in double quotes
 
-    here = json.dumps(str(Path(__file__).resolve().parents[2]))  # the folder of baton_tui
+    here = json.dumps(str(Path(__file__).resolve().parents[1]))  # the folder of baton_tui
     code = shlex.quote(f"import sys; sys.path.insert(0, {here}); "
                        "from baton_tui.cli import entry; entry()")
     python = shlex.quote(sys.executable)
@@ -73,7 +73,7 @@ def shim_dir() -> Path:
 def check_writable(paths: RepoPaths) -> None:
     """Refuse a run before it changes anything when `$BATON_HOME` cannot hold its worktrees
     and logs: one line naming the folder (BatonError, exit 2), not a traceback halfway."""
-    from baton_tui.errors import BatonError
+    from baton_tui.core.errors import BatonError
 
     home = baton_home()
     for folder in (home / "runs" / repo_key(paths), home / "worktrees" / repo_key(paths)):

@@ -2,7 +2,7 @@
 
 Run by the attempt shim like any agent CLI, in the task's worktree with the BATON_* environment:
 
-    python -m baton_tui.players.native_agent --provider anthropic|openai --model M
+    python -m baton_tui.native_agent --provider anthropic|openai --model M
         --mode build|research --prompt-file P --transcript T [--effort E]
         [--resume PREVIOUS_TRANSCRIPT [--resume-message TEXT]] [--max-turns N]
 
@@ -17,13 +17,13 @@ null when the response has none (`limits`). Exit 0 after the final answer: the r
 done. The SDKs are imported only when a provider is built (`providers`).
 """
 
-from baton_tui.players.native_agent.limits import (
+from baton_tui.native_agent.limits import (
     RATE_LIMITED_EXIT,
     TRANSIENT_RETRIES,
     call_with_retries,
     reset_time,
 )
-from baton_tui.players.native_agent.loop import (
+from baton_tui.native_agent.loop import (
     BUILD_NOTE,
     MAX_TURNS,
     RESEARCH_NOTE,
@@ -31,15 +31,15 @@ from baton_tui.players.native_agent.loop import (
     build_parser,
     main,
 )
-from baton_tui.players.native_agent.pricing import PRICES, cost_of, price_of
-from baton_tui.players.native_agent.providers import (
+from baton_tui.native_agent.pricing import PRICES, cost_of, price_of
+from baton_tui.native_agent.providers import (
     MAX_TOKENS,
     AnthropicProvider,
     OpenAIProvider,
     make_provider,
 )
-from baton_tui.players.native_agent.shell import Shell
-from baton_tui.players.native_agent.specs import (
+from baton_tui.native_agent.shell import Shell
+from baton_tui.native_agent.specs import (
     COMMAND_TIMEOUT,
     COMMAND_TIMEOUT_MAX,
     READ_LIMIT,
@@ -50,8 +50,8 @@ from baton_tui.players.native_agent.specs import (
     ToolError,
     summarize,
 )
-from baton_tui.players.native_agent.tools import Toolbox
-from baton_tui.players.native_agent.wire import ApiFailure, Call, Reply, Usage, emit
+from baton_tui.native_agent.tools import Toolbox
+from baton_tui.native_agent.wire import ApiFailure, Call, Reply, Usage, emit
 
 __all__ = [
     "BUILD_NOTE", "COMMAND_TIMEOUT", "COMMAND_TIMEOUT_MAX", "MAX_TOKENS", "MAX_TURNS", "PRICES",

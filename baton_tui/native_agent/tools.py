@@ -2,7 +2,7 @@
 
 Every path is resolved (symlinks included) and must stay inside the worktree; `.git` is never
 writable. Research mode does not offer the writing tools and refuses a call to one. The shell
-is `shell.Shell`; the report tools call `baton_tui.run.channel` in-process.
+is `shell.Shell`; the report tools call `baton_tui.channel.report` in-process.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from baton_tui.players.native_agent.shell import Shell
-from baton_tui.players.native_agent.specs import (
+from baton_tui.native_agent.shell import Shell
+from baton_tui.native_agent.specs import (
     READ_LIMIT,
     READ_TOOLS,
     WRITE_TOOLS,
@@ -163,7 +163,7 @@ class Toolbox:
 
     # the shell and the report channel -------------------------------------------
     def caller(self) -> Any:
-        from baton_tui.run import channel
+        from baton_tui.channel import report as channel
 
         # Read afresh on every call: a stale attempt must be refused like any other.
         return channel.caller_from_env()
@@ -172,8 +172,8 @@ class Toolbox:
         return self.shell.run(command, timeout)
 
     def t_baton_report(self, status: Any = None, summary: Any = None, **extra: Any) -> str:
-        from baton_tui.errors import BatonError
-        from baton_tui.run import channel
+        from baton_tui.core.errors import BatonError
+        from baton_tui.channel import report as channel
 
         text = summary if summary is not None else extra.get("reason") or extra.get("message")
         try:
@@ -183,8 +183,8 @@ class Toolbox:
             raise ToolError(exc.message if hasattr(exc, "message") else str(exc)) from None
 
     def t_baton_checkpoint(self, what: Any = None, evidence: Any = None, **_: Any) -> str:
-        from baton_tui.errors import BatonError
-        from baton_tui.run import channel
+        from baton_tui.core.errors import BatonError
+        from baton_tui.channel import report as channel
 
         if not isinstance(what, str) or not what.strip():
             raise ToolError("say `what` is about to happen")

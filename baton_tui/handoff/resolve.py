@@ -14,7 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.workspace import Workspace
 
 
@@ -36,7 +36,7 @@ def _merge_head(root: Path) -> Path:
 
 def _branch_of(ws: Workspace, task_id: int) -> tuple[str, str, str]:
     from baton_tui.plan import current as plans
-    from baton_tui.plan.slug import task_branch
+    from baton_tui.core.slug import task_branch
 
     cur = plans.current(ws)
     assert cur is not None

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from baton_tui.players.native_agent.specs import (
+from baton_tui.native_agent.specs import (
     COMMAND_TIMEOUT,
     COMMAND_TIMEOUT_MAX,
     ToolError,

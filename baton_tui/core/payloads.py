@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from baton_tui.store.events import EventKind
+from baton_tui.core.events import EventKind
 
 K = EventKind
 

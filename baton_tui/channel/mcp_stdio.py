@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 
 from baton_tui import __version__
-from baton_tui.run.jsonrpc import Server
+from baton_tui.channel.jsonrpc import Server
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 

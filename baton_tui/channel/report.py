@@ -13,11 +13,11 @@ import os
 import sqlite3
 import time
 
-from baton_tui.errors import BatonError
-from baton_tui.run import policy
+from baton_tui.core.errors import BatonError
+from baton_tui.core import policy
 from baton_tui.store.db import AttemptRow, Store, nonce_matches
-from baton_tui.store.events import EventKind
-from baton_tui.store.views import Folder
+from baton_tui.core.events import EventKind
+from baton_tui.core.views import Folder
 
 K = EventKind
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from baton_tui.store.events import LANDED, State
+from baton_tui.core.events import LANDED, State
 from baton_tui.workspace import Workspace
 
 
@@ -117,13 +117,13 @@ def load(ws: Workspace) -> HandoffReview:
 
     The same ranges as `baton handoff review` (run/handoff.review), read with one `git diff`
     per range — the per-file counts come from the patch — so a big handoff opens quickly."""
-    from baton_tui.errors import BatonError
+    from baton_tui.core.errors import BatonError
     from baton_tui.gitops import git
     from baton_tui.gitops.handoff import combine
     from baton_tui.gitops.landing import diff_text
     from baton_tui.plan import current as plans
-    from baton_tui.plan.slug import integration_branch
-    from baton_tui.run import handoff
+    from baton_tui.core.slug import integration_branch
+    from baton_tui.handoff import actions as handoff
 
     cur = plans.current(ws)
     assert cur is not None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from baton_tui.players.native_agent.wire import Usage
+from baton_tui.native_agent.wire import Usage
 
 # USD per million tokens: (input, output). Unknown models cost 0. Cache reads are charged at
 # a tenth of the input price, cache writes at 1.25 times (Anthropic's published multipliers).

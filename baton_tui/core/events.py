@@ -128,7 +128,7 @@ _PAYLOAD_NAMES = frozenset({"PAYLOADS", "Queued", "Started", "Ended", "Checkpoin
 
 def __getattr__(name: str) -> object:
     if name in _PAYLOAD_NAMES:
-        from baton_tui.store import payloads
+        from baton_tui.core import payloads
 
         return getattr(payloads, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

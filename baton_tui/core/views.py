@@ -9,7 +9,7 @@ incremental: feed it only the events it has not seen (standard library only).
 from __future__ import annotations
 
 
-from baton_tui.store.events import ENDED, STARTS, STATE_EVENTS, Event, EventKind, State
+from baton_tui.core.events import ENDED, STARTS, STATE_EVENTS, Event, EventKind, State
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ extension's shell and editor are all or nothing). A research attempt then gets o
 tools and Baton's report tools, so it can study the worktree and report, and cannot write.
 Paths are resolved inside the root; a path or link that leaves it is refused.
 
-`python -m baton_tui.players.read_tools ROOT` serves it on stdio with the standard library only
+`python -m baton_tui.channel.read_tools ROOT` serves it on stdio with the standard library only
 (run/mcp_stdio.py), so it answers in milliseconds (on FastMCP, about 0.4 s after spawn).
 
 The worktree's content is untrusted, so every read is bounded: only regular files are opened
@@ -32,8 +32,8 @@ import time
 from itertools import islice
 from pathlib import Path
 
-from baton_tui.run.jsonrpc import Server
-from baton_tui.run.mcp_stdio import integer, result_schema, serve, string, tool_server
+from baton_tui.channel.jsonrpc import Server
+from baton_tui.channel.mcp_stdio import integer, result_schema, serve, string, tool_server
 
 MAX_LINES = 2000
 MAX_HITS = 200

@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.plan import current as plans
-from baton_tui.plan.dag import topo_order
-from baton_tui.plan.slug import integration_branch, task_branch
-from baton_tui.run import rules
-from baton_tui.run.rules import Action
-from baton_tui.store.events import LANDED, EventKind, State
-from baton_tui.store.views import Folder
+from baton_tui.core.dag import topo_order
+from baton_tui.core.slug import integration_branch, task_branch
+from baton_tui.core import rules
+from baton_tui.core.rules import Action
+from baton_tui.core.events import LANDED, EventKind, State
+from baton_tui.core.views import Folder
 from baton_tui.workspace import Workspace
 
 K = EventKind
@@ -43,7 +43,7 @@ def _landings(folder: Folder) -> tuple[dict[int, int], dict[int, int]]:
 def merge_order(cur: plans.Current) -> list[int]:
     """Plan order (dependencies first), with the work a branch carries merged before it, so
     each merge brings only its own task and a conflict is named after the task causing it."""
-    from baton_tui.run.carried import carried_first
+    from baton_tui.handoff.order import carried_first
 
     plan_order = [t.id for t in cur.doc.tasks]
     seen: set[int] = set()
@@ -211,7 +211,7 @@ def keep_worktree(ws: Workspace, cur: plans.Current, task_id: int, why: str) -> 
     if not git_handoff(ws):
         return None
     from baton_tui.gitops import making, worktrees
-    from baton_tui.run import layout
+    from baton_tui import layout
 
     task = cur.doc.task(task_id)
     path = layout.worktree_path(ws.paths, cur.row.slug, task_id, task.title)
@@ -235,7 +235,7 @@ def gc(ws: Workspace, dry_run: bool = False) -> list[Collected]:
     if not git_handoff(ws):
         return []
     from baton_tui.gitops import worktrees
-    from baton_tui.run import layout
+    from baton_tui import layout
 
     found = []
     for plan_id in ws.store.plan_ids():

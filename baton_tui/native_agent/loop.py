@@ -1,6 +1,6 @@
 """The agent loop itself: ask the model, run the tools it calls, repeat until it stops.
 
-`main` is what `python -m baton_tui.players.native_agent` runs. It owns the process: the
+`main` is what `python -m baton_tui.native_agent` runs. It owns the process: the
 command line, the signal handlers (which kill the shell's child first), the transcript saved
 after every turn so `--resume` can continue it, and the per-turn `usage` and final `result`
 events. Exit 0 after the final answer (the report decides done), `RATE_LIMITED_EXIT` on a 429,
@@ -17,12 +17,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from baton_tui.players.native_agent.limits import call_with_retries
-from baton_tui.players.native_agent.pricing import cost_of
-from baton_tui.players.native_agent.providers import MAX_TOKENS, make_provider
-from baton_tui.players.native_agent.specs import ToolError, summarize
-from baton_tui.players.native_agent.tools import Toolbox
-from baton_tui.players.native_agent.wire import Call, Usage, emit
+from baton_tui.native_agent.limits import call_with_retries
+from baton_tui.native_agent.pricing import cost_of
+from baton_tui.native_agent.providers import MAX_TOKENS, make_provider
+from baton_tui.native_agent.specs import ToolError, summarize
+from baton_tui.native_agent.tools import Toolbox
+from baton_tui.native_agent.wire import Call, Usage, emit
 
 MAX_TURNS = 60
 
@@ -51,7 +51,7 @@ def _save(path: Path, data: dict) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m baton_tui.players.native_agent",
+    p = argparse.ArgumentParser(prog="python -m baton_tui.native_agent",
                                 description="Baton's native agent loop (one task, one worktree).")
     p.add_argument("--provider", choices=("anthropic", "openai"), required=True)
     p.add_argument("--model", required=True)

@@ -11,10 +11,11 @@ those clients use (initialize, ping, tools/list, tools/call) with the standard l
 
 from __future__ import annotations
 
-from baton_tui.errors import BatonError
-from baton_tui.run import channel, mcp_stdio
-from baton_tui.run.jsonrpc import Server
-from baton_tui.run.mcp_stdio import result_schema, string as _string
+from baton_tui.core.errors import BatonError
+from baton_tui.channel import report as channel
+from baton_tui.channel import mcp_stdio
+from baton_tui.channel.jsonrpc import Server
+from baton_tui.channel.mcp_stdio import result_schema, string as _string
 
 
 def _report(status: str, summary: str) -> str:

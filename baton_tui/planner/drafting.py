@@ -22,14 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from baton_tui.errors import BatonError
-from baton_tui.plan import planner_prompt as prompts
-from baton_tui.plan.dag import children, dependents
+from baton_tui.core.errors import BatonError
+from baton_tui.planner import prompt as prompts
+from baton_tui.core.dag import children, dependents
 from baton_tui.plan.model import PlanDocument, parse_document
 from baton_tui.plan.validate import plan_problems
 from baton_tui.players import steps
 from baton_tui.players.base import AttemptContext
-from baton_tui.store.events import EventKind
+from baton_tui.core.events import EventKind
 from baton_tui.workspace import Workspace
 
 MAX_REPAIRS = 3
@@ -186,12 +186,12 @@ class _Watchdog:
 def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
                 emit: Listener) -> str:
     """Run the planner player once, read-only, streaming its steps; returns its final text."""
-    from baton_tui.run import layout
+    from baton_tui import layout
 
     player = ws.catalog.players[session["player"]]
     turn = session["turns"] = session.get("turns", 0) + 1
     folder = layout.attempt_dir(ws.paths, "planner", 0, int(session["id"]) * 100 + turn)
-    from baton_tui.run.prompt import write_private
+    from baton_tui.paths import write_private
 
     prompt_path = write_private(folder / "prompt.md", message)
     env = {"BATON_STATE": str(ws.paths.store_path), "BATON_TASK": "0",
@@ -329,7 +329,7 @@ def start(ws: Workspace, goal: str, new: bool = False,
 
     cur = current(ws, required=False)
     if cur is not None:
-        from baton_tui.run.rules import Action
+        from baton_tui.core.rules import Action
 
         cur.refuse(ws, Action.ARCHIVE_PLAN if new else Action.NEW_PLAN)
     name = ws.config.planner

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from baton_tui.errors import BatonError
+from baton_tui.core.errors import BatonError
 from baton_tui.workspace import Workspace
 
 
@@ -20,7 +20,7 @@ def diagnose(ws: Workspace) -> tuple[list[str], int]:
     else:
         lines.append(f"✓ git {'.'.join(map(str, version))}")
     if version is not None:
-        from baton_tui.repo_check import repository_lines
+        from baton_tui.doctor.repository import repository_lines
 
         lines += repository_lines(ws.root)
     try:
@@ -34,7 +34,7 @@ def diagnose(ws: Workspace) -> tuple[list[str], int]:
     if commands and trusted != ws.loaded.project_hash():
         lines.append(f"✗ baton.toml has commands ({', '.join(commands)}) and is not trusted — "
                      f"review it, then run `baton trust`")
-    from baton_tui.players import readiness
+    from baton_tui import readiness
 
     detected = readiness.detect(ws)
     for found in detected.values():

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from baton_tui.store.events import ACTIVE, LANDED, PENDING, RESTARTABLE, SETTLED, State
-from baton_tui.store.snapshot import NO_PLAN, Snapshot, TaskSnap
+from baton_tui.core.events import ACTIVE, LANDED, PENDING, RESTARTABLE, SETTLED, State
+from baton_tui.core.snapshot import NO_PLAN, Snapshot, TaskSnap
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
