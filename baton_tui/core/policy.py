@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import os
 
-LEVELS = ("guarded", "watch", "autopilot")
+from baton_tui.core.words import DEFAULT_AUTONOMY, Autonomy
+
+LEVELS = tuple(Autonomy)
 
 
-def level(plan_autonomy: str | None) -> str:
+def level(plan_autonomy: str | None) -> Autonomy:
     """The level in force: `BATON_AUTONOMY` for the command it is set on, else the plan's."""
     override = os.environ.get("BATON_AUTONOMY")
     if override in LEVELS:
-        return override
-    return plan_autonomy if plan_autonomy in LEVELS else "guarded"
+        return Autonomy(override)
+    return Autonomy(plan_autonomy) if plan_autonomy in LEVELS else DEFAULT_AUTONOMY
 
 
 def checkpoint_decider(plan_level: str, auto_checkpoints: bool) -> str | None:
@@ -27,4 +29,4 @@ def checkpoint_decider(plan_level: str, auto_checkpoints: bool) -> str | None:
     the person decides."""
     if auto_checkpoints:
         return "run --approve"
-    return plan_level if plan_level in ("watch", "autopilot") else None
+    return plan_level if plan_level in (Autonomy.WATCH, Autonomy.AUTOPILOT) else None

@@ -1,0 +1,35 @@
+"""The closed vocabularies of a plan beside the task states (`events.State`): autonomy
+levels, task modes and report statuses. Spelled here and nowhere else; each is a `StrEnum`,
+so it equals, stores and prints as the plain word the plan file, the store and the CLI use."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Autonomy(StrEnum):
+    """How much the person supervises a run (DESIGN.md, "Supervision")."""
+
+    GUARDED = "guarded"      # checkpoints wait for the person; the diff is reviewed at handoff
+    WATCH = "watch"          # a supervisor flags stalls, loops and off-plan edits
+    AUTOPILOT = "autopilot"  # retry once, then park
+
+
+class Mode(StrEnum):
+    """What a task is allowed to do."""
+
+    BUILD = "build"        # edits files in its own worktree and branch
+    RESEARCH = "research"  # read-only; its report is an artifact for dependents
+    MANUAL = "manual"      # never given to an agent; the person marks it done
+
+
+class ReportStatus(StrEnum):
+    """What an agent may say through `baton report`."""
+
+    DONE = "done"
+    FAILED = "failed"
+    PROGRESS = "progress"
+    LIMITED = "limited"
+
+
+DEFAULT_AUTONOMY = Autonomy.GUARDED
