@@ -41,6 +41,19 @@ def test_ruff_finds_no_problem():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_baton_never_imports_the_mcp_package():
+    """`mcp` is a test extra (the reference client the tests drive `baton mcp` with): Baton's
+    own MCP server is the standard library's."""
+    users = []
+    for path in (ROOT / "baton_tui").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                     else [])
+            users += [str(path.relative_to(ROOT)) for name in names if name.split(".")[0] == "mcp"]
+    assert users == []
+
+
 def _is_type_checking(node: ast.If) -> bool:
     test = node.test
     return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
