@@ -1,7 +1,7 @@
-"""Where things live: the repository, its store, Baton's home.
+"""Where things live: the repository, its store, Baton's home, the personal config.
 
-Found with the standard library only (no `git` subprocess), so `baton status`
-and `baton report` stay fast.
+Found with the standard library only (no `git` subprocess; platformdirs on macOS and Windows
+alone), so `baton status` and `baton report` stay fast.
 """
 
 from __future__ import annotations
@@ -92,21 +92,40 @@ def find_repo(start: Path | str | None = None) -> RepoPaths:
 
 
 def baton_home() -> Path:
-    """`$BATON_HOME`, else the user data dir (`$XDG_DATA_HOME/baton`)."""
+    """`$BATON_HOME`, else the person's data folder for Baton (`user_folder`): on Linux
+    `$XDG_DATA_HOME/baton`, `~/.local/share/baton` without it."""
     explicit = os.environ.get("BATON_HOME")
     if explicit:
         return Path(explicit).expanduser().resolve()
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data) / "baton"
+    return user_folder("data")
 
 
 def personal_config_path() -> Path:
-    """`$BATON_CONFIG`, else `$XDG_CONFIG_HOME/baton/config.toml` (`~/.config/...`)."""
+    """`$BATON_CONFIG`, else `config.toml` in the person's config folder for Baton
+    (`user_folder`): on Linux `$XDG_CONFIG_HOME/baton`, `~/.config/baton` without it."""
     explicit = os.environ.get("BATON_CONFIG")
     if explicit:
         return Path(explicit).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "baton" / "config.toml"
+    return user_folder("config") / "config.toml"
+
+
+_XDG = {"data": ("XDG_DATA_HOME", (".local", "share")), "config": ("XDG_CONFIG_HOME", (".config",))}
+
+
+def user_folder(kind: str) -> Path:
+    """The person's `kind` folder ("data" or "config") for Baton, where the platform keeps
+    them: platformdirs' answer on macOS (`~/Library/Application Support/baton`) and Windows.
+    Elsewhere the XDG folders, spelled out here: platformdirs gives the same for an absolute
+    `$XDG_…` or none (tests/test_paths.py), but would drop a relative one Baton has always
+    honoured, and importing it costs `baton status` 10 ms (it reads the config's path)."""
+    if sys.platform in ("darwin", "win32"):
+        import platformdirs  # here: only these platforms need it, and it costs 10 ms
+
+        find = platformdirs.user_data_dir if kind == "data" else platformdirs.user_config_dir
+        return Path(find("baton", appauthor=False))
+    variable, below_home = _XDG[kind]
+    base = os.environ.get(variable)
+    return (Path(base) if base else Path.home().joinpath(*below_home)) / "baton"
 
 
 def private_file(path: Path) -> Path:

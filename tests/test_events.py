@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from baton_tui.core.events import PAYLOADS, STATE_EVENTS, Event, EventKind, State, kind_of
+from baton_tui.core.events import STATE_EVENTS, Event, EventKind, State, kind_of
+from baton_tui.core.payloads import PAYLOADS
 from baton_tui.core.views import Folder
 
 SOURCE = Path(__file__).resolve().parents[1] / "baton_tui"

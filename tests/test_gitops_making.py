@@ -40,7 +40,7 @@ def test_undo_ends_what_still_works_in_it_and_removes_folder_and_record(repo, tm
     work = making.Making(path)
     work.begin()
     wt.add_worktree(repo, path, "baton/p/1-a", "main", making=work)
-    admin = making.admin_dirs(repo, path)
+    admin = wt.admin_dirs(repo, path)
     assert len(admin) == 1
     (admin[0] / "locked").write_text("initializing\n")  # as git leaves it, killed half way
     # A step still running in it (an orphaned set-up, say), recorded in the marker.
@@ -134,7 +134,7 @@ def test_left_locks_on_the_plans_refs_are_removed_and_the_persons_kept(repo, tmp
     from baton_tui.gitops import left_locks
 
     home, one, _two, locks = _locks_of_a_killed_git(repo, tmp_path)
-    [admin] = making.admin_dirs(repo, one)
+    [admin] = wt.admin_dirs(repo, one)
     (admin / "HEAD.lock").touch()
     removed = left_locks.clear(repo, "p", home, group=_dead_group(), before=time.time() + 1)
     assert sorted(removed) == sorted([*locks[:3], admin / "HEAD.lock"])

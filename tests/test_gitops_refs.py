@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from helpers.gitops_fixtures import commit_on, g, isolated_git, make_repo, write
 
 from baton_tui.gitops import git as gitmod
+from baton_tui.gitops import refs
 from baton_tui.gitops import landing
 from baton_tui.gitops import worktrees as wt
 
@@ -61,76 +62,76 @@ def test_ref_name_rules_match_git_check_ref_format(name):
     if "\0" in name:
         return
     if not name.startswith("-"):  # git's command line would read it as an option
-        assert gitmod.valid_ref_name(name) == git_accepts(name), name
+        assert refs.valid_ref_name(name) == git_accepts(name), name
     full = f"refs/heads/{name}"
-    assert gitmod.valid_ref_name(full) == git_accepts(full), full
+    assert refs.valid_ref_name(full) == git_accepts(full), full
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(REF_ALPHABET, min_size=1, max_size=12).filter(lambda n: "@{-" not in n))
 def test_branch_name_rules_match_git(name):
     if name.startswith("-"):
-        assert not gitmod.valid_branch_name(name)  # git would read it as an option
+        assert not refs.valid_branch_name(name)  # git would read it as an option
         return
-    assert gitmod.valid_branch_name(name) == git_accepts(name, branch=True), name
+    assert refs.valid_branch_name(name) == git_accepts(name, branch=True), name
 
 
 def test_named_ref_rules():
     for good in ("refs/heads/baton/p/1-a", "heads/x", "refs/heads/a.b", "refs/heads/é"):
-        assert gitmod.valid_ref_name(good), good
+        assert refs.valid_ref_name(good), good
     for bad in ("main", "refs/heads/a..b", "refs/heads/.x", "refs/heads/x.lock", "refs//x",
                 "refs/heads/x/", "refs/heads/x.", "refs/heads/a@{b", "@", "refs/heads/a b",
                 "refs/heads/a\\b", "refs/heads/a~1", "refs/heads/a\x7f"):
-        assert not gitmod.valid_ref_name(bad), bad
-    assert not gitmod.valid_branch_name("HEAD")
-    assert not gitmod.valid_branch_name("-x")
+        assert not refs.valid_ref_name(bad), bad
+    assert not refs.valid_branch_name("HEAD")
+    assert not refs.valid_branch_name("-x")
 
 
 def test_read_ref_agrees_with_git_loose_packed_missing(repo, monkeypatch):
     head = g(repo, "rev-parse", "HEAD")
     spawned = Spawned(monkeypatch)
-    assert gitmod.read_ref(repo, "HEAD") == head
-    assert gitmod.read_ref(repo, "refs/heads/main") == head
-    assert gitmod.read_ref(repo, f"refs/heads/{INTEG}") == head
-    assert gitmod.read_ref(repo, "refs/heads/nope") is None
-    assert gitmod.read_ref(repo, "refs/heads/main/below") is None  # a file is in the way
+    assert refs.read_ref(repo, "HEAD") == head
+    assert refs.read_ref(repo, "refs/heads/main") == head
+    assert refs.read_ref(repo, f"refs/heads/{INTEG}") == head
+    assert refs.read_ref(repo, "refs/heads/nope") is None
+    assert refs.read_ref(repo, "refs/heads/main/below") is None  # a file is in the way
     assert len(spawned) == 0
     g(repo, "pack-refs", "--all")
     assert not (repo / ".git" / "refs" / "heads" / "main").exists()
-    assert gitmod.read_ref(repo, "refs/heads/main") == head
-    assert gitmod.read_ref(repo, f"refs/heads/{INTEG}") == head
-    assert gitmod.read_ref(repo, "refs/heads/nope") is None
+    assert refs.read_ref(repo, "refs/heads/main") == head
+    assert refs.read_ref(repo, f"refs/heads/{INTEG}") == head
+    assert refs.read_ref(repo, "refs/heads/nope") is None
     # A loose ref written after packing wins over the packed line, as in git.
     second = commit_on(repo, INTEG, {"b.txt": "b\n"}, "two")
-    assert gitmod.read_ref(repo, f"refs/heads/{INTEG}") == second
+    assert refs.read_ref(repo, f"refs/heads/{INTEG}") == second
     assert len(spawned) == 0
     # Detached HEAD.
     g(repo, "switch", "-q", "--detach", second)
-    assert gitmod.read_ref(repo, "HEAD") == second
+    assert refs.read_ref(repo, "HEAD") == second
     with pytest.raises(ValueError):
-        gitmod.read_ref(repo, "main")
+        refs.read_ref(repo, "main")
 
 
 def test_read_ref_in_a_worktree_and_an_unborn_branch(repo, tmp_path):
     w = wt.add_worktree(repo, tmp_path / "home" / "wt" / "t", "baton/plan/1-a", "main")
-    assert gitmod.read_ref(w, "HEAD") == g(w, "rev-parse", "HEAD")
+    assert refs.read_ref(w, "HEAD") == g(w, "rev-parse", "HEAD")
     write(w, "c.txt", "c\n")
     commit = wt.commit_all(w, "c")
-    assert gitmod.read_ref(w, "HEAD") == commit == gitmod.read_ref(repo, "refs/heads/baton/plan/1-a")
+    assert refs.read_ref(w, "HEAD") == commit == refs.read_ref(repo, "refs/heads/baton/plan/1-a")
     fresh = tmp_path / "fresh"
     fresh.mkdir()
     g(fresh, "init", "-q", "-b", "main")
-    assert gitmod.read_ref(fresh, "HEAD") is None
+    assert refs.read_ref(fresh, "HEAD") is None
     # Below the top of a worktree, git is asked (once per folder) where its git dir is.
-    assert gitmod.read_ref(w / ".." / w.name, "HEAD") == commit
+    assert refs.read_ref(w / ".." / w.name, "HEAD") == commit
 
 
 def test_read_ref_asks_git_when_the_files_do_not_answer(repo, monkeypatch):
     head = g(repo, "rev-parse", "HEAD")
     (repo / ".git" / "reftable").mkdir()  # as the reftable backend has: files are not the truth
     spawned = Spawned(monkeypatch)
-    assert gitmod.read_ref(repo, "refs/heads/main") == head
-    assert gitmod.read_ref(repo, "refs/heads/nope") is None
+    assert refs.read_ref(repo, "refs/heads/main") == head
+    assert refs.read_ref(repo, "refs/heads/nope") is None
     assert len(spawned) == 2
 
 
@@ -138,14 +139,14 @@ def test_resolve_and_tree_of(repo, monkeypatch):
     head = g(repo, "rev-parse", "HEAD")
     tree = g(repo, "rev-parse", "HEAD^{tree}")
     spawned = Spawned(monkeypatch)
-    assert gitmod.resolve(repo, "HEAD^{commit}", "nope^{commit}", "--all", "HEAD^{tree}") == \
+    assert refs.resolve(repo, "HEAD^{commit}", "nope^{commit}", "--all", "HEAD^{tree}") == \
         [head, None, None, tree]
     assert len(spawned) == 1
-    assert gitmod.tree_of(repo, head) == tree
-    assert gitmod.tree_of(repo, head) == tree
+    assert refs.tree_of(repo, head) == tree
+    assert refs.tree_of(repo, head) == tree
     assert len(spawned) <= 2
     with pytest.raises(gitmod.GitError):
-        gitmod.tree_of(repo, "0" * 40)
+        refs.tree_of(repo, "0" * 40)
 
 
 def test_identity_is_asked_once_per_repository_until_its_config_changes(repo, tmp_path,
@@ -171,7 +172,7 @@ def test_ensure_branch_refuses_a_bad_name_without_git(repo, monkeypatch):
     assert len(spawned) == 0
     with pytest.raises(gitmod.GitError):
         wt.ensure_branch(repo, "baton/plan/other", "0" * 40)  # no such object
-    assert gitmod.read_ref(repo, "refs/heads/baton/plan/other") is None
+    assert refs.read_ref(repo, "refs/heads/baton/plan/other") is None
 
 
 def test_commit_and_land_cost_in_processes(repo, tmp_path, monkeypatch):

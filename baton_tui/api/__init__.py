@@ -12,22 +12,77 @@ agent runs `baton report` at the end of every task, and it needs agents.py and t
 report channel only, not the rules, the snapshot or the other areas. Engine modules are
 imported inside the functions for the same reason: `baton status`, `baton report` and
 `baton --help` must not pay for pydantic, git or the player SDKs.
+
+Checkers never run that look-up: they read the same names as explicit re-exports in the
+`if TYPE_CHECKING:` block below, each with its real type (tests/test_layers.py holds the
+block and `_PROVIDERS` to the same list). The vocabularies (`Autonomy`, `Mode`,
+`ReportStatus`, `State`: standard library enums) are imported at once.
 """
 
 from __future__ import annotations
+
+from baton_tui.core.events import State as State
+from baton_tui.core.words import Autonomy as Autonomy, Mode as Mode, ReportStatus as ReportStatus
 
 TYPE_CHECKING = False  # `typing` stays unimported on the report and status paths
 if TYPE_CHECKING:
     from typing import Any
 
-AUTONOMIES = ("guarded", "watch", "autopilot")
-MODES = ("build", "research", "manual")
+    # The lazy names as checkers see them, with their real types: `_PROVIDERS`, spelled out.
+    from baton_tui.core.errors import BatonError as BatonError
+    from baton_tui.core.rules import (
+        TASK_ACTIONS as TASK_ACTIONS, Action as Action, PlayerFacts as PlayerFacts, why_not as why_not,
+    )
+    from baton_tui.core.events import ACTIVE as ACTIVE, EventKind as EventKind
+    from baton_tui.core.snapshot import NO_PLAN as NO_PLAN, Snapshot as Snapshot, TaskSnap as TaskSnap
+    from baton_tui.api.reading import (
+        open_workspace as open_workspace, open_store as open_store, sibling as sibling,
+        check_config as check_config, store_at as store_at, snapshot as snapshot,
+        live_conductor as live_conductor, snapshot_reader as snapshot_reader,
+        snapshot_empty as snapshot_empty, terminal_text as terminal_text, fmt_duration as fmt_duration,
+        status_text as status_text, status_json as status_json, events as events,
+        last_event_id as last_event_id, attempts as attempts, attempt as attempt,
+        latest_log_path as latest_log_path, latest_output as latest_output, read_log as read_log,
+        log_size as log_size, step_reader as step_reader, task_detail as task_detail,
+    )
+    from baton_tui.api.plans import (
+        current_doc as current_doc, current_plan as current_plan, read_plan_text as read_plan_text,
+        load_plan as load_plan, store_plan as store_plan, edit_task as edit_task, add_task as add_task,
+        remove_task as remove_task, set_autonomy as set_autonomy, approve as approve, parse_ids as parse_ids,
+        parse_list as parse_list, dependents as dependents, player_facts as player_facts,
+        known_player_facts as known_player_facts, refusal as refusal, plan_goal as plan_goal,
+        trust_preview as trust_preview, plan_answer as plan_answer, planner_session as planner_session,
+    )
+    from baton_tui.api.running import (
+        conductor_ahead as conductor_ahead, start_run as start_run, resume_run as resume_run,
+        pause_run as pause_run, ensure_trusted as ensure_trusted, start_task as start_task,
+        take_task as take_task, wait_stopped as wait_stopped, interactive_argv as interactive_argv,
+        set_budget as set_budget, parse_duration as parse_duration, stop_task as stop_task,
+        retry_task as retry_task, mark_done as mark_done, answer_checkpoint as answer_checkpoint,
+        last_run_code as last_run_code, conductor_alive as conductor_alive, wait_conductor as wait_conductor,
+        process_token as process_token,
+    )
+    from baton_tui.api.handoff import (
+        git_supports_worktrees as git_supports_worktrees, git_handoff as git_handoff, review as review,
+        merge as merge, handoff_review as handoff_review, discard_victims as discard_victims,
+        resolve_begin as resolve_begin, resolve_status as resolve_status, resolve_abort as resolve_abort,
+        open_shell as open_shell, discard as discard, gc as gc,
+    )
+    from baton_tui.api.agents import (
+        detect_players as detect_players, player_catalog as player_catalog, player_efforts as player_efforts,
+        default_player as default_player, skills as skills, trust as trust, doctor as doctor,
+        report as report, checkpoint as checkpoint, run_attempt as run_attempt, conduct as conduct,
+        serve_mcp as serve_mcp,
+    )
+
+AUTONOMIES = tuple(level.value for level in Autonomy)  # plain words, for choices and messages
+MODES = tuple(mode.value for mode in Mode)
 
 # Each module and the names this package takes from it.
 _PROVIDERS = {
     "baton_tui.core.errors": ("BatonError",),
     "baton_tui.core.rules": ("TASK_ACTIONS", "Action", "PlayerFacts", "why_not"),
-    "baton_tui.core.events": ("ACTIVE", "EventKind", "State"),
+    "baton_tui.core.events": ("ACTIVE", "EventKind"),
     "baton_tui.core.snapshot": ("NO_PLAN", "Snapshot", "TaskSnap"),
     "baton_tui.api.reading": (
         "open_workspace", "open_store", "sibling", "check_config", "store_at", "snapshot",
@@ -59,19 +114,19 @@ _PROVIDERS = {
 }
 _SOURCE = {name: module for module, names in _PROVIDERS.items() for name in names}
 
-__all__ = sorted([*_SOURCE, "AUTONOMIES", "MODES"])
+__all__ = sorted([*_SOURCE, "AUTONOMIES", "MODES", "Autonomy", "Mode", "ReportStatus", "State"])
 
+if not TYPE_CHECKING:  # (to a checker every name is declared above: an unknown one is an error)
+    def __getattr__(name: str) -> Any:
+        """Import the module that provides `name` and keep the name here (the next look-up
+        finds it in this module's globals and never comes back)."""
+        module = _SOURCE.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from importlib import import_module
 
-def __getattr__(name: str) -> Any:
-    """Import the module that provides `name` and keep the name here (the next look-up
-    finds it in this module's globals and never comes back)."""
-    module = _SOURCE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = globals()[name] = getattr(import_module(module), name)
-    return value
+        value = globals()[name] = getattr(import_module(module), name)
+        return value
 
 
 def __dir__() -> list[str]:

@@ -9,6 +9,10 @@ from baton_tui.core.events import State
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
     from typing import Any, Callable
+
+    from baton_tui.handoff.actions import Collected, Merged
+    from baton_tui.handoff.resolve import Resolution
+    from baton_tui.handoff.view import HandoffReview
     from baton_tui.workspace import Workspace
 
 
@@ -32,14 +36,14 @@ def review(ws: "Workspace", task_id: int | None = None) -> dict[str, Any]:
 
 
 def merge(ws: "Workspace", upto: int | None = None,
-          progress: Callable[[int, str], None] | None = None) -> Any:
+          progress: Callable[[int, str], None] | None = None) -> "Merged":
     """Merge landed work onto the person's branch in plan order (all, or up to task `upto`)."""
     from baton_tui.handoff import actions as handoff
 
     return handoff.merge(ws, upto, progress)
 
 
-def handoff_review(ws: "Workspace") -> Any:
+def handoff_review(ws: "Workspace") -> "HandoffReview":
     """The handoff screen's data: the combined diff per file, each task's report, check, flags
     and the checkpoints decided for it (runs git: call it off the UI loop)."""
     from baton_tui.handoff import view as handoff_view
@@ -54,6 +58,7 @@ def discard_victims(ws: "Workspace", task_id: int) -> list[int]:
     from baton_tui.core import rules
 
     cur = current(ws)
+    assert cur is not None  # (required: no plan raises)
     snap = cur.snapshot(ws)
     task = snap.task(task_id)
     if task is None or task.state != State.LANDED:
@@ -61,14 +66,14 @@ def discard_victims(ws: "Workspace", task_id: int) -> list[int]:
     return rules.built_on(snap, task, handoff._carriers(ws, cur, task_id))
 
 
-def resolve_begin(ws: "Workspace", task_id: int) -> Any:
+def resolve_begin(ws: "Workspace", task_id: int) -> "Resolution":
     """Start the conflicting merge of a task by hand (conflict markers left to edit)."""
     from baton_tui.handoff import resolve
 
     return resolve.begin(ws, task_id)
 
 
-def resolve_status(ws: "Workspace", task_id: int) -> Any:
+def resolve_status(ws: "Workspace", task_id: int) -> "Resolution":
     from baton_tui.handoff import resolve
 
     return resolve.status(ws, task_id)
@@ -88,13 +93,15 @@ def open_shell(root: Path, banner: str) -> int:
     return resolve.shell(root, banner)
 
 
-def discard(ws: "Workspace", task_id: int, with_dependents: bool = False) -> list:
+def discard(ws: "Workspace", task_id: int, with_dependents: bool = False
+            ) -> list[tuple[int, str | None]]:
+    """Each task discarded, with the ref its last state is kept under."""
     from baton_tui.handoff import actions as handoff
 
     return handoff.discard(ws, task_id, with_dependents)
 
 
-def gc(ws: "Workspace", dry_run: bool = False) -> list:
+def gc(ws: "Workspace", dry_run: bool = False) -> "list[Collected]":
     from baton_tui.handoff import actions as handoff
 
     return handoff.gc(ws, dry_run)

@@ -11,7 +11,11 @@ from baton_tui.core.snapshot import NO_PLAN
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
     from typing import Any, Callable
+
+    from baton_tui.plan.current import Current
     from baton_tui.plan.model import PlanDocument
+    from baton_tui.planner.drafting import PlannerEvent, PlanningResult
+    from baton_tui.store.db import PlanRow
     from baton_tui.workspace import Workspace
 
 
@@ -23,7 +27,7 @@ def current_doc(ws: "Workspace") -> "PlanDocument":
     return cur.doc
 
 
-def current_plan(ws: "Workspace", required: bool = True) -> Any:
+def current_plan(ws: "Workspace", required: bool = True) -> "Current | None":
     from baton_tui.plan.current import current
 
     return current(ws, required=required)
@@ -36,7 +40,7 @@ def read_plan_text(name: str) -> tuple[str, str]:
     return read_source(name)
 
 
-def load_plan(ws: "Workspace", text: str, source: str, new: bool = False) -> Any:
+def load_plan(ws: "Workspace", text: str, source: str, new: bool = False) -> "PlanRow":
     """Parse a v1 plan document and make it the current plan; returns the plan row."""
     from baton_tui.plan.current import store_new_plan
     from baton_tui.plan.model import parse_text
@@ -44,7 +48,8 @@ def load_plan(ws: "Workspace", text: str, source: str, new: bool = False) -> Any
     return store_new_plan(ws, parse_text(text, source), new=new, source=source)
 
 
-def store_plan(ws: "Workspace", raw: dict, source: str, new: bool = False) -> Any:
+def store_plan(ws: "Workspace", raw: dict[str, Any], source: str, new: bool = False
+               ) -> "PlanRow":
     """Make an already-decoded v1 document the current plan; returns the plan row."""
     from baton_tui.plan.current import store_new_plan
     from baton_tui.plan.model import parse_document
@@ -77,7 +82,7 @@ def set_autonomy(ws: "Workspace", level: str) -> None:
     change(ws, level)
 
 
-def approve(ws: "Workspace") -> tuple[Any, list[str]]:
+def approve(ws: "Workspace") -> "tuple[PlanRow, list[str]]":
     """Approve the whole plan; returns the plan row and warnings (a dirty tree …)."""
     from baton_tui.plan.current import approve as approve_plan
 
@@ -130,8 +135,8 @@ def refusal(ws: "Workspace", action: Action, task_id: int | None = None) -> str 
 
 # planning -----------------------------------------------------------------------------------
 def plan_goal(ws: "Workspace", goal: str, new: bool = False,
-              emit: Callable[[Any], None] = lambda event: None,
-              skill: str | None = None) -> Any:
+              emit: "Callable[[PlannerEvent], None]" = lambda event: None,
+              skill: str | None = None) -> "PlanningResult":
     """Run the planner on a goal: questions (exit 3 upstream) or a stored plan. `skill`:
     `grilling` (interrogate the goal first) or `to-spec` (a spec first, kept with the plan)."""
     from baton_tui.planner import drafting as planner
@@ -144,7 +149,7 @@ def trust_preview(ws: "Workspace") -> tuple[Path, list[tuple[str, str]], bool]:
     with its value, whether it is trusted as it is now)."""
     import json as _json
 
-    from baton_tui.config import file_hash
+    from baton_tui.config_files import file_hash
 
     path = ws.paths.project_config
     if file_hash(path) is None:
@@ -161,13 +166,14 @@ def trust_preview(ws: "Workspace") -> tuple[Path, list[tuple[str, str]], bool]:
 
 
 def plan_answer(ws: "Workspace", answers: dict[int, str], take_all: bool = False,
-                emit: Callable[[Any], None] = lambda event: None) -> Any:
+                emit: "Callable[[PlannerEvent], None]" = lambda event: None
+                ) -> "PlanningResult":
     from baton_tui.planner import drafting as planner
 
     return planner.answer(ws, answers, take_all, emit=emit)
 
 
-def planner_session(ws: "Workspace") -> dict:
+def planner_session(ws: "Workspace") -> dict[str, Any]:
     from baton_tui.planner import drafting as planner
 
     return planner.load_session(ws) or {}

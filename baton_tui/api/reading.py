@@ -11,7 +11,12 @@ from baton_tui.core.snapshot import Snapshot
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
     from typing import Any
-    from baton_tui.store.db import Store
+
+    from baton_tui.core.events import Event
+    from baton_tui.players.steps import StepReader
+    from baton_tui.run.detail import DetailData
+    from baton_tui.store.db import AttemptRow, Store
+    from baton_tui.store.snapshot import Reader
     from baton_tui.workspace import Workspace
 
 
@@ -71,7 +76,7 @@ def live_conductor(store: "Store") -> dict[str, Any] | None:
     return conductor_info(store)
 
 
-def snapshot_reader() -> Any:
+def snapshot_reader() -> "Reader":
     """A reader that folds only new events on each `read(store, now)` (for pollers)."""
     from baton_tui.store.snapshot import Reader
 
@@ -79,9 +84,9 @@ def snapshot_reader() -> Any:
 
 
 def snapshot_empty() -> Snapshot:
-    from baton_tui.store import snapshot as snapshots
+    from baton_tui.core.snapshot import empty
 
-    return snapshots.empty()
+    return empty()
 
 
 def terminal_text(text: str) -> str:
@@ -108,14 +113,14 @@ def fmt_duration(seconds: float) -> str:
     return fmt_secs(seconds)
 
 
-def status_text(status: dict) -> str:
+def status_text(status: dict[str, Any]) -> str:
     """`baton status` as a person reads it, from the snapshot's JSON."""
     from baton_tui.store.render import render_status
 
     return render_status(status)
 
 
-def status_json(status: "dict | Snapshot") -> str:
+def status_json(status: "dict[str, Any] | Snapshot") -> str:
     """`baton status --json`'s text: one task to a line. From a `Snapshot` it is the same
     text as from its `as_json()`, written faster (10,000 tasks are many dictionaries)."""
     from baton_tui.store import render
@@ -125,7 +130,7 @@ def status_json(status: "dict | Snapshot") -> str:
     return render.status_json(status)
 
 
-def events(store: "Store", plan_id: int | None = None, after: int = 0) -> list:
+def events(store: "Store", plan_id: int | None = None, after: int = 0) -> "list[Event]":
     return store.events(plan_id, after=after)
 
 
@@ -133,11 +138,11 @@ def last_event_id(store: "Store") -> int:
     return store.last_event_id()
 
 
-def attempts(store: "Store", plan_id: int, task_id: int) -> list:
+def attempts(store: "Store", plan_id: int, task_id: int) -> "list[AttemptRow]":
     return store.attempts(plan_id, task_id)
 
 
-def attempt(store: "Store", attempt_id: int) -> Any:
+def attempt(store: "Store", attempt_id: int) -> "AttemptRow | None":
     return store.attempt(attempt_id)
 
 
@@ -173,7 +178,7 @@ def log_size(path: str | None) -> int:
     return logcap.logical_size(path)
 
 
-def step_reader(player: str) -> Any:
+def step_reader(player: str) -> "StepReader":
     """A reader turning `player`'s raw output lines into readable steps (`feed(line)`)."""
     from baton_tui.players.steps import reader
 
@@ -181,8 +186,8 @@ def step_reader(player: str) -> Any:
 
 
 def task_detail(store_path: Path | str, root: Path, plan_id: int, task_id: int,
-                base: str | None, branch: str | None) -> Any:
+                base: str | None, branch: str | None) -> "DetailData":
     """Report, check output and diff of one task (runs git: call it off the UI loop)."""
     from baton_tui.run.detail import load_detail
 
-    return load_detail(store_path, root, plan_id, task_id, base, branch)
+    return load_detail(Path(store_path), root, plan_id, task_id, base, branch)

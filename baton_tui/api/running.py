@@ -9,10 +9,12 @@ from baton_tui.core.errors import BatonError
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
     from typing import Any
+
+    from baton_tui.run.early import Early
     from baton_tui.workspace import Workspace
 
 
-def conductor_ahead() -> Any:
+def conductor_ahead() -> "Early":
     """A conductor started now, ahead of the run a front end is about to start: its start-up
     overlaps the front end's own (opening the repository, approving). A context manager;
     hand it to `start_run(early=…)`, which cues it — left uncued, it ends having done
@@ -23,17 +25,15 @@ def conductor_ahead() -> Any:
 
 
 def start_run(ws: "Workspace", approve: bool = False, until_failures: int | None = None,
-              deadline: str | None = None, early: Any = None) -> int:
+              deadline: str | None = None, early: "Early | None" = None) -> int:
     """Start (or attach to) the run; stop conditions as `run --until-failures --deadline`."""
     from baton_tui.run import control
 
-    given = {k: v for k, v in (("until_failures", until_failures), ("deadline", deadline),
-                               ("early", early)) if v is not None}
-    return control.start_run(ws, approve=True, **given) if approve else \
-        control.start_run(ws, **given)
+    return control.start_run(ws, approve=approve, until_failures=until_failures,
+                             deadline=deadline, early=early)
 
 
-def resume_run(ws: "Workspace", early: Any = None) -> int:
+def resume_run(ws: "Workspace", early: "Early | None" = None) -> int:
     from baton_tui.run import control
 
     return control.resume_run(ws, early)
@@ -104,7 +104,9 @@ def stop_task(ws: "Workspace", task_id: int) -> None:
     control.stop_task(ws, task_id)
 
 
-def retry_task(ws: "Workspace", task_id: int, feedback: str | None = None) -> int:
+def retry_task(ws: "Workspace", task_id: int, feedback: str | None = None) -> int | None:
+    """Queue the task again and start the conductor (its pid); None: it waits for the plan's
+    approval (an edit voided it)."""
     from baton_tui.run import control
 
     return control.retry_task(ws, task_id, feedback)

@@ -119,19 +119,8 @@ STARTS = frozenset({K.TASK_STARTED, K.TASK_RESUMED})
 AGENT_EVENTS = frozenset({K.TASK_PROGRESS, K.TASK_REPORTED, K.TASK_CHECKPOINT, K.TASK_CONTINUED})
 
 
-# The typed payloads (`Queued`, `Started`, … and `PAYLOADS`, kind -> its payload) live in
-# `payloads.py`, read from here on first use: TypedDict would import `typing` on the status path.
-_PAYLOAD_NAMES = frozenset({"PAYLOADS", "Queued", "Started", "Ended", "Checkpoint",
-                            "CheckpointAnswered", "Flagged", "Usage", "Reported", "Reassigned",
-                            "RunStarted", "Repaired", "Stopped"})
-
-
-def __getattr__(name: str) -> object:
-    if name in _PAYLOAD_NAMES:
-        from baton_tui.core import payloads
-
-        return getattr(payloads, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The typed payloads (`Queued`, `Started`, … and `PAYLOADS`, kind -> its payload) live one
+# floor up, in `payloads.py`: TypedDict would import `typing` on the status path.
 
 
 _KINDS: dict[str, EventKind] = {kind.value: kind for kind in EventKind}

@@ -1,7 +1,7 @@
 """The typed payloads of events: the keys each kind's `data` may hold (stdlib only).
 
-All keys are optional: older rows lack some. Also reachable as `events.PAYLOADS`, `events.Queued`
-and so on (kept apart so that `baton status` never imports `typing`).
+All keys are optional: older rows lack some. Kept apart from `events` (which only this module
+imports, never the other way) so that `baton status` never imports `typing`.
 """
 
 from __future__ import annotations

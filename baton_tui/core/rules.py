@@ -222,7 +222,8 @@ def _discard(snap: Snapshot, task: TaskSnap, with_dependents: bool,
     if task.state != State.LANDED:
         return None
     victims = built_on(snap, task, carriers)
-    merged = [d for d in victims if snap.task(d).state == State.MERGED]
+    state_of = {d: (snap.task(d) or task).state for d in victims}  # (as `built_on` reads them)
+    merged = [d for d in victims if state_of[d] == State.MERGED]
     if merged:
         return (f"task {task.id} cannot be discarded: tasks {id_list(merged)} "
                 "built on it are already merged")
@@ -230,10 +231,10 @@ def _discard(snap: Snapshot, task: TaskSnap, with_dependents: bool,
         return (f"task {task.id} has landed and tasks {id_list(victims)} depend on it "
                 f"(or were cut after it landed): discard them too with "
                 f"`baton discard {task.id} --with-dependents`")
-    live = [snap.task(d) for d in victims if snap.task(d).state in ACTIVE]
+    live = [d for d in victims if state_of[d] in ACTIVE]
     if live:
-        return (f"task {live[0].id} is {live[0].state} and depends on task {task.id}: stop it "
-                f"first (`baton stop {live[0].id}`)")
+        return (f"task {live[0]} is {state_of[live[0]]} and depends on task {task.id}: stop it "
+                f"first (`baton stop {live[0]}`)")
     return None
 
 
@@ -270,9 +271,10 @@ def _approve(snap: Snapshot, task: TaskSnap | None) -> str | None:
     waiting = [t for t in snap.tasks if t.unready and not t.started and t.mode != "manual"]
     if not waiting:
         return None
-    players = dict.fromkeys(t.player for t in waiting)
-    why = "; ".join(unready_sentence(p, next(t.unready for t in waiting if t.player == p))
-                    for p in players)
+    why_of: dict[str, str] = {}  # each player's first task says why
+    for t in waiting:
+        why_of.setdefault(t.player, t.unready or "")
+    why = "; ".join(unready_sentence(p, reason) for p, reason in why_of.items())
     return (f"tasks {id_list([t.id for t in waiting])} are on players that cannot start "
             f"here ({why}): move each to a ready player (`baton task-player N P`) first")
 

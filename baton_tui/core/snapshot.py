@@ -14,8 +14,8 @@ from baton_tui.core.events import BROKEN, FINISHED, PENDING, SETTLED, WAITING, S
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
+    from collections.abc import Callable, Sequence
+    from typing import Any, Self
 
     from baton_tui.core.views import TaskView
 
@@ -26,22 +26,25 @@ NO_PLAN = ("no plan yet: draft one with `baton plan --goal \"…\"` or load one 
 _UNCOMPARED = frozenset({"by_id", "below"})  # raw or derived from the compared fields
 
 
-class _Frozen(tuple):
+class _Frozen(tuple[object, ...]):
     """A read-only record: equal when every compared field is (the TUI redraws on change).
 
     A tuple underneath, built in one C call: a 10,000-task snapshot makes 10,000 of them, and
-    setting forty slots one by one cost a fifth of `baton status`. Fields are named in
-    `_fields`; each is a property reading its position.
+    setting forty slots one by one cost a fifth of `baton status`. A subclass declares its
+    fields as annotations, in order (what checkers read); they become `_fields`, and each
+    a property reading its position (an annotation alone makes no attribute: nothing is
+    stored twice, and construction stays the one C call).
     """
 
     __slots__ = ()
     _fields: tuple[str, ...] = ()
     _compared: tuple[int, ...] | None = None   # positions compared, None: all of them
 
-    def __new__(cls, **fields: Any) -> Any:
+    def __new__(cls, **fields: Any) -> Self:
         return tuple.__new__(cls, map(fields.get, cls._fields))
 
     def __init_subclass__(cls) -> None:
+        cls._fields = tuple(cls.__annotations__)  # the class's own, in order (3.10+)
         for at, name in enumerate(cls._fields):
             setattr(cls, name, property(itemgetter(at), doc=name))
         kept = tuple(at for at, name in enumerate(cls._fields) if name not in _UNCOMPARED)
@@ -50,12 +53,12 @@ class _Frozen(tuple):
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is read-only")
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         kept = self._compared
         return tuple(self) if kept is None else tuple(self[at] for at in kept)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._key() == other._key()  # type: ignore[attr-defined]
+        return type(other) is type(self) and self._key() == other._key()
 
     def __ne__(self, other: object) -> bool:
         return not self == other
@@ -75,14 +78,44 @@ class TaskSnap(_Frozen):
     """One task: its plan fields and what its events say."""
 
     __slots__ = ()
-    _fields = (
-        "id", "title", "prompt", "player", "model", "effort", "mode", "depends_on", "skills",
-        "scope", "checkpoint", "check", "branch", "worktree", "level", "state", "words",
-        "unready",  # why its player cannot start here (a pending task only), else None
-        "reason", "progress", "until", "started_at", "wall", "tokens", "cost", "summary",
-        "last_report", "flags", "attempts", "started", "blocked_by", "question", "answerable",
-        "decisions", "needs_approval", "limit", "reassigned",
-    )
+    # The fields, in order (`store.snapshot` builds the tuple by position).
+    id: int
+    title: str
+    prompt: str
+    player: str
+    model: str | None
+    effort: str | None
+    mode: str                      # a `Mode` word
+    depends_on: tuple[int, ...]
+    skills: tuple[str, ...]
+    scope: tuple[str, ...]
+    checkpoint: bool
+    check: str | None
+    branch: str | None             # None: not a build task, or folder mode
+    worktree: str | None
+    level: int
+    state: str                     # a `State` word
+    words: str                     # the state in plain words (`describe`)
+    unready: str | None            # why its player cannot start here (a pending task only)
+    reason: str | None
+    progress: str | None
+    until: float | None
+    started_at: float | None
+    wall: float
+    tokens: int
+    cost: float | None             # None: its player reported no cost
+    summary: str | None
+    last_report: str | None
+    flags: tuple[dict[str, Any], ...]
+    attempts: int
+    started: bool
+    blocked_by: int | None
+    question: dict[str, Any] | None  # an open checkpoint: what, evidence
+    answerable: bool
+    decisions: tuple[dict[str, Any], ...]
+    needs_approval: bool
+    limit: str | None
+    reassigned: bool
 
     def as_json(self) -> dict[str, Any]:
         """The task in `status --json` (pinned keys first)."""
@@ -141,7 +174,7 @@ def tasks_json(tasks: "Sequence[TaskSnap]", between: str = ", ") -> str:
         elif key in _LISTED:
             texts = _lists(columns[_AT[key]], key, dumps)
         else:
-            column = columns[_AT[field]]
+            column = columns[_AT[field or key]]  # (a field here: None only above)
             if column.count(None) == n:
                 texts = ["null"]
             else:
@@ -170,7 +203,7 @@ def tasks_json(tasks: "Sequence[TaskSnap]", between: str = ", ") -> str:
     return fixed[0] + "".join(out)
 
 
-def _lists(column: tuple, key: str, dumps: Any) -> list[str]:
+def _lists(column: tuple[Any, ...], key: str, dumps: Callable[..., str]) -> list[str]:
     """A tuple field of every task as `as_json` shows it: a list, empty when the field is."""
     if not any(column):
         return ["[]"] * len(column)
@@ -192,13 +225,26 @@ class Snapshot(_Frozen):
     """
 
     __slots__ = ()
-    _fields = (
-        "plan_id", "slug", "goal", "autonomy", "approved", "state", "conductor", "stopped_by",
-        "budget",
-        "base_branch", "base_commit", "integration_branch", "folder_mode", "tasks", "rows",
-        "questions", "summary",
-        "by_id", "below",  # indexes: id -> task, id -> its direct dependents' ids
-    )
+    # The fields, in order; a field the empty snapshot leaves out reads None.
+    plan_id: int | None
+    slug: str
+    goal: str
+    autonomy: str                  # an `Autonomy` word
+    approved: bool
+    state: str                     # the plan's word (`plan_word`)
+    conductor: dict[str, Any] | None
+    stopped_by: str | None
+    budget: dict[str, Any] | None
+    base_branch: str | None
+    base_commit: str | None
+    integration_branch: str | None
+    folder_mode: bool
+    tasks: tuple[TaskSnap, ...]
+    rows: tuple[TaskSnap, ...]
+    questions: tuple[tuple[str, str, str | None], ...]  # question, recommendation, answer
+    summary: dict[str, Any] | None
+    by_id: dict[int, TaskSnap]     # indexes: id -> task,
+    below: dict[int, list[int]]    # id -> its direct dependents' ids
 
     @property
     def empty(self) -> bool:
@@ -209,7 +255,7 @@ class Snapshot(_Frozen):
         return self.conductor["pid"] if self.conductor else None
 
     def task(self, task_id: int | None) -> TaskSnap | None:
-        return (self.by_id or {}).get(task_id)
+        return None if task_id is None else (self.by_id or {}).get(task_id)
 
     def dependents(self, task_id: int) -> list[int]:
         """Tasks that name `task_id` among their direct dependencies (in plan order)."""
@@ -233,7 +279,8 @@ class Snapshot(_Frozen):
 
 def empty(conductor: dict[str, Any] | None = None) -> Snapshot:
     return Snapshot(plan_id=None, state="no plan", tasks=(), rows=(), questions=(), budget=None,
-                    conductor=conductor, approved=False, autonomy="guarded", goal="", slug="")
+                    conductor=conductor, approved=False, autonomy="guarded", goal="", slug="",
+                    folder_mode=False, by_id={}, below={})
 
 
 def plan_word(approved: bool, tasks: list[TaskSnap], running: bool, check_failed: bool) -> str:

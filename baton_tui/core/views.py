@@ -13,7 +13,7 @@ from baton_tui.core.events import ENDED, STARTS, STATE_EVENTS, Event, EventKind,
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
-    from typing import Any, Iterable
+    from typing import Any, Callable, Iterable
 
 K = EventKind
 PROGRESS_KEPT = 20  # progress lines a view keeps (what a reassigned task's new player reads)
@@ -304,7 +304,7 @@ def _check(view: TaskView, event: Event) -> None:
     view.check = {"exit": event.data.get("exit"), "output": event.data.get("output", "")}
 
 
-_DETAIL = {
+_DETAIL: dict[str, Callable[[TaskView, Event], None]] = {
     K.TASK_QUEUED: _queued, K.TASK_STARTED: _started, K.TASK_RESUMED: _started,
     K.TASK_CHECKPOINT: _checkpoint, K.TASK_CHECKPOINT_ANSWERED: _answered,
     K.TASK_CONTINUED: _continued, K.TASK_DONE: _done, K.TASK_FAILED: _failed,

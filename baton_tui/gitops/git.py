@@ -31,14 +31,7 @@ __all__ = [
     "is_dirty",
     "dirty_files",
     "identity_env",
-    "valid_ref_name",
-    "valid_branch_name",
     "git_dirs",
-    "read_ref",
-    "resolve",
-    "tree_of",
-    "remember_tree",
-    "EMPTY_TREES",
     "BATON_IDENTITY",
     "NO_HOOKS",
 ]
@@ -180,6 +173,61 @@ def supports_worktrees() -> bool:
     """
     v = git_version()
     return v is not None and v >= (2, 38, 0)
+
+
+def _dirs_from_dot_git(top: Path) -> tuple[Path, Path] | None:
+    dot = top / ".git"
+    try:
+        if dot.is_dir():
+            gitdir = dot
+        elif dot.is_file():
+            text = dot.read_text(encoding="utf-8").strip()
+            if not text.startswith("gitdir:"):
+                return None
+            gitdir = Path(text[len("gitdir:"):].strip())
+            if not gitdir.is_absolute():
+                gitdir = top / gitdir
+        else:
+            return None
+        if not (gitdir / "HEAD").is_file():
+            return None
+        common = gitdir
+        pointer = gitdir / "commondir"
+        if pointer.is_file():
+            common = Path(pointer.read_text(encoding="utf-8").strip())
+            if not common.is_absolute():
+                common = gitdir / common
+        return Path(os.path.abspath(gitdir)), Path(os.path.abspath(common))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+_DIRS: dict[str, tuple[Path, Path]] = {}
+
+
+def git_dirs(path: str | os.PathLike) -> tuple[Path, Path] | None:
+    """(git directory, common directory) of the worktree whose top is ``path``: read from its
+    ``.git`` without git when ``path`` is a top, else asked of git once and remembered.
+    None when ``path`` is in no repository."""
+    top = Path(path)
+    found = _dirs_from_dot_git(top)
+    if found is not None:
+        return found
+    key = os.path.abspath(top)
+    if key in _DIRS:
+        return _DIRS[key]
+    try:
+        proc = run_git(top, "rev-parse", "--absolute-git-dir", "--git-common-dir")
+    except GitError:
+        return None
+    lines = proc.stdout.splitlines()
+    if proc.returncode != 0 or len(lines) != 2:
+        return None
+    common = Path(lines[1])
+    if not common.is_absolute():
+        common = top / common
+    _DIRS[key] = (Path(lines[0]), Path(os.path.abspath(common)))
+    return _DIRS[key]
 
 
 def repo_root(path: str | os.PathLike) -> Path | None:
@@ -351,11 +399,3 @@ def _configured_identity(repo: str | os.PathLike) -> tuple[str, str]:
             _KNOWN_IDENTITY.clear()
         _KNOWN_IDENTITY[stamp] = answer
     return answer
-
-
-# Ref names and reading refs without a process live in refs.py (it runs git through this
-# module, so it is imported last); callers keep using `git.read_ref` and friends.
-from baton_tui.gitops.refs import (  # noqa: E402
-    EMPTY_TREES, _dirs_from_dot_git, git_dirs, read_ref, remember_tree, resolve, tree_of,
-    valid_branch_name, valid_ref_name,
-)

@@ -14,11 +14,8 @@ import re
 from dataclasses import dataclass, field
 
 from . import worktrees
-from .git import (
-    NO_HOOKS, GitError, git, git_dirs, identity_env, read_ref, remember_tree, rev_parse, run_git,
-    tree_of,
-)
-from .refs import _read_ref_files, _Unsure, known_parents
+from .git import NO_HOOKS, GitError, git, git_dirs, identity_env, rev_parse, run_git
+from .refs import _read_ref_files, _Unsure, known_parents, read_ref, remember_tree, tree_of
 
 __all__ = [
     "LandResult",

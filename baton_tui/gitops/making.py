@@ -32,8 +32,9 @@ from pathlib import Path
 from baton_tui import killpoints, procs
 
 from .git import GitError, _env, git, run_git
+from .worktrees import _WORKTREE_LOCK, admin_dirs, changed_paths
 
-__all__ = ["Making", "pending", "held", "untouched", "undo", "repair", "admin_dirs"]
+__all__ = ["Making", "pending", "held", "untouched", "undo", "repair"]
 
 
 def _marker(path: Path) -> Path:
@@ -58,8 +59,6 @@ def held(path: str | os.PathLike) -> str | None:
 
 def untouched(path: str | os.PathLike) -> bool:
     """Made ahead (`held`) and not a file changed in it since: nothing in it is anyone's."""
-    from .worktrees import changed_paths
-
     return held(path) is not None and not changed_paths(path)
 
 
@@ -122,33 +121,10 @@ class Making:
         self.marker.unlink(missing_ok=True)
 
 
-def admin_dirs(repo: str | os.PathLike, path: str | os.PathLike) -> list[Path]:
-    """git's admin folders (`<common>/worktrees/X`) recorded for the worktree at `path`."""
-    from .git import common_dir
-
-    home = common_dir(repo) / "worktrees"
-    want = os.path.abspath(os.path.join(path, ".git"))
-    found = []
-    try:
-        entries = list(home.iterdir())
-    except OSError:
-        return []
-    for entry in entries:
-        try:
-            pointer = (entry / "gitdir").read_text(encoding="utf-8").strip()
-        except OSError:
-            continue
-        if os.path.abspath(pointer) == want:
-            found.append(entry)
-    return found
-
-
 def undo(repo: str | os.PathLike, path: str | os.PathLike) -> list[int]:
     """Undo a worktree whose making never finished: end what still works in it (recorded in
     its marker, or found working in the folder), remove the folder and git's record of it.
     Returns pids that could not be ended (the folder is then left for the next try)."""
-    from .worktrees import _WORKTREE_LOCK
-
     path = Path(path)
     marker = _marker(path)
     try:
@@ -177,8 +153,6 @@ def repair(repo: str | os.PathLike, path: str | os.PathLike, branch: str) -> Non
     keeping every file in it: git's stale record is pruned, a new one is made beside it
     without a checkout, its `.git` moved into the folder, and the index read from the
     branch (the files are compared with it; none is rewritten)."""
-    from .worktrees import _WORKTREE_LOCK
-
     path = Path(path)
     spare = path.with_name(path.name + ".repair")
     with _WORKTREE_LOCK:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .git import NO_HOOKS, GitError, git, git_dirs, read_ref, run_git, tree_of
+from .git import NO_HOOKS, GitError, git, git_dirs, run_git
+from .refs import read_ref, tree_of
 from .worktrees import _commit_tree, _full_branch_ref, commit_all
 
 __all__ = ["commit_on_branch", "head_ref"]

@@ -1,7 +1,8 @@
 """Git refs without a process: ref names checked by git's own rules, and refs read from their
 files (loose or packed) with `git rev-parse` whenever the files do not answer plainly.
 
-Split from `git.py`, which re-exports these names (`git.read_ref` keeps working).
+Built on `git.py` (its process runner, and where a worktree's git directories are), which
+never imports this module.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-from baton_tui.gitops.git import GitError, _file_stamp, git, run_git
+from baton_tui.gitops.git import GitError, _file_stamp, git, git_dirs, run_git
 
 # ---- ref names ------------------------------------------------------------------------------
 
@@ -56,61 +57,6 @@ EMPTY_TREES = frozenset({
     "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
     "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
 })
-
-
-def _dirs_from_dot_git(top: Path) -> tuple[Path, Path] | None:
-    dot = top / ".git"
-    try:
-        if dot.is_dir():
-            gitdir = dot
-        elif dot.is_file():
-            text = dot.read_text(encoding="utf-8").strip()
-            if not text.startswith("gitdir:"):
-                return None
-            gitdir = Path(text[len("gitdir:"):].strip())
-            if not gitdir.is_absolute():
-                gitdir = top / gitdir
-        else:
-            return None
-        if not (gitdir / "HEAD").is_file():
-            return None
-        common = gitdir
-        pointer = gitdir / "commondir"
-        if pointer.is_file():
-            common = Path(pointer.read_text(encoding="utf-8").strip())
-            if not common.is_absolute():
-                common = gitdir / common
-        return Path(os.path.abspath(gitdir)), Path(os.path.abspath(common))
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-_DIRS: dict[str, tuple[Path, Path]] = {}
-
-
-def git_dirs(path: str | os.PathLike) -> tuple[Path, Path] | None:
-    """(git directory, common directory) of the worktree whose top is ``path``: read from its
-    ``.git`` without git when ``path`` is a top, else asked of git once and remembered.
-    None when ``path`` is in no repository."""
-    top = Path(path)
-    found = _dirs_from_dot_git(top)
-    if found is not None:
-        return found
-    key = os.path.abspath(top)
-    if key in _DIRS:
-        return _DIRS[key]
-    try:
-        proc = run_git(top, "rev-parse", "--absolute-git-dir", "--git-common-dir")
-    except GitError:
-        return None
-    lines = proc.stdout.splitlines()
-    if proc.returncode != 0 or len(lines) != 2:
-        return None
-    common = Path(lines[1])
-    if not common.is_absolute():
-        common = top / common
-    _DIRS[key] = (Path(lines[0]), Path(os.path.abspath(common)))
-    return _DIRS[key]
 
 
 _PACKED: dict[str, tuple[tuple, dict[str, str]]] = {}

@@ -15,19 +15,25 @@ import shutil
 import threading
 import uuid
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from baton_tui import killpoints
 from baton_tui.core.errors import BatonError
 
 from .files import copy_into, dir_size  # noqa: F401 (re-exported)
 from .git import (
-    EMPTY_TREES, NO_HOOKS, GitError, git, git_dir, git_dirs, identity_env, read_ref, remember_tree,
-    repo_root, rev_parse, run_git, tree_of, valid_branch_name,
+    NO_HOOKS, GitError, common_dir, git, git_dir, git_dirs, identity_env, repo_root, rev_parse,
+    run_git,
 )
+from .refs import EMPTY_TREES, read_ref, remember_tree, tree_of, valid_branch_name
 
-if TYPE_CHECKING:
-    from .making import Making
+
+class MakingSteps(Protocol):
+    """What runs the git steps of a worktree's making, recorded so a kill can be undone
+    (`making.Making`, which builds on this module): one step's exit status and output."""
+
+    def run(self, argv: list[str], cwd: str | os.PathLike, point: str) -> tuple[int, str]: ...
+
 
 __all__ = [
     "DROPPINGS",
@@ -40,6 +46,8 @@ __all__ = [
     "changed_paths",
     "snapshot",
     "remove_worktree",
+    "admin_dirs",
+    "MakingSteps",
     "copy_into",
     "dir_size",
 ]
@@ -143,8 +151,27 @@ def _check_outside(repo, path: Path) -> Path:
 _WORKTREE_LOCK = threading.Lock()
 
 
+def admin_dirs(repo: str | os.PathLike, path: str | os.PathLike) -> list[Path]:
+    """git's admin folders (`<common>/worktrees/X`) recorded for the worktree at `path`."""
+    home = common_dir(repo) / "worktrees"
+    want = os.path.abspath(os.path.join(path, ".git"))
+    found = []
+    try:
+        entries = list(home.iterdir())
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            pointer = (entry / "gitdir").read_text(encoding="utf-8").strip()
+        except OSError:
+            continue
+        if os.path.abspath(pointer) == want:
+            found.append(entry)
+    return found
+
+
 def add_worktree(repo: str | os.PathLike, path: str | os.PathLike, branch: str,
-                 start_ref: str, making: "Making | None" = None, whole: bool = False) -> Path:
+                 start_ref: str, making: MakingSteps | None = None, whole: bool = False) -> Path:
     """Check ``branch`` out in a new worktree at ``path`` (outside the repo).
 
     Creates the branch at ``start_ref`` when it does not exist yet; attaches to it when it does
@@ -168,7 +195,7 @@ def add_worktree(repo: str | os.PathLike, path: str | os.PathLike, branch: str,
     return wt
 
 
-def move_ahead(worktree: Path, made_at: str, onto: str | None, making: "Making") -> str:
+def move_ahead(worktree: Path, made_at: str, onto: str | None, making: MakingSteps) -> str:
     """Bring a worktree made ahead at ``made_at`` (its branch cut there, no agent ever in it)
     to ``onto``, the integration tip now; returns the integration commit its branch carries.
 
@@ -183,7 +210,7 @@ def move_ahead(worktree: Path, made_at: str, onto: str | None, making: "Making")
 
 
 def add_detached_worktree(repo: str | os.PathLike, path: str | os.PathLike, ref: str,
-                          making: "Making | None" = None) -> Path:
+                          making: MakingSteps | None = None) -> Path:
     """A worktree at ``ref`` with a detached HEAD: for research tasks, which own no branch."""
     wt = _check_outside(repo, Path(path))
     wt.parent.mkdir(parents=True, exist_ok=True)
@@ -193,16 +220,16 @@ def add_detached_worktree(repo: str | os.PathLike, path: str | os.PathLike, ref:
     return wt
 
 
-def _add(repo, making: "Making | None", *args: str, how: tuple[str, ...] = ()) -> None:
+def _add(repo, making: MakingSteps | None, *args: str, how: tuple[str, ...] = ()) -> None:
     _step(repo, making, *how, "worktree", "add", *args)
 
 
-def _check_out(worktree: Path, making: "Making | None") -> None:
+def _check_out(worktree: Path, making: MakingSteps | None) -> None:
     """The files of a worktree added without them: what `worktree add` itself runs."""
     _step(worktree, making, "reset", "--hard", "--no-recurse-submodules", "--quiet")
 
 
-def _step(cwd, making: "Making | None", *args: str) -> None:
+def _step(cwd, making: MakingSteps | None, *args: str) -> None:
     if making is None:
         git(cwd, *args)
         return
@@ -459,9 +486,7 @@ def remove_worktree(repo: str | os.PathLike, path: str | os.PathLike) -> None:
     with _WORKTREE_LOCK:
         proc = run_git(repo, "worktree", "remove", "--force", "--force", "--", os.fspath(path))
         if proc.returncode != 0 and Path(path).exists() and Path(path, ".git").is_file():
-            from .making import admin_dirs  # git refused (a half-made record): do it by hand
-
-            admins = admin_dirs(repo, path)
+            admins = admin_dirs(repo, path)  # git refused (a half-made record): by hand
             for admin in admins:
                 shutil.rmtree(admin, ignore_errors=True)
             if admins:  # only a folder that is this repository's worktree

@@ -21,10 +21,10 @@ def tip(ws: Workspace, plan: PlanRow) -> tuple[str, str | None]:
     """The integration branch's name and commit: created at the approved commit the first
     time, rebuilt from the last landing when it was deleted; (name, None) before approval,
     when it may not exist yet. Read from the ref files: no git process in the usual case."""
-    from baton_tui.gitops import git, worktrees
+    from baton_tui.gitops import git, refs, worktrees
 
     branch = integration_branch(plan.slug)
-    found = git.read_ref(ws.root, f"refs/heads/{branch}")
+    found = refs.read_ref(ws.root, f"refs/heads/{branch}")
     if found or not plan.base_commit:
         return branch, found
     from baton_tui.core.views import Folder

@@ -140,11 +140,11 @@ def prepare_ahead(ws: Workspace, plan: PlanRow, task: Task) -> bool:
     the task's already there (a retry, a resumed run: made the usual way)."""
     if task.mode != "build" or not _git_mode(ws):
         return False
-    from baton_tui.gitops import git, making, worktrees
+    from baton_tui.gitops import making, refs, worktrees
 
     path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
     branch = task_branch(plan.slug, task.id, task.title)
-    if path.exists() or making.pending(path) or git.read_ref(ws.root, f"refs/heads/{branch}"):
+    if path.exists() or making.pending(path) or refs.read_ref(ws.root, f"refs/heads/{branch}"):
         return False
     _integration, base = _integration_tip(ws, plan)
     if base is None:

@@ -448,6 +448,6 @@ class Reader:
         """Whether the last snapshot's words or times depend on the clock: a live run, a
         running task, a player's limit still to reset, a run with no end recorded."""
         snap, plan = self.snap, self.folder.plan
-        return bool(snap is None or snap.conductor or snap.summary.get("counts", {}).get("running")
+        return bool(snap is None or snap.conductor or (snap.summary or {}).get("counts", {}).get("running")
                     or any(at > now for at in plan.player_limits.values())
                     or (plan.first_start is not None and plan.last_end is None))

@@ -43,7 +43,7 @@ def encode(req: dict, ans: Answer, in_tokens: int) -> Response:
         "created": int(time.time()),
         "model": req.get("model") or DEFAULT_MODEL,
     }
-    calls = [
+    calls: list[dict[str, Any]] = [
         {
             "id": new_id("call_"),
             "type": "function",

@@ -10,12 +10,19 @@ from __future__ import annotations
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from baton_tui.demo.server.wire import Response, json_response
 
-if TYPE_CHECKING:
-    from baton_tui.demo.server.scripted import ScriptedServer
+
+class Owner(Protocol):
+    """What the server answers for (`scripted.ScriptedServer`, which builds on this module):
+    it decides each request's response and keeps its log record."""
+
+    def _dispatch(self, method: str, target: str, raw: bytes, record: dict[str, Any]) -> Response: ...
+
+    def _record(self, record: dict[str, Any]) -> None: ...
+
 
 _LOGGED_HEADERS = (
     "user-agent",
@@ -113,7 +120,7 @@ class Handler(BaseHTTPRequestHandler):
 class HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
-    owner: ScriptedServer
+    owner: Owner
 
     def __init__(self, *args: Any, **kwargs: Any):
         self._conns: set = set()

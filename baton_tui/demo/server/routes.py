@@ -10,15 +10,24 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from baton_tui.demo.script import Answer, is_title_request
 from baton_tui.demo.server import anthropic, chat_completions, gemini, responses
 from baton_tui.demo.server.wire import DEFAULT_MODEL, Response, json_response
 
-if TYPE_CHECKING:
-    from baton_tui.demo.server.scripted import ScriptedServer
+
+
+class Turns(Protocol):
+    """Where the answers come from (`scripted.ScriptedServer`, which builds on this module):
+    the script's next turn for a request, and the text of side requests (titles)."""
+
+    @property
+    def side_text(self) -> str: ...
+
+    def _take_turn(self, protocol: str, req: dict, record: dict) -> Answer: ...
+
 
 _PATHS = {
     "/v1/messages": "anthropic",
@@ -31,7 +40,7 @@ _PATHS = {
 _PROTOCOLS = {"anthropic": anthropic, "chat": chat_completions, "responses": responses}
 
 
-def dispatch(server: ScriptedServer, method: str, target: str, raw: bytes,
+def dispatch(server: Turns, method: str, target: str, raw: bytes,
              record: dict) -> Response:
     parts = urlsplit(target)
     path = parts.path.rstrip("/") or "/"
