@@ -27,6 +27,7 @@ from baton_tui.run import decide, spawner, state
 from baton_tui.run.collecting import Collector
 from baton_tui.run.finish import Intent, run_check
 from baton_tui.run.following import Follower
+from baton_tui.run.launcher import _git_mode
 from baton_tui.run.local import LocalRunner
 from baton_tui.run.lock import ConductorLock
 from baton_tui.run.runner import Runner
@@ -48,7 +49,6 @@ def _cued() -> str | None:
     """Wait for the cue ("go ROOT"), the code of a run imported meanwhile; the repository
     to run, or None when the caller went away or changed its mind."""
     import baton_tui.config  # noqa: F401 — the imports a run needs, before the wait
-    import baton_tui.run.local  # noqa: F401
 
     spawner.warm()
     cue = sys.stdin.buffer.readline().decode("utf-8", "surrogateescape").rstrip("\n")
@@ -84,8 +84,6 @@ class Conductor:
         self.runner = runner
         self.crashed = crashed  # the pid of a conductor that died without clearing up
         self.began = time.time()
-        from baton_tui.run.launcher import _git_mode
-
         run, new = state.load(self.store, _git_mode(ws), ws.config.limits.max_parallel)
         self.run = run
         self.collector = Collector(ws, run, runner, self.reload)
