@@ -17,7 +17,7 @@ from baton_tui.plan.model import Task
 from baton_tui.run.state import RunState
 
 # A player's own `max_parallel` (None or 0: no cap of its own).
-Cap = Callable[[str], "int | None"]
+Cap = Callable[[str], int | None]
 
 PAUSED_MESSAGE = "You were paused ({reason}). Continue the task where you left off."
 YES_MESSAGE = ("The person answered your checkpoint: YES — go ahead with the step, then "

@@ -133,7 +133,7 @@ class Starter:
     # worktrees made ahead ----------------------------------------------------------------
     def make_ahead(self) -> None:
         """Make the worktree of a task whose last dependencies are still running, so that it
-        starts from a checkout already there the moment they land (`launcher.prepare_ahead`):
+        starts from a checkout already there the moment they land (`Runner.make_ahead`):
         one at a time, never while a task is starting (they share git's worktree lock), and
         at most `max_parallel` made and waiting. Tasks are looked at as their dependencies
         start (`wanted_ahead`); one not ready for it then is looked at again by the next."""
@@ -170,7 +170,7 @@ class Starter:
 
     def drop_made_ahead(self) -> None:
         """At the run's end: the worktrees made ahead for tasks that never started (a
-        dependency failed, the run stopped) go, as Baton made them (`launcher.drop_ahead`)
+        dependency failed, the run stopped) go, as Baton made them (`Runner.drop_ahead`)
         — this conductor's, and any a killed one left."""
         run = self.run
         if not run.git_mode:
