@@ -60,8 +60,6 @@ class RunState:
     git_mode: bool                # worktrees and branches (else: folder mode, one at a time)
     max_parallel: int             # `[limits] max_parallel`
     started_after: int = 0        # requests older than this event are history
-    by_id: dict[int, Task] = field(default_factory=dict)
-    revision: int = 0
     tracked: dict[int, Tracked] = field(default_factory=dict)               # running
     starting: dict[int, asyncio.Future[None]] = field(default_factory=dict)  # being started
     finishing: dict[int, asyncio.Future[None]] = field(default_factory=dict)  # being collected
@@ -76,11 +74,13 @@ class RunState:
     spoke: set[int] = field(default_factory=set)       # used the report channel lately
     announced_manual: set[int] = field(default_factory=set)
     plan_id: int = field(init=False)  # this run's plan, whatever happens to the current one
+    by_id: dict[int, Task] = field(init=False)  # the document's tasks
+    revision: int = field(init=False)           # the plan revision `doc` was parsed from
 
     def __post_init__(self) -> None:
         self.plan_id = self.plan.id
-        self.by_id = self.by_id or {t.id: t for t in self.doc.tasks}
-        self.revision = self.revision or self.plan.revision
+        self.by_id = {t.id: t for t in self.doc.tasks}
+        self.revision = self.plan.revision
 
     @classmethod
     def of(cls, plan: PlanRow, doc: PlanDocument, folder: Folder, git_mode: bool,
@@ -88,8 +88,7 @@ class RunState:
         """A run's state over `doc`'s tasks as `folder` has them (its ready queue built)."""
         ready = Ready(doc, folder, git_mode, plan.approved)
         return cls(plan=plan, doc=doc, folder=folder, ready=ready, git_mode=git_mode,
-                   max_parallel=max_parallel, started_after=started_after,
-                   revision=plan.revision)
+                   max_parallel=max_parallel, started_after=started_after)
 
     # views ---------------------------------------------------------------------------------
     def view(self, task_id: int) -> TaskView:
