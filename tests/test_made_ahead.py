@@ -1,5 +1,5 @@
 """Worktrees made ahead: a task's worktree is made while its dependencies still run, and its
-start brings it to the integration tip they landed on (`Starting.make_ahead`,
+start brings it to the integration tip they landed on (`Starter.make_ahead`,
 `launcher.prepare_ahead`, `worktrees.move_ahead`). Real runs of the real CLI, and real git.
 
 The first task's agent waits for a flag file, so the test sees the dependent's worktree

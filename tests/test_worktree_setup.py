@@ -163,7 +163,7 @@ def test_setup_runs_only_from_a_trusted_file(repo, baton, tmp_path):
 
 
 def test_setups_run_side_by_side_while_starts_take_turns(repo, baton, tmp_path):
-    """Starts take turns on the cores (`starting.Turns`, as wide as the machine), but a start
+    """Starts take turns on the cores (`local.Turns`, as wide as the machine), but a start
     steps out of its turn while its set-up runs: here every set-up waits until all of them
     have begun, which only happens when more of them run at once than there are turns."""
     import os

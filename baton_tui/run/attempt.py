@@ -63,6 +63,7 @@ def run_attempt(attempt_id: int, state_path: str) -> int:
     adopts = become_subreaper()
     # The launcher put the agent's variables here (the store has their names only).
     env = {k: v for k, v in os.environ.items() if k not in GIT_REDIRECTS}
+    assert attempt.log_path is not None  # recorded before its shim was spawned
     log = CappedLog(attempt.log_path)
     stdin = open(spec["prompt_path"], "rb") if spec.get("stdin_prompt") else subprocess.DEVNULL
     protect = None
@@ -145,7 +146,7 @@ def reap() -> bool:
 def _rest(pgid: int, scan: bool) -> list:
     """What is left of the agent's tree: every descendant of this shim (all of them, as a
     subreaper) and, when it is not one, whatever is still in the agent's group."""
-    import psutil
+    import psutil  # type: ignore[import-untyped]  # (no stubs installed)
 
     found = {p.pid: p for p in procs._tree(os.getpid())[1:]}
     for proc in psutil.process_iter() if scan else ():
@@ -162,7 +163,7 @@ def end_tree(pgid: int, scan: bool = True) -> list[dict]:
     not be ended (pid and command), for the task's flag."""
     if not scan and reap():
         return []  # the usual end, told without psutil (importing it alone takes 30 ms)
-    import psutil
+    import psutil  # type: ignore[import-untyped]  # (no stubs installed)
 
     rest = _rest(pgid, scan)
     if not rest:
@@ -191,7 +192,7 @@ def end_tree(pgid: int, scan: bool = True) -> list[dict]:
 
 
 def _running(proc) -> bool:
-    import psutil
+    import psutil  # type: ignore[import-untyped]  # (no stubs installed)
 
     try:
         return proc.status() != psutil.STATUS_ZOMBIE

@@ -12,32 +12,29 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 import signal
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
 
-from baton_tui import killpoints, procs
-from baton_tui.core.errors import BatonError
-from baton_tui.plan.model import PlanDocument, Task, parse_document
-from baton_tui.run import spawner
+from baton_tui import killpoints, layout, procs
 from baton_tui.core import budget
-from baton_tui import layout
-from baton_tui.core import policy
-from baton_tui.run.finish import Finisher, Intent, run_check
-from baton_tui.run.following import Following, Tracked
+from baton_tui.core.events import BROKEN, WAITING, Event, EventKind, State
+from baton_tui.core.words import Mode
+from baton_tui.run import decide, spawner, state
+from baton_tui.run.collecting import Collector
+from baton_tui.run.finish import Intent, run_check
+from baton_tui.run.following import Follower
+from baton_tui.run.launcher import _git_mode
+from baton_tui.run.local import LocalRunner
 from baton_tui.run.lock import ConductorLock
-from baton_tui.run.ready import Ready
-from baton_tui.run.starting import Starting, Turns
+from baton_tui.run.runner import Runner
+from baton_tui.run.starting import Starter
 from baton_tui.store import foldcache
-from baton_tui.store.db import PlanRow, Unwritable
+from baton_tui.store.db import Unwritable
 from baton_tui.store.snapshot import conductor_info
-from baton_tui.core.events import (
-    AGENT_EVENTS, BROKEN, WAITING, Event, EventKind, State,
-)
-from baton_tui.core.views import Folder, TaskView
 from baton_tui.workspace import Workspace
 
 K = EventKind
@@ -52,7 +49,6 @@ def _cued() -> str | None:
     """Wait for the cue ("go ROOT"), the code of a run imported meanwhile; the repository
     to run, or None when the caller went away or changed its mind."""
     import baton_tui.config  # noqa: F401 — the imports a run needs, before the wait
-    import baton_tui.run.launcher  # noqa: F401
 
     spawner.warm()
     cue = sys.stdin.buffer.readline().decode("utf-8", "surrogateescape").rstrip("\n")
@@ -76,178 +72,55 @@ def _output_to(log: Path) -> None:
     os.close(fd)
 
 
-class Conductor(Starting, Following):
-    """One run of the scheduling loop over the current plan."""
+class Conductor:
+    """One run of the scheduling loop over the current plan: it decides (`decide.choose`,
+    the stop conditions, the outcome) and its collaborators act — the `Starter` starts,
+    the `Follower` follows, the `Collector` finishes and lands — all on one `RunState`, and
+    through one `Runner`."""
 
-    def __init__(self, ws: Workspace, crashed: int | None = None):
+    def __init__(self, ws: Workspace, runner: Runner, crashed: int | None = None):
         self.ws = ws
+        self.store = ws.store
+        self.runner = runner
         self.crashed = crashed  # the pid of a conductor that died without clearing up
         self.began = time.time()
-        self.store = ws.store
-        self.tracked: dict[int, Tracked] = {}
-        self.finishing: dict[int, asyncio.Task] = {}
-        self.starting: dict[int, asyncio.Future] = {}
-        self.turns = Turns()  # starts take turns on the cores, best-ranked first
-        self.exits: dict[int, asyncio.Future] = {}   # shims this conductor started
-        # Worktrees made ahead of their tasks (`Starting.make_ahead`): being made, made and
-        # not started yet, and the tasks to look at for it.
-        self.making_ahead: dict[int, asyncio.Future] = {}
-        self.made_ahead: set[int] = set()
-        self.wanted_ahead: deque[int] = deque()
-        self.intents: dict[int, Intent] = {}
-        self.pause_requested = False
-        self.hard_stop: set[int] = set()  # running tasks a hard budget pauses
-        self.spoke: set[int] = set()      # tasks whose agent used the report channel lately
-        # Since when no agent has run (monotonic; None while one runs, or may): a look at the
-        # checkout begun after it still holds for the next start (`outside.fingerprint`).
-        self.quiet_since: float | None = None
-        self.strays = False  # an agent left processes Baton could not end: never quiet again
-        self.revision: int | None = None  # the plan revision `doc` was parsed from
-        self.announced_manual: set[int] = set()
-        self.started_after = self.store.last_event_id()
-        row = self.store.current_plan()
-        if row is None:
-            raise BatonError("no plan to run")
-        self.plan_id = row.id  # this run's plan, whatever happens to the current one
-        # The views so far: the store's cached fold, then only the events after it.
-        self.folder = foldcache.cached(self.store, row.id) or Folder()
-        self.plan = row
-        self.ready: Ready | None = None
-        from baton_tui.run.launcher import _git_mode
-
-        self.git_mode = _git_mode(ws)
-        layout.shim_dir()  # written once here, not by each starting thread
+        run, new = state.load(self.store, _git_mode(ws), ws.config.limits.max_parallel)
+        self.run = run
+        self.collector = Collector(ws, run, runner, self.reload)
+        self.follower = Follower(ws, run, runner, self.collector, self.reload)
+        self.starter = Starter(ws, run, runner, self.follower)
+        self._take_requests(run.requests(new))
 
     # state ----------------------------------------------------------------
     def reload(self) -> None:
-        """Fold the events written since the last look; re-parse the plan only when it changed.
-
-        The ready queue re-reads only the tasks the new events name — every task after a
-        plan-level event, a new revision or a change of approval.
-        """
-        row = self.store.plan(self.plan_id, known=self.plan)
-        assert row is not None
-        self.plan: PlanRow = row
-        new = self.store.events(self.plan_id, after=self.folder.last_id)
-        if new:
-            self.folder.feed(new)
-            self._take_requests(new)
-        if row.revision != self.revision or self.ready is None:
-            self.doc: PlanDocument = parse_document(row.doc, "stored plan")
-            self.revision = row.revision
-            self.by_id = {t.id: t for t in self.doc.tasks}
-            self.ready = Ready(self.doc, self.folder, self.git_mode, row.approved)
-            return
-        if new:
-            touched = {event.task_id for event in new}
-            if None in touched:
-                self.ready.touch_all()
-            else:
-                self.ready.touch(touched)
-        self.ready.set_approved(row.approved)
-
-    def view(self, task_id: int) -> TaskView:
-        return self.folder.view(task_id)
-
-    def state(self, task_id: int) -> str:
-        return self.view(task_id).state
+        """Fold the events written since the last look (`RunState.reload`); act on the
+        person's requests among them."""
+        self._take_requests(self.run.requests(self.run.reload(self.store)))
 
     def emit(self, task_id: int | None, kind: str, **data: object) -> None:
-        self.store.append(self.plan.id, task_id, kind, data)
+        self.store.append(self.run.plan_id, task_id, kind, data)
 
-    def _take_requests(self, new: list[Event]) -> None:
-        """Stop and pause requests made while this conductor runs (older ones are history)."""
-        for event in new:
-            if event.kind in AGENT_EVENTS and event.task_id is not None:
-                self.spoke.add(event.task_id)
-            if event.id <= self.started_after:
-                continue
+    def _take_requests(self, requests: list[Event]) -> None:
+        """Stop and pause requests made while this conductor runs."""
+        for event in requests:
             if event.kind == K.TASK_STOP_REQUESTED and event.task_id is not None:
-                intent = self.intents.setdefault(event.task_id, Intent())
+                intent = self.run.intents.setdefault(event.task_id, Intent())
                 intent.take = bool(event.data.get("take"))
                 intent.stop = not intent.take
-                self._signal(event.task_id)
+                self.follower.stop(event.task_id)
             elif event.kind == K.RUN_PAUSE_REQUESTED:
-                self.pause_requested = True
+                self.run.pause_requested = True
 
-    async def _finish(self, task_id: int, attempt_id: int) -> None:
-        task = self._task(task_id)
-        intent = self.intents.pop(task_id, Intent())
-        if (self.pause_requested or task_id in self.hard_stop) and not intent.stop:
-            intent.pause = True
-        attempt = self.store.attempt(attempt_id)
-        assert attempt is not None
-
-        def work() -> str:
-
-            ws = self.ws.sibling()  # a connection of its own for the thread
-            try:
-                state = Finisher(ws, self.plan, self.doc).finish(task, attempt, intent)
-                ws.store.update_attempt(attempt_id, collected=True)
-                return state
-            finally:
-                ws.close()
-
-        try:
-            state = await asyncio.to_thread(work)
-        except Exception as exc:  # a bug or a git failure must fail the task visibly
-            self.emit(task_id, K.TASK_FAILED, reason=f"Baton could not finish the task: {exc}")
-            state = State.FAILED
-        if state == State.FAILED and policy.level(self.doc.autonomy) == "autopilot" \
-                and not intent.stop:
-            self._autopilot_retry(task)
-
-    async def _land_again(self, task: Task) -> None:
-        def work() -> None:
-            ws = self.ws.sibling()
-            try:
-                Finisher(ws, self.plan, self.doc).commit_and_land(task)
-            finally:
-                ws.close()
-
-        try:
-            await asyncio.to_thread(work)
-        except Exception as exc:  # visible, never swallowed: the task must not stay `done`
-            self.emit(task.id, K.TASK_FAILED, reason=f"landing failed: {exc}"[:500])
-
-    async def _release_held(self, task: Task, yes: bool) -> None:
-        """The person's answer to a task held before landing: land it, or fail it (its branch
-        is kept)."""
-        attempt = self.store.latest_attempt(self.plan.id, task.id)
-        summary = ((attempt.report or {}).get("summary") if attempt else None) or ""
-
-        def work() -> None:
-            ws = self.ws.sibling()
-            try:
-                finisher = Finisher(ws, self.plan, self.doc)
-                if not yes:
-                    finisher.emit(task, K.TASK_FAILED, reason="you said no at its review: "
-                                  "nothing landed (its branch is kept)")
-                    return
-                finisher.emit(task, K.TASK_CONTINUED, checkpoint=self.view(task.id)
-                              .pending_checkpoint)
-                finisher.emit(task, K.TASK_DONE, summary=summary, by="person")
-                finisher.land(task, attempt.spec.get("branch") if attempt else None)
-            finally:
-                ws.close()
-
-        await asyncio.to_thread(work)
-
-    def _land_taken_over(self) -> None:
-        """A build task the person finished (`baton done N` after taking it over) lands now,
-        while the run goes on."""
-        if not self.git_mode:
-            return
-        for task_id in sorted(self.ready.ids(State.DONE)):
-            task = self.by_id[task_id]
-            busy = task.id in self.tracked or task.id in self.finishing or task.id in self.starting
-            if task.mode == "build" and not busy:
-                self.finishing[task.id] = asyncio.ensure_future(self._land_again(task))
+    def _cap(self, player: str) -> int | None:
+        """A player's own `max_parallel` (None: no cap of its own)."""
+        adapter = self.ws.catalog.players.get(player)
+        return adapter.max_parallel if adapter else None
 
     def _check_stops(self) -> None:
         """Stop conditions: failures, a deadline, the budget. Once met nothing new starts;
         running tasks finish (or, at a hard budget, pause in their saved sessions)."""
-        plan = self.folder.plan
+        run = self.run
+        plan = run.folder.plan
         if plan.stopped_by:
             return
         stop = None
@@ -256,85 +129,99 @@ class Conductor(Starting, Following):
         elif plan.deadline and time.time() >= plan.deadline:
             stop = ("deadline", "the deadline "
                     + time.strftime("%H:%M", time.localtime(plan.deadline)) + " passed")
-        elif any(v is not None for k, v in (self.plan.options.get("budget") or {}).items()
+        elif any(v is not None for k, v in (run.plan.options.get("budget") or {}).items()
                  if k in budget.KEYS):
             # The use so far from the ready queue's running sums (no snapshot of every task).
-            ready = self.ready
-            state = budget.usage(self.plan.options.get("budget"), ready.tokens,
-                                 ready.cost if ready.costed else None,
-                                 bool(ready.ids(State.RUNNING)), self.folder, time.time())
-            reached = budget.reached(state)
+            ready = run.ready
+            used = budget.usage(run.plan.options.get("budget"), ready.tokens,
+                                ready.cost if ready.costed else None,
+                                bool(ready.ids(State.RUNNING)), run.folder, time.time())
+            reached = budget.reached(used)
             if reached:
                 stop = ("budget", reached)
-                if state.get("hard"):
-                    for task_id in list(self.tracked):
-                        self.hard_stop.add(task_id)
-                        self._signal(task_id)
+                if used.get("hard"):
+                    for task_id in list(run.tracked):
+                        run.hard_stop.add(task_id)
+                        self.follower.stop(task_id)
         if stop:
             self.emit(None, K.RUN_STOPPED, by=stop[0], detail=stop[1])
             self.reload()
 
-    def _autopilot_retry(self, task: Task) -> None:
-        """Autopilot: retry a failed task once with its failure as feedback, then park it."""
-        self.reload()
-        view = self.view(task.id)
-        reason = view.reason or "it failed"
-        if view.autopilot_retries >= 1:
-            self.emit(task.id, K.TASK_PARKED, reason=f"failed twice: {reason}")
-        else:
-            self.emit(task.id, K.TASK_QUEUED, by="autopilot",
-                      feedback=f"The previous attempt failed: {reason}. Fix that and finish.")
+    def _act(self) -> None:
+        """Start what `decide.choose` chose; land, release and announce what it found."""
+        run = self.run
+        choice = decide.choose(run, time.time(), self._cap)
+        for task in choice.announce:
+            run.announced_manual.add(task.id)
+            self.emit(task.id, K.TASK_PROGRESS, message="manual task: do it yourself, "
+                      f"then run `baton done {task.id}`")
+        for task, yes in choice.release:
+            self.collector.release(task, yes)
+        for task in choice.land:
+            self.collector.land_reported(task)
+        for task, message in choice.starts:
+            if decide.has_room(run, task, self._cap):
+                self.starter.start(task, message)
+
+    def _pause_all(self) -> None:
+        """A pause was asked for: every running task stops in its saved session."""
+        for task_id, tracked in list(self.run.tracked.items()):
+            if tracked.signalled is None:
+                self.run.intents.setdefault(task_id, Intent()).pause = True
+                self.follower.stop(task_id)
 
     # the loop ---------------------------------------------------------------
     def _clear_left_locks(self) -> None:
         """After a crash, the lock files its killed git left on the run's refs (see
         gitops/left_locks.py): else the run could never move those refs again."""
-        if not self.crashed or not self.git_mode:
+        if not self.crashed or not self.run.git_mode:
             return
         from baton_tui.gitops import left_locks
 
-        worktrees = layout.worktree_path(self.ws.paths, self.plan.slug, 0, "").parent
-        for lock in left_locks.clear(self.ws.root, self.plan.slug, worktrees,
+        slug = self.run.plan.slug
+        worktrees = layout.worktree_path(self.ws.paths, slug, 0, "").parent
+        for lock in left_locks.clear(self.ws.root, slug, worktrees,
                                      group=self.crashed, before=self.began):
             self.emit(None, K.RUN_REPAIRED, what="git-lock", detail=f"removed {lock}")
 
     def queue_plan(self) -> None:
         """Queue every draft task once a run was asked for (build tasks wait for approval)."""
-        if not self.plan.options.get("run_requested"):
+        if not self.run.plan.options.get("run_requested"):
             return
-        drafts = sorted(self.ready.ids(State.DRAFT))
+        drafts = sorted(self.run.ready.ids(State.DRAFT))
         with self.store.tx():  # one write for a 10,000-task plan, not one each
             for task_id in drafts:
                 self.emit(task_id, K.TASK_QUEUED)
 
     def outcome(self) -> int | None:
         """The run's exit code when nothing can move without the person, else None."""
-        if self.tracked or self.finishing or self.starting or self.making_ahead:
+        run = self.run
+        if not run.idle():
             return None
-        if self.pause_requested:
+        if run.pause_requested:
             return INTERRUPTED
-        stopped = self.folder.plan.stopped_by
+        stopped = run.folder.plan.stopped_by
         if stopped:
             return FAILED if stopped == "failures" else WAITING_CODE
         now = time.time()
-        ready = self.ready  # tasks by state: no walk over every task
-        waits = [v.until for v in map(self.view, ready.ids(State.PAUSED))
+        ready = run.ready  # tasks by state: no walk over every task
+        waits = [v.until for v in map(run.view, ready.ids(State.PAUSED))
                  if v.until and not v.taken]
         max_wait = self.ws.config.limits.max_wait
         # Wait through a known reset — one that came since this loop's starts looked too:
         # the next look resumes that task (exiting "waiting" then was a race).
         if any(u - now <= max_wait for u in waits):
             return None
-        if any(self.view(t).not_before > now for t in ready.delayed):
+        if any(run.view(t).not_before > now for t in ready.delayed):
             return None
         if ready.ids(*BROKEN):
             return FAILED
         if ready.ids(*WAITING):
             return WAITING_CODE
-        pending = [self.by_id[t] for t in ready.ids(State.DRAFT, State.QUEUED)]
-        if any(t.mode == "manual" for t in pending):
+        pending = [run.task(t) for t in ready.ids(State.DRAFT, State.QUEUED)]
+        if any(t.mode == Mode.MANUAL for t in pending):
             return WAITING_CODE
-        if pending and not self.plan.approved:
+        if pending and not run.plan.approved:
             return BAD_INPUT
         if pending:
             return WAITING_CODE
@@ -350,7 +237,7 @@ class Conductor(Starting, Following):
         killpoints.reached("leaving")
         record = self.store.conductor()
         self.store.clear_conductor(os.getpid())
-        if not self.store.events(self.plan_id, after=self.folder.last_id):
+        if not self.store.events(self.run.plan_id, after=self.run.folder.last_id):
             return True
         if record is not None:
             self.store.set_conductor(record["pid"], record["create_time"], record["plan_id"],
@@ -360,17 +247,17 @@ class Conductor(Starting, Following):
     async def run_level_check(self) -> int:
         """`[checks] run` once on the integration branch after every task landed."""
         command = self.ws.config.checks.run
-        if not command or not self.git_mode:
+        if not command or not self.run.git_mode:
             return COMPLETE
         from baton_tui.gitops import git, worktrees
         from baton_tui.core.slug import integration_branch
-        from baton_tui import layout
 
-        head = git.rev_parse(self.ws.root, f"refs/heads/{integration_branch(self.plan.slug)}")
-        last = self.folder.plan.run_check
+        slug = self.run.plan.slug
+        head = git.rev_parse(self.ws.root, f"refs/heads/{integration_branch(slug)}")
+        last = self.run.folder.plan.run_check
         if last and last.get("head") == head:
             return COMPLETE if last.get("exit") == 0 else FAILED
-        path = layout.worktree_path(self.ws.paths, self.plan.slug, 0, "run-check")
+        path = layout.worktree_path(self.ws.paths, slug, 0, "run-check")
 
         def work() -> tuple[int, str]:  # in a thread: git and the check only, no store access
             from baton_tui.gitops import making
@@ -392,19 +279,28 @@ class Conductor(Starting, Following):
         self.emit(None, K.RUN_CHECK, head=head, exit=code, output=output[-4000:])
         return COMPLETE if code == 0 else FAILED
 
-    async def run(self) -> int:
+    def _pending(self) -> list[asyncio.Future[Any]]:
+        """What the loop may wake for before its tick: a finish (a landing: its dependents
+        start at once), an agent's exit, a worktree made ahead."""
+        run = self.run
+        exits = (self.runner.exited(tracked.handle) for tracked in run.tracked.values())
+        return [f for f in (*run.finishing.values(), *exits, *run.making_ahead.values())
+                if f is not None and not f.done()]
+
+    async def loop(self) -> int:
+        """The scheduling loop, until nothing can move without the person; the exit code."""
+        run = self.run
         # Set-ups, landings and checks run on threads: enough of them that a full house of
         # `max_parallel` tasks never waits for a worker (asyncio's default is cores + 4).
         workers = max(8, 2 * self.ws.config.limits.max_parallel + 4)
         asyncio.get_running_loop().set_default_executor(
             ThreadPoolExecutor(max_workers=workers, thread_name_prefix="baton-conductor"))
-        spawner.warm()  # its imports overlap ours; the first shim is forked, not started
         self.reload()
         self.emit(None, K.CONDUCTOR_STARTED, pid=os.getpid())
         self.queue_plan()
         self.reload()
         self._clear_left_locks()
-        self.reconcile()
+        self.follower.reconcile()
         # The plan, its views and the ready queue live as long as the run: out of the cycle
         # collector's sight, so its full passes do not grow with the plan (at 10,000 tasks
         # they cost every started task milliseconds). No collection first: it would hold up
@@ -413,23 +309,18 @@ class Conductor(Starting, Following):
         code: int | None = None
         while code is None:
             self.reload()
-            self.follow()
+            self.follower.follow()
             self._check_stops()
-            self._land_taken_over()
-            if self.pause_requested:
-                for task_id in list(self.tracked):
-                    if self.tracked[task_id].signalled is None:
-                        self.intents.setdefault(task_id, Intent()).pause = True
-                        self._signal(task_id)
+            self.collector.land_taken_over()
+            if run.pause_requested:
+                self._pause_all()
             else:
-                for task, message in self.candidates():
-                    if self.capacity_for(task):
-                        self.start(task, message)
-                self.make_ahead()
-            if self.finishing:
-                done = [t for t, f in self.finishing.items() if f.done()]
+                self._act()
+                self.starter.make_ahead()
+            if run.finishing:
+                done = [t for t, f in run.finishing.items() if f.done()]
                 for task_id in done:
-                    failed = self.finishing.pop(task_id).exception()
+                    failed = run.finishing.pop(task_id).exception()
                     if isinstance(failed, Unwritable):  # the store is full or read-only: stop
                         raise failed
                 if done:
@@ -442,20 +333,17 @@ class Conductor(Starting, Following):
                 code = None  # asked for more as it stepped down: it runs on
                 continue
             if code is None:
-                # Wake as soon as a finish (landing) completes, so its dependents start at once.
-                self.exits = {t: f for t, f in self.exits.items() if not f.done()}
-                pending = [f for f in (*self.finishing.values(), *self.exits.values(),
-                                       *self.making_ahead.values()) if not f.done()]
+                pending = self._pending()
                 if pending:
                     await asyncio.wait(pending, timeout=TICK, return_when=asyncio.FIRST_COMPLETED)
                 else:
                     await asyncio.sleep(TICK)
         killpoints.reached("gone")
-        self.drop_made_ahead()
+        self.starter.drop_made_ahead()
         self.emit(None, K.RUN_FINISHED, code=code)
         self.reload()
         # The whole run folded: kept in the store, the next `status` or command starts here.
-        foldcache.save(self.store, self.plan_id, self.folder)
+        foldcache.save(self.store, run.plan_id, run.folder)
         return code
 
 
@@ -506,12 +394,12 @@ def conduct(root: str | None, on_cue: bool = False) -> int:
     previous = ws.store.conductor()  # still recorded: it died without clearing up
     crashed = previous["pid"] if previous and previous["pid"] != os.getpid() else None
     ws.store.set_conductor(os.getpid(), procs.start_token(os.getpid()), plan.id if plan else 0)
+    runner: Runner | None = None
     try:
-        return asyncio.run(Conductor(ws, crashed).run())
+        runner = LocalRunner(ws)  # the one runner today (a task field chooses, later)
+        return asyncio.run(Conductor(ws, runner, crashed).loop())
     except Exception as exc:
         # Attempts keep running under their shims; `baton resume` reattaches to them.
-        from baton_tui.store.db import Unwritable
-
         if isinstance(exc, Unwritable):  # one line; on a full disk, the reserve makes room
             print(f"baton conductor: {exc.message}", flush=True)
             if exc.full:
@@ -527,7 +415,10 @@ def conduct(root: str | None, on_cue: bool = False) -> int:
             pass  # nowhere to record it: its log says why
         return 1
     finally:
-        spawner.stop()
+        if runner is not None:
+            runner.close()  # its attempts go on
+        else:
+            spawner.stop()  # warmed while it waited for its cue
         try:
             ws.store.clear_conductor(os.getpid())
         except Exception:  # the store cannot be written: the lock still goes

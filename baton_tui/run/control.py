@@ -22,6 +22,7 @@ from baton_tui.run.lock import ConductorLock
 from baton_tui.core import budget
 from baton_tui.core.rules import Action
 from baton_tui.core.events import ACTIVE, EventKind
+from baton_tui.core.words import Mode
 from baton_tui.store.snapshot import conductor_info
 from baton_tui.workspace import Workspace
 
@@ -175,7 +176,7 @@ def retry_task(ws: Workspace, task_id: int, feedback: str | None = None) -> int 
     cur = _allowed(ws, Action.RETRY_TASK, task_id)
     ensure_trusted(ws, cur)
     ws.store.append(cur.row.id, task_id, K.TASK_QUEUED, {"feedback": feedback, "by": "retry"})
-    if cur.doc.task(task_id).mode == "build" and not cur.row.approved:
+    if cur.doc.task(task_id).mode == Mode.BUILD and not cur.row.approved:
         return None
     return spawn_conductor(ws)
 
@@ -238,7 +239,7 @@ def mark_done(ws: Workspace, task_id: int) -> None:
     `baton done N` then has the conductor commit it and land it like an agent's.
     """
     cur = _allowed(ws, Action.DONE, task_id)
-    took_over = cur.doc.task(task_id).mode == "build"
+    took_over = cur.doc.task(task_id).mode == Mode.BUILD
     starts = took_over or bool(cur.row.options.get("run_requested"))
     if starts:  # a manual task's `done` starts the conductor too: trust first
         ensure_trusted(ws, cur)

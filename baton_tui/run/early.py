@@ -32,6 +32,7 @@ class Early:
         proc, self.proc = self.proc, None
         if proc is None:
             return None
+        assert proc.stdin is not None  # started with stdin=PIPE
         try:
             proc.stdin.write(f"go {root}\n".encode("utf-8", "surrogateescape"))
             proc.stdin.close()
@@ -45,7 +46,8 @@ class Early:
         if proc is not None:
             proc.kill()
             proc.wait()
-            proc.stdin.close()
+            if proc.stdin is not None:
+                proc.stdin.close()
 
     def __enter__(self) -> "Early":
         return self

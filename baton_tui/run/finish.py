@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baton_tui import killpoints
+from baton_tui.core import policy
+from baton_tui.core.words import Mode
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome, reading_output
+from baton_tui.run import outside
 from baton_tui.store.db import AttemptRow, PlanRow
 from baton_tui.core.events import EventKind, State
 from baton_tui.core.views import Folder, TaskView
@@ -59,7 +62,9 @@ def run_check(command: str, cwd: Path) -> tuple[int, str]:
         done = subprocess.run(["sh", "-c", command], cwd=cwd, capture_output=True, text=True,
                               timeout=CHECK_TIMEOUT, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired as exc:
-        return 124, f"check timed out after {CHECK_TIMEOUT}s\n{exc.stdout or ''}"
+        printed = exc.stdout if isinstance(exc.stdout, str) else (exc.stdout or b"").decode(
+            "utf-8", "replace")  # text (text=True), but typed either way
+        return 124, f"check timed out after {CHECK_TIMEOUT}s\n{printed}"
     return done.returncode, (done.stdout + done.stderr)[-8000:]
 
 
@@ -82,8 +87,6 @@ class Finisher:
         """Decide and record the task's next state; returns it. The look at the places it
         must not write begins first and runs meanwhile (a `git status` of the checkout,
         beside the commit); what it found is flagged before the task is held or done."""
-        from baton_tui.run import outside
-
         self._outside = outside.ahead(self.ws) if attempt.log_path else None
         try:
             return self._decide(task, attempt, intent)
@@ -92,11 +95,11 @@ class Finisher:
 
     def flag_outside(self, task: Task, attempt: AttemptRow) -> None:
         """Flag the attempt's writes outside its worktree, once its look is in (once)."""
-        from baton_tui.run import outside
-
         taken, self._outside = self._outside, None
-        if taken is not None:
-            outside.flag(self, task, attempt, taken)
+        files = outside.changed(self.ws, attempt, taken) if taken is not None else []
+        if files:
+            self.emit(task, K.TASK_FLAGGED, flag="outside", files=files, attempt=attempt.id,
+                      message=f"wrote outside its worktree: {outside.named(files)}")
 
     def _decide(self, task: Task, attempt: AttemptRow, intent: Intent) -> State:
         player = self.ws.catalog.players.get(task.player)
@@ -119,8 +122,8 @@ class Finisher:
             left = "; ".join(f"{p['pid']} {p['command']}" for p in spec["leftover"][:5])
             self.emit(task, K.TASK_FLAGGED, flag="leftover", attempt=attempt.id,
                       message=f"processes it started could not be ended: {left}")
-        from baton_tui.run import outside  # git pinned to this repository's worktree
-        if (refused := outside.refuse(self, task, attempt, workdir)) is not None:
+        # git pinned to this repository's worktree
+        if (refused := self._refuse(task, attempt, workdir)) is not None:
             return refused
         if intent.take:
             self.emit(task, K.TASK_PAUSED, reason="taken over by you", attempt=attempt.id,
@@ -155,7 +158,7 @@ class Finisher:
             self.emit(task, K.TASK_FAILED, reason=report.get("reason", "the agent reported "
                       "failure"), attempt=attempt.id, output=tail(attempt.log_path))
             return State.FAILED
-        if task.mode == "research":
+        if task.mode == Mode.RESEARCH:
             return self._finish_research(task, attempt, workdir, report)
         return self._finish_build(task, attempt, workdir, report)
 
@@ -258,8 +261,7 @@ class Finisher:
                           what="finished without asking first: review its diff",
                           evidence=self._diff_stat(task, attempt) or None)
                 return State.CHECKPOINT
-        from baton_tui.run.outside import hold
-        if hold(self, task, attempt):  # guarded: wrote outside its worktree, the person decides
+        if self._hold(task, attempt):  # guarded: wrote outside its worktree, the person decides
             return State.CHECKPOINT
         self.emit(task, K.TASK_DONE, summary=report.get("summary", ""), attempt=attempt.id)
         if not git_mode:
@@ -267,8 +269,6 @@ class Finisher:
         return self.land(task, attempt.spec.get("branch"))
 
     def _guarded(self) -> bool:
-        from baton_tui.core import policy
-
         level = policy.level(self.doc.autonomy)
         return policy.checkpoint_decider(level, bool(self.plan.options.get("auto_checkpoints"))) \
             is None
@@ -345,3 +345,29 @@ class Finisher:
         killpoints.reached("landed")
         self.emit(task, K.TASK_LANDED, commit=result.commit, at=time.time())
         return State.LANDED
+
+    def _refuse(self, task: Task, attempt: AttemptRow, workdir: Path) -> State | None:
+        """After an attempt: refuse a worktree that no longer belongs to this repository
+        (returns FAILED then, else None)."""
+        why = outside.pinned(self.ws, workdir)
+        if why is None:
+            return None
+        self.emit(task, K.TASK_FAILED, attempt=attempt.id,
+                  reason=f"{why}: Baton committed nothing (git would have used another "
+                         "repository); its branch is kept")
+        return State.FAILED
+
+    def _hold(self, task: Task, attempt: AttemptRow) -> bool:
+        """Guarded mode: hold a finished task that wrote outside its worktree at a checkpoint
+        naming the files, before it lands (`baton checkpoint-answer N yes|no` decides)."""
+        self.flag_outside(task, attempt)  # its look must be in before the view is read
+        view = self.view(task)
+        if view.outside_attempt != attempt.id or not view.outside_files:
+            return False
+        if not self._guarded():
+            return False  # watch, autopilot, `run --approve`: flagged, and it lands
+        files = view.outside_files
+        self.emit(task, K.TASK_CHECKPOINT, attempt=attempt.id, held=True,
+                  what="it wrote outside its worktree: " + ", ".join(files[:outside.SHOWN])
+                  + " — land it anyway?", evidence="\n".join(files))
+        return True

@@ -12,6 +12,7 @@ import subprocess
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from baton_tui.core.errors import BatonError
@@ -25,6 +26,7 @@ from baton_tui import layout
 from baton_tui.run.prompt import compose
 from baton_tui.store.db import PlanRow
 from baton_tui.core.events import EventKind
+from baton_tui.core.words import Mode
 from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
 
@@ -97,7 +99,7 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
     `Workdir.base` is the integration commit brought in (what the branch now carries). A
     worktree whose `.git` an agent deleted is repaired, its files kept. `aside`: entered
     while the `[worktree] setup` command runs (the conductor's starts step out of their
-    turn for it, `starting.Turns`).
+    turn for it, `local.Turns`).
     """
     if not _git_mode(ws):
         return Workdir(ws.root, None, None)
@@ -138,7 +140,7 @@ def prepare_ahead(ws: Workspace, plan: PlanRow, task: Task) -> bool:
     starts, `prepare_build` brings it to the tip of then and sets it up. False when there is
     nothing to make ahead: folder mode, no integration branch yet, a folder or a branch of
     the task's already there (a retry, a resumed run: made the usual way)."""
-    if task.mode != "build" or not _git_mode(ws):
+    if task.mode != Mode.BUILD or not _git_mode(ws):
         return False
     from baton_tui.gitops import making, refs, worktrees
 
@@ -232,7 +234,7 @@ def prepare_research(ws: Workspace, plan: PlanRow, task: Task, attempt_no: int) 
 
 
 def agent_env(ws: Workspace, plan: PlanRow, task: Task, attempt_id: int, nonce: str,
-              secret_names: list[str] = ()) -> dict[str, str]:
+              secret_names: Sequence[str] = ()) -> dict[str, str]:
     """What Baton adds to the person's environment for an agent. `BATON_SECRETS` names the
     configured variables (never their values), so `baton report` redacts them too."""
     env = {
@@ -278,8 +280,8 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     if player is None:
         raise BatonError(f"task {task.id}: unknown player {task.player!r}")
     skills = resolve(task.skills, ws.skills) if task.skills else []
-    can_shell = player.reports_by_shell and (task.mode != "research" or player.research_shell)
-    in_output = player.reports_in_output or (task.mode == "research"
+    can_shell = player.reports_by_shell and (task.mode != Mode.RESEARCH or player.research_shell)
+    in_output = player.reports_in_output or (task.mode == Mode.RESEARCH
                                              and player.research_reports_in_output)
     prompt = compose(doc, task, skills, artifacts, feedback, resume_message, can_shell=can_shell,
                      in_output=in_output)
@@ -324,8 +326,8 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     shim_env = {**without_git_redirects(os.environ), **added}
     from baton_tui.run import spawner
 
-    proc = spawner.spawn(attempt_id, str(ws.paths.store_path), str(workdir.path), shim_env,
-                         str(shim_path))
+    proc: subprocess.Popen[bytes] | Forked | None = spawner.spawn(
+        attempt_id, str(ws.paths.store_path), str(workdir.path), shim_env, str(shim_path))
     if proc is None:  # no spawner here: the shim's own entry point, a fresh interpreter
         with open(shim_path, "ab") as shim_log:
             proc = subprocess.Popen(own_module("baton_tui.run.attempt", str(attempt_id),

@@ -29,11 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from baton_tui.paths import baton_home, common_dir_of, personal_config_path
-from baton_tui.core.events import EventKind, State
 
 if TYPE_CHECKING:
-    from baton_tui.plan.model import Task
-    from baton_tui.run.finish import Finisher
     from baton_tui.store.db import AttemptRow
     from baton_tui.workspace import Workspace
 
@@ -116,7 +113,7 @@ def _shared_checkout(ws: "Workspace") -> dict[str, Any]:
     with _looks:
         look = _next.get(key)
         leads = look is None
-        if leads:
+        if look is None:
             look = _next[key] = Future()
         turn = _one_at_a_time.setdefault(key, threading.Lock())
     if leads:
@@ -205,44 +202,7 @@ def pinned(ws: "Workspace", workdir: Path) -> str | None:
     return None
 
 
-def flag(finisher: "Finisher", task: "Task", attempt: "AttemptRow", taken: Future) -> None:
-    """After an attempt: flag its writes outside its worktree (`taken`: the fingerprint
-    since it ended)."""
-    files = changed(finisher.ws, attempt, taken)
-    if files:
-        shown = ", ".join(files[:SHOWN]) + (f" (+{len(files) - SHOWN} more)"
-                                            if len(files) > SHOWN else "")
-        finisher.emit(task, EventKind.TASK_FLAGGED, flag="outside", files=files,
-                      attempt=attempt.id, message=f"wrote outside its worktree: {shown}")
-
-
-def refuse(finisher: "Finisher", task: "Task", attempt: "AttemptRow",
-           workdir: Path) -> State | None:
-    """After an attempt: refuse a worktree that no longer belongs to this repository
-    (returns FAILED then, else None)."""
-    why = pinned(finisher.ws, workdir)
-    if why is None:
-        return None
-    finisher.emit(task, EventKind.TASK_FAILED, attempt=attempt.id,
-                  reason=f"{why}: Baton committed nothing (git would have used another "
-                         "repository); its branch is kept")
-    return State.FAILED
-
-
-def hold(finisher: "Finisher", task: "Task", attempt: "AttemptRow") -> bool:
-    """Guarded mode: hold a finished task that wrote outside its worktree at a checkpoint
-    naming the files, before it lands (`baton checkpoint-answer N yes|no` decides)."""
-    from baton_tui.core import policy
-
-    finisher.flag_outside(task, attempt)  # its look must be in before the view is read
-    view = finisher.view(task)
-    if view.outside_attempt != attempt.id or not view.outside_files:
-        return False
-    if policy.checkpoint_decider(policy.level(finisher.doc.autonomy),
-                                 bool(finisher.plan.options.get("auto_checkpoints"))):
-        return False  # watch, autopilot, `run --approve`: flagged, and it lands
-    files = view.outside_files
-    finisher.emit(task, EventKind.TASK_CHECKPOINT, attempt=attempt.id, held=True,
-                  what="it wrote outside its worktree: " + ", ".join(files[:SHOWN])
-                  + " — land it anyway?", evidence="\n".join(files))
-    return True
+def named(files: list[str]) -> str:
+    """The first SHOWN of `files` for a flag's message, and how many more there are."""
+    return ", ".join(files[:SHOWN]) + (f" (+{len(files) - SHOWN} more)"
+                                      if len(files) > SHOWN else "")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from baton_tui.core.words import Mode
+
 if TYPE_CHECKING:
     from baton_tui.plan.model import PlanDocument, Task
     from baton_tui.skills import Skill
@@ -37,7 +39,7 @@ def rules(task: "Task", can_shell: bool = True, in_output: bool = False) -> str:
                   "is the ONLY way your task counts as done or failed; ending without a report "
                   "fails it.",
                   "- You may send short progress notes with `baton_report` status progress."]
-    if task.mode == "research":
+    if task.mode == Mode.RESEARCH:
         lines.append("- This is a READ-ONLY research task: read, list and search, but do not "
                      "create, change or delete any file. A changed worktree fails the task. Put "
                      "your findings in the report summary: it is handed to the tasks that "

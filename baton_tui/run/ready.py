@@ -13,7 +13,7 @@ arrived.
 
 What changes with time or with the conductor's own bookkeeping (a usage limit's reset, a
 `not_before`, tasks being started or collected, player caps) is still judged when a task
-is looked at (`Starting.candidates`); the queue only decides who is looked at. Standard
+is looked at (`decide.choose`); the queue only decides who is looked at. Standard
 library only.
 """
 
@@ -26,6 +26,7 @@ from typing import Any
 from baton_tui.core.dag import children, remaining_path
 from baton_tui.core.events import BROKEN, LANDED, State
 from baton_tui.core.views import Folder, TaskView
+from baton_tui.core.words import Mode
 
 _BLANK = TaskView()  # the view of a task without events (read, never written)
 _Key = tuple[bool, tuple[float, int], int]  # (not paused, rank, task id): a heap entry
@@ -133,7 +134,7 @@ class Ready:
 
     def _satisfies(self, task_id: int, state: str) -> bool:
         """Whether a dependent of this task may start (a build lands first under git)."""
-        if self.by_id[task_id].mode == "build" and self.git_mode:
+        if self.by_id[task_id].mode == Mode.BUILD and self.git_mode:
             return state in LANDED
         return state == State.DONE or state in LANDED
 
@@ -176,9 +177,9 @@ class Ready:
             self.delayed.discard(task_id)
         if state == State.QUEUED:
             if self.unmet[task_id] == 0 and not view.needs_approval:
-                if task.mode == "manual":
+                if task.mode == Mode.MANUAL:
                     self.urgent.add(task_id)  # announced once, then waits for `baton done`
-                elif task.mode != "build" or self.approved:
+                elif task.mode != Mode.BUILD or self.approved:
                     key = (True, self.rank[task_id], task_id)
         elif state in BROKEN:
             if view.reassigned:

@@ -31,7 +31,7 @@ from baton_tui.paths import own_module
 __all__ = ["Forked", "spawn", "warm", "stop"]
 
 _lock = threading.Lock()
-_proc: subprocess.Popen | None = None
+_proc: subprocess.Popen[bytes] | None = None
 _broken = False
 
 
@@ -53,7 +53,7 @@ def warm() -> None:
             _ensure()
 
 
-def _ensure() -> subprocess.Popen | None:
+def _ensure() -> subprocess.Popen[bytes] | None:
     global _proc, _broken
     if _proc is not None and _proc.poll() is None:
         return _proc
@@ -77,6 +77,7 @@ def spawn(attempt_id: int, store: str, cwd: str, env: dict[str, str],
         proc = _ensure()
         if proc is None:
             return None
+        assert proc.stdin is not None and proc.stdout is not None  # started with pipes
         try:
             proc.stdin.write(request.encode())
             proc.stdin.flush()
@@ -95,7 +96,7 @@ def stop() -> None:
     whoever adopts the spawner reaps it."""
     global _proc
     with _lock:
-        if _proc is not None:
+        if _proc is not None and _proc.stdin is not None:
             try:
                 _proc.stdin.close()
             except OSError:

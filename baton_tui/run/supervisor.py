@@ -79,26 +79,33 @@ def cpu_wanted(quiet: float, stall: float, flag: float) -> bool:
     return quiet >= min(stall, stall * flag) - CPU_LEAD
 
 
-def cpu_due(watch: Watch, pid: int | None, now: float | None = None) -> bool:
-    """Whether `cpu_busy` would look at the agent's CPU time now."""
+def cpu_due(watch: Watch, now: float | None = None) -> bool:
+    """Whether the agent's CPU time is due for a look now (once a second at most)."""
     now = now if now is not None else time.monotonic()
-    return bool(pid) and now >= watch.next_cpu_check
+    return now >= watch.next_cpu_check
 
 
 def cpu_busy(watch: Watch, pid: int | None, now: float | None = None,
              total: float | None = None) -> bool:
     """True when the agent's process tree used CPU time since the last look (checked at most
     once a second): an agent compiling or thinking in silence is not stalled. `total` is the
-    tree's CPU time when the caller read it already (`procs.tree_cpu_times`, for many). The
-    first look after a pause (`cpu_wanted` was false) only takes the measure again: busy
-    means busy in the last second or two, never long ago."""
+    tree's CPU time when the caller read it already (`procs.tree_cpu_times`, for many)."""
     now = now if now is not None else time.monotonic()
     if not pid or (total is None and now < watch.next_cpu_check):
         return False  # a `total` read for it counts as its look, due or not
-    watch.next_cpu_check = now + CPU_EVERY
-    from baton_tui import procs
+    if total is None:
+        from baton_tui import procs
 
-    total = procs.tree_cpu_time(pid) if total is None else total
+        total = procs.tree_cpu_time(pid)
+    return cpu_grew(watch, total, now)
+
+
+def cpu_grew(watch: Watch, total: float, now: float) -> bool:
+    """Take `total` (the agent's CPU seconds so far, read by its runner) as this look;
+    True when it grew since the last one. The first look after a pause (`cpu_wanted` was
+    false) only takes the measure again: busy means busy in the last second or two, never
+    long ago."""
+    watch.next_cpu_check = now + CPU_EVERY
     recent = now - watch.last_cpu_check <= 2 * CPU_EVERY
     watch.last_cpu_check = now
     busy = recent and watch.cpu >= 0 and total > watch.cpu + 0.05
