@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from baton_tui.config_files import env_overrides, file_hash, merge, read_sources
 from baton_tui.core.errors import BatonError
+from baton_tui.core.words import DEFAULT_AUTONOMY, Autonomy
 from baton_tui.validation import error_lines
 
 BUILTIN_PLAYERS = (
@@ -46,6 +47,10 @@ def parse_duration(value: Any) -> float:
     if seconds > MAX_DURATION:
         raise ValueError("must be at most ten years (3650d)")
     return seconds
+
+
+# The level as a plain string (the file's own word); the words are the enum's.
+AutonomyWord = Literal[tuple(a.value for a in Autonomy)]  # type: ignore[valid-type]
 
 
 class _Strict(BaseModel):
@@ -263,7 +268,7 @@ class Config(_Strict):
 
     planner: str = "claude-code"
     """Player that drafts plans (`claude-code`, `codex` or a native route)."""
-    autonomy: Literal["guarded", "watch", "autopilot"] = "guarded"
+    autonomy: AutonomyWord = DEFAULT_AUTONOMY.value
     """Supervision for new plans."""
     players: PlayersConfig = Field(default_factory=PlayersConfig)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)

@@ -12,8 +12,9 @@ equal to one of the words where it stands for one:
 - a key of a dict literal with two or more keys, all of them such words (a table by state);
 - an element of a tuple, list or set literal with two or more elements, all of them words
   of one vocabulary (a list of levels);
-- the default or value of a parameter, keyword argument or assignment named like one
-  (`mode: str = "build"`, `f(state="draft")`, `self.autonomy = "watch"`).
+- the default or value of a parameter, keyword argument, assignment or dict key named like
+  one (`mode: str = "build"`, `f(state="draft")`, `self.autonomy = "watch"`,
+  `{"mode": "research"}`).
 
 The same words in prose, messages, JSON payload keys and the plan prompt's example are
 not flagged: they are text, not a state.
@@ -114,6 +115,9 @@ class Scanner(ast.NodeVisitor):
         if len(node.keys) >= 2 and all(is_word(k) for k in node.keys):
             for key in node.keys:
                 self.flag(key, "a key of a table by state, level or mode")
+        for key, value in zip(node.keys, node.values):
+            if isinstance(key, ast.Constant) and key.value in NAMES and is_word(value):
+                self.flag(value, f"the value of {key.value!r}")
         self.generic_visit(node)
 
     def _collection(self, node: ast.Tuple | ast.List | ast.Set) -> None:
@@ -197,6 +201,7 @@ def f(task, row, mode="research", *, autonomy="watch"):
     start(state="queued")
     task.mode = "build"
     level: str = "autopilot"
+    plan = {"autonomy": "guarded", "tasks": []}
     match task.state:
         case "failed" | "parked":
             pass
@@ -221,7 +226,7 @@ def test_the_scan_catches_a_planted_spelling_of_each_kind():
     assert sorted(words) == sorted(repr(w) for w in [
         "research", "watch", "merged", "paused", "landed", "merged", "manual", "build",
         "draft", "queued", "guarded", "watch", "autopilot", "queued", "build", "autopilot",
-        "failed", "parked"])
+        "guarded", "failed", "parked"])
     assert "planted.py:3: 'merged' (compared with state)" in found
     assert "planted.py:5: 'landed' (in a literal state is tested against)" in found
 
