@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -22,11 +22,16 @@ from baton_tui.validation import error_lines
 MODES: tuple[Mode, ...] = tuple(Mode)
 EFFORTS: tuple[str, ...] = ("low", "medium", "high")
 AUTONOMIES: tuple[Autonomy, ...] = tuple(Autonomy)
-# The fields take the words as plain strings (a Literal, not the enum: the plan is validated
-# strictly from its JSON, and its error messages list the words); derived from the enums.
-ModeWord = Literal[tuple(m.value for m in Mode)]  # type: ignore[valid-type]
 Effort = Literal["low", "medium", "high"]
-AutonomyWord = Literal[tuple(a.value for a in Autonomy)]  # type: ignore[valid-type]
+# The fields hold the words as plain strings — a Literal, not the enum: the plan is validated
+# strictly from its JSON, and its error messages list the words — derived from the enums
+# (a type checker sees the strings they are).
+if TYPE_CHECKING:
+    ModeWord = str
+    AutonomyWord = str
+else:
+    ModeWord = Literal[tuple(m.value for m in Mode)]
+    AutonomyWord = Literal[tuple(a.value for a in Autonomy)]
 MAX_ID = 999_999               # task ids: SQLite and every front end hold them easily
 MAX_TASKS = 100_000
 MAX_TEXT = 200_000             # characters in a prompt

@@ -14,8 +14,6 @@ import asyncio
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Callable, Coroutine
 
-from textual.worker import Worker
-
 from baton_tui import api
 from baton_tui.api import TaskSnap
 from baton_tui.core.words import Autonomy, Mode
@@ -27,6 +25,8 @@ from baton_tui.tui.screens.pickers import (
 from baton_tui.tui.words import AUTONOMY_NOTES, MODE_NOTES
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from baton_tui.tui.app import BatonApp
 
 DEFAULT = "(default)"  # the picker value for "the player's default"
@@ -79,11 +79,13 @@ class TaskActions:
     async def ready_players(self) -> tuple[list[str], list[str]]:
         """(offered, not offered with why) — only detected, ready players are offered."""
         app = self.app
-        if app.detections is None:
+        found = app.detections
+        if found is None:
             # On the engine thread: detection records what it found in the store.
-            app.detections = await app.engine.call(api.detect_players)
-        ready = [n for n, d in app.detections.items() if d.ready]
-        missing = [f"{n} ({d.reason})" for n, d in app.detections.items() if not d.ready]
+            fresh: dict = await app.engine.call(api.detect_players)
+            found = app.detections = fresh
+        ready = [n for n, d in found.items() if d.ready]
+        missing = [f"{n} ({d.reason})" for n, d in found.items() if not d.ready]
         return ready, missing
 
     def focused_task(self) -> TaskSnap:
