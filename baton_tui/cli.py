@@ -9,6 +9,8 @@ from __future__ import annotations
 import sys
 from importlib import import_module
 
+from baton_tui.core.words import Autonomy, Mode, ReportStatus  # the standard library's enum only
+
 TYPE_CHECKING = False  # argparse is imported when a parser is built (see `_quick`)
 if TYPE_CHECKING:
     import argparse
@@ -35,7 +37,7 @@ def task_id(text: str) -> int:
     return int(text)
 
 
-REPORT_STATUSES = ("done", "failed", "progress", "limited")
+REPORT_STATUSES = tuple(s.value for s in ReportStatus)
 _REPORT_OPTIONS = {"--summary": str, "--reason": str, "--until": str, "--tokens": int,
                    "--cost": float}
 
@@ -120,7 +122,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q = add("task-add", "plan:cmd_task_add", "add a task to the plan")
     q.add_argument("--title", required=True)
     q.add_argument("--player", required=True)
-    q.add_argument("--mode", default="build", choices=["build", "research", "manual"])
+    q.add_argument("--mode", default=Mode.BUILD.value, choices=[m.value for m in Mode])
     q.add_argument("--deps", default="")
     q.add_argument("--text", default="")
     q = add("task-remove", "plan:cmd_task_remove", "remove a task nothing depends on")
@@ -128,7 +130,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     add("approve", "plan:cmd_approve", "approve the whole plan")
     q = add("autonomy", "plan:cmd_autonomy", "print or change the plan's autonomy (any time; "
             "never voids approval)")
-    q.add_argument("level", nargs="?", choices=["guarded", "watch", "autopilot"])
+    q.add_argument("level", nargs="?", choices=[a.value for a in Autonomy])
     add("trust", "info:cmd_trust", "trust this repository's baton.toml (records its hash)")
 
     q = add("run", "run:cmd_run", "run the approved plan (a view on the conductor)")

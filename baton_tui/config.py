@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from baton_tui.config_files import env_overrides, file_hash, merge, read_sources
 from baton_tui.core.errors import BatonError
+from baton_tui.core.words import DEFAULT_AUTONOMY, Autonomy
 from baton_tui.validation import error_lines
 
 BUILTIN_PLAYERS = (
@@ -46,6 +47,14 @@ def parse_duration(value: Any) -> float:
     if seconds > MAX_DURATION:
         raise ValueError("must be at most ten years (3650d)")
     return seconds
+
+
+# The level as a plain string (the file's own word); the words are the enum's (a type
+# checker sees the string it is).
+if TYPE_CHECKING:
+    AutonomyWord = str
+else:
+    AutonomyWord = Literal[tuple(a.value for a in Autonomy)]
 
 
 class _Strict(BaseModel):
@@ -263,7 +272,7 @@ class Config(_Strict):
 
     planner: str = "claude-code"
     """Player that drafts plans (`claude-code`, `codex` or a native route)."""
-    autonomy: Literal["guarded", "watch", "autopilot"] = "guarded"
+    autonomy: AutonomyWord = DEFAULT_AUTONOMY.value
     """Supervision for new plans."""
     players: PlayersConfig = Field(default_factory=PlayersConfig)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)

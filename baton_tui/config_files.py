@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 from baton_tui.core.errors import BatonError
+from baton_tui.core.words import Autonomy
 from baton_tui.paths import personal_config_path
 
 TYPE_CHECKING = False
@@ -105,8 +106,8 @@ def env_overrides() -> dict[str, Any]:
         over["planner"] = planner
     if os.environ.get("BATON_AUTONOMY"):
         value = os.environ["BATON_AUTONOMY"]
-        if value not in ("guarded", "watch", "autopilot"):
-            raise BatonError(f"BATON_AUTONOMY: {value!r} is not one of guarded, watch, autopilot")
+        if value not in tuple(Autonomy):
+            raise BatonError(f"BATON_AUTONOMY: {value!r} is not one of {', '.join(Autonomy)}")
         over["autonomy"] = value
     if os.environ.get("BATON_MAX_PARALLEL"):
         value = os.environ["BATON_MAX_PARALLEL"]

@@ -567,3 +567,39 @@ class TestConfig:
             assert app.no_color
 
         drive(planned, script)
+
+
+class TestWiring:
+    """Bindings name actions on the App; the App hands each plan key to its `TaskActions`,
+    and the pickers and the approve dialog describe each level and mode in the same words."""
+
+    def test_every_binding_names_an_app_action_and_each_plan_key_a_task_action(self):
+        from baton_tui.tui import bindings
+        from baton_tui.tui.actions import TaskActions
+        from baton_tui.tui.app import BatonApp
+
+        for binding in [*bindings.all_bindings(), *bindings.CHAT]:
+            if binding.action.startswith("app."):
+                assert callable(getattr(BatonApp, f"action_{binding.action[4:]}", None)), binding
+        assert all(callable(getattr(TaskActions, name, None)) for name in bindings.PLAN_ACTIONS)
+
+    def test_one_description_per_autonomy_level_and_mode(self):
+        from baton_tui.core.words import Autonomy, Mode
+        from baton_tui.tui.words import AUTONOMY_NOTES, MODE_NOTES
+
+        assert set(AUTONOMY_NOTES) == set(Autonomy) and set(MODE_NOTES) == set(Mode)
+
+    def test_the_approve_dialog_and_the_autonomy_picker_agree(self, planned):
+        from baton_tui.tui.words import AUTONOMY_NOTES
+
+        async def script(pilot, app, seen):
+            await open_modal(pilot, app, "A", ChoiceModal)
+            shown = [c.label for c in app.screen.choices]
+            assert shown == [f"{level} — {note}" for level, note in AUTONOMY_NOTES.items()]
+            await pilot.press("escape")
+            await settle(pilot)
+            from baton_tui.tui.screens.approve import approval_text
+
+            assert AUTONOMY_NOTES[app.board.autonomy] in approval_text(app.board).plain
+
+        drive(planned, script)

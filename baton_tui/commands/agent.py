@@ -6,6 +6,7 @@ import sys
 
 from baton_tui import api
 from baton_tui.core.errors import BatonError
+from baton_tui.core.words import ReportStatus
 
 TYPE_CHECKING = False  # argparse stays unimported on `baton report`'s path (see cli._quick)
 if TYPE_CHECKING:
@@ -13,9 +14,9 @@ if TYPE_CHECKING:
 
 
 def cmd_report(args: Namespace) -> int:
-    message = args.summary if args.status == "done" else args.reason
+    message = args.summary if args.status == ReportStatus.DONE else args.reason
     until = parse_time(args.until) if args.until else None
-    if args.until and args.status != "limited":
+    if args.until and args.status != ReportStatus.LIMITED:
         raise BatonError("--until goes with `baton report limited`")
     print(api.report(args.status, message or args.message, until=until, tokens=args.tokens,
                      cost=args.cost))

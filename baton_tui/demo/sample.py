@@ -15,6 +15,7 @@ from pathlib import Path
 
 import tomli_w
 
+from baton_tui.core.words import Autonomy, Mode
 from baton_tui.demo.script import EXHAUSTED_TEXT, Answer, Script, text_of
 from baton_tui.demo.server import ScriptedServer
 
@@ -97,7 +98,7 @@ USAGE = "\n## Usage\n\n    python -m textstats.cli FILE   # prints words and lin
 
 def tasks() -> list[dict]:
     return [
-        {"id": 1, "title": "Survey the package", "mode": "research", "player": "anthropic",
+        {"id": 1, "title": "Survey the package", "mode": Mode.RESEARCH, "player": "anthropic",
          "prompt": "Read the package and report its layout and conventions."},
         {"id": 2, "title": "Count words", "player": "anthropic", "scope": ["textstats/words.py"],
          "prompt": "Add textstats/words.py with count_words(text).", "skills": ["tdd"]},
@@ -205,5 +206,5 @@ def write_sample(root: Path) -> Path:
         + tomli_w.dumps({"limits": {"max_parallel": 3}}), encoding="utf-8")
     plan_path = root.parent / "demo-plan.json"
     plan_path.write_text(json.dumps({"version": 1, "goal": "Add word and line counts with a CLI",
-                                     "autonomy": "guarded", "tasks": tasks()}, indent=1))
+                                     "autonomy": Autonomy.GUARDED, "tasks": tasks()}, indent=1))
     return plan_path

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from baton_tui.core.words import Autonomy
 from baton_tui.demo.sample import DemoModelServer, model_turns, tasks
 from baton_tui.demo.script import Answer, Script, text_of
 
@@ -22,7 +23,7 @@ QUESTION = {"question": "Should the command line print both the word and the lin
 
 def planner_turns() -> list[dict]:
     """Read, ask, then draft (the goal is filled in from what the person typed)."""
-    plan = {"version": 1, "autonomy": "guarded", "tasks": tasks()}
+    plan = {"version": 1, "autonomy": Autonomy.GUARDED, "tasks": tasks()}
     return [
         {"text": "Reading the package before planning.",
          "tools": [{"tool": "list_files", "input": {"path": "."}},

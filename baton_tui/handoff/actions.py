@@ -20,6 +20,7 @@ from baton_tui.core import rules
 from baton_tui.core.rules import Action
 from baton_tui.core.events import LANDED, EventKind, State
 from baton_tui.core.views import Folder
+from baton_tui.core.words import Mode
 from baton_tui.workspace import Workspace
 
 K = EventKind
@@ -60,7 +61,7 @@ def landed_branches(ws: Workspace, cur: plans.Current, only: int | None = None) 
     found = []
     for task_id in merge_order(cur):
         task = cur.doc.task(task_id)
-        if task.mode != "build" or cur.view(task_id).state not in LANDED:
+        if task.mode != Mode.BUILD or cur.view(task_id).state not in LANDED:
             continue
         if only is not None and task_id != only:
             continue
@@ -134,7 +135,7 @@ def merge(ws: Workspace, upto: int | None = None,
     snap = cur.snapshot(ws)
     reason = rules.why_not(Action.MERGE, snap)
     if reason:  # exit 1 while build work is still on its way, else 2 (nothing to do)
-        waiting = snap.base_branch and any(t.mode == "build" and t.state not in LANDED
+        waiting = snap.base_branch and any(t.mode == Mode.BUILD and t.state not in LANDED
                                            and t.state != State.DISCARDED for t in snap.tasks)
         raise BatonError(reason, code=1 if waiting else 2)
     tasks = landed_branches(ws, cur)
@@ -152,7 +153,7 @@ def merge(ws: Workspace, upto: int | None = None,
 
     outcome = git_merge(ws.root, cur.row.base_branch, tasks, on_step=step)
     result = Merged(cur.row.base_branch, outcome.merged, outcome.skipped, outcome.conflict)
-    result.not_landed = [t.id for t in cur.doc.tasks if t.mode == "build"
+    result.not_landed = [t.id for t in cur.doc.tasks if t.mode == Mode.BUILD
                          and cur.view(t.id).state not in (*LANDED, State.DISCARDED)]
     if not outcome.conflict:
         ws.store.append(cur.row.id, None, K.HANDOFF_MERGED, {"merged": outcome.merged})
@@ -173,7 +174,7 @@ def _carriers(ws: Workspace, cur: plans.Current, task_id: int) -> set[int]:
         return set()  # the task committed nothing of its own
     found = set()
     for other in cur.doc.tasks:
-        if other.id == task_id or other.mode != "build":
+        if other.id == task_id or other.mode != Mode.BUILD:
             continue
         branch = f"refs/heads/{task_branch(cur.row.slug, other.id, other.title)}"
         if git.rev_parse(ws.root, branch) and is_ancestor(ws.root, tip, branch):

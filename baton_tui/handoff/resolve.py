@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baton_tui.core.errors import BatonError
+from baton_tui.core.events import State
 from baton_tui.workspace import Workspace
+
+OPEN, NOT_STARTED = "open", "not started"  # besides State.MERGED: where a hand merge is
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,14 @@ class Resolution:
     branch: str
     state: str
     files: list[str]
+
+    @property
+    def merged(self) -> bool:
+        return self.state == State.MERGED
+
+    @property
+    def open(self) -> bool:
+        return self.state == OPEN
 
 
 def _merge_head(root: Path) -> Path:
@@ -59,7 +70,7 @@ def begin(ws: Workspace, task_id: int) -> Resolution:
     branch, title, onto = _branch_of(ws, task_id)
     root = ws.root
     if _merge_head(root).exists():
-        return Resolution(task_id, branch, "open", unmerged_files(root))
+        return Resolution(task_id, branch, OPEN, unmerged_files(root))
     here = git.current_branch(root)
     if here != onto:
         raise BatonError(f"wrong branch: {here or 'a detached HEAD'} is checked out; the handoff "
@@ -71,12 +82,12 @@ def begin(ws: Workspace, task_id: int) -> Resolution:
     proc = git.run_git(root, "merge", "--no-ff", "--no-edit", "-m",
                        f"Merge task {task_id}: {title}", branch, env=env)
     if proc.returncode == 0:
-        return Resolution(task_id, branch, "merged", [])
+        return Resolution(task_id, branch, State.MERGED, [])
     if not _merge_head(root).exists():
         detail = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
         raise BatonError(f"git merge of {branch} did not start: "
                          + (detail[-1] if detail else f"exit {proc.returncode}"), code=1)
-    return Resolution(task_id, branch, "open", unmerged_files(root))
+    return Resolution(task_id, branch, OPEN, unmerged_files(root))
 
 
 def status(ws: Workspace, task_id: int) -> Resolution:
@@ -85,9 +96,9 @@ def status(ws: Workspace, task_id: int) -> Resolution:
 
     branch, _title, _onto = _branch_of(ws, task_id)
     if _merge_head(ws.root).exists():
-        return Resolution(task_id, branch, "open", unmerged_files(ws.root))
+        return Resolution(task_id, branch, OPEN, unmerged_files(ws.root))
     merged = is_ancestor(ws.root, branch, "HEAD")
-    return Resolution(task_id, branch, "merged" if merged else "not started", [])
+    return Resolution(task_id, branch, State.MERGED if merged else NOT_STARTED, [])
 
 
 def abort(ws: Workspace) -> None:

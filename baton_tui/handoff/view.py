@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from baton_tui.core.events import LANDED, State
+from baton_tui.core.words import Mode
 from baton_tui.workspace import Workspace
 
 
@@ -142,9 +143,9 @@ def load(ws: Workspace) -> HandoffReview:
     files = split_diff(diff)
     tasks = [_task_review(cur, task_id, sections.get(task_id))
              for task_id in handoff.merge_order(cur)
-             if cur.doc.task(task_id).mode == "build" and cur.view(task_id).state in LANDED]
+             if cur.doc.task(task_id).mode == Mode.BUILD and cur.view(task_id).state in LANDED]
     waiting = [_task_review(cur, t.id, None) for t in cur.doc.tasks
-               if t.mode == "build" and cur.view(t.id).state not in (*LANDED, State.DISCARDED)]
+               if t.mode == Mode.BUILD and cur.view(t.id).state not in (*LANDED, State.DISCARDED)]
     return HandoffReview(onto=cur.row.base_branch, files=files,
                          added=sum(f.added for f in files), deleted=sum(f.deleted for f in files),
                          tasks=tasks, waiting=waiting, diff=diff)

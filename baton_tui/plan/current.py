@@ -24,6 +24,7 @@ from baton_tui.core.rules import Action
 from baton_tui.core.snapshot import NO_PLAN, Snapshot
 from baton_tui.store.db import PlanRow
 from baton_tui.core.events import PENDING, EventKind
+from baton_tui.core.words import Mode
 from baton_tui.core.views import Folder, TaskView
 from baton_tui.workspace import Workspace
 
@@ -201,7 +202,7 @@ def edit_task(ws: Workspace, task_id: int, field: str, value: Any) -> PlanDocume
     return new_doc
 
 
-def add_task(ws: Workspace, title: str, player: str, mode: str = "build",
+def add_task(ws: Workspace, title: str, player: str, mode: str = Mode.BUILD,
              deps: list[int] | None = None, prompt: str = "") -> int:
     cur = current(ws)
     assert cur is not None

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from baton_tui.core.errors import BatonError
+from baton_tui.core.words import Mode
 from baton_tui.plan.model import EFFORTS, MODES, PlanDocument, Task
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def set_field(doc: PlanDocument, task_id: int, field: str, value: Any,
     return _with_task(doc, task_id, **{field: value})
 
 
-def add_task(doc: PlanDocument, title: str, player: str, mode: str = "build",
+def add_task(doc: PlanDocument, title: str, player: str, mode: str = Mode.BUILD,
              deps: list[int] | None = None, prompt: str = "", next_id: int | None = None,
              catalog: "Catalog | None" = None) -> tuple[PlanDocument, int]:
     """Append a task with the next free id; returns the new document and that id."""

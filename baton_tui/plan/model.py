@@ -11,19 +11,27 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from baton_tui.core.errors import BatonError
+from baton_tui.core.words import DEFAULT_AUTONOMY, Autonomy, Mode
 from baton_tui.validation import error_lines
 
-Mode = Literal["build", "research", "manual"]
-Effort = Literal["low", "medium", "high"]
-Autonomy = Literal["guarded", "watch", "autopilot"]
-MODES: tuple[str, ...] = ("build", "research", "manual")
+MODES: tuple[Mode, ...] = tuple(Mode)
 EFFORTS: tuple[str, ...] = ("low", "medium", "high")
-AUTONOMIES: tuple[str, ...] = ("guarded", "watch", "autopilot")
+AUTONOMIES: tuple[Autonomy, ...] = tuple(Autonomy)
+Effort = Literal["low", "medium", "high"]
+# The fields hold the words as plain strings — a Literal, not the enum: the plan is validated
+# strictly from its JSON, and its error messages list the words — derived from the enums
+# (a type checker sees the strings they are).
+if TYPE_CHECKING:
+    ModeWord = str
+    AutonomyWord = str
+else:
+    ModeWord = Literal[tuple(m.value for m in Mode)]
+    AutonomyWord = Literal[tuple(a.value for a in Autonomy)]
 MAX_ID = 999_999               # task ids: SQLite and every front end hold them easily
 MAX_TASKS = 100_000
 MAX_TEXT = 200_000             # characters in a prompt
@@ -71,7 +79,7 @@ class Task(BaseModel):
     player: str = Field(min_length=1, max_length=100)
     model: str | None = Field(default=None, max_length=200)
     effort: Effort | None = None
-    mode: Mode = "build"
+    mode: ModeWord = Mode.BUILD.value
     depends_on: list[TaskId] = Field(default_factory=list, max_length=MAX_TASKS)
     skills: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list,
                                                                  max_length=100)
@@ -145,7 +153,7 @@ class PlanDocument(BaseModel):
 
     version: Literal[1]
     goal: str = Field(min_length=1, max_length=20_000)
-    autonomy: Autonomy = "guarded"
+    autonomy: AutonomyWord = DEFAULT_AUTONOMY.value
     questions: list[Question] = Field(default_factory=list, max_length=1000)
     tasks: list[Task] = Field(min_length=1, max_length=MAX_TASKS)
 

@@ -30,6 +30,7 @@ from baton_tui.plan.validate import plan_problems
 from baton_tui.players import steps
 from baton_tui.players.base import AttemptContext
 from baton_tui.core.events import EventKind
+from baton_tui.core.words import Mode
 from baton_tui.workspace import Workspace
 
 MAX_REPAIRS = 3
@@ -118,7 +119,7 @@ def overlap_problems(doc: PlanDocument) -> list[str]:
         return b in reach[a] or a in reach[b]
 
     problems = []
-    tasks = [t for t in doc.tasks if t.mode == "build" and t.scope]
+    tasks = [t for t in doc.tasks if t.mode == Mode.BUILD and t.scope]
     for i, a in enumerate(tasks):
         for b in tasks[i + 1:]:
             shared = [f"{x} / {y}" for x in a.scope for y in b.scope if scopes_overlap(x, y)]
@@ -137,7 +138,7 @@ def check_draft(ws: Workspace, raw: dict, ready: set[str]) -> tuple[PlanDocument
         return None, exc.lines
     problems = plan_problems(doc, ws.catalog, set(ws.skills))
     for task in doc.tasks:
-        if task.mode != "manual" and task.player not in ready and task.player != "script":
+        if task.mode != Mode.MANUAL and task.player not in ready and task.player != "script":
             problems.append(f"task {task.id}: player {task.player!r} is not ready on this machine "
                             f"(ready: {', '.join(sorted(ready))})")
     problems += overlap_problems(doc)
@@ -196,7 +197,7 @@ def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
     prompt_path = write_private(folder / "prompt.md", message)
     env = {"BATON_STATE": str(ws.paths.store_path), "BATON_TASK": "0",
            "PATH": f"{layout.shim_dir()}{os.pathsep}{os.environ.get('PATH', '')}"}
-    ctx = AttemptContext(task_id=0, mode="research", prompt_path=prompt_path, prompt=message,
+    ctx = AttemptContext(task_id=0, mode=Mode.RESEARCH, prompt_path=prompt_path, prompt=message,
                          worktree=ws.root, attempt_dir=folder, env=env,
                          session_id=session.get("session_id") if resume else None,
                          resume_message=message if resume else None, bin=player.bin)

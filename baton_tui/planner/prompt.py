@@ -7,6 +7,8 @@ import json
 import subprocess
 from pathlib import Path
 
+from baton_tui.core.words import DEFAULT_AUTONOMY
+
 SNAPSHOT_FILES = 400
 README_CHARS = 3000
 TEST_MARKERS = ("pytest.ini", "conftest.py", "tox.ini", "package.json", "Cargo.toml", "go.mod",
@@ -56,7 +58,7 @@ def snapshot(root: Path, files: list[str]) -> str:
 
 
 SCHEMA = {
-    "version": 1, "goal": "the goal, restated in one line", "autonomy": "guarded",
+    "version": 1, "goal": "the goal, restated in one line", "autonomy": DEFAULT_AUTONOMY,
     "questions": [{"question": "…", "recommendation": "…", "answer": "…"}],
     "tasks": [{"id": 1, "title": "one line", "prompt": "the full instruction for the agent",
                "player": "one of the ready players", "model": None, "effort": "medium",

@@ -1,6 +1,7 @@
 """The Baton App: wiring only — layout, the store poller, key availability, routing.
 
-What keys do lives in `actions.py`; what they may do now in the rule book (`api.why_not`);
+What keys do lives in `actions.py` (the App's `actions`, called by its `action_*` methods);
+what they may do now in the rule book (`api.why_not`);
 the chat's commands in `conversation.py`. The engine runs on its own thread
 (`engine.py`), the store is read by a poller thread (`poller.py`); this module only
 moves their results onto the screen.
@@ -22,44 +23,38 @@ from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from baton_tui import api
-from baton_tui.api import Snapshot
+from baton_tui.api import BatonError, Snapshot
 from baton_tui.tui import attention, bindings
 from baton_tui.tui.actions import TaskActions
 from baton_tui.tui.bindings import PLAN_ACTIONS, RULE_OF, TASK_KEYS
 from baton_tui.tui.conversation import converse, slash
 from baton_tui.tui.engine import EngineThread
 from baton_tui.tui.messages import (
-    AttentionNeeded, BoardChanged, KeyRefused, PlanStored, PlayersDetected,
+    AttentionNeeded, BoardChanged, EngineRefused, KeyRefused, PlanStored, PlayersDetected,
 )
 from baton_tui.tui.planner_port import Planner, PlannerQuestion
-from baton_tui.tui.poller import changed_tasks, first_board, poll_store
+from baton_tui.tui.poller import changed_tasks, first_board, keys_changed, poll_store
 from baton_tui.tui.screens.help import HelpScreen, KeyRow
 from baton_tui.tui.widgets.chat_pane import ChatPane
 from baton_tui.tui.widgets.header import BatonHeader
 from baton_tui.tui.widgets.plan_pane import PlanPane
 
 
-KEY_FIELDS = ("state", "blocked_by", "player", "mode")  # of a task, what its keys depend on
+class BatonApp(App[int]):
+    """Chat on the left, the live plan on the right; `q` leaves any run going.
 
-
-def keys_changed(old: Snapshot, new: Snapshot, changed: frozenset[int] | None) -> bool:
-    """Whether what the keys may do (besides the cursor) differs between two boards;
-    `changed` names the tasks whose rows differ (None: any may)."""
-    plan = (old.plan_id, old.approved, old.conductor_pid, len(old.tasks)) != (
-        new.plan_id, new.approved, new.conductor_pid, len(new.tasks))
-    if plan or changed is None:
-        return plan or [tuple(getattr(t, f) for f in KEY_FIELDS) for t in old.tasks] != [
-            tuple(getattr(t, f) for f in KEY_FIELDS) for t in new.tasks]
-    return any(tuple(getattr(old.task(i), f) for f in KEY_FIELDS)
-               != tuple(getattr(new.task(i), f) for f in KEY_FIELDS) for i in changed)
-
-
-class BatonApp(TaskActions, App[int]):
-    """Chat on the left, the live plan on the right; `q` leaves any run going."""
+    Its state — what the key handlers (`actions.py`), the chat (`conversation.py`) and the
+    screens read and set — is declared here and in `__init__`, nowhere else."""
 
     CSS_PATH = "baton.tcss"
     TITLE = "baton"
     BINDINGS = bindings.APP
+
+    # Made in `compose` and kept by reference: `query_one` on the App searches the active
+    # screen, which is a modal or the task detail at times.
+    header: BatonHeader
+    chat: ChatPane
+    plan_pane: PlanPane
 
     def __init__(self, ws: Any, *, planner: Planner | None = None,
                  clock: Callable[[], float] = time.time, poll_interval: float = 0.25,
@@ -79,11 +74,12 @@ class BatonApp(TaskActions, App[int]):
         self.detect_on_start = detect_players
         self.keymap = dict(keymap or {})
         self.engine = EngineThread(ws)
-        self.board = api.snapshot_empty()
+        self.actions = TaskActions(self)  # what the plan keys do
+        self.board: Snapshot = api.snapshot_empty()
         self.board_count = 0
-        self.detections: dict | None = None
+        self.detections: dict | None = None  # the players found (None: not looked for yet)
         self.pending_question: PlannerQuestion | None = None
-        self.select_after_refresh: int | None = None
+        self.select_after_refresh: int | None = None  # a task added: the cursor goes there
         self._wake = threading.Event()
         self._stopped = threading.Event()
         self._focus_plan_next = True
@@ -99,8 +95,6 @@ class BatonApp(TaskActions, App[int]):
 
     # layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        # Kept by reference: `query_one` on the App searches the active screen, which
-        # is a modal or the task detail at times.
         self.header = BatonHeader(self.ws.root.name)
         self.chat = ChatPane(blink=self.blink)
         self.plan_pane = PlanPane()
@@ -185,6 +179,22 @@ class BatonApp(TaskActions, App[int]):
     def poke(self) -> None:
         """Ask the poller to read the store now (after an engine command)."""
         self._wake.set()
+
+    async def engine_call(self, what: str, fn: Callable, *args: Any, **kwargs: Any
+                          ) -> tuple[bool, Any]:
+        """`fn(ws, …)` on the engine thread: (True, its result), or (False, None) once the
+        refusal is shown."""
+        try:
+            result = await self.engine.call(fn, *args, **kwargs)
+        except BatonError as exc:
+            self.refused(what, exc.lines)
+            return False, None
+        self.poke()
+        return True, result
+
+    def refused(self, what: str, lines: list[str]) -> None:
+        self.notify("\n".join(lines), title=f"{what}: refused", severity="error", timeout=8)
+        self.post_message(EngineRefused(what, lines))
 
     @on(PlayersDetected)
     def _players_detected(self, event: PlayersDetected) -> None:
@@ -325,6 +335,33 @@ class BatonApp(TaskActions, App[int]):
             self._plan_keys = {key: binding for binding in bindings.PLAN
                                for key in bindings.keys_of(binding, self.keymap)}
         return self._plan_keys
+
+    # what each plan key does is the task actions' (PEP 8's "bunch of related one-liners")
+    def action_handoff(self) -> None: self.actions.handoff()
+    def action_dag(self) -> None: self.actions.dag()
+    def action_task_detail(self) -> None: self.actions.task_detail()
+    def action_edit_prompt(self) -> None: self.actions.edit_prompt()
+    def action_pick_player(self) -> None: self.actions.pick_player()
+    def action_pick_model(self) -> None: self.actions.pick_model()
+    def action_pick_effort(self) -> None: self.actions.pick_effort()
+    def action_pick_mode(self) -> None: self.actions.pick_mode()
+    def action_edit_deps(self) -> None: self.actions.edit_deps()
+    def action_edit_skills(self) -> None: self.actions.edit_skills()
+    def action_edit_title(self) -> None: self.actions.edit_title()
+    def action_edit_scope(self) -> None: self.actions.edit_scope()
+    def action_edit_check(self) -> None: self.actions.edit_check()
+    def action_toggle_checkpoint(self) -> None: self.actions.toggle_checkpoint()
+    def action_add_task(self) -> None: self.actions.add_task()
+    def action_remove_task(self) -> None: self.actions.remove_task()
+    def action_approve(self) -> None: self.actions.approve()
+    def action_run_plan(self) -> None: self.actions.run_plan()
+    def action_start_task(self) -> None: self.actions.start_task()
+    def action_stop_task(self) -> None: self.actions.stop_task()
+    def action_retry_task(self) -> None: self.actions.retry_task()
+    def action_answer_checkpoint(self) -> None: self.actions.answer_checkpoint()
+    def action_mark_done(self) -> None: self.actions.mark_done()
+    def action_pause_run(self) -> None: self.actions.pause_run()
+    def action_pick_autonomy(self) -> None: self.actions.pick_autonomy()
 
     def action_swap_focus(self) -> None:
         if self.plan_pane.has_focus:

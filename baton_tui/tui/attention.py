@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from baton_tui.api import Snapshot
-
-LANDED_WORDS = frozenset({"landed", "merged"})
+from baton_tui.core.events import LANDED, State
+from baton_tui.core.words import Mode
 
 
 @dataclass(frozen=True)
@@ -31,13 +31,15 @@ def calls(old: Snapshot, new: Snapshot, first: bool = False,
     tasks = new.tasks if changed is None else [new.task(i) for i in sorted(changed)]
     for task in tasks:
         was = old.task(task.id)
-        if task.state == "checkpoint" and (was is None or was.state != "checkpoint"):
+        if task.state == State.CHECKPOINT and (was is None or was.state != State.CHECKPOINT):
             what = (task.question or {}).get("what") or "a risky step"
             found.append(Call("checkpoint", f"#{task.id} asks before: {what} — press y",
                               task.id))
-        if task.state == "paused" and task.until and (was is None or was.state != "paused"):
+        if task.state == State.PAUSED and task.until and (
+                was is None or was.state != State.PAUSED):
             found.append(Call("limit", f"#{task.id} {task.words}", task.id))
-    if old.conductor_pid and not new.conductor_pid and new.state != "merged" and any(
-            t.state in LANDED_WORDS and t.mode == "build" for t in new.tasks):
+    # The plan's word for "all merged" is the task state's.
+    if old.conductor_pid and not new.conductor_pid and new.state != State.MERGED and any(
+            t.state in LANDED and t.mode == Mode.BUILD for t in new.tasks):
         found.append(Call("handoff", "the run ended — the handoff is ready: press H"))
     return found

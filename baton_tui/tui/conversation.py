@@ -141,7 +141,7 @@ async def trust(app: "BatonApp") -> None:
     if ok:
         app.chat.say("baton", "trusted")
         app.detections = None
-        await app.ready_players()
+        await app.actions.ready_players()
         app.refresh_player_facts()
 
 
@@ -157,7 +157,7 @@ async def slash(app: "BatonApp", line: str) -> None:
         await plan_goal(app, arg, None if name == "new" else name)
     elif name == "players":
         app.detections = None
-        ready, missing = await app.ready_players()
+        ready, missing = await app.actions.ready_players()
         app.refresh_player_facts()
         chat.lines("ready: " + (", ".join(ready) or "none"))
         for entry in missing:

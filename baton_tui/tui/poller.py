@@ -35,6 +35,21 @@ def changed_tasks(old: Snapshot | None, new: Snapshot) -> frozenset[int] | None:
     return frozenset(changed)
 
 
+KEY_FIELDS = ("state", "blocked_by", "player", "mode")  # of a task, what its keys depend on
+
+
+def keys_changed(old: Snapshot, new: Snapshot, changed: frozenset[int] | None) -> bool:
+    """Whether what the keys may do (besides the cursor) differs between two boards;
+    `changed` names the tasks whose rows differ (None: any may)."""
+    plan = (old.plan_id, old.approved, old.conductor_pid, len(old.tasks)) != (
+        new.plan_id, new.approved, new.conductor_pid, len(new.tasks))
+    if plan or changed is None:
+        return plan or [tuple(getattr(t, f) for f in KEY_FIELDS) for t in old.tasks] != [
+            tuple(getattr(t, f) for f in KEY_FIELDS) for t in new.tasks]
+    return any(tuple(getattr(old.task(i), f) for f in KEY_FIELDS)
+               != tuple(getattr(new.task(i), f) for f in KEY_FIELDS) for i in changed)
+
+
 def first_board(store_path: Path, reader: Any, now: float) -> tuple[Snapshot, int]:
     """The board to paint first, read at once (the app shows the plan in its first frame,
     never a "no plan yet" that is not true), and the newest event id it covers."""

@@ -12,6 +12,7 @@ from textual.widgets import Input, Label, Select
 
 from baton_tui.api import parse_ids
 from baton_tui.api import BatonError
+from baton_tui.core.words import Mode
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class NewTask:
 
     title: str
     player: str
-    mode: str = "build"
+    mode: str = Mode.BUILD
     deps: list[int] = field(default_factory=list)
 
 
@@ -49,7 +50,7 @@ class AddTaskModal(ModalScreen[NewTask | None]):
             yield Select([(p, p) for p in self.players], value=self.default_player,
                          allow_blank=False, id="player")
             yield Label("mode")
-            yield Select([(m, m) for m in ("build", "research", "manual")], value="build",
+            yield Select([(str(m), str(m)) for m in Mode], value=str(Mode.BUILD),
                          allow_blank=False, id="mode")
             yield Label("depends on (ids, comma-separated)")
             deps = Input(",".join(map(str, self.deps)), id="deps")

@@ -17,12 +17,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from baton_tui.api import Snapshot
-
-AUTONOMY_WORDS = {
-    "guarded": "risky steps wait for you at their checkpoint",
-    "watch": "the policy answers what it can; you watch",
-    "autopilot": "no stops; a failed task is retried once, then parked",
-}
+from baton_tui.core.words import Mode
+from baton_tui.tui.words import AUTONOMY_NOTES
 
 
 def _by_player(tasks: list) -> str:
@@ -33,9 +29,9 @@ def _by_player(tasks: list) -> str:
 def approval_text(board: Snapshot) -> Text:
     """What approving this plan lets run, counted."""
     tasks = [t for t in board.tasks if not t.started]
-    build = [t for t in tasks if t.mode == "build"]
-    research = [t for t in tasks if t.mode == "research"]
-    manual = [t for t in tasks if t.mode == "manual"]
+    build = [t for t in tasks if t.mode == Mode.BUILD]
+    research = [t for t in tasks if t.mode == Mode.RESEARCH]
+    manual = [t for t in tasks if t.mode == Mode.MANUAL]
     checks = [t for t in board.tasks if t.check]
     checkpoints = [t for t in board.tasks if t.checkpoint]
     text = Text()
@@ -54,7 +50,7 @@ def approval_text(board: Snapshot) -> Text:
             text.append(f"  … and {len(checks) - 4} more\n", style="dim")
     text.append(f"{len(checkpoints)} checkpoint(s)", style="bold" if checkpoints else "")
     text.append(f" · autonomy {board.autonomy}: ", style="")
-    text.append(AUTONOMY_WORDS.get(board.autonomy, ""), style="italic")
+    text.append(AUTONOMY_NOTES.get(board.autonomy, ""), style="italic")
     if any(t.started for t in board.tasks):
         text.append(f"\n{sum(t.started for t in board.tasks)} task(s) already ran and keep "
                     "their state", style="dim")

@@ -21,6 +21,7 @@ from textual.widgets import Footer, RichLog, Static, Tree
 
 from baton_tui import api
 from baton_tui.api import Action
+from baton_tui.core.events import LANDED, State
 from baton_tui.tui.messages import HandoffLoaded, MergeFinished, MergeProgressed, MergeStopped
 from baton_tui.tui.screens.file_diff import FileDiffScreen
 from baton_tui.tui.screens.pickers import ConfirmModal
@@ -33,7 +34,7 @@ RULES = {"merge_all": Action.MERGE, "merge_upto": Action.MERGE, "discard": Actio
 
 def summary_text(review: Any) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
-    merged = sum(t.state == "merged" for t in review.tasks)
+    merged = sum(t.state == State.MERGED for t in review.tasks)
     text.append(f" {len(review.tasks)} landed task(s)", style="bold")
     text.append(f" · {len(review.files)} file(s) · +{review.added} −{review.deleted}")
     text.append(f" · onto {review.onto}" if review.onto else "")
@@ -143,7 +144,7 @@ class HandoffScreen(Screen[None]):
         task = self.selected_task()
         if action in ("merge_all", "merge_upto") and self.merging:
             return "a merge is going on"
-        if action == "merge_upto" and (task is None or task.state not in ("landed", "merged")):
+        if action == "merge_upto" and (task is None or task.state not in LANDED):
             return "select a landed task to merge up to"
         if action == "discard":
             return api.why_not(Action.DISCARD, board, board.task(task.id) if task else None,
@@ -247,7 +248,7 @@ class HandoffScreen(Screen[None]):
         ok, state = await app.engine_call("resolve", api.resolve_begin, conflict["id"])
         if not ok:
             return
-        if state.state == "open":
+        if state.open:
             banner = (f"\n── Baton: merging task {conflict['id']} ({state.branch}) onto your branch "
                       f"conflicts in: {', '.join(state.files)}\n   Edit those files, `git add` "
                       "them and `git commit`; then `exit` to go back to Baton (or "
@@ -256,10 +257,10 @@ class HandoffScreen(Screen[None]):
         ok, state = await app.engine_call("resolve", api.resolve_status, conflict["id"])
         if not ok:
             return
-        if state.state == "merged":
+        if state.merged:
             self.note_line(f"  ✓ #{conflict['id']} merged by hand", "bold")
             self.start_merge(self.upto)
-        elif state.state == "open":
+        elif state.open:
             self.query_one("#handoff-status", Static).update(Text(
                 f" the merge of task {conflict['id']} is still open ({', '.join(state.files)}"
                 " unresolved) · s: back to the shell to finish it", style="bold"))

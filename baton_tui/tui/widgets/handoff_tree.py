@@ -10,6 +10,8 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from baton_tui.core.events import State
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -26,11 +28,11 @@ def _clip(text: Any, limit: int = 90) -> str:
 
 
 def task_label(task: Any) -> Text:
-    mark = "✓" if task.state == "merged" else "●"
+    mark = "✓" if task.state == State.MERGED else "●"
     label = Text()
     label.append(f"{mark} #{task.id} ", style="bold")
     label.append(_clip(task.title, 40))
-    label.append(f"  {task.state}", style="bold" if task.state == "merged" else "")
+    label.append(f"  {task.state}", style="bold" if task.state == State.MERGED else "")
     label.append(f"  +{task.added} −{task.deleted}", style="dim")
     return label
 

@@ -10,14 +10,15 @@ from rich.text import Text
 from textual.widgets import Static
 
 from baton_tui.api import Snapshot, snapshot_empty
+from baton_tui.core.events import State
 
-DONE_WORDS = frozenset({"done", "landed", "merged"})
+DONE_WORDS = frozenset({State.DONE, State.LANDED, State.MERGED})
 METER = 8
 
 
 def progress(board: Snapshot) -> str | None:
     """`3/6 done` over the tasks that still count (discarded ones do not)."""
-    counted = [t for t in board.tasks if t.state != "discarded"]
+    counted = [t for t in board.tasks if t.state != State.DISCARDED]
     if not counted or not any(t.started for t in counted):
         return None
     return f"{sum(t.state in DONE_WORDS for t in counted)}/{len(counted)} done"

@@ -11,13 +11,14 @@ from rich.text import Text
 from baton_tui import api
 from baton_tui.api import ACTIVE, State, TaskSnap
 
-MARKS = {
-    "draft": "○", "queued": "◌", "running": "●", "done": "✓", "landed": "✓", "merged": "✓",
-    "paused": "‖", "checkpoint": "?", "failed": "✗", "parked": "✗", "discarded": "–",
+MARKS: dict[State, str] = {
+    State.DRAFT: "○", State.QUEUED: "◌", State.RUNNING: "●", State.DONE: "✓",
+    State.LANDED: "✓", State.MERGED: "✓", State.PAUSED: "‖", State.CHECKPOINT: "?",
+    State.FAILED: "✗", State.PARKED: "✗", State.DISCARDED: "–",
 }
-WORD_STYLE = {
-    "running": "bold", "failed": "bold", "parked": "bold", "checkpoint": "bold reverse",
-    "paused": "italic",
+WORD_STYLE: dict[State, str] = {
+    State.RUNNING: "bold", State.FAILED: "bold", State.PARKED: "bold",
+    State.CHECKPOINT: "bold reverse", State.PAUSED: "italic",
 }
 
 

@@ -19,12 +19,15 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from baton_tui.api import TaskSnap
+from baton_tui.core.events import State
 from baton_tui.tui.widgets.task_card import card_height, card_state, card_text, ticks
 from baton_tui.tui.widgets.text_lines import text_lines
 
 EDGE = "▌"  # the card's colour edge (Textual's `outer` left border)
-EDGE_STATES = ("running", "done", "landed", "merged", "paused", "checkpoint", "failed",
-               "parked", "blocked")
+# The states with an edge colour of their own, and `blocked` (card_state's word for a task
+# with `blocked_by` set).
+EDGE_STATES = (*map(str, (State.RUNNING, State.DONE, State.LANDED, State.MERGED, State.PAUSED,
+                          State.CHECKPOINT, State.FAILED, State.PARKED)), "blocked")
 CACHE_CARDS = 400  # rendered cards kept; far more than a screen holds
 
 

@@ -1,0 +1,18 @@
+"""What the TUI says about each autonomy level and each mode — one description each, shown
+by the pickers (`A`, `M`) and the approve dialog alike."""
+
+from __future__ import annotations
+
+from baton_tui.core.words import Autonomy, Mode
+
+AUTONOMY_NOTES: dict[Autonomy, str] = {
+    Autonomy.GUARDED: "risky steps wait for you at their checkpoint",
+    Autonomy.WATCH: "you watch; the policy decides what it can",
+    Autonomy.AUTOPILOT: "no stops; a failed task is retried once, then parked",
+}
+
+MODE_NOTES: dict[Mode, str] = {
+    Mode.BUILD: "edits files in its own worktree, after approval",
+    Mode.RESEARCH: "read-only; may run before approval",
+    Mode.MANUAL: "you do it, then mark it done",
+}
