@@ -7,6 +7,7 @@ from pathlib import Path
 from baton_tui.core.errors import BatonError
 from baton_tui.core.rules import Action, PlayerFacts, why_not
 from baton_tui.core.snapshot import NO_PLAN
+from baton_tui.core.words import Mode
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ def edit_task(ws: "Workspace", task_id: int, field: str, value: Any) -> "PlanDoc
     return edit(ws, task_id, field, value)
 
 
-def add_task(ws: "Workspace", title: str, player: str, mode: str = "build",
+def add_task(ws: "Workspace", title: str, player: str, mode: str = Mode.BUILD,
              deps: list[int] | None = None, prompt: str = "") -> int:
     from baton_tui.plan.current import add_task as add
 

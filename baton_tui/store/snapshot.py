@@ -17,6 +17,7 @@ from baton_tui.core import policy
 from baton_tui.store import foldcache
 from baton_tui.store.db import PlanRow, Store
 from baton_tui.core.events import PENDING, State
+from baton_tui.core.words import Mode
 from baton_tui.core.snapshot import _AT, Snapshot, TaskSnap, describe, empty, plan_word
 from baton_tui.core.views import Folder, PlanView, TaskView
 
@@ -115,11 +116,11 @@ _WORDY = frozenset({State.PAUSED, State.CHECKPOINT, State.FAILED, State.PARKED})
 def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | None, level: int,
           folder_mode: bool, now: float, limits: dict[str, float]) -> TaskSnap:
     get = spec.get
-    mode = get("mode", "build")
+    mode = get("mode", Mode.BUILD)
     started_at = view.started_at
     wall = view.wall + ((now - started_at) if started_at else 0.0)
     state = view.state
-    build_task = mode == "build" and not folder_mode
+    build_task = mode == Mode.BUILD and not folder_mode
     player = spec["player"]
     until, reason = view.until, view.reason
     waits_for = (player, limits[player]) if player in limits else None
