@@ -79,7 +79,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         `attempt` and `conductor`, which Baton starts itself): argparse lists only
         subcommands added with a help string."""
         if only is not None and name != only:
-            return _UNUSED  # not needed for this command
+            return _UNUSED  # type: ignore[return-value]  # not needed: a stand-in, as said
         if help_text is None:
             p = sub.add_parser(name)
         else:
@@ -342,9 +342,10 @@ def _quick_report(rest: list[str]) -> dict | None:
         if name not in _REPORT_OPTIONS:
             return None  # -h, --help, an abbreviation, `--`, a typo
         if not equals:
-            value = next(words, None)
-            if value is None or value.startswith("-"):
+            given = next(words, None)
+            if given is None or given.startswith("-"):
                 return None
+            value = given
         try:
             found[name[2:]] = _REPORT_OPTIONS[name](value)
         except ValueError:

@@ -78,7 +78,6 @@ def test_the_facade_declares_to_checkers_every_name_it_looks_up():
 KNOWN_CIRCLES = [
     ["baton_tui.players.builtin", "baton_tui.players.gemini", "baton_tui.players.opencode",
      "baton_tui.players.steps"],
-    ["baton_tui.tui.app", "baton_tui.tui.conversation"],
 ]
 
 

@@ -78,7 +78,7 @@ def cmd_logs(args: Namespace) -> int:
             last, offset = newer, 0
             print(f"── attempt {last.id} ──")
             continue
-        if last.ended and not api.conductor_alive(last.shim_pid, None):
+        if last.ended and not (last.shim_pid and api.conductor_alive(last.shim_pid, None)):
             _print_file(last.log_path, None, offset, final=True)
             return 0
         time.sleep(0.3)

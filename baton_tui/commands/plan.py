@@ -62,6 +62,7 @@ def cmd_plan(args: Namespace) -> int:
 def _print_current(ws: Any, as_json: bool, hint: str | None = None) -> int:
     """The current plan as the v1 document (`--json`) or as a person reads it."""
     cur = api.current_plan(ws)
+    assert cur is not None  # required: no plan is refused
     if as_json:
         print(json.dumps(cur.doc.dump(), indent=2))
         return 0

@@ -78,6 +78,7 @@ def follow(ws: Any, pid: int | None, since: int) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, on_signal)
     cur = api.current_plan(ws)
+    assert cur is not None  # required: no plan is refused before this
     titles = {t.id: t.title for t in cur.doc.tasks}
     token = api.process_token(pid) if pid else None
     last = since
@@ -91,7 +92,7 @@ def follow(ws: Any, pid: int | None, since: int) -> int:
             text = _line(event, titles)
             if text:
                 print(text, flush=True)
-        if not alive:
+        if not alive or pid is None:
             break
         api.wait_conductor(pid, 0.2)  # its events as they come; its end at once
     print()
@@ -109,6 +110,7 @@ def cmd_run(args: Namespace) -> int:
         since = api.last_event_id(ws.store)
         if args.approve:
             cur = api.current_plan(ws)
+            assert cur is not None  # required: no plan is refused
             api.ensure_trusted(ws)  # a refused `run --approve` must change nothing
             if not cur.row.approved:
                 for warning in api.approve(ws)[1]:

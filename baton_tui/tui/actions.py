@@ -1,6 +1,7 @@
 """What each plan key does: open a typed modal, then hand its value to the engine.
 
-`TaskActions` is the App's collaborator for the plan keys (`app.actions`): bindings name
+`TaskActions` is the App's collaborator for the plan keys (`app.actions`), holding the App
+as a `Host` (`host.py`: what it may use of it): bindings name
 actions on the App ("app." namespace, so one `check_action` decides what applies now), and
 each of the App's `action_*` methods hands its key to the method of the same name here.
 A handler that waits on a modal runs as a worker of the App in the `action` group
@@ -18,6 +19,7 @@ from baton_tui import api
 from baton_tui.api import TaskSnap
 from baton_tui.core.words import Autonomy, Mode
 from baton_tui.tui import screens
+from baton_tui.tui.host import Host
 from baton_tui.tui.messages import PlanApproved, PlanEdited, RunCommanded
 from baton_tui.tui.screens.pickers import (
     Choice, ChoiceModal, ConfirmModal, PickManyModal, TextModal,
@@ -27,28 +29,37 @@ from baton_tui.tui.words import AUTONOMY_NOTES, MODE_NOTES
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from baton_tui.tui.app import BatonApp
-
 DEFAULT = "(default)"  # the picker value for "the player's default"
 Handler = Callable[["TaskActions"], Coroutine[Any, Any, None]]
 
 
-def worker(description: str) -> Callable[[Handler], Callable[[TaskActions], Worker]]:
+def worker(description: str) -> Callable[[Handler], Callable[[TaskActions], Worker[None]]]:
     """Run a key's handler as a worker of the App (what `@work` does for a DOM node's own
     method): in the `action` group, its failure reported by the App, never raised."""
-    def wrap(handler: Handler) -> Callable[[TaskActions], Worker]:
+    def wrap(handler: Handler) -> Callable[[TaskActions], Worker[None]]:
         @wraps(handler)
-        def start(self: TaskActions) -> Worker:
+        def start(self: TaskActions) -> Worker[None]:
             return self.app.run_worker(handler(self), group="action", exit_on_error=False,
                                        description=description)
         return start
     return wrap
 
 
+async def ready_players(app: Host) -> tuple[list[str], list[str]]:
+    """(offered, not offered with why) — only detected, ready players are offered."""
+    found = app.detections
+    if found is None:
+        # On the engine thread: detection records what it found in the store.
+        found = app.detections = await app.engine.call(api.detect_players)
+    ready = [n for n, d in found.items() if d.ready]
+    missing = [f"{n} ({d.reason})" for n, d in found.items() if not d.ready]
+    return ready, missing
+
+
 class TaskActions:
     """Key handlers of the plan pane, acting on the App that holds them."""
 
-    def __init__(self, app: BatonApp) -> None:
+    def __init__(self, app: Host) -> None:
         self.app = app
 
     # helpers --------------------------------------------------------------------------
@@ -76,18 +87,6 @@ class TaskActions:
             self.app.notify(f"{target}{name.replace('_', ' ')}: done"
                             + (f" (pid {result})" if name == "start_run" and result else ""))
 
-    async def ready_players(self) -> tuple[list[str], list[str]]:
-        """(offered, not offered with why) — only detected, ready players are offered."""
-        app = self.app
-        found = app.detections
-        if found is None:
-            # On the engine thread: detection records what it found in the store.
-            fresh: dict = await app.engine.call(api.detect_players)
-            found = app.detections = fresh
-        ready = [n for n, d in found.items() if d.ready]
-        missing = [f"{n} ({d.reason})" for n, d in found.items() if not d.ready]
-        return ready, missing
-
     def focused_task(self) -> TaskSnap:
         task = self.app.plan_pane.selected_task
         assert task is not None  # check_action refuses task keys without a task
@@ -107,6 +106,7 @@ class TaskActions:
 
     def task_detail(self) -> None:
         app, task = self.app, self.focused_task()
+        assert app.board.plan_id is not None  # a task is on the board, so is its plan
         app.push_screen(screens.TaskDetail(task, app.board.plan_id, app.board.base_commit,
                                            app.ws.paths.store_path, app.ws.root,
                                            follow=app.follow_logs))
@@ -122,7 +122,7 @@ class TaskActions:
     @worker("choose player")
     async def pick_player(self) -> None:
         task = self.focused_task()
-        ready, missing = await self.ready_players()
+        ready, missing = await ready_players(self.app)
         note = ("not offered (not ready): " + "; ".join(missing)) if missing else ""
         value = await self.app.push_screen_wait(ChoiceModal(
             f"player of #{task.id}", [Choice(n, n) for n in ready], task.player,
@@ -236,7 +236,7 @@ class TaskActions:
     @worker("add task")
     async def add_task(self) -> None:
         app = self.app
-        ready, _ = await self.ready_players()
+        ready, _ = await ready_players(self.app)
         focused = app.plan_pane.selected_task
         default = api.default_player(app.ws) or (focused.player if focused else ready[0])
         new = await app.push_screen_wait(screens.AddTaskModal(ready, default, [],

@@ -48,7 +48,7 @@ class BatonApp(App[int]):
 
     CSS_PATH = "baton.tcss"
     TITLE = "baton"
-    BINDINGS = bindings.APP
+    BINDINGS = [*bindings.APP]  # a fresh list of Textual's declared type
 
     # Made in `compose` and kept by reference: `query_one` on the App searches the active
     # screen, which is a modal or the task detail at times.
@@ -126,12 +126,12 @@ class BatonApp(App[int]):
         # out of the cycle collector's full passes, which otherwise grow with the plan.
         gc.freeze()
         self.engine.warm()
-        self.run_worker(self._check_config, group="config", exit_on_error=False,
+        self.run_worker(self._check_config(), group="config", exit_on_error=False,
                         description="validate the configuration")
         self.run_worker(partial(self._poll, reader, first), thread=True, group="poller",
                         exclusive=True, exit_on_error=False, description="read the store")
         if self.detect_on_start:
-            self.run_worker(self._detect, group="detect", exit_on_error=False,
+            self.run_worker(self._detect(), group="detect", exit_on_error=False,
                             description="detect players")
 
     def on_unmount(self) -> None:

@@ -28,7 +28,8 @@ def calls(old: Snapshot, new: Snapshot, first: bool = False,
     if first or new.empty or old.plan_id != new.plan_id:
         return []
     found: list[Call] = []
-    tasks = new.tasks if changed is None else [new.task(i) for i in sorted(changed)]
+    tasks = new.tasks if changed is None else [
+        t for t in map(new.task, sorted(changed)) if t is not None]
     for task in tasks:
         was = old.task(task.id)
         if task.state == State.CHECKPOINT and (was is None or was.state != State.CHECKPOINT):

@@ -7,18 +7,17 @@ whether to archive the plan (saying what is kept where), then plans the new goal
 from __future__ import annotations
 
 import shlex
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from baton_tui import api
 from baton_tui.api import Action, BatonError
+from baton_tui.tui.actions import ready_players
+from baton_tui.tui.host import Host
 from baton_tui.tui.messages import AttentionNeeded, PlanStored
 from baton_tui.tui.planner_port import (
     DraftPlan, PlannerFailed, PlannerQuestion, PlannerSpec, ResearchStep,
 )
 from baton_tui.tui.screens.pickers import ConfirmModal
-
-if TYPE_CHECKING:
-    from baton_tui.tui.app import BatonApp
 
 NO_PLANNER = ("the planner is not available yet — load a plan with `baton plan --from FILE` "
               "(or /plan FILE here)")
@@ -58,7 +57,7 @@ def _status_text(ws: Any) -> str:
     return api.status_text(api.snapshot(ws.store).as_json())
 
 
-async def may_replace(app: "BatonApp") -> bool | None:
+async def may_replace(app: Host) -> bool | None:
     """Whether a new goal may replace the current plan: False (no), True (archive it), or
     None (nothing to archive). Asks when work would be archived or a draft replaced."""
     board = app.board
@@ -81,7 +80,7 @@ async def may_replace(app: "BatonApp") -> bool | None:
     return True if sure else False
 
 
-async def plan_goal(app: "BatonApp", goal: str, skill: str | None = None) -> None:
+async def plan_goal(app: Host, goal: str, skill: str | None = None) -> None:
     if not goal:
         app.chat.say("baton", "say the goal after the command, e.g. /new add a rate limiter")
         return
@@ -92,7 +91,7 @@ async def plan_goal(app: "BatonApp", goal: str, skill: str | None = None) -> Non
     await converse(app, goal, new=bool(new), skill=skill, fresh=True)
 
 
-async def budget(app: "BatonApp", arg: str) -> None:
+async def budget(app: Host, arg: str) -> None:
     chat = app.chat
     if not arg:
         shown = getattr(app.board, "budget", None)
@@ -122,7 +121,7 @@ async def budget(app: "BatonApp", arg: str) -> None:
             chat.lines(f"budget set: {result}")
 
 
-async def trust(app: "BatonApp") -> None:
+async def trust(app: Host) -> None:
     ok, found = await app.engine_call("trust", api.trust_preview)
     if not ok:
         return
@@ -141,11 +140,11 @@ async def trust(app: "BatonApp") -> None:
     if ok:
         app.chat.say("baton", "trusted")
         app.detections = None
-        await app.actions.ready_players()
+        await ready_players(app)
         app.refresh_player_facts()
 
 
-async def slash(app: "BatonApp", line: str) -> None:
+async def slash(app: Host, line: str) -> None:
     """Run one /command; the answer goes into the chat."""
     chat = app.chat
     name, _, arg = line[1:].partition(" ")
@@ -157,7 +156,7 @@ async def slash(app: "BatonApp", line: str) -> None:
         await plan_goal(app, arg, None if name == "new" else name)
     elif name == "players":
         app.detections = None
-        ready, missing = await app.actions.ready_players()
+        ready, missing = await ready_players(app)
         app.refresh_player_facts()
         chat.lines("ready: " + (", ".join(ready) or "none"))
         for entry in missing:
@@ -199,7 +198,7 @@ async def slash(app: "BatonApp", line: str) -> None:
         chat.say("baton", f"unknown command /{name} — /help lists them")
 
 
-async def converse(app: "BatonApp", text: str, new: bool = False, skill: str | None = None,
+async def converse(app: Host, text: str, new: bool = False, skill: str | None = None,
                    fresh: bool = False) -> None:
     """Send a goal or an answer to the planner and show what it does."""
     chat = app.chat
@@ -227,7 +226,7 @@ async def converse(app: "BatonApp", text: str, new: bool = False, skill: str | N
         chat.say("planner", exc.message)
 
 
-async def _show(app: "BatonApp", event: Any, new: bool = False) -> None:
+async def _show(app: Host, event: Any, new: bool = False) -> None:
     chat = app.chat
     if isinstance(event, ResearchStep):
         chat.step(event.text)

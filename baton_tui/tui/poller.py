@@ -62,7 +62,7 @@ def first_board(store_path: Path, reader: Any, now: float) -> tuple[Snapshot, in
 
 
 def poll_store(store_path: Path, clock: Callable[[], float],
-               post: Callable[[Snapshot, Snapshot | None, frozenset[int] | None], None],
+               post: Callable[[Snapshot, Snapshot | None, frozenset[int] | None], object],
                cancelled: Callable[[], bool], wake: threading.Event,
                interval: float = 0.25, reader: Any = None,
                after: tuple[Snapshot, int] | None = None) -> None:
@@ -91,7 +91,7 @@ def poll_store(store_path: Path, clock: Callable[[], float],
 
 
 def tail_log(store_path: Path, plan_id: int, task_id: int,
-             post: Callable[[list[str], bool, list], None],
+             post: Callable[[list[str], bool, list], object],
              cancelled: Callable[[], bool], batch: float = 0.08, first_bytes: int = 64_000,
              max_batch_lines: int = 2_000, player: str | None = None) -> None:
     """Follow a task's newest attempt log, posting lines in batches of ~`batch` seconds.
@@ -113,7 +113,8 @@ def tail_log(store_path: Path, plan_id: int, task_id: int,
             if newest != path and newest:
                 path, pending = newest, b""
                 offset = max(0, api.log_size(path) - first_bytes)
-                reader = api.step_reader(wrote or player) if (wrote or player) else None
+                name = wrote or player
+                reader = api.step_reader(name) if name else None
                 post([], True, [])
         if path:  # by the agent's own offset: a log whose middle was cut is followed exactly
             data, offset, _cut = api.read_log(path, offset, 4_000_000)

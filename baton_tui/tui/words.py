@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from baton_tui.core.words import Autonomy, Mode
 
-AUTONOMY_NOTES: dict[Autonomy, str] = {
+AUTONOMY_NOTES: dict[str, str] = {  # by `Autonomy` (the plan's is its word)
     Autonomy.GUARDED: "risky steps wait for you at their checkpoint",
     Autonomy.WATCH: "you watch; the policy decides what it can",
     Autonomy.AUTOPILOT: "no stops; a failed task is retried once, then parked",

@@ -37,7 +37,7 @@ class DagScreen(Screen[int | None]):
         self.query_one(DagView).show(self.board, self.selected)
 
     def action_move(self, step: int) -> None:
-        if not self.order:
+        if not self.order or self.selected is None:
             return
         at = self.at.get(self.selected, 0)
         self.selected = self.order[max(0, min(len(self.order) - 1, at + step))]

@@ -9,7 +9,7 @@ App workers: going back mid-merge does not cancel one.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 from rich.text import Text
 from textual import on, work
@@ -22,6 +22,7 @@ from textual.widgets import Footer, RichLog, Static, Tree
 from baton_tui import api
 from baton_tui.api import Action
 from baton_tui.core.events import LANDED, State
+from baton_tui.tui.host import Host
 from baton_tui.tui.messages import HandoffLoaded, MergeFinished, MergeProgressed, MergeStopped
 from baton_tui.tui.screens.file_diff import FileDiffScreen
 from baton_tui.tui.screens.pickers import ConfirmModal
@@ -67,6 +68,11 @@ class HandoffScreen(Screen[None]):
         self.merging = False
         self.expanded: set[int] = set()
 
+    @property
+    def host(self) -> Host:
+        """The App, as the Baton App it is (Textual types `self.app` as any App)."""
+        return cast(Host, self.app)
+
     def compose(self) -> ComposeResult:
         yield Static(" reading the landed work…", id="handoff-summary")
         with Horizontal(id="handoff-body"):
@@ -88,7 +94,7 @@ class HandoffScreen(Screen[None]):
     @work(group="handoff-load", exclusive=True, exit_on_error=False, description="read the handoff")
     async def load(self) -> None:
         reading, self.reading = self.reading, None
-        ok, review = await (reading or self.app.engine_call("handoff", api.handoff_review))
+        ok, review = await (reading or self.host.engine_call("handoff", api.handoff_review))
         if ok:
             self.post_message(HandoffLoaded(review))
 
@@ -140,7 +146,7 @@ class HandoffScreen(Screen[None]):
 
     # what applies now --------------------------------------------------------------------
     def why_not(self, action: str) -> str | None:
-        board = self.app.board
+        board = self.host.board
         task = self.selected_task()
         if action in ("merge_all", "merge_upto") and self.merging:
             return "a merge is going on"
@@ -199,7 +205,7 @@ class HandoffScreen(Screen[None]):
             self.post_message(MergeProgressed(task_id, what))
 
         try:
-            ok, outcome = await self.app.engine_call("merge", api.merge, upto, progress)
+            ok, outcome = await self.host.engine_call("merge", api.merge, upto, progress)
         finally:
             self.merging = False
         if not ok:
@@ -213,8 +219,8 @@ class HandoffScreen(Screen[None]):
 
     @on(MergeProgressed)
     def _progressed(self, event: MergeProgressed) -> None:
-        title = self.app.board.task(event.task_id).title if self.app.board.task(
-            event.task_id) else ""
+        task = self.host.board.task(event.task_id)
+        title = task.title if task else ""
         self.note_line(f"  ✓ #{event.task_id} {title} — "
                  + ("merged" if event.what == "merged" else "was merged already"))
 
@@ -244,7 +250,7 @@ class HandoffScreen(Screen[None]):
         conflict = self.conflict
         if conflict is None:
             return
-        app = self.app
+        app = self.host
         ok, state = await app.engine_call("resolve", api.resolve_begin, conflict["id"])
         if not ok:
             return
@@ -272,7 +278,7 @@ class HandoffScreen(Screen[None]):
         task = self.selected_task()
         if task is None:
             return
-        app = self.app
+        app = self.host
         ok, victims = await app.engine_call("discard", api.discard_victims, task.id)
         if not ok:
             return
@@ -295,7 +301,7 @@ class HandoffScreen(Screen[None]):
         entry = self.selected()
         if entry is None or entry.kind != "waiting":
             return
-        ok, _ = await self.app.engine_call(f"retry #{entry.task.id}", api.retry_task,
+        ok, _ = await self.host.engine_call(f"retry #{entry.task.id}", api.retry_task,
                                            entry.task.id, None)
         if ok:
             self.note_line(f"  ↻ #{entry.task.id} retried: the integration branch is merged into its "

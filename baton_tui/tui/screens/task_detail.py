@@ -134,7 +134,7 @@ class TaskDetail(Screen[None]):
         row = board_changed.board.task(self.row.id)
         if row is not None and row != self.row:
             self.row = row
-            for fields in self.query("#fields"):  # none yet while the screen is composing
+            for fields in self.query("#fields").results(Static):  # none while composing
                 fields.update(fields_text(row))
 
     def action_tab(self, tab: str) -> None:

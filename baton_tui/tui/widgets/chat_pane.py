@@ -19,7 +19,7 @@ WELCOME = ("Say what you want built. The planner studies the repository, asks on
 class ChatPane(Vertical):
     """Shows the conversation; posts `Said` for every line the person enters."""
 
-    BINDINGS = bindings.CHAT
+    BINDINGS = [*bindings.CHAT]  # a fresh list of Textual's declared type
 
     class Said(Message):
         """The person entered a line (a goal, an answer, or a /command)."""

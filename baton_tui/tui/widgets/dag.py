@@ -18,7 +18,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
-from baton_tui.api import Snapshot
+from baton_tui.api import Snapshot, TaskSnap
 from baton_tui.tui.widgets.text_lines import text_lines
 
 INDENT = 2  # between two tasks on a row
@@ -35,6 +35,11 @@ class Piece(NamedTuple):
 def shape(board: Snapshot) -> tuple:
     """What the layout depends on: the tasks, their order, levels and inputs."""
     return tuple((t.id, t.level, t.depends_on) for t in board.rows)
+
+
+def _place(task: TaskSnap | None) -> tuple[int, tuple[int, ...]] | None:
+    """Where one task sits in the layout: its level and inputs (None: not on the board)."""
+    return None if task is None else (task.level, task.depends_on)
 
 
 def dag_lines(board: Snapshot, width: int) -> tuple[list[list[Piece]], dict[int, int]]:
@@ -191,8 +196,7 @@ class DagView(Vertical, can_focus=False):
         """A new board: laid out again only when the plan's shape changed (states do not
         show here). `changed` names the tasks that differ from `since` (None: any may)."""
         if self.board is not None and since is self.board and changed is not None and all(
-                (since.task(i).level, since.task(i).depends_on)
-                == (board.task(i).level, board.task(i).depends_on) for i in changed):
+                _place(since.task(i)) == _place(board.task(i)) for i in changed):
             self.board = board
             return self.select(selected)
         layout = shape(board)

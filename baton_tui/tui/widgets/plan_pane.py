@@ -20,7 +20,7 @@ EMPTY = ("No plan yet.\n\nState a goal in the chat on the left, or load a plan f
 class PlanPane(Vertical, can_focus=True):
     """Focusable; j/k move the cursor, the App's actions act on the task under it."""
 
-    BINDINGS = bindings.PLAN_PANE
+    BINDINGS = [*bindings.PLAN_PANE]  # a fresh list of Textual's declared type
     cursor = var(0, init=False)  # its watcher redraws the two cards, not the whole pane
 
     class CursorMoved(Message):

@@ -11,12 +11,12 @@ from rich.text import Text
 from baton_tui import api
 from baton_tui.api import ACTIVE, State, TaskSnap
 
-MARKS: dict[State, str] = {
+MARKS: dict[str, str] = {  # by `State` (a task's state is its word)
     State.DRAFT: "○", State.QUEUED: "◌", State.RUNNING: "●", State.DONE: "✓",
     State.LANDED: "✓", State.MERGED: "✓", State.PAUSED: "‖", State.CHECKPOINT: "?",
     State.FAILED: "✗", State.PARKED: "✗", State.DISCARDED: "–",
 }
-WORD_STYLE: dict[State, str] = {
+WORD_STYLE: dict[str, str] = {
     State.RUNNING: "bold", State.FAILED: "bold", State.PARKED: "bold",
     State.CHECKPOINT: "bold reverse", State.PAUSED: "italic",
 }
@@ -113,7 +113,7 @@ def card_text(task: TaskSnap, selected: bool = False, now: float | None = None) 
             text.append(f" · {fmt_elapsed(round(task.wall))}")
         if task.tokens:
             text.append(f" · {fmt_tokens(task.tokens)} tokens", style="dim")
-        if ticks(task) and now is not None:
+        if task.until and ticks(task) and now is not None:
             text.append(f" · {countdown(task.until, now)}", style="bold")
         if task.progress and (task.state in ACTIVE or task.state == State.PAUSED):
             text.append(f" — {task.progress}", style="italic")
