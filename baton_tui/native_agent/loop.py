@@ -17,6 +17,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from baton_tui.core.words import Mode
 from baton_tui.native_agent.limits import call_with_retries
 from baton_tui.native_agent.pricing import cost_of
 from baton_tui.native_agent.providers import MAX_TOKENS, make_provider
@@ -55,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Baton's native agent loop (one task, one worktree).")
     p.add_argument("--provider", choices=("anthropic", "openai"), required=True)
     p.add_argument("--model", required=True)
-    p.add_argument("--mode", choices=("build", "research"), default="build")
+    p.add_argument("--mode", choices=(Mode.BUILD, Mode.RESEARCH), default=Mode.BUILD)
     p.add_argument("--prompt-file", required=True, type=Path)
     p.add_argument("--transcript", required=True, type=Path)
     p.add_argument("--effort", choices=tuple(MAX_TOKENS), default=None)
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
          resumed=resumed, cwd=str(root), tools=list(toolbox.names))
 
     system = SYSTEM.format(root=root, mode=args.mode, tools=", ".join(toolbox.names),
-                           mode_note=RESEARCH_NOTE if args.mode == "research" else BUILD_NOTE)
+                           mode_note=RESEARCH_NOTE if args.mode == Mode.RESEARCH else BUILD_NOTE)
     tools = provider.tools(toolbox.names)
     total = Usage()
     cost = 0.0

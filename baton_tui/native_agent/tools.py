@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from baton_tui.core.words import Mode
 from baton_tui.native_agent.shell import Shell
 from baton_tui.native_agent.specs import (
     READ_LIMIT,
@@ -29,7 +30,7 @@ class Toolbox:
     def __init__(self, root: Path, mode: str):
         self.root = root.resolve()
         self.mode = mode
-        self.names = READ_TOOLS if mode == "research" else READ_TOOLS + WRITE_TOOLS
+        self.names = READ_TOOLS if mode == Mode.RESEARCH else READ_TOOLS + WRITE_TOOLS
         self.shell = Shell(self.root)
 
     # paths ------------------------------------------------------------------
@@ -61,7 +62,7 @@ class Toolbox:
     # dispatch ---------------------------------------------------------------
     def call(self, name: str, args: Any) -> str:
         if name not in self.names:
-            if self.mode == "research" and name in WRITE_TOOLS:
+            if self.mode == Mode.RESEARCH and name in WRITE_TOOLS:
                 raise ToolError(f"refused: {name} is not available in a read-only research task;"
                                 " put your findings in your baton_report summary")
             raise ToolError(f"unknown tool {name!r} (tools: {', '.join(self.names)})")

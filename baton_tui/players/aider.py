@@ -25,6 +25,7 @@ import os
 import re
 from pathlib import Path
 
+from baton_tui.core.words import Mode
 from baton_tui.players.base import AttemptContext, Launch, Outcome, printed_at
 from baton_tui.players.cli_events import one_line
 from baton_tui.players.kinds import CliPlayer
@@ -119,7 +120,7 @@ class AiderPlayer(CliPlayer):
                 "--encoding", "utf-8"]
         if restore:
             argv.append("--restore-chat-history")
-        if ctx.mode == "research":
+        if ctx.mode == Mode.RESEARCH:
             argv += ["--chat-mode", "ask", "--dry-run"]
         if ctx.model:
             argv += ["--model", ctx.model]

@@ -22,6 +22,7 @@ import json
 import os
 from pathlib import Path
 
+from baton_tui.core.words import Mode
 from baton_tui.players.base import AttemptContext, Launch, Outcome
 from baton_tui.players.cli_events import (
     ARGV_PROMPT_LIMIT, events, float_of, int_of, mcp_command, mcp_env, one_line,
@@ -68,14 +69,14 @@ class AmpPlayer(CliPlayer):
         servers = dict(settings.get("amp.mcpServers") or {})
         servers["baton"] = {"command": command[0], "args": command[1:], "env": mcp_env(ctx.env)}
         settings["amp.mcpServers"] = servers
-        if ctx.mode == "research":
+        if ctx.mode == Mode.RESEARCH:
             settings["amp.tools.disable"] = sorted({*(settings.get("amp.tools.disable") or []),
                                                     *RESEARCH_DISABLED})
         return self._private(ctx.attempt_dir / "amp-settings.json", settings)
 
     def _argv(self, ctx: AttemptContext, head: list[str], message: str) -> Launch:
         argv = [*head, "--stream-json", "--settings-file", str(self._settings(ctx))]
-        if ctx.mode != "research":
+        if ctx.mode != Mode.RESEARCH:
             argv += ["--dangerously-allow-all"]
         if ctx.model:
             argv += ["--mode", ctx.model]

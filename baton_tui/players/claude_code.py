@@ -22,6 +22,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from baton_tui.core.words import Mode
 from baton_tui.players.base import AttemptContext, Launch, Outcome
 from baton_tui.players.kinds import CliPlayer
 from baton_tui.players.cli_events import (
@@ -96,7 +97,7 @@ class ClaudeCodePlayer(CliPlayer):
         return path
 
     def _system_note(self, ctx: AttemptContext) -> str:
-        if ctx.mode == "research":
+        if ctx.mode == Mode.RESEARCH:
             return ("You are running headless under Baton, in a READ-ONLY research task: you have "
                     "no shell and no write tools, and must not change any file. When you are done "
                     f"call the {REPORT_TOOL} tool (status \"done\" with your findings as the "
@@ -110,7 +111,7 @@ class ClaudeCodePlayer(CliPlayer):
         exe = ctx.bin or self.bin or self.executable() or self.binary or "claude"
         argv = [exe, "-p", "--output-format", "stream-json", "--verbose"]
         env: dict[str, str] = {}
-        if ctx.mode == "research":
+        if ctx.mode == Mode.RESEARCH:
             argv += ["--tools", RESEARCH_TOOLS, "--permission-mode", "dontAsk",
                      "--allowedTools", REPORT_TOOL]
         else:
@@ -141,7 +142,7 @@ class ClaudeCodePlayer(CliPlayer):
             return None
         message = (ctx.resume_message or "Continue the task where you left off.").strip()
         message += ("\n\nWhen the task is finished, report it as Baton's rules say "
-                    + (f"(the {REPORT_TOOL} tool)." if ctx.mode == "research" else
+                    + (f"(the {REPORT_TOOL} tool)." if ctx.mode == Mode.RESEARCH else
                        "(`baton report done --summary \"…\"`, or the baton_report tool)."))
         return self._argv(ctx, message)
 

@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from baton_tui.core.words import Mode
 from baton_tui.players.base import AttemptContext, Launch, Outcome
 from baton_tui.players.kinds import CliPlayer
 from baton_tui.players.cli_events import (
@@ -141,7 +142,7 @@ class CodexPlayer(CliPlayer):
         # (Debian's /etc/profile, for one) resets PATH, losing the `baton` shim directory that
         # Baton puts first: a plain `bash -c` keeps the environment the attempt was given.
         opts = ["--json", "--skip-git-repo-check", "-c", "allow_login_shell=false"]
-        if ctx.mode == "research":
+        if ctx.mode == Mode.RESEARCH:
             opts += ["-c", 'sandbox_mode="read-only"', "-c", 'approval_policy="never"']
         else:
             opts += ["--dangerously-bypass-approvals-and-sandbox"]
@@ -176,7 +177,7 @@ class CodexPlayer(CliPlayer):
         message = (ctx.resume_message or "Continue the task where you left off.").strip()
         message += ("\n\nWhen the task is finished, report it as Baton's rules say "
                     + ("(the baton_report tool: this task has no writable shell)."
-                       if ctx.mode == "research" else
+                       if ctx.mode == Mode.RESEARCH else
                        "(`baton report done --summary \"…\"`, or the baton_report tool)."))
         return self._with_prompt([self._exe(ctx), "exec", *self._options(ctx), "resume", "--",
                                   ctx.session_id], message)

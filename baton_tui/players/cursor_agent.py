@@ -24,6 +24,7 @@ import os
 import re
 from pathlib import Path
 
+from baton_tui.core.words import Mode
 from baton_tui.players.aider import REPORT
 from baton_tui.players.base import AttemptContext, Launch, Outcome
 from baton_tui.players.cli_events import ARGV_PROMPT_LIMIT, event_of, events, int_of, one_line
@@ -100,7 +101,7 @@ class CursorAgentPlayer(CliPlayer):
         exe = ctx.bin or self.bin or self.executable() or self.binary
         argv = [exe, "-p", "--output-format", "stream-json", "--trust",
                 "--workspace", str(ctx.worktree)]
-        argv += ["--mode", "ask"] if ctx.mode == "research" else ["--force"]
+        argv += ["--mode", "ask"] if ctx.mode == Mode.RESEARCH else ["--force"]
         if ctx.model:
             argv += ["--model", ctx.model]
         if ctx.session_id:
@@ -116,7 +117,7 @@ class CursorAgentPlayer(CliPlayer):
         if not ctx.session_id:
             return None
         message = (ctx.resume_message or "Continue the task where you left off.").strip()
-        if ctx.mode == "research":
+        if ctx.mode == Mode.RESEARCH:
             message += ("\n\nWhen you are done, end your final reply with one line `BATON: done "
                         "<your findings>` (or `BATON: failed <why>`), as Baton's rules said.")
         else:

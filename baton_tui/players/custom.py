@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from baton_tui.core.words import Mode
 from baton_tui.players.base import AttemptContext, Detection, Launch, Player
 
 
@@ -38,7 +39,7 @@ class CustomPlayer(Player):
                 "BATON_MODE": ctx.mode, "BATON_PROMPT_FILE": str(ctx.prompt_path)}
 
     def launch(self, ctx: AttemptContext) -> Launch:
-        argv = self.research_command if ctx.mode == "research" else self.command
+        argv = self.research_command if ctx.mode == Mode.RESEARCH else self.command
         if argv is None:
             raise ValueError(f"custom player {self.name!r} has no research_command")
         return Launch(list(argv), self._env(ctx), stdin_prompt=True)
@@ -48,7 +49,7 @@ class CustomPlayer(Player):
 
     def resume(self, ctx: AttemptContext) -> Launch | None:
         launch = self.launch(ctx)
-        if self.resume_command and ctx.mode != "research":
+        if self.resume_command and ctx.mode != Mode.RESEARCH:
             launch.argv = list(self.resume_command)
         launch.env["BATON_RESUME"] = "1"
         return launch

@@ -24,6 +24,7 @@ import os
 import re
 import uuid
 
+from baton_tui.core.words import Mode
 from baton_tui.players.base import AttemptContext, Launch, Outcome, printed_at
 from baton_tui.players.cli_events import ARGV_PROMPT_LIMIT, event_of, events, int_of, \
     mcp_command, mcp_env, one_line
@@ -93,7 +94,7 @@ class GeminiPlayer(CliPlayer):
         env = {**os.environ, **self.env}
         home = build_home(ctx.attempt_dir, env, self._settings(ctx))
         argv = [exe, "-o", "stream-json", "--skip-trust", *session]
-        if ctx.mode == "research":
+        if ctx.mode == Mode.RESEARCH:
             policy = ctx.attempt_dir / "gemini-research-policy.toml"
             policy.write_text("".join(
                 f'[[rule]]\ntoolName = "{tool}"\ndecision = "deny"\npriority = 900\n\n'
@@ -119,7 +120,7 @@ class GeminiPlayer(CliPlayer):
         message = (ctx.resume_message or "Continue the task where you left off.").strip()
         message += ("\n\nWhen the task is finished, report it as Baton's rules say "
                     + (f"(the {REPORT_TOOL} tool: this task has no shell)."
-                       if ctx.mode == "research" else
+                       if ctx.mode == Mode.RESEARCH else
                        "(`baton report done --summary \"…\"`, or the baton_report tool)."))
         return self._argv(ctx, message[:ARGV_PROMPT_LIMIT], ["--resume", ctx.session_id])
 

@@ -27,6 +27,7 @@ import shlex
 import uuid
 from pathlib import Path
 
+from baton_tui.core.words import Mode
 from baton_tui.paths import own_module
 from baton_tui.players.base import AttemptContext, Launch, Outcome
 from baton_tui.players.cli_events import event_of, events, float_of, int_of, one_line
@@ -93,7 +94,7 @@ class GoosePlayer(CliPlayer):
                 "-i", str(message_file), "--no-profile"]
         if resume:
             argv.append("--resume")
-        if ctx.mode == "research":
+        if ctx.mode == Mode.RESEARCH:
             argv += ["--with-extension", self._read_server(ctx)]
         else:
             argv += ["--with-builtin", "developer"]
@@ -111,7 +112,7 @@ class GoosePlayer(CliPlayer):
             return None
         message = (ctx.resume_message or "Continue the task where you left off.").strip()
         message += ("\n\nWhen the task is finished, report it as Baton's rules said (the "
-                    "baton_report tool" + (")." if ctx.mode == "research" else
+                    "baton_report tool" + (")." if ctx.mode == Mode.RESEARCH else
                                           ", or `baton report done --summary \"…\"`)."))
         path = ctx.attempt_dir / "resume-message.md"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -32,6 +32,7 @@ import re
 import sys
 from pathlib import Path
 
+from baton_tui.core.words import Mode
 from baton_tui.paths import own_module
 from baton_tui.players.base import AttemptContext, Detection, Launch, Outcome
 from baton_tui.players.kinds import NativePlayer
@@ -66,7 +67,7 @@ class _NativeBase(NativePlayer):
     def _argv(self, ctx: AttemptContext) -> list[str]:
         argv = [*own_module("baton_tui.native_agent"),
                 "--provider", self.provider, "--model", ctx.model or self.default_model or "",
-                "--mode", "research" if ctx.mode == "research" else "build",
+                "--mode", Mode.RESEARCH if ctx.mode == Mode.RESEARCH else Mode.BUILD,
                 "--prompt-file", str(ctx.prompt_path),
                 "--transcript", str(Path(ctx.attempt_dir) / "transcript.json")]
         if ctx.effort:
@@ -74,7 +75,7 @@ class _NativeBase(NativePlayer):
         return argv
 
     def launch(self, ctx: AttemptContext) -> Launch:
-        if ctx.mode not in ("build", "research"):
+        if ctx.mode not in (Mode.BUILD, Mode.RESEARCH):
             raise ValueError(f"the {self.name} player runs build and research tasks, "
                              f"not {ctx.mode!r}")
         return Launch(self._argv(ctx), {"PYTHONUNBUFFERED": "1"})

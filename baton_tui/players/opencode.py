@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from baton_tui.core.words import Mode
 from baton_tui.players.base import AttemptContext, Launch, Outcome
 from baton_tui.players.cli_events import event_of, events, float_of, int_of, mcp_command, \
     mcp_env, one_line
@@ -144,7 +145,7 @@ class OpenCodePlayer(CliPlayer):
         ours: dict[str, Any] = {"mcp": {"baton": {
             "type": "local", "command": command, "enabled": True,
             "environment": mcp_env(ctx.env)}}}
-        if ctx.mode == "research":
+        if ctx.mode == Mode.RESEARCH:
             ours["agent"] = {RESEARCH_AGENT: {
                 "mode": "primary", "description": "Baton's read-only research task",
                 "permission": dict(RESEARCH_PERMISSION)}}
@@ -158,7 +159,7 @@ class OpenCodePlayer(CliPlayer):
         exe = ctx.bin or self.bin or self.executable() or self.binary or "opencode"
         argv = [exe, "run", "--format", "json", "--print-logs", "--log-level", "WARN",
                 "--title", f"Baton task {ctx.task_id}"]
-        if ctx.mode == "research":
+        if ctx.mode == Mode.RESEARCH:
             argv += ["--agent", RESEARCH_AGENT]
         if ctx.model:
             argv += ["--model", ctx.model]
@@ -178,7 +179,7 @@ class OpenCodePlayer(CliPlayer):
             return None
         message = (ctx.resume_message or "Continue the task where you left off.").strip()
         message += ("\n\nWhen the task is finished, report it as Baton's rules say "
-                    + ("(the baton_report tool: this task has no shell)." if ctx.mode == "research"
+                    + ("(the baton_report tool: this task has no shell)." if ctx.mode == Mode.RESEARCH
                        else "(`baton report done --summary \"…\"`, or the baton_report tool)."))
         path = ctx.attempt_dir / "resume-message.md"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from baton_tui.core.words import Mode
 from baton_tui.config import Config
 from baton_tui.players.base import Player
 from baton_tui.players.builtin import BUILTIN_CLASSES
@@ -58,10 +59,10 @@ class Catalog:
             if problem:
                 found.append(problem)
         mode = getattr(task, "mode")
-        if mode == "research" and not adapter.research:
+        if mode == Mode.RESEARCH and not adapter.research:
             found.append(f"player {name!r} cannot run research tasks"
                          + (" (no research_command)" if isinstance(adapter, CustomPlayer) else ""))
-        if getattr(task, "checkpoint") and not adapter.checkpoints and mode != "manual":
+        if getattr(task, "checkpoint") and not adapter.checkpoints and mode != Mode.MANUAL:
             found.append(f"player {name!r} cannot stop at a checkpoint; give this task to another")
         if name == "script" and not getattr(task, "check"):
             found.append("player 'script' needs a check command: it is the whole task")
