@@ -24,6 +24,10 @@ class Workspace:
     def root(self) -> Path:
         return self.paths.root
 
+    @property
+    def store_path(self) -> Path:
+        return self.paths.store_path
+
     @cached_property
     def store(self) -> Store:
         return Store(self.paths.store_path)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     )
     from baton_tui.core.events import ACTIVE as ACTIVE, EventKind as EventKind
     from baton_tui.core.snapshot import NO_PLAN as NO_PLAN, Snapshot as Snapshot, TaskSnap as TaskSnap
+    from baton_tui.workspace import Workspace as Workspace
     from baton_tui.api.reading import (
         open_workspace as open_workspace, open_store as open_store, sibling as sibling,
         check_config as check_config, store_at as store_at, snapshot as snapshot,
@@ -84,6 +85,7 @@ _PROVIDERS = {
     "baton_tui.core.rules": ("TASK_ACTIONS", "Action", "PlayerFacts", "why_not"),
     "baton_tui.core.events": ("ACTIVE", "EventKind"),
     "baton_tui.core.snapshot": ("NO_PLAN", "Snapshot", "TaskSnap"),
+    "baton_tui.workspace": ("Workspace",),
     "baton_tui.api.reading": (
         "open_workspace", "open_store", "sibling", "check_config", "store_at", "snapshot",
         "live_conductor", "snapshot_reader", "snapshot_empty", "terminal_text", "fmt_duration",

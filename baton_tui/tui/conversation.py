@@ -36,11 +36,11 @@ HELP = """commands:
 keys: tab moves between chat and plan · ? lists every key"""
 
 
-def _store_draft(ws: Any, raw: dict, source: str, new: bool = False) -> str:
+def _store_draft(ws: api.Workspace, raw: dict, source: str, new: bool = False) -> str:
     return api.store_plan(ws, raw, source, new=new).slug
 
 
-def _load_file(ws: Any, path: str) -> str:
+def _load_file(ws: api.Workspace, path: str) -> str:
     from pathlib import Path
 
     file = Path(path).expanduser()
@@ -53,7 +53,7 @@ def _load_file(ws: Any, path: str) -> str:
     return api.load_plan(ws, text, path).slug
 
 
-def _status_text(ws: Any) -> str:
+def _status_text(ws: api.Workspace) -> str:
     return api.status_text(api.snapshot(ws.store).as_json())
 
 

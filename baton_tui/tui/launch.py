@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from baton_tui.tui.planner_port import Planner
 
+if TYPE_CHECKING:
+    from baton_tui.api import Workspace
 
-def make_app(ws: Any = None, *, planner: Planner | None = None,
+
+def make_app(ws: Workspace | None = None, *, planner: Planner | None = None,
              clock: Callable[[], float] = time.time, poll_interval: float = 0.25,
              blink: bool = True, follow_logs: bool = True, detect_players: bool = True,
              shell: Callable[[Any, str], int] | None = None, auto_handoff: bool = True):
