@@ -330,7 +330,8 @@ def _remember_secrets(config: "Config") -> None:
     """The person's configured agent variables are secrets to this process's redaction."""
     from baton_tui import redact
 
-    tables = [*config.players.settings.values(), *config.players.custom.values()]
+    tables: list[PlayerSettings | CustomPlayer] = [*config.players.settings.values(),
+                                                   *config.players.custom.values()]
     redact.remember(value for table in tables for value in table.env.values())
 
 

@@ -63,7 +63,7 @@ def arm() -> None:
 def reached(point: str) -> None:
     """Die (or hold) here when armed for this point and this is the N-th time; else nothing."""
     global _count
-    if _armed is None or _armed[0] != point:
+    if _armed is None or _armed[0] != point or _lock is None:
         return
     import signal
     import time

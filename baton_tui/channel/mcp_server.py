@@ -17,6 +17,10 @@ from baton_tui.channel import mcp_stdio
 from baton_tui.channel.jsonrpc import Server
 from baton_tui.channel.mcp_stdio import result_schema, string as _string
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 
 def _report(status: str, summary: str) -> str:
     try:
@@ -60,7 +64,7 @@ TOOLS = [
      "outputSchema": result_schema("baton_checkpoint")},
 ]
 
-_FUNCTIONS = {"baton_report": _report, "baton_checkpoint": _checkpoint}
+_FUNCTIONS: dict[str, Callable[..., str]] = {"baton_report": _report, "baton_checkpoint": _checkpoint}
 
 
 def call_tool(params: dict) -> dict:

@@ -44,11 +44,11 @@ def diagnose(ws: Workspace) -> tuple[list[str], int]:
             lines.append(f"· {found.name}: {found.reason}" + (f" — {found.fix}" if found.fix else ""))
     planner = ws.config.planner
     source = planner_source(ws)
-    found = detected.get(planner)
-    if found is not None and found.ready:
+    chosen = detected.get(planner)
+    if chosen is not None and chosen.ready:
         lines.append(f"✓ planner: {planner} (from {source})")
         return lines, 0
-    why = found.reason + (f" — {found.fix}" if found.fix else "") if found else \
+    why = chosen.reason + (f" — {chosen.fix}" if chosen.fix else "") if chosen else \
         f"no player is named {planner!r}"
     lines.append(f"✗ planner: {planner} (from {source}) is not ready ({why}); `baton plan --goal` "
                  "cannot run — "

@@ -48,7 +48,12 @@ def merge_order(cur: plans.Current) -> list[int]:
 
     plan_order = [t.id for t in cur.doc.tasks]
     seen: set[int] = set()
-    in_order = all(seen.add(t.id) or set(t.depends_on) <= seen for t in cur.doc.tasks)
+    in_order = True
+    for t in cur.doc.tasks:
+        seen.add(t.id)
+        if not set(t.depends_on) <= seen:
+            in_order = False
+            break
     base_order = plan_order if in_order else topo_order(cur.doc.deps(), plan_order)
     position = {task_id: i for i, task_id in enumerate(base_order)}
     return carried_first(base_order, position, *_landings(cur.folder))
@@ -151,8 +156,10 @@ def merge(ws: Workspace, upto: int | None = None,
         if progress:
             progress(task_id, what)
 
-    outcome = git_merge(ws.root, cur.row.base_branch, tasks, on_step=step)
-    result = Merged(cur.row.base_branch, outcome.merged, outcome.skipped, outcome.conflict)
+    onto = cur.row.base_branch
+    assert onto is not None  # recorded when the plan was approved; checked above
+    outcome = git_merge(ws.root, onto, tasks, on_step=step)
+    result = Merged(onto, outcome.merged, outcome.skipped, outcome.conflict)
     result.not_landed = [t.id for t in cur.doc.tasks if t.mode == Mode.BUILD
                          and cur.view(t.id).state not in (*LANDED, State.DISCARDED)]
     if not outcome.conflict:
@@ -190,6 +197,7 @@ def discard(ws: Workspace, task_id: int, with_dependents: bool = False) -> list[
     cur.doc.task(task_id)
     snap = cur.snapshot(ws)
     task = snap.task(task_id)
+    assert task is not None  # the plan has it (`cur.doc.task` above)
     carriers = _carriers(ws, cur, task_id) if task.state == State.LANDED else set()
     reason = rules.why_not(Action.DISCARD, snap, task, with_dependents=with_dependents,
                            carriers=carriers)

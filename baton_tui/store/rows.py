@@ -105,7 +105,7 @@ def clean(value: Any) -> Any:
 class _Record:
     """A plain record built from keyword fields (no `dataclasses`: see `paths.RepoPaths`)."""
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
     def __init__(self, **fields: Any):
         for name in self.__slots__:
@@ -132,6 +132,7 @@ class PlanRow(_Record):
 
     id: int
     slug: str
+    _doc: dict[str, Any] | None  # decoded on first read
     doc_text: str | None  # the document as stored (None: given decoded)
     created: float
     revision: int
@@ -193,10 +194,10 @@ def _sha256():
     """SHA-256, from CPython's own module where it has one: `hashlib` loads OpenSSL first
     (~4 ms of every `baton report`, which hashes one nonce). The same digest either way."""
     try:
-        from _sha2 import sha256  # Python 3.12+
+        from _sha2 import sha256  # type: ignore[import-not-found]  # Python 3.12+
     except ImportError:
         try:
-            from _sha256 import sha256  # Python 3.11
+            from _sha256 import sha256  # type: ignore[import-not-found]  # Python 3.11
         except ImportError:
             from hashlib import sha256
     return sha256
@@ -207,7 +208,7 @@ def nonce_matches(nonce: str, stored_hash: str) -> bool:
     try:
         from _operator import _compare_digest as same  # what `hmac` offers, without OpenSSL
     except ImportError:
-        from hmac import compare_digest as same
+        from hmac import compare_digest as same  # type: ignore[no-redef]
 
     return bool(stored_hash) and same(hash_nonce(nonce), stored_hash)
 
