@@ -79,7 +79,8 @@ class AnthropicProvider:
         content: list[dict[str, Any]] = []
         texts: list[str] = []
         calls: list[Call] = []
-        for block in final.content:
+        blocks: list[Any] = list(final.content)  # read by each block's `type`, not its class
+        for block in blocks:
             kind = getattr(block, "type", None)
             if kind == "text":
                 content.append({"type": "text", "text": block.text})

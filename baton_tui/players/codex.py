@@ -48,6 +48,7 @@ from baton_tui.players.decoding import (
     ToolCall,
     ToolResult,
     Usage,
+    obj,
     said,
     text_of,
 )
@@ -209,7 +210,7 @@ class CodexDecoder(JsonDecoder):
 
     def decode(self, event: dict[str, Any]) -> list[Event]:
         kind = event.get("type")
-        item = event.get("item") if isinstance(event.get("item"), dict) else {}
+        item = obj(event.get("item"))
         itype = item.get("type")
         if kind == "thread.started":
             found: list[Event] = [AgentStarted("codex")]

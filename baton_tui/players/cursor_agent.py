@@ -188,7 +188,7 @@ class CursorDecoder(JsonDecoder):
         usage = result.get("usage") or {}
         tokens = sum(int_of(usage.get(k)) for k in (
             "inputTokens", "outputTokens", "input_tokens", "output_tokens"))
-        final = result.get("result") if isinstance(result.get("result"), str) else ""
+        final = text_of(result.get("result")) if isinstance(result.get("result"), str) else ""
         ok = not result.get("is_error") and result.get("subtype") == "success"
         found: list[Event] = [Usage(tokens, total=True)]
         if ok:

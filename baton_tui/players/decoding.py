@@ -186,6 +186,11 @@ class JsonDecoder(Decoder):
         return []
 
 
+def obj(value: Any) -> dict[str, Any]:
+    """A JSON object of a value that should be one (anything else: empty)."""
+    return value if isinstance(value, dict) else {}
+
+
 def text_of(value: Any) -> str:
     """A string of a value that should be one (None and odd shapes: empty)."""
     return value if isinstance(value, str) else "" if value is None else str(value)
@@ -204,8 +209,8 @@ class GenericDecoder(JsonDecoder):
     def decode(self, event: dict[str, Any]) -> list[Event]:
         name = event.get("tool_name") or event.get("tool") or event.get("name")
         if name and isinstance(name, str):
-            part = event.get("part") if isinstance(event.get("part"), dict) else {}
-            state = part.get("state") if isinstance(part.get("state"), dict) else {}
+            part = obj(event.get("part"))
+            state = obj(part.get("state"))
             args = event.get("parameters") or event.get("input") or event.get("arguments") \
                 or state.get("input") or {}
             return [ToolCall(name, args if isinstance(args, (dict, str)) else {})]

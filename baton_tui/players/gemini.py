@@ -43,6 +43,7 @@ from baton_tui.players.decoding import (
     ToolCall,
     ToolResult,
     Usage,
+    obj,
     said,
     text_of,
 )
@@ -208,7 +209,7 @@ class GeminiDecoder(JsonDecoder):
             found.append(ToolCall(name, args if isinstance(args, dict) else {}))
         elif kind == "tool_result":
             name = self.calls.get(str(event.get("tool_id")), "tool")
-            error = event.get("error") if isinstance(event.get("error"), dict) else {}
+            error = obj(event.get("error"))
             failed = event.get("status") == "error"
             found.append(ToolResult(name, not failed, text_of(
                 (error.get("message") if failed else None) or event.get("output"))))

@@ -167,8 +167,8 @@ def _next_wall_time(hour: int, minute: int, tz: tzinfo | None, now: float,
     else:
         candidates = []
         for delta in (-1, 0, 1):
-            d = (here + timedelta(days=delta)).date()
-            candidates.append((d.year, d.month, d.day))
+            near = (here + timedelta(days=delta)).date()
+            candidates.append((near.year, near.month, near.day))
     stamps = []
     for y, mo, d in candidates:
         try:

@@ -44,6 +44,7 @@ from baton_tui.players.decoding import (
     SessionNamed,
     ToolCall,
     Usage,
+    obj,
     said,
     text_of,
 )
@@ -238,14 +239,14 @@ class OpenCodeDecoder(JsonDecoder):
         if event.get("sessionID"):
             self.session_in_events = True
             found.append(SessionNamed(str(event["sessionID"])))
-        part = event.get("part") if isinstance(event.get("part"), dict) else {}
+        part = obj(event.get("part"))
         kind = event.get("type")
         if kind == "text":
             found += said(part.get("text"))
         elif kind == "reasoning" and text_of(part.get("text")).strip():
             found.append(Note("thinking: " + one_line(part.get("text"), 160)))
         elif kind == "tool_use":
-            state = part.get("state") if isinstance(part.get("state"), dict) else {}
+            state = obj(part.get("state"))
             args = state.get("input")
             failed = state.get("status") == "error"
             found.append(ToolCall(str(part.get("tool") or "tool"),
@@ -266,8 +267,8 @@ class OpenCodeDecoder(JsonDecoder):
     def _error(event: dict[str, Any]) -> list[Event]:
         """A final error event; a 429's Retry-After (else the words' "try again in") is the
         reset."""
-        error = event.get("error") if isinstance(event.get("error"), dict) else {}
-        data = error.get("data") if isinstance(error.get("data"), dict) else {}
+        error = obj(event.get("error"))
+        data = obj(error.get("data"))
         message = _error_message(event)
         found: list[Event] = [Finished(False, error=message)]
         blob = f"{message} {data.get('responseBody') or ''}"
@@ -283,6 +284,6 @@ class OpenCodeDecoder(JsonDecoder):
 
 
 def _error_message(event: dict[str, Any]) -> str:
-    error = event.get("error") if isinstance(event.get("error"), dict) else {}
-    data = error.get("data") if isinstance(error.get("data"), dict) else {}
+    error = obj(event.get("error"))
+    data = obj(error.get("data"))
     return str(data.get("message") or error.get("message") or error.get("name") or "error")
