@@ -38,7 +38,7 @@ def _failure(exc: Exception) -> ApiFailure:
 
 class AnthropicProvider:
     def __init__(self, model: str, effort: str | None):
-        import anthropic
+        import anthropic  # lazy: seconds cold; only the provider in use loads its SDK
 
         self.sdk = anthropic
         self.client = anthropic.Anthropic(api_key=os.environ.get("ANTHROPIC_API_KEY"),
@@ -111,7 +111,7 @@ class AnthropicProvider:
 
 class OpenAIProvider:
     def __init__(self, model: str, effort: str | None):
-        import openai
+        import openai  # lazy: seconds cold; only the provider in use loads its SDK
 
         self.sdk = openai
         self.client = openai.OpenAI(api_key=os.environ.get("OPENAI_API_KEY"),
