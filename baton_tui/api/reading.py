@@ -180,9 +180,9 @@ def log_size(path: str | None) -> int:
 
 def step_reader(player: str) -> "StepReader":
     """A reader turning `player`'s raw output lines into readable steps (`feed(line)`)."""
-    from baton_tui.players.steps import reader
+    from baton_tui.players.builtin import player_named
 
-    return reader(player)
+    return player_named(player).step_reader()
 
 
 def task_detail(store_path: Path | str, root: Path, plan_id: int, task_id: int,

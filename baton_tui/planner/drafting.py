@@ -138,7 +138,7 @@ def check_draft(ws: Workspace, raw: dict, ready: set[str]) -> tuple[PlanDocument
         return None, exc.lines
     problems = plan_problems(doc, ws.catalog, set(ws.skills))
     for task in doc.tasks:
-        if task.mode != Mode.MANUAL and task.player not in ready and task.player != "script":
+        if task.mode != Mode.MANUAL and task.player not in ready and ws.catalog.runs_agent(task.player):
             problems.append(f"task {task.id}: player {task.player!r} is not ready on this machine "
                             f"(ready: {', '.join(sorted(ready))})")
     problems += overlap_problems(doc)
@@ -147,7 +147,7 @@ def check_draft(ws: Workspace, raw: dict, ready: set[str]) -> tuple[PlanDocument
 
 # running the planner -----------------------------------------------------------
 def ready_players(ws: Workspace) -> set[str]:
-    return {name for name, p in ws.catalog.players.items() if name != "script" and p.detect().ready}
+    return {name for name, p in ws.catalog.players.items() if p.runs_agent and p.detect().ready}
 
 
 def _tree_state(root: Path) -> str:
@@ -214,7 +214,7 @@ def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
                                 process_group=0)
         assert proc.stdout is not None
         watchdog = _Watchdog(proc.pid, stall)
-        reader = steps.reader(session["player"])
+        reader = player.step_reader()
         try:
             for raw in proc.stdout:
                 watchdog.reset()

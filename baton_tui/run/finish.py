@@ -104,7 +104,7 @@ class Finisher:
     def _decide(self, task: Task, attempt: AttemptRow, intent: Intent) -> State:
         player = self.ws.catalog.players.get(task.player)
         log_text, printed = "", None
-        if attempt.log_path and player is not None and task.player != "script":
+        if attempt.log_path and player is not None and player.runs_agent:
             from baton_tui.run import logcap  # its head and its tail: never a whole log
 
             log_text = logcap.head_and_tail(attempt.log_path)
@@ -145,7 +145,7 @@ class Finisher:
         view = self.view(task)
         if report is None and view.pending_checkpoint and view.checkpoint_attempt == attempt.id:
             return State.CHECKPOINT  # it ended its turn to wait for the answer
-        if task.player == "script":
+        if self.ws.catalog.check_is_task(task.player):
             status = attempt.exit_status
             report = ({"status": "done", "summary": f"`{task.check}` passed"} if status == 0 else
                       {"status": "failed", "reason": f"`{task.check}` exited {status}"})
@@ -231,7 +231,7 @@ class Finisher:
 
     def _finish_build(self, task: Task, attempt: AttemptRow, workdir: Path, report: dict) -> State:
         # A `script` task's check already ran as the task itself: never run it twice.
-        if task.check and task.player != "script":
+        if task.check and not self.ws.catalog.check_is_task(task.player):
             code, output = run_check(task.check, workdir)
             self.emit(task, K.TASK_CHECK, exit=code, output=output, attempt=attempt.id)
             if code != 0:

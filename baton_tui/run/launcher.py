@@ -285,7 +285,7 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
                                              and player.research_reports_in_output)
     prompt = compose(doc, task, skills, artifacts, feedback, resume_message, can_shell=can_shell,
                      in_output=in_output)
-    if task.player != "script":  # a repo-supplied agent command runs only once trusted
+    if player.runs_agent:  # a repo-supplied agent command runs only once trusted
         ensure_trusted(ws, {task.player}, keys=())
     nonce = new_nonce()
     store = ws.store
@@ -301,7 +301,7 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
                          worktree=workdir.path, attempt_dir=folder, env=env, model=task.model,
                          effort=task.effort, session_id=session_id, resume_message=resume_message,
                          bin=player.bin)
-    if task.player == "script":
+    if player.check_is_task:
         launch_argv, launch_env, stdin_prompt = ["sh", "-c", task.check or "true"], {}, False
         stdin_path, named_session = prompt_path, None
     else:
