@@ -43,7 +43,10 @@ class Forked:
 
 
 def usable() -> bool:
-    return sys.platform.startswith("linux") and hasattr(os, "pidfd_open") and not _broken
+    """Not in the single-file binary: a forked shim would run from its spawner's unpacked
+    bundle, which is deleted when the spawner exits (and a shim outlives it)."""
+    return sys.platform.startswith("linux") and hasattr(os, "pidfd_open") and not _broken \
+        and not getattr(sys, "frozen", False)
 
 
 def warm() -> None:
