@@ -9,17 +9,16 @@ and is not already `sh`), as `curl … | sh` would run it.
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import http.server
 import os
 import shutil
 import stat
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest
+
+from helpers.folder_server import FolderServer as Server
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "install.sh"
@@ -33,26 +32,6 @@ SHELLS = ["sh"] + [s for s in ("dash",) if shutil.which(s) and
 def stand_in(version: str) -> bytes:
     """A small executable that answers `--version` as Baton does."""
     return f'#!/bin/sh\necho "baton {version}"\n'.encode()
-
-
-class Server:
-    """Serves one folder on 127.0.0.1 (an ephemeral port) until closed."""
-
-    def __init__(self, folder: Path):
-        handler = functools.partial(_Quiet, directory=str(folder))
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base's name)
-        pass
 
 
 def publish(folder: Path, content: bytes, *, checksum: str | None = None) -> None:
