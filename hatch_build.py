@@ -5,6 +5,7 @@ editable install (that reads the checkout's `.git` itself), nor outside a git ch
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
 
@@ -31,6 +32,7 @@ def built_from(root: str) -> str:
 
 class CommitHook(BuildHookInterface):
     PLUGIN_NAME = "custom"
+    _folder = ""
 
     def initialize(self, version: str, build_data: dict) -> None:
         if self.target_name != "wheel" or version == "editable":
@@ -38,8 +40,12 @@ class CommitHook(BuildHookInterface):
         found = built_from(self.root)
         if not found:
             return
-        folder = tempfile.mkdtemp(prefix="baton-build-")
+        folder = self._folder = tempfile.mkdtemp(prefix="baton-build-")
         path = os.path.join(folder, "_commit")
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(found + "\n")
         build_data["force_include"][path] = "baton_tui/_commit"
+
+    def finalize(self, version: str, build_data: dict, artifact_path: str) -> None:
+        if self._folder:
+            shutil.rmtree(self._folder, ignore_errors=True)
