@@ -8,11 +8,14 @@ that way (`baton_tui` or a module under it, found inside the binary: a frozen pr
 neither the working directory nor `PYTHONPATH` on its import path, so a `baton_tui` in a
 repository's checkout never answers for Baton). Everything else is the `baton` command.
 
-Before anything runs, the environment Baton's children inherit is put back as the person had
-it: the bootloader's `LD_LIBRARY_PATH` (the bundle's own libraries first) would make `git` and
-the agents' CLIs load the bundle's OpenSSL or zlib; and `PYINSTALLER_RESET_ENVIRONMENT` makes
-each binary Baton starts (a conductor that outlives this process, an agent's `baton report`)
-unpack and run as an instance of its own, never inside this one's temporary folder.
+The binary is PyInstaller's one-folder bundle, unpacked once per build into the person's cache
+by the one file's `sh` header (scripts/self_unpacking.py), so `sys.executable` is the unpacked
+`baton`, which stays for every process Baton starts (a conductor outliving this one, a shim
+the spawner forks). Before anything runs, the environment Baton's children inherit is put back
+as the person had it, should a bootloader have changed it: a `LD_LIBRARY_PATH` with the
+bundle's libraries first would make `git` and the agents' CLIs load the bundle's OpenSSL or
+zlib; and `PYINSTALLER_RESET_ENVIRONMENT` makes a binary Baton starts run as an instance of its
+own, never inside this one's temporary folder (PyInstaller's one-file form).
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ and the installed binary runs `--version`, then the whole demo — the conductor
 shims, the native agents on the scripted model server, their `baton report` — with only the
 system's tools on PATH: no virtualenv, no checkout, no Python of Baton's.
 
+The binary unpacks itself into `$XDG_CACHE_HOME/baton` on its first start (scripts/
+self_unpacking.py), here a folder of the test's own.
+
 The binary is built beforehand by `scripts/build-binary` (which .ci/run calls, about three
 minutes on two cores; PyInstaller comes from PyPI, which tests never reach). Without it, or
 with one older than the code, the test is skipped with the command to run — or fails, where
@@ -57,6 +60,7 @@ def clean_env(tmp_path: Path, path: list[str]) -> dict[str, str]:
            if not k.startswith(("PYTHON", "BATON_", "VIRTUAL_ENV", "PYINSTALLER", "_PYI"))
            and not k.lower().endswith("_proxy") and k not in ("LD_LIBRARY_PATH",)}
     env.update({"PATH": os.pathsep.join(path), "HOME": str(tmp_path / "home"),
+                "XDG_CACHE_HOME": str(tmp_path / "cache"),  # where the binary unpacks itself
                 "NO_PROXY": "127.0.0.1,localhost", "GIT_CONFIG_NOSYSTEM": "1"})
     return env
 
@@ -90,9 +94,14 @@ def test_install_sh_then_baton_demo_from_the_installed_binary(tmp_path):
     assert demo.returncode == 0, demo.stdout[-4000:] + demo.stderr[-4000:]
     assert "all landed work is on main" in demo.stdout
     assert "tests on main after the merge: pass" in demo.stdout
-    # the agents' `baton` was the installed binary, not a Python
+    # the agents' `baton` was the installed binary's unpacked executable, not a Python
     shim = (base / "baton-home" / "bin" / "baton").read_text()
-    assert shim == f'#!/bin/sh\nexec {baton} "$@"\n'
+    unpacked = re.fullmatch(r'#!/bin/sh\nexec (\S+) "\$@"\n', shim)
+    assert unpacked, shim
+    exe = Path(unpacked.group(1))
+    assert exe.parent.parent == tmp_path / "cache" / "baton" and exe.name == "baton", exe
+    assert exe.parent.name.startswith(re.search(r"^id=(\w+)$", baton.read_bytes()[:4096]
+                                                .decode(errors="replace"), re.M).group(1))
     status = subprocess.run(["baton", "-C", str(base / "textstats"), "status", "--json"],
                             env=env, capture_output=True, text=True, timeout=120)
     assert status.returncode == 0, status.stderr

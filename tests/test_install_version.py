@@ -123,9 +123,6 @@ def test_in_the_binary_own_processes_re_run_the_binary(monkeypatch):
     assert paths.own_module("baton_tui.run.attempt", "7") == [
         "/opt/x/baton", "--baton-module", "baton_tui.run.attempt", "7"]
     assert layout.shim_script() == '#!/bin/sh\nexec /opt/x/baton "$@"\n'
-    from baton_tui.run import spawner
-
-    assert not spawner.usable()  # a forked shim would outlive its spawner's unpacked bundle
 
 
 def test_only_batons_own_modules_run_in_the_internal_form(capsys):

@@ -43,10 +43,7 @@ class Forked:
 
 
 def usable() -> bool:
-    """Not in the single-file binary: a forked shim would run from its spawner's unpacked
-    bundle, which is deleted when the spawner exits (and a shim outlives it)."""
-    return sys.platform.startswith("linux") and hasattr(os, "pidfd_open") and not _broken \
-        and not getattr(sys, "frozen", False)
+    return sys.platform.startswith("linux") and hasattr(os, "pidfd_open") and not _broken
 
 
 def warm() -> None:
