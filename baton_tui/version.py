@@ -1,9 +1,9 @@
 """`baton --version`: the version (CHANGELOG.md's newest release) and the commit it was built from.
 
-The commit comes from a `_commit` file beside this module, which a built wheel and the binary
-carry (hatch_build.py writes it at build time), or else, in a checkout (a source or editable
-install), from the checkout's `.git` — read as files, with no `git` process, so `--version`
-stays as quick as `--help`. Neither: the version alone.
+The commit comes from a `_commit` file beside this module, which a built wheel and the
+binary carry (scripts/hatch_build.py writes it at build time), or else, in a checkout (a
+source or editable install), from the checkout's `.git` — read as files, with no `git`
+process, so `--version` stays as quick as `--help`. Neither: the version alone.
 """
 
 from __future__ import annotations
