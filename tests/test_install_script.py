@@ -251,3 +251,22 @@ def test_other_platforms_ask_for_their_own_file(tmp_path, release):
     result = install(tmp_path, url, target=target, system="Darwin", machine="arm64")
     assert result.returncode == 0, result.stderr
     assert (target / "baton").read_bytes() == content
+
+
+def test_it_runs_piped_into_sh_as_the_one_liner_does(tmp_path, release):
+    """`curl -fsSL …/install.sh | sh`: the script arrives on sh's standard input, which the
+    installed `baton --version` must not read from under it."""
+    folder, url = release
+    publish(folder, b'#!/bin/sh\ncat >/dev/null\necho "baton 3.0.0"\n')  # reads all it gets
+    target = tmp_path / "bin"
+    fake = fake_uname(tmp_path / "uname")
+    env = {k: v for k, v in os.environ.items()
+           if not k.lower().endswith("_proxy") and not k.startswith("BATON_")}
+    env.update({"PATH": os.pathsep.join([str(fake), "/usr/local/bin", "/usr/bin", "/bin"]),
+                "BATON_INSTALL_URL": url, "BATON_INSTALL_DIR": str(target),
+                "HOME": str(tmp_path / "home"), "NO_PROXY": "127.0.0.1,localhost"})
+    result = subprocess.run(["sh"], input=SCRIPT.read_text(), env=env, capture_output=True,
+                            text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"installed baton 3.0.0 to {target}/baton" in result.stdout
+    assert "then run `baton demo`" in result.stdout  # the script went on to its last line
