@@ -254,8 +254,8 @@ def test_other_platforms_ask_for_their_own_file(tmp_path, release):
 
 
 def test_it_runs_piped_into_sh_as_the_one_liner_does(tmp_path, release):
-    """`curl -fsSL …/install.sh | sh`: the script arrives on sh's standard input, which the
-    installed `baton --version` must not read from under it."""
+    """`curl -fsSL …/install.sh | sh`: the script arrives on sh's standard input (the
+    installed `baton --version` is given /dev/null instead, should it read any)."""
     folder, url = release
     publish(folder, b'#!/bin/sh\ncat >/dev/null\necho "baton 3.0.0"\n')  # reads all it gets
     target = tmp_path / "bin"
