@@ -237,9 +237,9 @@ def main(argv: list[str] | None = None) -> int:
         except SystemExit as exc:  # argparse: --help is 0, a usage error is 2
             return int(exc.code or 0)
     if args.version:
-        from baton_tui import __version__
+        from baton_tui.version import describe
 
-        print(f"baton {__version__}")
+        print(describe())  # the version, and the commit Baton was built from when known
         return 0
     if args.directory:
         import os

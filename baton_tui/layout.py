@@ -47,6 +47,8 @@ def shim_script() -> str:
     site-packages too (`-I -S`, a tenth of their start)."""
     import json  # a JSON string is a Python string literal too, in double quotes
 
+    if getattr(sys, "frozen", False):  # the single-file binary: it is the whole of Baton
+        return f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n'
     here = json.dumps(str(Path(__file__).resolve().parents[1]))  # the folder of baton_tui
     code = shlex.quote(f"import sys; sys.path.insert(0, {here}); "
                        "from baton_tui.cli import entry; entry()")

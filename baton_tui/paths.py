@@ -150,9 +150,16 @@ def write_private(path: Path, text: str) -> Path:
     return path
 
 
+RUN_MODULE = "--baton-module"  # the binary's internal form of `python -m` (baton_tui/frozen.py)
+
+
 def own_module(module: str, *args: str) -> list[str]:
     """The argv that runs one of Baton's own modules on this interpreter — never a package of
     the same name in the working directory, which is a repository's checkout or a task's
     worktree, both untrusted (`-P`: the directory is not put first on sys.path; `python -m
-    baton_tui` in a checkout holding `baton_tui/` ran that checkout's code, before any trust)."""
+    baton_tui` in a checkout holding `baton_tui/` ran that checkout's code, before any trust).
+    In the single-file binary (`sys.frozen`) there is no interpreter to name: the binary runs
+    the module itself, from inside its bundle."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, RUN_MODULE, module, *args]
     return [sys.executable, "-P", "-m", module, *args]
