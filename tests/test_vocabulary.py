@@ -45,7 +45,7 @@ PARTS = [
     "plan", "planner", "players", "run", "store", "tui",
     "__init__.py", "__main__.py", "cli.py", "config.py", "config_files.py", "killpoints.py",
     "layout.py", "paths.py", "procs.py", "readiness.py", "redact.py", "skills.py",
-    "trust.py", "validation.py", "workspace.py",
+    "trust.py", "validation.py", "workspace.py", "frozen.py", "version.py",
 ]
 
 
