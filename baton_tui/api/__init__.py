@@ -21,6 +21,8 @@ block and `_PROVIDERS` to the same list). The vocabularies (`Autonomy`, `Mode`,
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from baton_tui.core.events import State as State
 from baton_tui.core.words import Autonomy as Autonomy, Mode as Mode, ReportStatus as ReportStatus
 
@@ -123,8 +125,6 @@ if not TYPE_CHECKING:  # (to a checker every name is declared above: an unknown 
         module = _SOURCE.get(name)
         if module is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from importlib import import_module
-
         value = globals()[name] = getattr(import_module(module), name)
         return value
 

@@ -6,6 +6,7 @@ whether to archive the plan (saying what is kept where), then plans the new goal
 
 from __future__ import annotations
 
+from pathlib import Path
 import shlex
 from typing import Any
 
@@ -41,8 +42,6 @@ def _store_draft(ws: Any, raw: dict, source: str, new: bool = False) -> str:
 
 
 def _load_file(ws: Any, path: str) -> str:
-    from pathlib import Path
-
     file = Path(path).expanduser()
     if not file.is_absolute():
         file = ws.root / file
