@@ -41,7 +41,7 @@ def start_token(pid: int) -> float | None:
 
 
 def _psutil_token(pid: int) -> float | None:
-    import psutil  # lazy: psutil, which `baton status` and the shim's spawner never need
+    import psutil  # lazy: `baton status`, `run`, the conductor and the spawner do without it
 
     try:
         proc = psutil.Process(pid)
@@ -116,7 +116,7 @@ def _tree(pid: int | None) -> list:
     """`pid` and its living descendants as psutil processes, parents first; [] when gone."""
     if not pid or pid <= 1:
         return []
-    import psutil  # lazy: psutil, which `baton status` and the shim's spawner never need
+    import psutil  # lazy: `baton status`, `run`, the conductor and the spawner do without it
 
     try:
         root = psutil.Process(pid)
@@ -133,7 +133,7 @@ def tree_cpu_time(pid: int | None) -> float:
     drops out until its parent reaps it: the total can dip, and a stall check should look
     for no growth, not for a decrease. 0.0 when `pid` is gone.
     """
-    import psutil  # lazy: psutil, which `baton status` and the shim's spawner never need
+    import psutil  # lazy: `baton status`, `run`, the conductor and the spawner do without it
 
     total = 0.0
     for proc in _tree(pid):
@@ -205,7 +205,7 @@ def kill_tree(pid: int | None, sig: int = signal.SIGTERM) -> bool:
     """
     if not pid or pid <= 1:
         return False
-    import psutil  # lazy: psutil, which `baton status` and the shim's spawner never need
+    import psutil  # lazy: `baton status`, `run`, the conductor and the spawner do without it
 
     tree = _tree(pid)
     sent = signal_group(pid, sig)
@@ -225,7 +225,7 @@ def holding(path: str | os.PathLike, pgid: int) -> list[int]:
     it, or an argument names it (a `git worktree add -- PATH` still running). Used before a
     half-made worktree is undone, on the group of the conductor that was making it, so
     nothing of it keeps writing into the folder — and nobody else's shell is touched."""
-    import psutil  # lazy: psutil, which `baton status` and the shim's spawner never need
+    import psutil  # lazy: `baton status`, `run`, the conductor and the spawner do without it
 
     root = os.path.abspath(path)
     inside = root + os.sep
