@@ -61,21 +61,24 @@ def store_at(path: Path | str) -> "Store":
 # status -------------------------------------------------------------------------------------
 def snapshot(store: "Store", now: float | None = None) -> Snapshot:
     """The current plan's status snapshot (standard library only)."""
-    from baton_tui.store import snapshot as snapshots  # lazy: `baton log` never needs it
+    # lazy: `baton log`, and `baton status` before any plan, never need it
+    from baton_tui.store import snapshot as snapshots
 
     return snapshots.read(store, now)
 
 
 def live_conductor(store: "Store") -> dict[str, Any] | None:
     """The conductor running now (pid, started, plan), or None."""
-    from baton_tui.store.snapshot import conductor_info  # lazy: `baton log` never needs it
+    # lazy: `baton log`, and `baton status` before any plan, never need it
+    from baton_tui.store.snapshot import conductor_info
 
     return conductor_info(store)
 
 
 def snapshot_reader() -> "Reader":
     """A reader that folds only new events on each `read(store, now)` (for pollers)."""
-    from baton_tui.store.snapshot import Reader  # lazy: `baton log` never needs it
+    # lazy: `baton log`, and `baton status` before any plan, never need it
+    from baton_tui.store.snapshot import Reader
 
     return Reader()
 
@@ -87,7 +90,7 @@ def snapshot_empty() -> Snapshot:
 def terminal_text(text: str) -> str:
     """Agent text as a terminal may show it: secrets redacted (the configured ones too, read
     once from this repository's and the person's config files), control characters escaped."""
-    from baton_tui import redact  # lazy: `baton status` and `baton log` never need it
+    from baton_tui import redact  # lazy: `status --json` and `log --json` never need it
 
     global _configured_read
     if not _configured_read:
@@ -101,14 +104,14 @@ _configured_read = False
 
 def fmt_duration(seconds: float) -> str:
     """A duration as every front end writes it: `42s`, `3m07s`, `2h05m`."""
-    from baton_tui.store.render import fmt_secs  # lazy: `baton log` never needs it
+    from baton_tui.store.render import fmt_secs  # lazy: `baton log` and `baton run` never need it
 
     return fmt_secs(seconds)
 
 
 def status_text(status: dict[str, Any]) -> str:
     """`baton status` as a person reads it, from the snapshot's JSON."""
-    from baton_tui.store.render import render_status  # lazy: `baton log` never needs it
+    from baton_tui.store.render import render_status  # lazy: `baton log` and `baton run` never need it
 
     return render_status(status)
 
@@ -116,7 +119,7 @@ def status_text(status: dict[str, Any]) -> str:
 def status_json(status: "dict[str, Any] | Snapshot") -> str:
     """`baton status --json`'s text: one task to a line. From a `Snapshot` it is the same
     text as from its `as_json()`, written faster (10,000 tasks are many dictionaries)."""
-    from baton_tui.store import render  # lazy: `baton log` never needs it
+    from baton_tui.store import render  # lazy: `baton log` and `baton run` never need it
 
     if isinstance(status, Snapshot):
         return render.snapshot_json(status)
@@ -159,14 +162,14 @@ def read_log(path: str | None, offset: int, limit: int = 1 << 20) -> tuple[bytes
     """Up to `limit` bytes of an attempt's output from `offset` (bytes the agent printed):
     (data, the offset after it, bytes cut from the log before it that were never read).
     A log keeps its head and tail only; nothing reads a whole one into memory."""
-    from baton_tui.run import logcap  # lazy: `baton status` and `baton log` never need it
+    from baton_tui.run import logcap  # lazy: `baton status`, `log` and `run` never need it
 
     return logcap.read_from(path, offset, limit)
 
 
 def log_size(path: str | None) -> int:
     """How many bytes an attempt's agent printed so far (cut ones included)."""
-    from baton_tui.run import logcap  # lazy: `baton status` and `baton log` never need it
+    from baton_tui.run import logcap  # lazy: `baton status`, `log` and `run` never need it
 
     return logcap.logical_size(path)
 
@@ -181,6 +184,6 @@ def step_reader(player: str) -> "StepReader":
 def task_detail(store_path: Path | str, root: Path, plan_id: int, task_id: int,
                 base: str | None, branch: str | None) -> "DetailData":
     """Report, check output and diff of one task (runs git: call it off the UI loop)."""
-    from baton_tui.run.detail import load_detail  # lazy: `baton status` and `baton log` never need it
+    from baton_tui.run.detail import load_detail  # lazy: `baton status`, `log` and `run` never need it
 
     return load_detail(Path(store_path), root, plan_id, task_id, base, branch)

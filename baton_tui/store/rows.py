@@ -98,7 +98,8 @@ class Unwritable(BatonError):
 def clean(value: Any) -> Any:
     """Secrets redacted, control characters escaped (`redact.clean`), imported on the first
     write: a store opened to read, as `baton status` does, never loads the redaction rules."""
-    from baton_tui.redact import clean as redacted  # lazy: `baton status` and `baton log` never need it
+    # lazy: `baton status --json`, `baton log` and the spawner never need it
+    from baton_tui.redact import clean as redacted
 
     return redacted(value)
 
