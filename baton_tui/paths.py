@@ -119,7 +119,7 @@ def user_folder(kind: str) -> Path:
     `$XDG_…` or none (tests/test_paths.py), but would drop a relative one Baton has always
     honoured, and importing it costs `baton status` 10 ms (it reads the config's path)."""
     if sys.platform in ("darwin", "win32"):
-        import platformdirs  # here: only these platforms need it, and it costs 10 ms
+        import platformdirs  # lazy: only these platforms need it, and it costs 10 ms (`baton status`)
 
         find = platformdirs.user_data_dir if kind == "data" else platformdirs.user_config_dir
         return Path(find("baton", appauthor=False))

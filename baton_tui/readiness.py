@@ -14,6 +14,8 @@ import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
+from baton_tui.core.errors import BatonError
+from baton_tui.core.rules import unready_sentence
 from baton_tui.players.base import Detection
 from baton_tui.workspace import Workspace
 
@@ -65,15 +67,11 @@ def record(ws: Workspace, found: dict[str, Detection]) -> None:
 
 def problem(det: Detection) -> str:
     """The rule book's sentence refusing a task on an unready player (CLI, TUI, approval)."""
-    from baton_tui.core.rules import unready_sentence
-
     return unready_sentence(det.name, det.reason + (f" — {det.fix}" if det.fix else ""))
 
 
 def refuse_unready(ws: Workspace, name: str) -> None:
     """Raise (exit 2) when `name` cannot start a task here."""
-    from baton_tui.core.errors import BatonError
-
     det = detect(ws, [name]).get(name)
     if det is not None and not det.ready:
         raise BatonError(problem(det))

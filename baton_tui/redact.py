@@ -60,7 +60,7 @@ def remember(values: Iterable[str]) -> None:
 def remember_configured(files: Iterable[Any]) -> None:
     """Remember the `[players.*] env` values of these TOML files without validating them
     (for commands that print agent text but load no configuration: `baton logs`)."""
-    import tomllib
+    import tomllib  # lazy: `baton report` never needs it
 
     for path in files:
         try:

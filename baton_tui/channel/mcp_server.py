@@ -11,15 +11,13 @@ those clients use (initialize, ping, tools/list, tools/call) with the standard l
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from baton_tui.core.errors import BatonError
 from baton_tui.channel import report as channel
 from baton_tui.channel import mcp_stdio
 from baton_tui.channel.jsonrpc import Server
 from baton_tui.channel.mcp_stdio import result_schema, string as _string
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
 
 def _report(status: str, summary: str) -> str:

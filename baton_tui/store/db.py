@@ -146,6 +146,7 @@ class Store:
     def _migrate(self, conn: sqlite3.Connection) -> None:
         """Bring an older store up to SCHEMA_VERSION: hash its nonces, drop the environment
         values its attempt specs held, and make its files private."""
+        # lazy: only an older store needs it (`baton status`, `report`)
         from baton_tui.store.migrate import migrate
 
         try:
@@ -263,6 +264,7 @@ class Store:
 
     def task_base(self, plan_id: int, task_id: int) -> str | None:
         """The commit a task's branch was cut from (recorded when its worktree was made)."""
+        # lazy: `baton status`, `baton log` and the shim never need it
         from baton_tui.core.views import Folder
 
         return Folder().feed(self.events(plan_id, task_id=task_id)).view(task_id).base

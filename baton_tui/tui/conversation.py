@@ -6,6 +6,7 @@ whether to archive the plan (saying what is kept where), then plans the new goal
 
 from __future__ import annotations
 
+from pathlib import Path
 import shlex
 from typing import Any
 
@@ -41,8 +42,6 @@ def _store_draft(ws: api.Workspace, raw: dict, source: str, new: bool = False) -
 
 
 def _load_file(ws: api.Workspace, path: str) -> str:
-    from pathlib import Path
-
     file = Path(path).expanduser()
     if not file.is_absolute():
         file = ws.root / file
