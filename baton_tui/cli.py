@@ -11,7 +11,6 @@ import sys
 from importlib import import_module
 from types import SimpleNamespace
 
-from baton_tui.version import describe
 from baton_tui.core.words import Autonomy, Mode, ReportStatus  # the standard library's enum only
 
 TYPE_CHECKING = False  # argparse is imported when a parser is built (see `_quick`)
@@ -238,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
         except SystemExit as exc:  # argparse: --help is 0, a usage error is 2
             return int(exc.code or 0)
     if args.version:
+        from baton_tui.version import describe  # lazy: only `--version` reads it
+
         print(describe())  # the version, and the commit Baton was built from when known
         return 0
     if args.directory:
