@@ -46,6 +46,24 @@ def summary_text(review: Any) -> Text:
     return text
 
 
+def merge_question(review: Any, upto: int | None) -> str:
+    """What `M` (or `u` up to a task) is about to merge onto which branch, for a yes or no."""
+    tasks = list(review.tasks) if review is not None else []
+    ids = [t.id for t in tasks]
+    if upto in ids:
+        tasks = tasks[: ids.index(upto) + 1]
+    waiting = [t for t in tasks if t.state != State.MERGED]
+    onto = review.onto if review is not None and review.onto else "your branch"
+    if not waiting:
+        return f"Merge the landed work onto {onto}?"
+    named = "\n".join(f"  #{t.id} {t.title}" + (f" ({t.branch})" if t.branch else "")
+                      for t in waiting)
+    n = len(waiting)
+    return (f"Merge {n} task{'s' * (n != 1)} onto {onto}, in plan order, each as its own merge "
+            f"commit?\n{named}\nA task that conflicts stops the merge before anything of it "
+            "is written; your tree stays as it was.")
+
+
 class HandoffScreen(Screen[None]):
     """Opened by `H`, or by itself when a run ends with work landed."""
 
@@ -185,12 +203,21 @@ class HandoffScreen(Screen[None]):
         self.query_one("#merge-log", RichLog).write(Text(text, style=style))
 
     def action_merge_all(self) -> None:
-        self.start_merge(None)
+        self.confirm_merge(None)
 
     def action_merge_upto(self) -> None:
         task = self.selected_task()
         if task is not None:
-            self.start_merge(task.id)
+            self.confirm_merge(task.id)
+
+    @work(group="handoff-confirm", exclusive=True, exit_on_error=False, description="merge?")
+    async def confirm_merge(self, upto: int | None) -> None:
+        """Merging writes onto the person's branch: name what and where, then ask."""
+        onto = self.review.onto if self.review is not None and self.review.onto else None
+        sure = await self.app.push_screen_wait(ConfirmModal(
+            f"merge onto {onto}?" if onto else "merge?", merge_question(self.review, upto)))
+        if sure and self.why_not("merge_upto" if upto else "merge_all") is None:
+            self.start_merge(upto)
 
     def start_merge(self, upto: int | None) -> None:
         self.upto, self.conflict, self.merging = upto, None, True
