@@ -192,7 +192,7 @@ class TestDiscard:
             await open_handoff(pilot, app)
             await pilot.press("x")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
-            assert "Tasks 3 were built on it" in app.screen.question
+            assert "Task 3 was built on it and is discarded too" in app.screen.question
             await pilot.press("y")
             await wait_for(pilot, lambda: app.board.task(3).state == "discarded")
             await settle(pilot)

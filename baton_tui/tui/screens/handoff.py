@@ -46,6 +46,9 @@ def summary_text(review: Any) -> Text:
     return text
 
 
+NAMED = 6  # tasks the merge question names one by one
+
+
 def merge_question(review: Any, upto: int | None) -> str:
     """What `M` (or `u` up to a task) is about to merge onto which branch, for a yes or no."""
     tasks = list(review.tasks) if review is not None else []
@@ -56,9 +59,11 @@ def merge_question(review: Any, upto: int | None) -> str:
     onto = review.onto if review is not None and review.onto else "your branch"
     if not waiting:
         return f"Merge the landed work onto {onto}?"
-    named = "\n".join(f"  #{t.id} {t.title}" + (f" ({t.branch})" if t.branch else "")
-                      for t in waiting)
     n = len(waiting)
+    named = "\n".join(f"  #{t.id} {t.title}" + (f" ({t.branch})" if t.branch else "")
+                      for t in waiting[:NAMED])
+    if n > NAMED:  # the dialog fits the screen: the rest are counted
+        named += f"\n  … and {n - NAMED} more, up to #{waiting[-1].id} {waiting[-1].title}"
     return (f"Merge {n} task{'s' * (n != 1)} onto {onto}, in plan order, each as its own merge "
             f"commit?\n{named}\nA task that conflicts stops the merge before anything of it "
             "is written; your tree stays as it was.")
@@ -309,8 +314,9 @@ class HandoffScreen(Screen[None]):
         ok, victims = await app.engine_call("discard", api.discard_victims, task.id)
         if not ok:
             return
-        also = (f" Tasks {', '.join(map(str, victims))} were built on it and are discarded "
-                "too." if victims else "")
+        also = ("" if not victims else f" Task {victims[0]} was built on it and is discarded too."
+                if len(victims) == 1 else f" Tasks {', '.join(map(str, victims))} were built on "
+                "it and are discarded too.")
         sure = await app.push_screen_wait(ConfirmModal(
             "discard", f"Discard #{task.id} {task.title}? It will not be merged; its worktree's "
             f"last state is kept under refs/baton/… and its branch stays.{also}"))
