@@ -68,9 +68,12 @@ async def may_replace(app: Host) -> bool | None:
         app.chat.say("baton", busy)
         return False
     if api.why_not(Action.NEW_PLAN, board) is None:
-        sure = await app.push_screen_wait(ConfirmModal(
-            "new plan", f"Replace the plan {board.slug} (nothing of it has run) with a new one "
-                        "for this goal?"))
+        question = (f"Plan {board.slug} is finished: its work is merged or discarded. Plan this "
+                    "goal as a new plan? The finished one stays in the store as archived."
+                    if any(t.started for t in board.tasks) else
+                    f"Replace the plan {board.slug} (nothing of it has run) with a new one for "
+                    "this goal?")
+        sure = await app.push_screen_wait(ConfirmModal("new plan", question))
         return None if sure else False
     branches = f"baton/{board.slug}/…"
     sure = await app.push_screen_wait(ConfirmModal(

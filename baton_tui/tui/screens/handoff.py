@@ -273,7 +273,14 @@ class HandoffScreen(Screen[None]):
         self.query_one("#handoff-status", Static).update(
             f" merged {len(event.merged)} task(s) onto {event.onto}"
             + (f" · {len(event.skipped)} were merged already" if event.skipped else ""))
-        self.note_line(f"done: landed work is on {event.onto}", "bold")
+        done = {*event.merged, *event.skipped}
+        left = [t.id for t in (self.review.tasks if self.review is not None else ())
+                if t.state != State.MERGED and t.id not in done]
+        if left:  # `u` stopped short of the end
+            self.note_line(f"merged up to #{self.upto} onto {event.onto}; still to merge: "
+                           f"{', '.join(f'#{i}' for i in left)} (M merges the rest)", "bold")
+        else:
+            self.note_line(f"done: landed work is on {event.onto}", "bold")
         self.refresh_bindings()
 
     # conflicts, discards, retries ---------------------------------------------------------
