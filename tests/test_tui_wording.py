@@ -64,7 +64,25 @@ class TestWording:
 
         drive(landed, script)
         assert "nothing of it has run" not in asked[0]
-        assert asked[0].startswith("Plan handoff-goal is finished: its work is merged"), asked[0]
+        assert asked[0].startswith("Plan handoff-goal is merged. Plan this goal as a new plan?"), \
+            asked[0]
+
+    def test_new_after_only_research_ran_says_no_work_is_open(self, planned):
+        plan_id = current(planned).row.id
+        planned.store.append(plan_id, 1, K.TASK_STARTED, {})
+        planned.store.append(plan_id, 1, K.TASK_DONE, {"summary": "read it"})
+        asked = []
+
+        async def script(pilot, app, seen):
+            await wait_for(pilot, lambda: app.board.task(1).state == api.State.DONE)
+            await say(pilot, app, "/new Document the limiter")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            asked.append(app.screen.question)
+            await pilot.press("n")
+
+        drive(planned, script)
+        assert asked[0].startswith("Plan rate-limit-the-api has no open work (what of it ran is "
+                                   "merged, discarded or read-only)"), asked[0]
 
     def test_the_header_names_the_approval_once(self, trusted):
         header = []

@@ -68,11 +68,14 @@ async def may_replace(app: Host) -> bool | None:
         app.chat.say("baton", busy)
         return False
     if api.why_not(Action.NEW_PLAN, board) is None:
-        question = (f"Plan {board.slug} is finished: its work is merged or discarded. Plan this "
-                    "goal as a new plan? The finished one stays in the store as archived."
-                    if any(t.started for t in board.tasks) else
-                    f"Replace the plan {board.slug} (nothing of it has run) with a new one for "
-                    "this goal?")
+        if not any(t.started for t in board.tasks):
+            question = (f"Replace the plan {board.slug} (nothing of it has run) with a new one "
+                        "for this goal?")
+        else:  # it ran: nothing of it is open, and it is archived, not lost
+            done = ("is merged" if board.state == api.State.MERGED else
+                    "has no open work (what of it ran is merged, discarded or read-only)")
+            question = (f"Plan {board.slug} {done}. Plan this goal as a new plan? "
+                        f"{board.slug} stays in the store as archived.")
         sure = await app.push_screen_wait(ConfirmModal("new plan", question))
         return None if sure else False
     branches = f"baton/{board.slug}/…"
