@@ -13,6 +13,7 @@ from helpers.tui_support import wait_for
 
 from baton_tui.tui.screens.approve import ApproveModal
 from baton_tui.tui.screens.handoff import HandoffScreen
+from baton_tui.tui.screens.pickers import ConfirmModal
 
 pytestmark = pytest.mark.slow
 
@@ -55,6 +56,8 @@ def test_demo_tui_from_a_typed_goal_to_a_merged_handoff(tmp_path, monkeypatch):
                                timeout=240)
                 await wait_for(pilot, lambda: app.screen.review is not None, timeout=30)
                 await pilot.press("M")
+                await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+                await pilot.press("y")
                 await wait_for(pilot, lambda: app.board.state == "merged", timeout=60)
                 seen["goal"] = app.board.goal
                 seen["root"] = ws.root

@@ -37,6 +37,14 @@ async def open_handoff(pilot, app):
     return app.screen
 
 
+async def confirm_merge(pilot, app) -> str:
+    """`M` and `u` ask first; yes. Returns the question asked."""
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+    question = app.screen.question
+    await pilot.press("y")
+    return question
+
+
 def states(ws) -> dict[int, str]:
     cur = current(ws)
     return {t.id: str(cur.view(t.id).state) for t in cur.doc.tasks}
@@ -84,12 +92,16 @@ class TestReview:
 
 
 class TestMerge:
-    """M merges all in plan order with a line per task; u stops at the selected task."""
+    """M merges all in plan order with a line per task; u stops at the selected task. Both
+    ask first, naming the tasks and the branch they go onto."""
 
-    def test_merge_all(self, landed):
+    def test_merge_all_asks_naming_the_tasks_and_the_branch(self, landed):
+        asked = []
+
         async def script(pilot, app, seen):
             await open_handoff(pilot, app)
             await pilot.press("M")
+            asked.append(await confirm_merge(pilot, app))
             await wait_for(pilot, lambda: of(seen, msg.MergeFinished), timeout=20)
             await wait_for(pilot, lambda: app.board.state == "merged")
 
@@ -98,6 +110,26 @@ class TestMerge:
         assert states(landed) == {1: "merged", 2: "merged", 3: "merged"}
         assert (landed.root / "cli.py").exists()
         assert git(landed.root, "status", "--porcelain", "--untracked-files=no") == ""
+        question = asked[0]
+        assert question.startswith("Merge 3 tasks onto main, in plan order"), question
+        for task in TASKS:
+            assert f"#{task['id']} {task['title']}" in question
+
+    def test_no_at_the_question_merges_nothing(self, landed):
+        async def script(pilot, app, seen):
+            await open_handoff(pilot, app)
+            await pilot.press("M")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            assert app.screen.title_text == "merge onto main?"
+            await pilot.press("n")
+            await pilot.pause(0.3)
+            assert isinstance(app.screen, HandoffScreen)
+            await settle(pilot)
+
+        app, seen = drive(landed, script, size=(120, 40))
+        assert not of(seen, msg.MergeProgressed) and not of(seen, msg.MergeFinished)
+        assert states(landed) == {1: "landed", 2: "landed", 3: "landed"}
+        assert not (landed.root / "words.py").exists()
 
     def test_merge_up_to_the_selected_task(self, landed):
         async def script(pilot, app, seen):
@@ -105,6 +137,8 @@ class TestMerge:
             await pilot.press("down")  # task 2
             assert app.screen.selected_task().id == 2
             await pilot.press("u")
+            question = await confirm_merge(pilot, app)
+            assert "Merge 2 tasks onto main" in question and "#3" not in question
             await wait_for(pilot, lambda: of(seen, msg.MergeFinished), timeout=20)
 
         app, seen = drive(landed, script, size=(120, 40))
@@ -133,6 +167,7 @@ class TestConflict:
         async def script(pilot, app, seen):
             await open_handoff(pilot, app)
             await pilot.press("M")
+            await confirm_merge(pilot, app)
             await wait_for(pilot, lambda: of(seen, msg.MergeStopped), timeout=20)
             stop = of(seen, msg.MergeStopped)[0].conflict
             assert (stop["id"], stop["files"]) == (3, ["README.md"])
@@ -157,7 +192,7 @@ class TestDiscard:
             await open_handoff(pilot, app)
             await pilot.press("x")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
-            assert "Tasks 3 were built on it" in app.screen.question
+            assert "Task 3 was built on it and is discarded too" in app.screen.question
             await pilot.press("y")
             await wait_for(pilot, lambda: app.board.task(3).state == "discarded")
             await settle(pilot)

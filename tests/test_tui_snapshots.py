@@ -19,6 +19,7 @@ from baton_tui.tui.screens.approve import ApproveModal
 from baton_tui.tui.screens.checkpoint import CheckpointModal
 from baton_tui.tui.screens.dag import DagScreen
 from baton_tui.tui.screens.handoff import HandoffScreen
+from baton_tui.tui.screens.pickers import ConfirmModal
 from baton_tui.tui.screens.prompt_editor import PromptEditor
 from baton_tui.tui.screens.task_detail import TaskDetail
 
@@ -243,3 +244,33 @@ class TestPart2:
             assert snap_compare(app, terminal_size=size, run_before=before)
         finally:
             ws.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestPart3:
+    """Dialogs that ask before writing: their text wraps at the dialog's width."""
+
+    def _handoff_dialog(self, repo, snap_compare, size, keys):
+        ws = landed_plan(repo, TASKS, FILES)
+        app = make(ws)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await wait_for(pilot, lambda: app.board.task(3).state == "landed")
+            await pilot.press("H")
+            await wait_for(pilot, lambda: isinstance(app.screen, HandoffScreen))
+            await wait_for(pilot, lambda: app.screen.review is not None, timeout=15)
+            await pilot.press(*keys)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            await pilot.pause(0.2)
+
+        try:
+            assert snap_compare(app, terminal_size=size, run_before=before)
+        finally:
+            ws.close()
+
+    def test_merge_confirm(self, repo, snap_compare, size):
+        self._handoff_dialog(repo, snap_compare, size, ["M"])
+
+    def test_discard_confirm(self, repo, snap_compare, size):
+        self._handoff_dialog(repo, snap_compare, size, ["down", "x"])

@@ -94,6 +94,8 @@ def test_goal_to_merged_handoff_with_a_conflict_keys_only(tmp_path, isolated_env
         tmux.keys(app, "E")
         tmux.wait(app, "landed task(s)", timeout=240)  # the handoff opens by itself
         tmux.keys(app, "M")
+        tmux.wait(app, "merge onto main?", timeout=30)
+        tmux.keys(app, "y")
         tmux.wait(app, "stopped at task 6", timeout=60)
         tmux.keys(app, "s")  # the app suspends into /bin/sh, the merge started in the repo
         tmux.wait(app, "Edit those files", timeout=30)

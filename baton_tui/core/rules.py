@@ -69,13 +69,16 @@ class PlayerFacts:
     """What the edit rules need to know about players: model catalog and effort levels.
 
     `catalog(name)` is None for a player that takes any model name, () for one that runs
-    no model; `efforts(name)` is () for a player without effort levels.
+    no model; `efforts(name)` is () for a player without effort levels; `check_is_task(name)`
+    is True for a player that runs no agent, its task's check being the whole task.
     """
 
     def __init__(self, catalog: Callable[[str], tuple[str, ...] | None],
-                 efforts: Callable[[str], tuple[str, ...]]):
+                 efforts: Callable[[str], tuple[str, ...]],
+                 check_is_task: Callable[[str], bool] = lambda name: False):
         self.catalog = catalog
         self.efforts = efforts
+        self.check_is_task = check_is_task
 
 
 def why_not(action: Action | str, snap: Snapshot, task: TaskSnap | None = None,

@@ -75,7 +75,8 @@ def player_facts(ws: Workspace) -> rules.PlayerFacts:
     players = ws.catalog.players
     return rules.PlayerFacts(
         catalog=lambda p: players[p].catalog() if p in players else None,
-        efforts=lambda p: tuple(players[p].efforts) if p in players else ())
+        efforts=lambda p: tuple(players[p].efforts) if p in players else (),
+        check_is_task=ws.catalog.check_is_task)
 
 
 def known_player_facts(ws: Workspace, names: Iterable[str]) -> rules.PlayerFacts:
@@ -86,7 +87,9 @@ def known_player_facts(ws: Workspace, names: Iterable[str]) -> rules.PlayerFacts
     catalogs = {name: players[name].catalog() for name in dict.fromkeys(names)
                 if name in players}
     efforts = {name: tuple(player.efforts) for name, player in players.items()}
-    return rules.PlayerFacts(catalog=catalogs.get, efforts=lambda p: efforts.get(p, ()))
+    agentless = frozenset(name for name, player in players.items() if player.check_is_task)
+    return rules.PlayerFacts(catalog=catalogs.get, efforts=lambda p: efforts.get(p, ()),
+                             check_is_task=agentless.__contains__)
 
 
 def current(ws: Workspace, required: bool = True) -> Current | None:

@@ -268,7 +268,9 @@ class TaskActions:
     @worker("approve")
     async def approve(self) -> None:
         app = self.app
-        if not await app.push_screen_wait(screens.ApproveModal(app.board)):
+        facts = app.player_facts or await app.engine.call(  # not read yet: read them now
+            api.known_player_facts, sorted({t.player for t in app.board.tasks}))
+        if not await app.push_screen_wait(screens.ApproveModal(app.board, facts)):
             return
         ok, result = await app.engine_call("approve", api.approve)
         if ok:

@@ -13,7 +13,7 @@ import gc
 import threading
 import time
 from functools import partial
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
@@ -34,6 +34,7 @@ from baton_tui.tui.messages import (
 )
 from baton_tui.tui.planner_port import Planner, PlannerQuestion
 from baton_tui.tui.poller import changed_tasks, first_board, keys_changed, poll_store
+from baton_tui.tui.screens.handoff import HandoffScreen
 from baton_tui.tui.screens.help import HelpScreen, KeyRow
 from baton_tui.tui.widgets.chat_pane import ChatPane
 from baton_tui.tui.widgets.header import BatonHeader
@@ -234,9 +235,17 @@ class BatonApp(App[int]):
         """Ring the bell and say what waits; a finished run opens the handoff by itself
         when nothing else is on screen."""
         self.bell()
-        self.notify(call.text, title="waiting for you", severity="warning", timeout=10)
+        text, showing, opens = call.text, False, False
+        if call.what == "handoff":  # no "press H" with the handoff on screen
+            showing = isinstance(self.screen, HandoffScreen)
+            opens = not showing and self.auto_handoff and len(self.screen_stack) == 1
+            if showing or opens:
+                text = "the run ended — review its landed work here, then merge it (M)"
+        self.notify(text, title="waiting for you", severity="warning", timeout=10)
         self.post_message(AttentionNeeded(call.what, call.task_id))
-        if call.what == "handoff" and self.auto_handoff and len(self.screen_stack) == 1:
+        if showing:
+            cast(HandoffScreen, self.screen).load()  # what landed since it was read
+        if opens:
             self.action_handoff()
 
     def run_shell(self, banner: str) -> int:

@@ -67,9 +67,15 @@ async def may_replace(app: Host) -> bool | None:
         app.chat.say("baton", busy)
         return False
     if api.why_not(Action.NEW_PLAN, board) is None:
-        sure = await app.push_screen_wait(ConfirmModal(
-            "new plan", f"Replace the plan {board.slug} (nothing of it has run) with a new one "
-                        "for this goal?"))
+        if not any(t.started for t in board.tasks):
+            question = (f"Replace the plan {board.slug} (nothing of it has run) with a new one "
+                        "for this goal?")
+        else:  # it ran: nothing of it is open, and it is archived, not lost
+            done = ("is merged" if board.state == api.State.MERGED else
+                    "has no open work (what of it ran is merged, discarded or read-only)")
+            question = (f"Plan {board.slug} {done}. Plan this goal as a new plan? "
+                        f"{board.slug} stays in the store as archived.")
+        sure = await app.push_screen_wait(ConfirmModal("new plan", question))
         return None if sure else False
     branches = f"baton/{board.slug}/…"
     sure = await app.push_screen_wait(ConfirmModal(
@@ -90,11 +96,51 @@ async def plan_goal(app: Host, goal: str, skill: str | None = None) -> None:
     await converse(app, goal, new=bool(new), skill=skill, fresh=True)
 
 
+def _count(tokens: float) -> str:
+    for size, unit in ((1e6, "M"), (1e3, "k")):
+        if tokens >= size:
+            return f"{tokens / size:.1f}".removesuffix(".0") + unit
+    return f"{tokens:g}"
+
+
+def _duration(seconds: float) -> str:
+    """`1h30m`, `45s`, `2d`: the units `--time` takes."""
+    left, parts = round(seconds), []
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "m"), (1, "s")):
+        if left >= size:
+            parts.append(f"{left // size}{unit}")
+            left %= size
+    return "".join(parts) or "0s"
+
+
+def budget_words(amounts: dict[str, Any]) -> str | None:
+    """`200k tokens · $5.00 · 1h of run time` — the limits (or the use) that are set."""
+    shown = {"tokens": lambda v: f"{_count(v)} tokens", "cost": lambda v: f"${v:.2f}",
+             "time": lambda v: f"{_duration(v)} of run time"}
+    words = [fmt(amounts[key]) for key, fmt in shown.items() if amounts.get(key) is not None]
+    return " · ".join(words) or None
+
+
+def _budget_lines(budget: dict[str, Any]) -> list[str]:
+    limits = budget.get("limits") or {}
+    shown = budget_words(limits)
+    if shown is None:
+        return ["no budget is set (/budget --tokens N --cost X --time D sets one)"]
+    lines = [f"budget: {shown}"]
+    used = budget_words({k: v for k, v in (budget.get("used") or {}).items() if v})
+    if used:
+        lines.append(f"  used so far: {used}")
+    if budget.get("hard"):
+        lines.append("  hard: at the budget, running tasks pause in their saved sessions")
+    return lines
+
+
 async def budget(app: Host, arg: str) -> None:
     chat = app.chat
     if not arg:
         shown = getattr(app.board, "budget", None)
-        chat.lines(f"budget: {shown}" if shown else "no budget is set")
+        for line in _budget_lines(shown) if isinstance(shown, dict) else ["no budget is set"]:
+            chat.lines(line)
         return
     try:
         words = shlex.split(arg)
@@ -107,17 +153,14 @@ async def budget(app: Host, arg: str) -> None:
     except ValueError:
         chat.say("baton", "usage: /budget [--tokens N] [--cost X] [--time D]")
         return
-    setter = getattr(api, "set_budget", None)
-    if setter is None:
-        chat.say("baton", "this Baton cannot set a budget yet")
+    try:  # a string to seconds: no engine needed (its thread passes the workspace first)
+        seconds = api.parse_duration(given["--time"]) if "--time" in given else None
+    except BatonError as exc:
+        chat.say("baton", f"--time {exc.message} — nothing was changed")
         return
-    ok, seconds = (True, None)
-    if "--time" in given:
-        ok, seconds = await app.engine_call("budget", api.parse_duration, given["--time"])
+    ok, result = await app.engine_call("budget", api.set_budget, tokens, cost, seconds)
     if ok:
-        ok, result = await app.engine_call("budget", setter, tokens, cost, seconds)
-        if ok:
-            chat.lines(f"budget set: {result}")
+        chat.lines(f"budget set: {budget_words(result) or 'no limits'}")
 
 
 async def trust(app: Host) -> None:

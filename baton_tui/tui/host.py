@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.worker import Worker
 
-    from baton_tui.api import Snapshot, Workspace
+    from baton_tui.api import PlayerFacts, Snapshot, Workspace
     from baton_tui.tui.engine import EngineThread
     from baton_tui.tui.planner_port import Planner, PlannerQuestion
     from baton_tui.tui.widgets.chat_pane import ChatPane
@@ -39,6 +39,7 @@ class Host(Protocol):
     follow_logs: bool
     # Also set by the collaborators.
     detections: dict[str, Any] | None  # the players found (None: not looked for yet)
+    player_facts: PlayerFacts | None  # the plan's players' catalogs and capabilities
     pending_question: PlannerQuestion | None  # the planner's question waiting for an answer
     select_after_refresh: int | None  # a task added: the cursor goes there
 

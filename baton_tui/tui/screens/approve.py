@@ -16,7 +16,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from baton_tui.api import Snapshot
+from baton_tui.api import PlayerFacts, Snapshot
 from baton_tui.core.words import Mode
 from baton_tui.tui.words import AUTONOMY_NOTES
 
@@ -26,8 +26,10 @@ def _by_player(tasks: list) -> str:
     return ", ".join(f"{player} ×{n}" if n > 1 else player for player, n in counts.items())
 
 
-def approval_text(board: Snapshot) -> Text:
-    """What approving this plan lets run, counted."""
+def approval_text(board: Snapshot, players: PlayerFacts | None = None) -> Text:
+    """What approving this plan lets run, counted. `players` says which players run no agent
+    (their task's check is the whole task); without it every check follows an agent."""
+    agentless = players.check_is_task if players is not None else (lambda name: False)
     tasks = [t for t in board.tasks if not t.started]
     build = [t for t in tasks if t.mode == Mode.BUILD]
     research = [t for t in tasks if t.mode == Mode.RESEARCH]
@@ -43,9 +45,11 @@ def approval_text(board: Snapshot) -> Text:
     if manual:
         text.append(f"{len(manual)} manual task(s): you do them, then mark them done\n")
     if checks:
-        text.append(f"{len(checks)} check command(s), run with sh -c after the agent reports:\n")
+        text.append(f"{len(checks)} check command(s), run with sh -c in the task's worktree:\n")
         for task in checks[:4]:
-            text.append(f"  #{task.id} {task.check}\n", style="dim")
+            when = ("the whole task (no agent)" if agentless(task.player)
+                    else "after the agent reports")
+            text.append(f"  #{task.id} {when}: {task.check}\n", style="dim")
         if len(checks) > 4:
             text.append(f"  … and {len(checks) - 4} more\n", style="dim")
     text.append(f"{len(checkpoints)} checkpoint(s)", style="bold" if checkpoints else "")
@@ -63,10 +67,10 @@ class ApproveModal(ModalScreen[bool | None]):
     BINDINGS = [Binding("enter,y", "yes", "approve", id="approve-yes", priority=True),
                 Binding("escape,n", "no", "cancel", id="approve-no", priority=True)]
 
-    def __init__(self, board: Snapshot) -> None:
+    def __init__(self, board: Snapshot, players: PlayerFacts | None = None) -> None:
         super().__init__()
         self.board = board
-        self.summary = approval_text(board)
+        self.summary = approval_text(board, players)
 
     def compose(self) -> ComposeResult:
         box = Vertical(classes="dialog approve")

@@ -46,6 +46,29 @@ def summary_text(review: Any) -> Text:
     return text
 
 
+NAMED = 6  # tasks the merge question names one by one
+
+
+def merge_question(review: Any, upto: int | None) -> str:
+    """What `M` (or `u` up to a task) is about to merge onto which branch, for a yes or no."""
+    tasks = list(review.tasks) if review is not None else []
+    ids = [t.id for t in tasks]
+    if upto in ids:
+        tasks = tasks[: ids.index(upto) + 1]
+    waiting = [t for t in tasks if t.state != State.MERGED]
+    onto = review.onto if review is not None and review.onto else "your branch"
+    if not waiting:
+        return f"Merge the landed work onto {onto}?"
+    n = len(waiting)
+    named = "\n".join(f"  #{t.id} {t.title}" + (f" ({t.branch})" if t.branch else "")
+                      for t in waiting[:NAMED])
+    if n > NAMED:  # the dialog fits the screen: the rest are counted
+        named += f"\n  … and {n - NAMED} more, up to #{waiting[-1].id} {waiting[-1].title}"
+    return (f"Merge {n} task{'s' * (n != 1)} onto {onto}, in plan order, each as its own merge "
+            f"commit?\n{named}\nA task that conflicts stops the merge before anything of it "
+            "is written; your tree stays as it was.")
+
+
 class HandoffScreen(Screen[None]):
     """Opened by `H`, or by itself when a run ends with work landed."""
 
@@ -185,12 +208,21 @@ class HandoffScreen(Screen[None]):
         self.query_one("#merge-log", RichLog).write(Text(text, style=style))
 
     def action_merge_all(self) -> None:
-        self.start_merge(None)
+        self.confirm_merge(None)
 
     def action_merge_upto(self) -> None:
         task = self.selected_task()
         if task is not None:
-            self.start_merge(task.id)
+            self.confirm_merge(task.id)
+
+    @work(group="handoff-confirm", exclusive=True, exit_on_error=False, description="merge?")
+    async def confirm_merge(self, upto: int | None) -> None:
+        """Merging writes onto the person's branch: name what and where, then ask."""
+        onto = self.review.onto if self.review is not None and self.review.onto else None
+        sure = await self.app.push_screen_wait(ConfirmModal(
+            f"merge onto {onto}?" if onto else "merge?", merge_question(self.review, upto)))
+        if sure and self.why_not("merge_upto" if upto else "merge_all") is None:
+            self.start_merge(upto)
 
     def start_merge(self, upto: int | None) -> None:
         self.upto, self.conflict, self.merging = upto, None, True
@@ -241,7 +273,14 @@ class HandoffScreen(Screen[None]):
         self.query_one("#handoff-status", Static).update(
             f" merged {len(event.merged)} task(s) onto {event.onto}"
             + (f" · {len(event.skipped)} were merged already" if event.skipped else ""))
-        self.note_line(f"done: landed work is on {event.onto}", "bold")
+        done = {*event.merged, *event.skipped}
+        left = [t.id for t in (self.review.tasks if self.review is not None else ())
+                if t.state != State.MERGED and t.id not in done]
+        if left:  # `u` stopped short of the end
+            self.note_line(f"merged up to #{self.upto} onto {event.onto}; still to merge: "
+                           f"{', '.join(f'#{i}' for i in left)} (M merges the rest)", "bold")
+        else:
+            self.note_line(f"done: landed work is on {event.onto}", "bold")
         self.refresh_bindings()
 
     # conflicts, discards, retries ---------------------------------------------------------
@@ -282,8 +321,9 @@ class HandoffScreen(Screen[None]):
         ok, victims = await app.engine_call("discard", api.discard_victims, task.id)
         if not ok:
             return
-        also = (f" Tasks {', '.join(map(str, victims))} were built on it and are discarded "
-                "too." if victims else "")
+        also = ("" if not victims else f" Task {victims[0]} was built on it and is discarded too."
+                if len(victims) == 1 else f" Tasks {', '.join(map(str, victims))} were built on "
+                "it and are discarded too.")
         sure = await app.push_screen_wait(ConfirmModal(
             "discard", f"Discard #{task.id} {task.title}? It will not be merged; its worktree's "
             f"last state is kept under refs/baton/… and its branch stays.{also}"))

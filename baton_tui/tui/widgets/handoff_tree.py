@@ -27,6 +27,13 @@ def _clip(text: Any, limit: int = 90) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+def gist(output: Any) -> str:
+    """A check output's last line with words or figures in it — `OK`, `3 passed in 0.2s` —
+    not a rule of dashes (unittest closes with one before its summary)."""
+    lines = [line for line in str(output or "").splitlines() if any(c.isalnum() for c in line)]
+    return lines[-1].strip() if lines else ""
+
+
 def task_label(task: Any) -> Text:
     mark = "✓" if task.state == State.MERGED else "●"
     label = Text()
@@ -50,7 +57,7 @@ def _details(node: TreeNode, task: Any) -> None:
         node.add_leaf(Text("report: " + _clip(task.summary), style="italic"), info)
     if task.check:
         code = task.check.get("exit")
-        output = _clip(task.check.get("output") or "", 60)
+        output = _clip(gist(task.check.get("output")), 60)
         node.add_leaf(Text(f"check: exit {code}" + (f" — {output}" if output else ""),
                            style="" if code == 0 else "bold"), info)
     for flag in task.flags:

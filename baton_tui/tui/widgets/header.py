@@ -47,9 +47,10 @@ def header_text(repo_name: str, board: Snapshot) -> Text:
         return text
     text.append(f"· {board.slug} · ")
     text.append(board.state, style="bold")
-    text.append(" · ")
-    text.append("approved" if board.approved else "not approved",
-                style="bold" if board.approved else "italic")
+    approval = "approved" if board.approved else "not approved"
+    if approval != board.state:  # "approved · approved" says it twice
+        text.append(" · ")
+        text.append(approval, style="bold" if board.approved else "italic")
     text.append(f" · autonomy {board.autonomy}")
     done = progress(board)
     if done:
