@@ -28,10 +28,10 @@ from baton_tui.run.collecting import Collector
 from baton_tui.run.finish import Intent, run_check
 from baton_tui.run.following import Follower
 from baton_tui.run.launcher import _git_mode
-from baton_tui.run.local import LocalRunner
 from baton_tui.run.lock import ConductorLock
 from baton_tui.run.runner import Runner
 from baton_tui.run.starting import Starter
+from baton_tui.run.switch import RunnerSwitch
 from baton_tui.store import foldcache
 from baton_tui.store.db import Unwritable
 from baton_tui.store.snapshot import conductor_info
@@ -396,7 +396,7 @@ def conduct(root: str | None, on_cue: bool = False) -> int:
     ws.store.set_conductor(os.getpid(), procs.start_token(os.getpid()), plan.id if plan else 0)
     runner: Runner | None = None
     try:
-        runner = LocalRunner(ws)  # the one runner today (a task field chooses, later)
+        runner = RunnerSwitch(ws)  # each task's `runner` field chooses (local, a cluster)
         return asyncio.run(Conductor(ws, runner, crashed).loop())
     except Exception as exc:
         # Attempts keep running under their shims; `baton resume` reattaches to them.
