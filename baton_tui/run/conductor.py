@@ -23,6 +23,7 @@ from baton_tui import killpoints, layout, procs
 from baton_tui.core import budget
 from baton_tui.core.events import BROKEN, WAITING, Event, EventKind, State
 from baton_tui.core.words import Mode
+from baton_tui.plan.model import Task
 from baton_tui.run import decide, spawner, state
 from baton_tui.run.collecting import Collector
 from baton_tui.run.finish import Intent, run_check
@@ -160,8 +161,21 @@ class Conductor:
         for task in choice.land:
             self.collector.land_reported(task)
         for task, message in choice.starts:
-            if decide.has_room(run, task, self._cap):
+            if decide.has_room(run, task, self._cap) and self._runner_room(task):
                 self.starter.start(task, message)
+
+    def _runner_room(self, task: Task) -> bool:
+        """Whether the task's runner is under its own `max_parallel` (`[runners.NAME]`)."""
+        if task.runner == "local":
+            return True
+        settings = self.ws.config.runners.get(task.runner)
+        limit = settings.max_parallel if settings is not None else None
+        if not limit:
+            return True
+        run = self.run
+        busy = sum(1 for task_id in [*run.tracked, *run.starting]
+                   if run.by_id[task_id].runner == task.runner)
+        return busy < limit
 
     def _pause_all(self) -> None:
         """A pause was asked for: every running task stops in its saved session."""
