@@ -225,3 +225,45 @@ def test_a_remote_usage_limit_pauses_and_resumes_on_its_worker(request, repo, ba
     assert done["node"] == cluster.workers()["w1"]["address"]
     assert tree_files(repo, "baton/sample-goal/1-task-1")["resumed.txt"].strip() == \
         "after the reset"
+
+
+def test_runners_lists_the_workers_what_they_offer_and_their_versions(request, repo, baton,
+                                                                      tmp_path, cluster):
+    if not loopback_only(request.node.nodeid):
+        return
+    exchange = bare_exchange(tmp_path)
+    write_config(repo, {"agent": script_agent(tmp_path, "agent", {})},
+                 extra=runners_table(cluster.address, exchange, tmp_path / "nodes"))
+    assert baton("trust").returncode == 0
+    result = baton("runners", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lab = next(r for r in json.loads(result.stdout) if r["name"] == "lab")
+    assert lab["reachable"] is True and lab["reason"] is None
+    assert lab["versions_match"] is True
+    offers = {w["name"]: w["resources"] for w in lab["workers"]}
+    assert offers == {"w1": {"agent": 2}, "w2": {"agent2": 1}}
+    assert all(w["baton"] == lab["baton"] and w["python"] == lab["python"]
+               for w in lab["workers"])
+    text = baton("runners").stdout
+    assert f"✓ runner lab (dask at {cluster.address}), 2 worker(s)" in text
+    assert "agent=2" in text and "agent2=1" in text
+    assert f"✓ runner lab (dask at {cluster.address})" in baton("doctor").stdout
+
+
+def test_a_runner_s_max_parallel_caps_its_tasks_at_once(request, repo, baton, tmp_path,
+                                                        cluster):
+    if not loopback_only(request.node.nodeid):
+        return
+    exchange = bare_exchange(tmp_path)
+    trace = tmp_path / "trace.txt"
+    agent = script_agent(tmp_path, "agent", {"*": [
+        {"append": str(trace), "content": "in\n"}, {"sleep": 1.5},
+        {"append": str(trace), "content": "out\n"}, {"report": "done", "summary": "slept"}]})
+    write_config(repo, {"agent": agent},
+                 extra=runners_table(cluster.address, exchange, tmp_path / "nodes")
+                 + "max_parallel = 1\n")
+    commit_config(repo)
+    load_plan(baton, [task(1, runner="lab"), task(2, runner="lab"), task(3, runner="lab")])
+    result = baton("run", "--approve", timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr + cluster.tails()
+    assert trace.read_text().split() == ["in", "out"] * 3  # never two agents at once
