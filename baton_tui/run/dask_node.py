@@ -70,6 +70,14 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     name, ex = job["job"], job["exchange"]
     refs = exchange.refs_of(name)
     node = _worker_address()
+    from baton_tui.cluster import versions
+
+    ours, theirs = versions(), job.get("versions") or {}
+    if theirs and theirs != ours:  # one clear line, before anything is fetched or claimed
+        return {"claimed": False, "node": node, "why": (
+            f"worker {node} runs Baton {ours['baton']} on Python {ours['python']}, the "
+            f"person's machine Baton {theirs.get('baton')} on Python {theirs.get('python')}: "
+            "install the same versions there (`baton runners` compares them)")}
     scratch = scratch_root(job.get("workdir")) / name
     repo, tree = scratch / "repo", scratch / "tree"
     if scratch.exists():  # a second run of the same job on this node: never a second agent

@@ -144,8 +144,6 @@ class DaskRunner:
 
     def _submit(self, ws: Workspace, client: "Client", request: StartRequest
                 ) -> tuple[int, _Live]:
-        from distributed import fire_and_forget  # lazy: the optional extra
-
         task, plan, feedback = request.task, request.plan, request.feedback
         if not launcher._git_mode(ws):
             raise StartFailed(f"runner {self.name} needs a git repository (git 2.38 or newer)")
@@ -184,20 +182,33 @@ class DaskRunner:
             "workdir": self.settings.workdir, "doc": request.doc.dump(), "task": task.id,
             "slug": plan.slug, "artifacts": {str(k): v for k, v in request.artifacts.items()},
             "feedback": feedback, "resume_message": request.resume_message,
-            "session_id": request.session_id, "trusted": self._trusted_hash(ws)}
+            "session_id": request.session_id, "trusted": self._trusted_hash(ws),
+            "versions": cluster.versions(), "resource": self.settings.resource_of(task.player)}
         where = self._session_node(ws, plan, task) if resumed else None
+        # What a conductor killed before the submission was recorded submits again (the
+        # plan's document is read back from the store; the claim makes a double harmless).
+        store.note_attempt(attempt_id, "payload", {**payload, "doc": None, "where": where})
         store.claim_attempt(attempt_id, os.getpid())  # started: it is the cluster's now
-        future = client.submit(
-            dask_node.run_job, payload, key=job, pure=False, retries=0,
-            resources={self.settings.resource_of(task.player): 1},
-            **({"workers": [where], "allow_other_workers": True} if where else {}))
-        fire_and_forget(future)
+        future = self._send(client, payload, where)
         store.note_attempt(attempt_id, "submitted", time.time())
         store.append(plan.id, task.id, K.TASK_RESUMED if resumed else K.TASK_STARTED,
                      {"attempt": attempt_id, "player": task.player, "workdir": str(workdir.path),
                       "base": workdir.base, "branch": workdir.branch, "runner": self.name,
                       "job": job})
         return attempt_id, _Live(job, future, str(log_path))
+
+    @staticmethod
+    def _send(client: "Client", payload: dict[str, Any], where: str | None) -> "Future":
+        """Submit the job: one unit of its player's resource, kept by the scheduler when
+        this conductor goes away (`fire_and_forget`)."""
+        from distributed import fire_and_forget  # lazy: the optional extra
+
+        future = client.submit(
+            dask_node.run_job, payload, key=payload["job"], pure=False, retries=0,
+            resources={payload["resource"]: 1},
+            **({"workers": [where], "allow_other_workers": True} if where else {}))
+        fire_and_forget(future)
+        return future
 
     def _trusted_hash(self, ws: Workspace) -> str | None:
         """The hash of the baton.toml the person trusted, when it is this file as it is (a
@@ -272,6 +283,8 @@ class DaskRunner:
             client = self.client()
             if attempt.spec.get("submitted"):
                 live.future = Future(job, client=client)  # kept by the scheduler meanwhile
+            else:
+                live.future = self._submit_again(client, attempt)
         except BatonError:
             pass  # the cluster is unreachable: its record on the exchange still tells
         # Asked after the future was: a job the scheduler had already let go of pushed its
@@ -284,6 +297,26 @@ class DaskRunner:
             live.finished = False
         self._follow(handle, live, asyncio.get_running_loop())
         return handle
+
+    def _submit_again(self, client: "Client", attempt: AttemptRow) -> "Future | None":
+        """An attempt recorded as started whose submission was not recorded (its conductor
+        was killed in between): submitted (again) under the same key, unless a worker has
+        already claimed it — Dask keeps one task per key, and the claim on the exchange
+        lets at most one run start an agent."""
+        spec = attempt.spec
+        payload, refs = spec.get("payload"), spec.get("refs") or {}
+        plan = self.store.plan(attempt.plan_id)
+        if not payload or plan is None:
+            return None
+        if refs.get("claim") and exchange.remote_ref(self.ws.root, self.settings.exchange,
+                                                     refs["claim"]):
+            from distributed import Future  # lazy: the optional extra
+
+            return Future(payload["job"], client=client)
+        where = payload.pop("where", None)
+        future = self._send(client, {**payload, "doc": plan.doc}, where)
+        self.store.note_attempt(attempt.id, "submitted", time.time())
+        return future
 
     def on_its_way(self, attempt: AttemptRow) -> bool:
         return bool(attempt.spec.get("submitted"))

@@ -61,6 +61,16 @@ def only_loopback_here() -> None:
     assert names == ["lo"], names
 
 
+def _own_group_dying_with_us() -> None:
+    """In the child: a process group of its own (killed whole), and SIGTERM when the test
+    process goes (a timed-out test exits without its teardown: no cluster is left behind)."""
+    os.setsid()
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
 class Cluster:
     """A scheduler and named workers, each with its resources, on 127.0.0.1."""
 
@@ -85,8 +95,8 @@ class Cluster:
         self.logs[name] = log
         with open(log, "ab") as out:
             self.procs[name] = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
-                                                stdin=subprocess.DEVNULL,
-                                                start_new_session=True, cwd=self.folder)
+                                                stdin=subprocess.DEVNULL, cwd=self.folder,
+                                                preexec_fn=_own_group_dying_with_us)
 
     def add_worker(self, name: str, resources: str) -> None:
         self._start(name, [str(BIN / "dask"), "worker", "--scheduler-file", str(self.file),
