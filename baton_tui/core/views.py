@@ -76,6 +76,7 @@ class TaskView:
         self.limit_probes = 0                  # probes of a limit with no known reset so far
         self.node: str | None = None           # the worker its attempt runs on (a cluster runner)
         self.job: str | None = None            # the engine's key for its attempt (cluster runner)
+        self.deferred = False                  # queued: its runner's cluster was unreachable
 
     @property
     def answerable(self) -> bool:
@@ -209,6 +210,7 @@ def _approval_voided(view: TaskView, event: Event) -> None:
 def _queued(view: TaskView, event: Event) -> None:
     data = event.data
     view.not_before = float(data.get("not_before") or 0)
+    view.deferred = bool(data.get("deferred"))
     view.feedback = data.get("feedback")
     view.rate_limited = bool(data.get("rate_limited"))
     view.rate_limit_retries += 1 if view.rate_limited else 0

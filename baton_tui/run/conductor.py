@@ -226,7 +226,9 @@ class Conductor:
         # the next look resumes that task (exiting "waiting" then was a race).
         if any(u - now <= max_wait for u in waits):
             return None
-        if any(run.view(t).not_before > now for t in ready.delayed):
+        # (A task whose cluster was unreachable waits only while something else runs: alone,
+        # the run ends waiting, and `baton resume` tries that cluster again.)
+        if any((v := run.view(t)).not_before > now and not v.deferred for t in ready.delayed):
             return None
         if ready.ids(*BROKEN):
             return FAILED
