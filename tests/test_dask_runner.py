@@ -270,3 +270,21 @@ def test_a_runner_s_max_parallel_caps_its_tasks_at_once(request, repo, baton, tm
     result = baton("run", "--approve", timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr + cluster.tails()
     assert trace.read_text().split() == ["in", "out"] * 3  # never two agents at once
+
+
+def test_an_exchange_that_cannot_be_pushed_to_leaves_the_task_queued(request, repo, baton,
+                                                                      tmp_path, cluster):
+    if not loopback_only(request.node.nodeid):
+        return
+    missing = tmp_path / "no-such-exchange.git"
+    agent = script_agent(tmp_path, "agent", {"*": [{"report": "done", "summary": "x"}]})
+    write_config(repo, {"agent": agent},
+                 extra=runners_table(cluster.address, missing, tmp_path / "nodes"))
+    commit_config(repo)
+    load_plan(baton, [task(1, runner="lab")])
+    result = baton("run", "--approve", timeout=600)
+    assert result.returncode == 3, result.stdout + result.stderr
+    waiting = task_status(baton, 1)
+    assert waiting["state"] == "queued" and waiting["attempts"] == 0
+    assert waiting["reason"].startswith("runner lab: cannot push to the exchange")
+    assert "\n" not in waiting["reason"]

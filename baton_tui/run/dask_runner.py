@@ -36,6 +36,7 @@ from baton_tui import cluster, layout
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import EventKind
 from baton_tui.core.words import Mode
+from baton_tui.gitops.git import GitError
 from baton_tui.plan.model import Task
 from baton_tui.run import dask_node, exchange, launcher
 from baton_tui.run.runner import AttemptHandle, Looked, StartDeferred, StartFailed, StartRequest
@@ -66,6 +67,11 @@ class _Live:
     exit: "asyncio.Future[object] | None" = None
     told: bool = False                                      # its node is recorded
     finished: bool = False                                  # its record is on the exchange
+
+
+def _gist(exc: GitError) -> str:
+    lines = [line for line in exc.stderr.strip().splitlines() if line.strip()]
+    return (lines[-1] if lines else str(exc))[:300]
 
 
 def _wake(future: "asyncio.Future[object]") -> None:
@@ -176,7 +182,12 @@ class DaskRunner:
         # The key is recorded before anything is submitted: a conductor killed from here on
         # finds it, and re-attaches instead of submitting the attempt again.
         store.update_attempt(attempt_id, spec=spec, log_path=str(log_path))
-        exchange.push(workdir.path, self.settings.exchange, f"{pushed}:{refs['base']}")
+        try:
+            exchange.push(workdir.path, self.settings.exchange, f"{pushed}:{refs['base']}")
+        except GitError as exc:  # nothing was submitted: the attempt never runs
+            store.abandon_attempt(attempt_id)
+            raise StartDeferred(f"runner {self.name}: cannot push to the exchange "
+                                f"{self.settings.exchange}: {_gist(exc)}") from None
         payload = {
             "job": job, "exchange": self.settings.exchange, "base": pushed,
             "workdir": self.settings.workdir, "doc": request.doc.dump(), "task": task.id,
@@ -477,6 +488,10 @@ class DaskRunner:
             answer = self._answer(live)
             if answer is not None and not answer.get("claimed", True):
                 break  # it ran nothing: nothing more will come
+            if live is not None and live.node is None and live.future is not None \
+                    and live.future.status == "cancelled":
+                return None, b"", (f"stopped before a worker of runner {self.name} took it: "
+                                   "nothing ran")
             if time.monotonic() > deadline:
                 break
             time.sleep(0.5)
