@@ -288,3 +288,29 @@ def test_an_exchange_that_cannot_be_pushed_to_leaves_the_task_queued(request, re
     assert waiting["state"] == "queued" and waiting["attempts"] == 0
     assert waiting["reason"].startswith("runner lab: cannot push to the exchange")
     assert "\n" not in waiting["reason"]
+
+
+def test_taking_over_a_remote_task_brings_its_work_home_first(request, repo, baton, tmp_path,
+                                                             cluster):
+    if not loopback_only(request.node.nodeid):
+        return
+    _one_remote_task(repo, baton, tmp_path, cluster, [
+        {"write": "half.txt", "content": "half done on the worker\n"},
+        {"progress": "half way"}, {"sleep": 120}, {"report": "done", "summary": "never"}])
+    started = baton("run", "--approve", "--detach")
+    assert started.returncode == 0, started.stdout + started.stderr
+    wait(lambda: task_status(baton, 1)["progress"] == "half way", 300,
+         "the remote agent's progress", cluster)
+    taken = baton("take", "1")
+    assert taken.returncode == 0, taken.stdout + taken.stderr
+    paused = wait(lambda: (t := task_status(baton, 1))["state"] == "paused" and t, 120,
+                  "the task to stop and come home", cluster,
+                  also=lambda: baton("status").stdout + conductor_logs())
+    worktree = Path(paused["worktree"])
+    assert (worktree / "half.txt").read_text() == "half done on the worker\n"
+    (worktree / "half.txt").write_text("finished by hand\n")
+    done = baton("done", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    wait(lambda: task_status(baton, 1)["state"] == "landed", 300, "the task to land", cluster)
+    branch = tree_files(repo, "baton/sample-goal/1-task-1")
+    assert branch["half.txt"].strip() == "finished by hand"

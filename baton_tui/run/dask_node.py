@@ -31,11 +31,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from baton_tui.core.events import EventKind
 from baton_tui.run import exchange
 
 LOOK_EVERY = 0.3
-KEPT_EVENTS = ("task.reported", "task.progress", "task.usage", "task.report_refused",
-               "task.flagged")
+K = EventKind
+KEPT_EVENTS = (K.TASK_REPORTED, K.TASK_PROGRESS, K.TASK_USAGE, K.TASK_REPORT_REFUSED,
+               K.TASK_FLAGGED)
 _running: dict[str, tuple[str, int]] = {}  # job -> (node store, node attempt id)
 _lock = threading.Lock()
 
@@ -155,7 +157,7 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
         _running[job["job"]] = (str(ws.paths.store_path), node_attempt)
     attempt = ws.store.attempt(node_attempt)
     log = attempt.log_path if attempt else None
-    offset = 0
+    offset, seen = 0, 0
     try:
         while True:
             ended = proc.poll() is not None if hasattr(proc, "poll") else False
@@ -163,6 +165,11 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
                 chunk, offset, _cut = logcap.read_from(log, offset)
                 if chunk:
                     _tell(topic, {"at": offset, "text": chunk.decode("utf-8", "replace")})
+            for event in ws.store.events(plan_id, after=seen, task_id=task.id):
+                seen = event.id  # the agent's progress reports, live (the rest at the end)
+                if event.kind == K.TASK_PROGRESS and event.data.get("message"):
+                    _tell(topic, {"progress": str(event.data["message"])[:300],
+                                  "event": event.id})
             if ended:
                 break
             time.sleep(LOOK_EVERY)
@@ -171,7 +178,7 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
             _running.pop(job["job"], None)
     row = ws.store.attempt(node_attempt)
     assert row is not None
-    events = [{"kind": e.kind, "data": e.data, "ts": e.ts}
+    events = [{"kind": e.kind, "data": e.data, "ts": e.ts, "id": e.id}
               for e in ws.store.events(plan_id, task_id=task.id) if e.kind in KEPT_EVENTS]
     spec = row.spec
     record = {

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 K = EventKind
 LOST_AFTER = 10.0   # a claimed attempt's worker gone from the scheduler this long: lost
 WORKERS_EVERY = 2.0  # the scheduler's list of workers is asked at most this often
+STOP_AGAIN = 2.0     # a stop with the same signal is sent again at most this often
 RECORDS_EVERY = 3.0  # the exchange is asked for finished jobs' records this often
 
 
@@ -67,6 +68,9 @@ class _Live:
     exit: "asyncio.Future[object] | None" = None
     told: bool = False                                      # its node is recorded
     finished: bool = False                                  # its record is on the exchange
+    progress: list[tuple[int, str]] = field(default_factory=list)  # reports to record
+    streamed: set[int] = field(default_factory=set)         # node events recorded live
+    last_stop: tuple[int, float] | None = None              # the last stop sent, and when
 
 
 def _gist(exc: GitError) -> str:
@@ -259,6 +263,8 @@ class DaskRunner:
             with self._lock:
                 if message.get("node") and live.node is None:
                     live.node = str(message["node"])  # (recorded by the next `look`)
+                if isinstance(message.get("progress"), str):
+                    live.progress.append((int(message.get("event") or 0), message["progress"]))
                 text = message.get("text")
                 if isinstance(text, str) and text:
                     data = text.encode("utf-8", "replace")
@@ -271,6 +277,19 @@ class DaskRunner:
             self.client().subscribe_topic(live.job, heard)
         except Exception:  # no live view then: the whole output comes with the record
             pass
+
+    def _record_progress(self, handle: AttemptHandle, live: _Live) -> None:
+        """The agent's progress reports on its worker, recorded as they come (the card and
+        `status` show them, and they count as the agent speaking for the stall limit)."""
+        with self._lock:
+            reports, live.progress = live.progress, []
+        row = self.store.attempt(handle.attempt_id)
+        if row is None:
+            return
+        for node_event, message in reports:
+            live.streamed.add(node_event)
+            self.store.append(row.plan_id, handle.task_id, K.TASK_PROGRESS,
+                              {"message": message, "attempt": handle.attempt_id})
 
     def _tell_node(self, handle: AttemptHandle, live: _Live) -> None:
         """Record the worker that claimed the attempt (`status` shows it as `node`)."""
@@ -346,10 +365,12 @@ class DaskRunner:
             if live.finished or (future is not None and future.done()):
                 looked.ended.add(handle)
                 continue
+            if live.node is not None and not live.told:
+                self._tell_node(handle, live)
+            if live.progress:
+                self._record_progress(handle, live)
             if live.node is None:
                 continue
-            if not live.told:
-                self._tell_node(handle, live)
             if workers is None:
                 workers = self._workers()
             if workers is not None and live.node not in workers:
@@ -425,6 +446,11 @@ class DaskRunner:
         live = self._live.get(handle)
         if live is None:
             return False
+        now = time.monotonic()
+        if live.last_stop is not None and live.last_stop[0] == sig \
+                and now - live.last_stop[1] < STOP_AGAIN:
+            return True  # (asked on every tick past the grace: one call on its way is enough)
+        live.last_stop = (sig, now)
 
         def send() -> None:
             try:
@@ -553,7 +579,10 @@ class DaskRunner:
             if ran.get(key):
                 spec[key] = ran[key]
         with store.tx():
+            streamed = live.streamed if live is not None else set()
             for event in record.get("events") or []:
+                if event.get("kind") == K.TASK_PROGRESS and event.get("id") in streamed:
+                    continue  # recorded as it came
                 data = dict(event.get("data") or {})
                 if "attempt" in data:
                     data["attempt"] = attempt.id
