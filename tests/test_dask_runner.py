@@ -23,6 +23,9 @@ from helpers.run_kit import (
 pytest.importorskip("distributed", reason="the cluster runner needs `pip install '.[dask]'`")
 
 
+NODE_SECRET = "node-only-secret-4f8a2c91"  # in the workers' environment only
+
+
 def runners_table(address: str, exchange: Path, workdir: Path) -> str:
     return (f'\n[runners.lab]\nkind = "dask"\naddress = "{address}"\n'
             f'exchange = "{exchange}"\nworkdir = "{workdir}"\n')
@@ -57,7 +60,8 @@ def cluster(tmp_path):
         yield None  # (outside: the test re-runs itself inside the namespace)
         return
     only_loopback_here()
-    made = Cluster(tmp_path / "cluster", {"w1": "agent=2", "w2": "agent2=1"})
+    made = Cluster(tmp_path / "cluster", {"w1": "agent=2", "w2": "agent2=1"},
+                   env={"DEMO_API_KEY": NODE_SECRET})
     try:
         yield made
     finally:
@@ -71,7 +75,8 @@ def test_a_mixed_plan_lands_and_merges(request, repo, baton, tmp_path, cluster):
     script = {
         "1": [{"write": "local.txt", "content": "made here\n"},
               {"report": "done", "summary": "local file"}],
-        "2": [{"print": "remote step one"}, {"progress": "halfway on the cluster"},
+        "2": [{"print": "remote step one"}, {"print": f"its key: {NODE_SECRET}"},
+              {"progress": "halfway on the cluster"},
               {"write": "remote.txt", "content": "made on a worker\n"},
               {"report": "done", "summary": "remote file"}],
         "3": [{"write": "both.txt", "content": "after both\n"},
@@ -95,6 +100,7 @@ def test_a_mixed_plan_lands_and_merges(request, repo, baton, tmp_path, cluster):
     assert found[3]["tokens"] == 1200
     logs = baton("logs", "2")
     assert "remote step one" in logs.stdout
+    assert NODE_SECRET not in logs.stdout and "its key: [redacted]" in logs.stdout
     assert "halfway on the cluster" in [e["data"].get("message") for e in events(baton)
                                         if e["kind"] == "task.progress" and e.get("task") == 2]
     refs = exchange_refs(exchange)

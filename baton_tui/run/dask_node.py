@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from baton_tui.core.events import EventKind
+from baton_tui.redact import clean, redact
 from baton_tui.run import exchange
 
 LOOK_EVERY = 0.3
@@ -113,7 +114,10 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     record["result"] = result
     log = record.pop("_log", None)
     output = Path(log).read_bytes() if log and Path(log).exists() else b""
-    commit = exchange.record_commit(repo, record, output, None)
+    # What leaves the node is redacted (the worker's own keys, its configured values).
+    output = redact(output.decode("utf-8", "surrogateescape")).encode("utf-8",
+                                                                      "surrogateescape")
+    commit = exchange.record_commit(repo, clean(record), output, None)
     exchange.push(repo, ex, f"{result}:{refs['result']}", f"{commit}:{refs['record']}")
     _tell(topic, {"done": True})
     if not job.get("keep"):
@@ -163,12 +167,13 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
             ended = proc.poll() is not None if hasattr(proc, "poll") else False
             if log:
                 chunk, offset, _cut = logcap.read_from(log, offset)
-                if chunk:
-                    _tell(topic, {"at": offset, "text": chunk.decode("utf-8", "replace")})
+                if chunk:  # (what leaves the node is redacted: its own keys stay there)
+                    _tell(topic, {"at": offset,
+                                  "text": redact(chunk.decode("utf-8", "replace"))})
             for event in ws.store.events(plan_id, after=seen, task_id=task.id):
                 seen = event.id  # the agent's progress reports, live (the rest at the end)
                 if event.kind == K.TASK_PROGRESS and event.data.get("message"):
-                    _tell(topic, {"progress": str(event.data["message"])[:300],
+                    _tell(topic, {"progress": redact(str(event.data["message"]))[:300],
                                   "event": event.id})
             if ended:
                 break

@@ -74,8 +74,9 @@ def _own_group_dying_with_us() -> None:
 class Cluster:
     """A scheduler and named workers, each with its resources, on 127.0.0.1."""
 
-    def __init__(self, folder: Path, workers: dict[str, str]):
+    def __init__(self, folder: Path, workers: dict[str, str], env: dict[str, str] | None = None):
         self.folder = folder
+        self.env = {**os.environ, **(env or {})}  # the workers' own (the node's keys)
         folder.mkdir(parents=True, exist_ok=True)
         self.file = folder / "scheduler.json"
         self.procs: dict[str, subprocess.Popen] = {}
@@ -96,6 +97,7 @@ class Cluster:
         with open(log, "ab") as out:
             self.procs[name] = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
                                                 stdin=subprocess.DEVNULL, cwd=self.folder,
+                                                env=self.env,
                                                 preexec_fn=_own_group_dying_with_us)
 
     def add_worker(self, name: str, resources: str) -> None:
