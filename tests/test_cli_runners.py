@@ -155,3 +155,12 @@ def test_help_and_status_do_not_import_distributed(baton, repo):
     result = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_run_with_a_task_on_an_untrusted_runner_is_refused(baton, repo):
+    write_config(repo, {"agent": DEMO_AGENT}, extra=lab())
+    load_plan(baton, [task(1, runner="lab")], trust=False)
+    result = baton("run", "--approve")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "runners.lab" in result.stderr and "baton trust" in result.stderr
+    assert status(baton)["tasks"][0]["state"] in ("draft", "queued")

@@ -40,7 +40,8 @@ def ensure_trusted(ws: Workspace, cur: plans.Current) -> None:
     a conductor asks here before it writes anything)."""
     from baton_tui.trust import ensure_trusted as ensure
 
-    ensure(ws, {t.player for t in cur.doc.tasks})
+    runners = sorted({f"runners.{t.runner}" for t in cur.doc.tasks if t.runner != "local"})
+    ensure(ws, {t.player for t in cur.doc.tasks}, keys=("worktree.setup", "checks.run", *runners))
     ws.store.check_writable()
     layout.check_writable(ws.paths)
 

@@ -112,15 +112,19 @@ class DaskRunner:
         with self._connect_lock:
             if self._client is not None and self._client.status in ("running", "connecting"):
                 return self._client
-            from baton_tui.trust import ensure_trusted
-
-            ws = self.ws.sibling()  # (called on worker threads: a connection of its own)
-            try:
-                ensure_trusted(ws, (), keys=(f"runners.{self.name}",))
-            finally:
-                ws.close()
+            self.ensure_trusted()
             self._client = cluster.connect(self.settings)
             return self._client
+
+    def ensure_trusted(self) -> None:
+        """Refuse (BatonError) a runner from an untrusted repository `baton.toml`."""
+        from baton_tui.trust import ensure_trusted
+
+        ws = self.ws.sibling()  # (called on worker threads: a connection of its own)
+        try:
+            ensure_trusted(ws, (), keys=(f"runners.{self.name}",))
+        finally:
+            ws.close()
 
     # starting -----------------------------------------------------------------------------
     async def start(self, request: StartRequest) -> AttemptHandle:
@@ -136,10 +140,12 @@ class DaskRunner:
             raise StartFailed(f"checkpoint tasks run on this machine for now (runner "
                               f"{self.name}): `baton task-runner {task.id} local`")
         try:
+            self.ensure_trusted()
+        except BatonError as exc:  # the person's to settle: visible, not waited through
+            raise StartFailed(f"runner {self.name}: {exc.message}") from None
+        try:
             client = self.client()
-        except BatonError as exc:
-            if "trust" in exc.message:
-                raise StartFailed(f"runner {self.name}: {exc.message}") from None
+        except BatonError as exc:  # unreachable: nothing started, the task waits queued
             raise StartDeferred(f"runner {self.name}: {exc.message}") from None
         ws = self.ws.sibling()
         try:
