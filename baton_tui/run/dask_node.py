@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 import threading
 import time
@@ -152,11 +153,13 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
     spawner._broken = True  # a Dask worker: each shim a fresh process, waited for here
     layout.shim_dir()
     workdir = launcher.Workdir(tree, base, None, fresh=True)
-    node_attempt, proc = launcher.start_attempt(
+    node_attempt, shim = launcher.start_attempt(
         ws, plan, doc, task, workdir, artifacts={int(k): v for k, v in
                                                  (job.get("artifacts") or {}).items()},
         feedback=job.get("feedback"), resume_message=job.get("resume_message"),
         session_id=job.get("session_id"))
+    assert isinstance(shim, subprocess.Popen)  # (no spawner here: a process of our own)
+    proc = shim
     with _lock:
         _running[job["job"]] = (str(ws.paths.store_path), node_attempt)
     attempt = ws.store.attempt(node_attempt)
@@ -164,7 +167,7 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
     offset, seen = 0, 0
     try:
         while True:
-            ended = proc.poll() is not None if hasattr(proc, "poll") else False
+            ended = proc.poll() is not None
             if log:
                 chunk, offset, _cut = logcap.read_from(log, offset)
                 if chunk:  # (what leaves the node is redacted: its own keys stay there)
@@ -177,7 +180,10 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
                                   "event": event.id})
             if ended:
                 break
-            time.sleep(LOOK_EVERY)
+            try:  # (woken at once by the shim's end)
+                proc.wait(timeout=LOOK_EVERY)
+            except subprocess.TimeoutExpired:
+                pass
     finally:
         with _lock:
             _running.pop(job["job"], None)

@@ -573,11 +573,8 @@ class DaskRunner:
             return
         if attempt.log_path:
             Path(attempt.log_path).write_bytes(output)
-        job = spec["job"]
         head, result = record.get("head"), record.get("result")
-        if head and result and spec.get("cwd"):
-            exchange.fetch(ws.root, self.settings.exchange,
-                           f"+refs/baton/jobs/{job}/result:refs/baton/jobs/{job}/result")
+        if head and result and spec.get("cwd"):  # (fetched with the record, `_fetch`)
             exchange.bring_home(spec["cwd"], spec["pushed"], head, result)
         ran = record.get("attempt") or {}
         spec.update({"node": record.get("node"), "node_attempt": ran.get("node_attempt")})
