@@ -6,9 +6,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib import import_module
+from types import SimpleNamespace
 
+from baton_tui.version import describe
 from baton_tui.core.words import Autonomy, Mode, ReportStatus  # the standard library's enum only
 
 TYPE_CHECKING = False  # argparse is imported when a parser is built (see `_quick`)
@@ -31,7 +34,7 @@ def task_id(text: str) -> int:
     """A task id argument: a whole number from 1 to MAX_TASK_ID (a huge one is a usage error,
     not an overflow deep in SQLite)."""
     if not (text.isascii() and text.isdigit()) or not 1 <= int(text[:12]) <= MAX_TASK_ID:
-        import argparse
+        import argparse  # lazy: `baton status` and `baton report` parse without argparse (`_quick`)
 
         raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a task id (1 to {MAX_TASK_ID})")
     return int(text)
@@ -64,7 +67,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     `baton status`, `baton report` and a run's start quick. `main` falls back to the full
     parser for help and for unknown commands.
     """
-    import argparse
+    import argparse  # lazy: `baton status` and `baton report` parse without argparse (`_quick`)
 
     parser = argparse.ArgumentParser(
         prog="baton", description="Approval-first conductor for coding agents. "
@@ -222,10 +225,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return its exit code. Errors are one clear line each, no traceback."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    import os
-
     if "_ARGCOMPLETE" in os.environ:  # a shell completing `baton …` (see `baton completion`)
-        from baton_tui.commands.completion import complete
+        from baton_tui.commands.completion import complete  # lazy: only a shell completing `baton …` needs it
 
         complete(build_parser())
     args = _quick(argv)
@@ -241,24 +242,20 @@ def main(argv: list[str] | None = None) -> int:
         except SystemExit as exc:  # argparse: --help is 0, a usage error is 2
             return int(exc.code or 0)
     if args.version:
-        from baton_tui import __version__
-
-        print(f"baton {__version__}")
+        print(describe())  # the version, and the commit Baton was built from when known
         return 0
     if args.directory:
-        import os
-
         try:
             os.chdir(args.directory)
         except OSError as exc:
             print(f"baton: -C {_shown(args.directory)}: {exc.strerror or 'cannot enter it'}",
                   file=sys.stderr)
             return 2
-    from baton_tui.core.errors import BatonError
+    from baton_tui.core.errors import BatonError  # lazy: `baton --help` and `--version` never need it
 
     try:
         if not getattr(args, "command", None):
-            from baton_tui.tui.launch import run_app
+            from baton_tui.tui.launch import run_app  # lazy: textual: only the full-screen app needs it
 
             return run_app()
         module, func = args.handler.split(":")
@@ -286,8 +283,6 @@ def _leave(code: int) -> None:
     interpreter's teardown: freeing every module a command imported (pydantic's, for a plan)
     kept a person waiting up to 0.2 s after the last line (measured at a run's end). With
     another thread still alive (the TUI's, a planner's client), the usual exit."""
-    import os
-
     threading = sys.modules.get("threading")
     if threading is None or threading.active_count() == 1:
         db = sys.modules.get("baton_tui.store.db")
@@ -302,6 +297,8 @@ def _leave(code: int) -> None:
     sys.exit(code)
 
 
+# The second, hand-written argv parser: kept for `baton report` and `baton status` (the fast
+# paths of tests/test_import_hygiene.py and benchmarks/bench_status.py) and the conductor's start.
 def _quick(argv: list[str]) -> "argparse.Namespace | None":
     """The commonest calls, parsed without argparse: `baton status [--json]` (a second
     terminal, a script polling), an agent's `baton report …` and Baton's own start of its
@@ -310,8 +307,6 @@ def _quick(argv: list[str]) -> "argparse.Namespace | None":
     start (which the run waits for).
     The same attributes argparse would give; anything else (`--help`, `-C`, a typo, a form
     this does not know) goes to the real parser, which decides."""
-    from types import SimpleNamespace
-
     if argv in (["status"], ["status", "--json"]):
         return SimpleNamespace(  # type: ignore[return-value]  # read like a Namespace
             version=False, directory=None, command="status", handler="info:cmd_status",
@@ -358,6 +353,7 @@ def _quick_report(rest: list[str]) -> dict | None:
 
 
 def _shown(text: str) -> str:
+    # lazy: only an error message needs it (`baton status`, `--help`)
     from baton_tui.redact import escape_controls
 
     return escape_controls(text)

@@ -10,10 +10,12 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
+import time as _time
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from baton_tui import redact
 from baton_tui.config_files import env_overrides, file_hash, merge, read_sources
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import DEFAULT_AUTONOMY, Autonomy
@@ -223,8 +225,6 @@ class AutopilotConfig(_Strict):
 
 def deadline_at(value: str, start: float) -> float:
     """The epoch second a deadline means: the next `HH:MM` after `start`, or start + duration."""
-    import time as _time
-
     clock = re.fullmatch(r"\s*([01]?\d|2[0-3]):([0-5]\d)\s*", value)
     if clock:
         local = _time.localtime(start)
@@ -332,9 +332,8 @@ class LoadedConfig:
 
 def _remember_secrets(config: "Config") -> None:
     """The person's configured agent variables are secrets to this process's redaction."""
-    from baton_tui import redact
-
-    tables = [*config.players.settings.values(), *config.players.custom.values()]
+    tables: list[PlayerSettings | CustomPlayer] = [*config.players.settings.values(),
+                                                   *config.players.custom.values()]
     redact.remember(value for table in tables for value in table.env.values())
 
 

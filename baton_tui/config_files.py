@@ -9,14 +9,11 @@ import hashlib
 import os
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import Autonomy
 from baton_tui.paths import personal_config_path
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 MAX_CONFIG_BYTES = 1 << 20  # a baton.toml larger than this is not a config file
 

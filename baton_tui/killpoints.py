@@ -30,6 +30,7 @@ environment, so nothing the conductor starts inherits it. The points:
 from __future__ import annotations
 
 import os
+import time
 
 VARIABLE = "BATON_KILL_AT"
 POINTS = ("worktree-add", "setup", "spawned", "commit", "land", "landed", "event", "leaving",
@@ -43,7 +44,7 @@ _lock = None  # made when armed: `baton status` never pays for threading
 def arm() -> None:
     """Read (and remove) BATON_KILL_AT; called once by the conductor as it starts."""
     global _armed, _count, _lock
-    import threading
+    import threading  # lazy: `baton status` and `baton report` load this module, never armed
 
     text = os.environ.pop(VARIABLE, "")
     if not text:
@@ -63,10 +64,9 @@ def arm() -> None:
 def reached(point: str) -> None:
     """Die (or hold) here when armed for this point and this is the N-th time; else nothing."""
     global _count
-    if _armed is None or _armed[0] != point:
+    if _armed is None or _armed[0] != point or _lock is None:
         return
-    import signal
-    import time
+    import signal  # lazy: `baton status` and `baton report` load this module, never armed
 
     with _lock:
         _count += 1

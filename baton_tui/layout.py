@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shlex
 import sys
 import threading
 from pathlib import Path
 
+from baton_tui.core.errors import BatonError
 from baton_tui.paths import RepoPaths, baton_home
 from baton_tui.core.slug import slugify
 
@@ -45,8 +47,9 @@ def shim_script() -> str:
     baton_tui` imported the worktree's, which then answered for the agent's report. `report`
     and `checkpoint` need only the standard library: they run isolated and skip
     site-packages too (`-I -S`, a tenth of their start)."""
-    import json  # a JSON string is a Python string literal too, in double quotes
-
+    # A JSON string is a Python string literal too, in double quotes.
+    if getattr(sys, "frozen", False):  # the single-file binary: it is the whole of Baton
+        return f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n'
     here = json.dumps(str(Path(__file__).resolve().parents[1]))  # the folder of baton_tui
     code = shlex.quote(f"import sys; sys.path.insert(0, {here}); "
                        "from baton_tui.cli import entry; entry()")
@@ -73,8 +76,6 @@ def shim_dir() -> Path:
 def check_writable(paths: RepoPaths) -> None:
     """Refuse a run before it changes anything when `$BATON_HOME` cannot hold its worktrees
     and logs: one line naming the folder (BatonError, exit 2), not a traceback halfway."""
-    from baton_tui.core.errors import BatonError
-
     home = baton_home()
     for folder in (home / "runs" / repo_key(paths), home / "worktrees" / repo_key(paths)):
         try:

@@ -119,7 +119,7 @@ def user_folder(kind: str) -> Path:
     `$XDG_…` or none (tests/test_paths.py), but would drop a relative one Baton has always
     honoured, and importing it costs `baton status` 10 ms (it reads the config's path)."""
     if sys.platform in ("darwin", "win32"):
-        import platformdirs  # here: only these platforms need it, and it costs 10 ms
+        import platformdirs  # lazy: only these platforms need it, and it costs 10 ms (`baton status`)
 
         find = platformdirs.user_data_dir if kind == "data" else platformdirs.user_config_dir
         return Path(find("baton", appauthor=False))
@@ -150,9 +150,16 @@ def write_private(path: Path, text: str) -> Path:
     return path
 
 
+RUN_MODULE = "--baton-module"  # the binary's internal form of `python -m` (baton_tui/frozen.py)
+
+
 def own_module(module: str, *args: str) -> list[str]:
     """The argv that runs one of Baton's own modules on this interpreter — never a package of
     the same name in the working directory, which is a repository's checkout or a task's
     worktree, both untrusted (`-P`: the directory is not put first on sys.path; `python -m
-    baton_tui` in a checkout holding `baton_tui/` ran that checkout's code, before any trust)."""
+    baton_tui` in a checkout holding `baton_tui/` ran that checkout's code, before any trust).
+    In the single-file binary (`sys.frozen`) there is no interpreter to name: the binary runs
+    the module itself, from inside its bundle."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, RUN_MODULE, module, *args]
     return [sys.executable, "-P", "-m", module, *args]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 _PROC = os.path.isdir("/proc/self")
 
@@ -40,7 +41,7 @@ def start_token(pid: int) -> float | None:
 
 
 def _psutil_token(pid: int) -> float | None:
-    import psutil
+    import psutil  # lazy: `baton status`, `run`, the conductor and the spawner do without it
 
     try:
         proc = psutil.Process(pid)
@@ -70,8 +71,7 @@ def alive(pid: int | None, token: float | None = None) -> bool:
 def wait_exit(pid: int, seconds: float) -> None:
     """Wait up to `seconds`, returning early once `pid` exits (through a pidfd where the
     platform has one): a follower then sees the end at once, not at its next look."""
-    import select
-    import time
+    import select  # lazy: `baton status` never needs it
 
     try:
         fd = os.pidfd_open(pid)
@@ -116,7 +116,7 @@ def _tree(pid: int | None) -> list:
     """`pid` and its living descendants as psutil processes, parents first; [] when gone."""
     if not pid or pid <= 1:
         return []
-    import psutil
+    import psutil  # lazy: `baton status`, `run`, the conductor and the spawner do without it
 
     try:
         root = psutil.Process(pid)
@@ -133,7 +133,7 @@ def tree_cpu_time(pid: int | None) -> float:
     drops out until its parent reaps it: the total can dip, and a stall check should look
     for no growth, not for a decrease. 0.0 when `pid` is gone.
     """
-    import psutil
+    import psutil  # lazy: `baton status`, `run`, the conductor and the spawner do without it
 
     total = 0.0
     for proc in _tree(pid):
@@ -205,7 +205,7 @@ def kill_tree(pid: int | None, sig: int = signal.SIGTERM) -> bool:
     """
     if not pid or pid <= 1:
         return False
-    import psutil
+    import psutil  # lazy: `baton status`, `run`, the conductor and the spawner do without it
 
     tree = _tree(pid)
     sent = signal_group(pid, sig)
@@ -225,7 +225,7 @@ def holding(path: str | os.PathLike, pgid: int) -> list[int]:
     it, or an argument names it (a `git worktree add -- PATH` still running). Used before a
     half-made worktree is undone, on the group of the conductor that was making it, so
     nothing of it keeps writing into the folder — and nobody else's shell is touched."""
-    import psutil
+    import psutil  # lazy: `baton status`, `run`, the conductor and the spawner do without it
 
     root = os.path.abspath(path)
     inside = root + os.sep
@@ -249,8 +249,6 @@ def end(pids: list[int], token_of: dict[int, float | None] | None = None,
         wait: float = 5.0) -> list[int]:
     """SIGKILL each pid's whole tree (a pid whose start token no longer matches was reused:
     it is left alone) and wait for them to go; returns the pids still alive after `wait`."""
-    import time
-
     token_of = token_of or {}
     targets = [p for p in pids if alive(p, token_of.get(p))]
     for pid in targets:

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 
+from baton_tui.core.errors import BatonError
+from baton_tui.core.rules import unready_sentence
 from baton_tui.players.base import Detection
 from baton_tui.workspace import Workspace
 
@@ -30,20 +33,22 @@ def untrusted(ws: Workspace) -> set[str]:
 
 
 def detect(ws: Workspace, names: Iterable[str] | None = None) -> dict[str, Detection]:
-    """Detect `names` (default: every player), record the result, and return it."""
+    """Detect `names` (default: every player), record the result, and return it. The
+    players are asked at once: each may run its CLI's `--version`, seconds for a Node CLI on
+    a busy machine, and one after another they would add up."""
     players = ws.catalog.players
     blocked = untrusted(ws)
-    found: dict[str, Detection] = {}
-    for name in names if names is not None else players:
-        player = players.get(name)
-        if player is None or name in found:
-            continue
+    wanted = [n for n in dict.fromkeys(names if names is not None else players) if n in players]
+
+    def one(name: str) -> Detection:
         if name in blocked:
-            found[name] = Detection(name, False, "its command comes from this repository's "
-                                    "baton.toml, which is not trusted", version="custom",
-                                    fix="review baton.toml, then run `baton trust`")
-        else:
-            found[name] = player.detect()
+            return Detection(name, False, "its command comes from this repository's "
+                             "baton.toml, which is not trusted", version="custom",
+                             fix="review baton.toml, then run `baton trust`")
+        return players[name].detect()
+
+    with ThreadPoolExecutor(max_workers=max(1, min(8, len(wanted)))) as pool:
+        found = dict(zip(wanted, pool.map(one, wanted)))
     record(ws, found)
     return found
 
@@ -62,15 +67,11 @@ def record(ws: Workspace, found: dict[str, Detection]) -> None:
 
 def problem(det: Detection) -> str:
     """The rule book's sentence refusing a task on an unready player (CLI, TUI, approval)."""
-    from baton_tui.core.rules import unready_sentence
-
     return unready_sentence(det.name, det.reason + (f" — {det.fix}" if det.fix else ""))
 
 
 def refuse_unready(ws: Workspace, name: str) -> None:
     """Raise (exit 2) when `name` cannot start a task here."""
-    from baton_tui.core.errors import BatonError
-
     det = detect(ws, [name]).get(name)
     if det is not None and not det.ready:
         raise BatonError(problem(det))

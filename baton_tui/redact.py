@@ -60,7 +60,7 @@ def remember(values: Iterable[str]) -> None:
 def remember_configured(files: Iterable[Any]) -> None:
     """Remember the `[players.*] env` values of these TOML files without validating them
     (for commands that print agent text but load no configuration: `baton logs`)."""
-    import tomllib
+    import tomllib  # lazy: `baton report` never needs it
 
     for path in files:
         try:
@@ -68,9 +68,12 @@ def remember_configured(files: Iterable[Any]) -> None:
                 raw = tomllib.loads(fh.read(1 << 20).decode("utf-8"))
         except (OSError, ValueError, RecursionError):
             continue
-        players = raw.get("players") if isinstance(raw.get("players"), dict) else {}
-        tables = [*players.values(), *(players.get("custom") or {}).values()] \
-            if isinstance(players.get("custom", {}), dict) else list(players.values())
+        players = raw.get("players")
+        if not isinstance(players, dict):
+            players = {}
+        custom = players.get("custom") or {}
+        tables = [*players.values(), *custom.values()] if isinstance(custom, dict) \
+            else list(players.values())
         for table in tables:
             env = table.get("env") if isinstance(table, dict) else None
             if isinstance(env, dict):
@@ -95,8 +98,8 @@ def secret_values(env: Mapping[str, str] | None = None) -> frozenset[str]:
     """Every value this process hides: remembered ones and the environment's secret ones.
     Which names are secret is worked out once per set of names (every event asks)."""
     if env is not None:
-        names = tuple(secret_names(env))
-        return frozenset({env[n] for n in names if _worth_hiding(env[n])} | _remembered)
+        given = secret_names(env)
+        return frozenset({env[n] for n in given if _worth_hiding(env[n])} | _remembered)
     env = os.environ  # names read again when variables come or go (cheap to tell: a count)
     key = (len(env), env.get(SECRETS_VAR, ""))
     names = _names.get(key)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from baton_tui.config import file_hash
 from baton_tui.core.errors import BatonError
+from baton_tui.core.events import EventKind
 from baton_tui.workspace import Workspace
 
 
@@ -42,9 +44,6 @@ def ensure_trusted(ws: Workspace, players: Iterable[str],
 
 def trust_file(ws: Workspace) -> tuple:
     """Record the hash of this repository's baton.toml: (its path, the hash, its commands)."""
-    from baton_tui.config import file_hash
-    from baton_tui.core.events import EventKind
-
     path = ws.paths.project_config
     digest = file_hash(path)
     if digest is None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from pydantic import ValidationError
 
 
@@ -27,7 +29,7 @@ def _where(loc: tuple[Any, ...], root: Any) -> str:
     return "".join(parts) or "document"
 
 
-def _message(error: dict[str, Any]) -> str:
+def _message(error: Mapping[str, Any]) -> str:
     kind = error.get("type", "")
     if kind == "extra_forbidden":
         return "unknown key"

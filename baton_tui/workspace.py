@@ -6,7 +6,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from baton_tui.config_files import keys_unchecked
 from baton_tui.paths import RepoPaths, find_repo
+from baton_tui.skills import load_skills
 from baton_tui.store.db import Store
 
 if TYPE_CHECKING:
@@ -24,12 +26,17 @@ class Workspace:
     def root(self) -> Path:
         return self.paths.root
 
+    @property
+    def store_path(self) -> Path:
+        return self.paths.store_path
+
     @cached_property
     def store(self) -> Store:
         return Store(self.paths.store_path)
 
     @cached_property
     def loaded(self) -> "LoadedConfig":
+        # lazy: pydantic, which `baton logs`, `budget` and `checkpoint` never need
         from baton_tui.config import load_config
 
         return load_config(self.paths.root)
@@ -43,8 +50,6 @@ class Workspace:
         loaded yet (the app's first frame needs only these); the whole of it when `[keys]`
         itself is not a table of strings, so its error is the one given."""
         if "loaded" not in self.__dict__:
-            from baton_tui.config_files import keys_unchecked
-
             keys = keys_unchecked(self.paths.root)
             if keys is not None:
                 return keys
@@ -52,14 +57,13 @@ class Workspace:
 
     @cached_property
     def catalog(self) -> "Catalog":
+        # lazy: pydantic, which `baton logs`, `budget` and `checkpoint` never need
         from baton_tui.players.registry import Catalog
 
         return Catalog.from_config(self.config)
 
     @cached_property
     def skills(self) -> dict:
-        from baton_tui.skills import load_skills
-
         return load_skills(self.paths.root)
 
     def sibling(self) -> "Workspace":

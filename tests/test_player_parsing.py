@@ -20,7 +20,7 @@ import pytest
 
 from baton_tui.players.base import AttemptContext
 from baton_tui.players.builtin import BUILTIN_CLASSES
-from baton_tui.players.cli_events import claude_reset, codex_reset
+from baton_tui.players.limits import claude_reset, codex_reset
 
 ClaudeCodePlayer = BUILTIN_CLASSES["claude-code"]
 CodexPlayer = BUILTIN_CLASSES["codex"]
@@ -385,7 +385,7 @@ def test_research_prompt_names_the_report_tool_when_research_has_no_shell():
 def test_a_wait_an_agent_printed_counts_from_when_it_was_printed_not_when_read():
     from baton_tui.players.aider import AiderPlayer
     from baton_tui.players.base import reading_output
-    from baton_tui.players.limit_words import reset_in
+    from baton_tui.players.limits import reset_in
 
     log = ("litellm.RateLimitError: RateLimitError: OpenAIException - rate limited. "
            "Please try again in 20s.\n")

@@ -19,7 +19,7 @@ from baton_tui.players.base import AttemptContext
 from baton_tui.players.gemini import GeminiPlayer
 from baton_tui.players.gemini_home import build_home, loads_jsonc
 from baton_tui.players.opencode import OpenCodePlayer
-from baton_tui.players.waits import pacific_midnight, retry_after, wait_seconds
+from baton_tui.players.limits import pacific_midnight, retry_after, wait_seconds
 
 SID = "ses_dd320cd09ffeP9vIygkAS5LDgM"
 OPENCODE_OK = "\n".join([
@@ -264,14 +264,14 @@ def test_gemini_home_is_rebuilt_per_attempt_without_touching_the_person(tmp_path
 
 
 def test_readable_steps_of_both():
-    from baton_tui.players import steps
+    from baton_tui.players.builtin import player_named
 
     def read(name: str, text: str) -> list[tuple[str, str]]:
-        reader = steps.reader(name)
+        reader = player_named(name).step_reader()
         return [(s.kind, s.text) for line in text.splitlines() for s in reader.feed(line)]
 
     assert read("opencode", OPENCODE_OK) == [("said", "Writing"), ("file", "write /r/hello.txt"),
-                                             ("said", "done"), ("result", "finished")]
+                                             ("said", "done"), ("result", "finished (8503 tokens)")]
     gemini = read("gemini", GEMINI_OK)
     assert ("command", "$ echo first") in gemini and ("said", "after") in gemini  # pieces joined
-    assert gemini[-1] == ("result", "finished")
+    assert gemini[-1] == ("result", "finished (24488 tokens)")

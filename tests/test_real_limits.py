@@ -16,7 +16,7 @@ from helpers.real_players import GEMINI_PLAYER
 
 
 def test_gemini_daily_quota_pauses_until_midnight_pacific(server, baton, repo, tmp_path):
-    from baton_tui.players.waits import pacific_midnight
+    from baton_tui.players.limits import pacific_midnight
 
     GEMINI_PLAYER.require()
     config = tmp_path / "personal.toml"

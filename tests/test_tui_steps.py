@@ -8,8 +8,15 @@ from test_player_parsing import CLAUDE_OK, CODEX_429, CODEX_MCP, CODEX_OK
 
 from helpers.tui_support import planned, ws
 
-from baton_tui.players import steps
-from baton_tui.players.steps import Step, reader
+from baton_tui.players.base import Player
+from baton_tui.players.builtin import player_named
+from baton_tui.players.decoding import JsonDecoder, Said
+from baton_tui.players.steps import Step, StepReader
+
+
+def reader(player: str) -> StepReader:
+    """A step reader for a player name, as the façade's `step_reader` makes one."""
+    return player_named(player).step_reader()
 
 __all__ = ["planned", "ws"]
 
@@ -24,7 +31,7 @@ def test_claude_code_said_tool_with_file_and_the_end():
     assert [s.kind for s in got] == ["note", "said", "file", "said", "result"]
     assert got[0].text == "started · model claude-opus-4-8[1m]"
     assert got[2].text == "Write /tmp/exp/repo/a.txt"
-    assert got[4].text == "finished after 2 turns" and got[4].ok
+    assert got[4].text == "finished (2 turns)" and got[4].ok
 
 
 def test_claude_code_bash_exit_and_failed_tool_by_call_id():
@@ -50,7 +57,7 @@ def test_codex_commands_with_exit_status_messages_and_warnings():
     assert texts[0] == "started"
     assert texts[1].startswith("warning: Model metadata")
     assert "$ /bin/bash -c 'printf hi > a.txt' → exit 0" in texts
-    assert texts[-1] == "All done."
+    assert texts[-2:] == ["All done.", "finished (20314 tokens)"]
     assert [s.kind for s in read("codex", CODEX_429)][-2:] == ["error", "error"]
     mcp = read("codex", CODEX_MCP)
     assert mcp == [Step("tool", "baton_report wrote hello.txt (mcp)")]
@@ -68,7 +75,7 @@ def test_native_players():
     assert [(s.kind, s.text) for s in got] == [
         ("note", "started · anthropic claude-x"), ("said", "Reading the package."),
         ("file", "write_file textstats/words.py"), ("command", "$ python3 -m unittest"),
-        ("error", "API error 429: slow down"), ("result", "finished (end_turn)")]
+        ("error", "error: API error 429: slow down"), ("result", "finished (end_turn)")]
     assert got[1].detail == "Then writing." and got[3].ok is False
     assert got[3].detail == "exit 1: FAILED (errors=1)"
 
@@ -83,12 +90,21 @@ def test_generic_fallback_for_unknown_players_and_plain_text():
         ("note", "Applied edit to hello.txt")]
 
 
-def test_registering_a_parser_for_a_new_player():
-    steps.register("toy", lambda: lambda event: [Step("said", event["say"])])
-    try:
-        assert read("toy", '{"say": "hi"}') == [Step("said", "hi")]
-    finally:
-        steps.PARSERS.pop("toy")
+def test_a_new_player_reads_its_output_with_its_own_decoder():
+    class ToyDecoder(JsonDecoder):
+        def decode(self, event):
+            return [Said(event["say"])]
+
+    class ToyPlayer(Player):
+        name = "toy"
+
+        def decoder(self):
+            return ToyDecoder()
+
+    toy = ToyPlayer()
+    assert [s for s in toy.step_reader().feed('{"say": "hi"}')] == [Step("said", "hi")]
+    assert toy.parses_output and toy.progress('{"say": "hi"}') == "hi"
+    assert not Player().parses_output and Player().progress('{"say": "hi"}') is None
 
 
 def test_the_planner_chat_never_echoes_its_json_answer():
@@ -129,7 +145,7 @@ class TestDetailSteps:
             await wait_for(pilot, lambda: view.count >= 6)
             shown = "\n".join(line.text for line in view.lines)
             assert "✎ Write /tmp/exp/repo/a.txt" in shown
-            assert "✓ finished after 2 turns" in shown and "{" not in shown
+            assert "✓ finished (2 turns)" in shown and "{" not in shown
             touched = str(app.screen.query_one("#touched").render())
             assert touched == "files touched: /tmp/exp/repo/a.txt"
             await pilot.press("o")

@@ -46,7 +46,7 @@ PARTS = [
     "__init__.py", "__main__.py", "cli.py", "cluster.py", "config.py", "config_files.py",
     "killpoints.py", "runners_config.py",
     "layout.py", "paths.py", "procs.py", "readiness.py", "redact.py", "skills.py",
-    "trust.py", "validation.py", "workspace.py",
+    "trust.py", "validation.py", "workspace.py", "frozen.py", "version.py",
 ]
 
 

@@ -9,9 +9,10 @@ operations live in one module per area (reading, plans, running, handoff, agents
 Nothing is imported until it is used: a name is looked up in `_PROVIDERS` on first
 access (a module `__getattr__`, PEP 562) and kept in this module from then on. Every
 agent runs `baton report` at the end of every task, and it needs agents.py and the
-report channel only, not the rules, the snapshot or the other areas. Engine modules are
-imported inside the functions for the same reason: `baton status`, `baton report` and
-`baton --help` must not pay for pydantic, git or the player SDKs.
+report channel only, not the rules, the snapshot or the other areas. In the modules those
+fast paths load (reading, running, agents), engine modules they do without are imported
+inside the functions for the same reason, each marked `# lazy:`: `baton status`, `baton
+report` and `baton --help` must not pay for pydantic, git or the player SDKs.
 
 Checkers never run that look-up: they read the same names as explicit re-exports in the
 `if TYPE_CHECKING:` block below, each with its real type (tests/test_layers.py holds the
@@ -20,6 +21,8 @@ block and `_PROVIDERS` to the same list). The vocabularies (`Autonomy`, `Mode`,
 """
 
 from __future__ import annotations
+
+from importlib import import_module
 
 from baton_tui.core.events import State as State
 from baton_tui.core.words import Autonomy as Autonomy, Mode as Mode, ReportStatus as ReportStatus
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
     )
     from baton_tui.core.events import ACTIVE as ACTIVE, EventKind as EventKind
     from baton_tui.core.snapshot import NO_PLAN as NO_PLAN, Snapshot as Snapshot, TaskSnap as TaskSnap
+    from baton_tui.workspace import Workspace as Workspace
     from baton_tui.api.reading import (
         open_workspace as open_workspace, open_store as open_store, sibling as sibling,
         check_config as check_config, store_at as store_at, snapshot as snapshot,
@@ -88,6 +92,7 @@ _PROVIDERS = {
     "baton_tui.core.rules": ("TASK_ACTIONS", "Action", "PlayerFacts", "why_not"),
     "baton_tui.core.events": ("ACTIVE", "EventKind"),
     "baton_tui.core.snapshot": ("NO_PLAN", "Snapshot", "TaskSnap"),
+    "baton_tui.workspace": ("Workspace",),
     "baton_tui.api.reading": (
         "open_workspace", "open_store", "sibling", "check_config", "store_at", "snapshot",
         "live_conductor", "snapshot_reader", "snapshot_empty", "terminal_text", "fmt_duration",
@@ -128,8 +133,6 @@ if not TYPE_CHECKING:  # (to a checker every name is declared above: an unknown 
         module = _SOURCE.get(name)
         if module is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        from importlib import import_module
-
         value = globals()[name] = getattr(import_module(module), name)
         return value
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 def detect_players(ws: "Workspace") -> dict[str, Any]:
     """Detection for every player, fresh and recorded for `status` (may run `--version`
     subprocesses: call it off the UI loop). An untrusted repo's custom players are not ready."""
-    from baton_tui import readiness
+    from baton_tui import readiness  # lazy: `baton report` loads this module and never needs it
 
     return readiness.detect(ws)
 
@@ -40,13 +40,14 @@ def skills(ws: "Workspace") -> dict[str, str]:
 
 def trust(ws: "Workspace") -> tuple[Path, str, list[str]]:
     """Trust this repository's baton.toml: (its path, its hash, the commands it may now run)."""
-    from baton_tui.trust import trust_file
+    from baton_tui.trust import trust_file  # lazy: `baton report` loads this module and never needs it
 
     return trust_file(ws)
 
 
 def doctor(ws: "Workspace") -> tuple[list[str], int]:
     """`baton doctor`'s lines and exit code."""
+    # lazy: `baton report` loads this module and never needs them
     from baton_tui.api.runners import runner_lines, runners
     from baton_tui.doctor.diagnose import diagnose
 
@@ -60,30 +61,35 @@ def doctor(ws: "Workspace") -> tuple[list[str], int]:
 def report(status: str, message: str | None, *, until: float | None = None,
            tokens: int | None = None, cost: float | None = None) -> str:
     """`baton report` from inside an attempt (its environment names it)."""
+    # lazy: the conductor loads this module and never needs it
     from baton_tui.channel.report import caller_from_env, report as record
 
     return record(caller_from_env(), status, message, until=until, tokens=tokens, cost=cost)
 
 
 def checkpoint(what: str, evidence: str | None) -> tuple[int, str]:
+    # lazy: the conductor loads this module and never needs it
     from baton_tui.channel.report import caller_from_env, checkpoint as ask
 
     return ask(caller_from_env(), what, evidence)
 
 
 def run_attempt(attempt_id: int, state: str) -> int:
+    # lazy: neither `baton report` nor the conductor needs it
     from baton_tui.run.attempt import run_attempt as shim
 
     return shim(attempt_id, state)
 
 
 def conduct(root: str, on_cue: bool = False) -> int:
+    # lazy: `baton report` loads this module and never needs it
     from baton_tui.run.conductor import conduct as conductor
 
     return conductor(root, on_cue)
 
 
 def serve_mcp() -> None:
+    # lazy: `baton report` loads this module and never needs it
     from baton_tui.channel.mcp_server import serve
 
     serve()

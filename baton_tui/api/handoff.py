@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
+from baton_tui.core import rules
 from baton_tui.core.events import State
+from baton_tui.gitops import git
+from baton_tui.handoff import actions as handoff, resolve, view as handoff_view
+from baton_tui.plan.current import current
 
-TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
-    from typing import Any, Callable
-
     from baton_tui.handoff.actions import Collected, Merged
     from baton_tui.handoff.resolve import Resolution
     from baton_tui.handoff.view import HandoffReview
@@ -18,45 +20,31 @@ if TYPE_CHECKING:
 
 def git_supports_worktrees() -> bool:
     """git is installed and new enough (2.38) for worktrees and merge-tree."""
-    from baton_tui.gitops import git
-
     return git.supports_worktrees()
 
 
 def git_handoff(ws: "Workspace") -> bool:
-    from baton_tui.handoff import actions as handoff
-
     return handoff.git_handoff(ws)
 
 
 def review(ws: "Workspace", task_id: int | None = None) -> dict[str, Any]:
-    from baton_tui.handoff import actions as handoff
-
     return handoff.review(ws, task_id)
 
 
 def merge(ws: "Workspace", upto: int | None = None,
           progress: Callable[[int, str], None] | None = None) -> "Merged":
     """Merge landed work onto the person's branch in plan order (all, or up to task `upto`)."""
-    from baton_tui.handoff import actions as handoff
-
     return handoff.merge(ws, upto, progress)
 
 
 def handoff_review(ws: "Workspace") -> "HandoffReview":
     """The handoff screen's data: the combined diff per file, each task's report, check, flags
     and the checkpoints decided for it (runs git: call it off the UI loop)."""
-    from baton_tui.handoff import view as handoff_view
-
     return handoff_view.load(ws)
 
 
 def discard_victims(ws: "Workspace", task_id: int) -> list[int]:
     """What discarding `task_id` takes with it (its dependents and carriers), for a question."""
-    from baton_tui.plan.current import current
-    from baton_tui.handoff import actions as handoff
-    from baton_tui.core import rules
-
     cur = current(ws)
     assert cur is not None  # (required: no plan raises)
     snap = cur.snapshot(ws)
@@ -68,40 +56,28 @@ def discard_victims(ws: "Workspace", task_id: int) -> list[int]:
 
 def resolve_begin(ws: "Workspace", task_id: int) -> "Resolution":
     """Start the conflicting merge of a task by hand (conflict markers left to edit)."""
-    from baton_tui.handoff import resolve
-
     return resolve.begin(ws, task_id)
 
 
 def resolve_status(ws: "Workspace", task_id: int) -> "Resolution":
-    from baton_tui.handoff import resolve
-
     return resolve.status(ws, task_id)
 
 
 def resolve_abort(ws: "Workspace") -> None:
     """Give up a hand merge: the tree goes back to how it was before it began."""
-    from baton_tui.handoff import resolve
-
     resolve.abort(ws)
 
 
 def open_shell(root: Path, banner: str) -> int:
     """The person's shell in `root` (a front end suspends itself around this)."""
-    from baton_tui.handoff import resolve
-
     return resolve.shell(root, banner)
 
 
 def discard(ws: "Workspace", task_id: int, with_dependents: bool = False
             ) -> list[tuple[int, str | None]]:
     """Each task discarded, with the ref its last state is kept under."""
-    from baton_tui.handoff import actions as handoff
-
     return handoff.discard(ws, task_id, with_dependents)
 
 
 def gc(ws: "Workspace", dry_run: bool = False) -> "list[Collected]":
-    from baton_tui.handoff import actions as handoff
-
     return handoff.gc(ws, dry_run)

@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from baton_tui.core.errors import BatonError
-from baton_tui.core.snapshot import Snapshot
+from baton_tui.core.snapshot import Snapshot, empty
+from baton_tui.paths import find_repo, personal_config_path
+from baton_tui.store.db import Store
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
@@ -15,23 +17,20 @@ if TYPE_CHECKING:
     from baton_tui.core.events import Event
     from baton_tui.players.steps import StepReader
     from baton_tui.run.detail import DetailData
-    from baton_tui.store.db import AttemptRow, Store
+    from baton_tui.store.db import AttemptRow
     from baton_tui.store.snapshot import Reader
     from baton_tui.workspace import Workspace
 
 
 def open_workspace(start: Path | str | None = None) -> "Workspace":
     """The repository containing `start` (default: the working directory)."""
-    from baton_tui.workspace import Workspace
+    from baton_tui.workspace import Workspace  # lazy: `baton status` and `baton log` never need it
 
     return Workspace(start)
 
 
 def open_store(create: bool = False) -> "Store | None":
     """This repository's store for reading, or None when Baton never ran here."""
-    from baton_tui.paths import find_repo
-    from baton_tui.store.db import Store
-
     paths = find_repo()
     if not paths.store_path.exists() and not create:
         return None
@@ -56,14 +55,13 @@ def check_config(ws: "Workspace") -> None:
 
 def store_at(path: Path | str) -> "Store":
     """A connection of its own (SQLite connections belong to the thread that opened them)."""
-    from baton_tui.store.db import Store
-
     return Store(path)
 
 
 # status -------------------------------------------------------------------------------------
 def snapshot(store: "Store", now: float | None = None) -> Snapshot:
     """The current plan's status snapshot (standard library only)."""
+    # lazy: `baton log`, and `baton status` before any plan, never need it
     from baton_tui.store import snapshot as snapshots
 
     return snapshots.read(store, now)
@@ -71,6 +69,7 @@ def snapshot(store: "Store", now: float | None = None) -> Snapshot:
 
 def live_conductor(store: "Store") -> dict[str, Any] | None:
     """The conductor running now (pid, started, plan), or None."""
+    # lazy: `baton log`, and `baton status` before any plan, never need it
     from baton_tui.store.snapshot import conductor_info
 
     return conductor_info(store)
@@ -78,26 +77,23 @@ def live_conductor(store: "Store") -> dict[str, Any] | None:
 
 def snapshot_reader() -> "Reader":
     """A reader that folds only new events on each `read(store, now)` (for pollers)."""
+    # lazy: `baton log`, and `baton status` before any plan, never need it
     from baton_tui.store.snapshot import Reader
 
     return Reader()
 
 
 def snapshot_empty() -> Snapshot:
-    from baton_tui.core.snapshot import empty
-
     return empty()
 
 
 def terminal_text(text: str) -> str:
     """Agent text as a terminal may show it: secrets redacted (the configured ones too, read
     once from this repository's and the person's config files), control characters escaped."""
-    from baton_tui import redact
+    from baton_tui import redact  # lazy: `status --json` and `log --json` never need it
 
     global _configured_read
     if not _configured_read:
-        from baton_tui.paths import find_repo, personal_config_path
-
         redact.remember_configured([find_repo().project_config, personal_config_path()])
         _configured_read = True
     return redact.escape_controls(redact.redact(text))
@@ -108,14 +104,14 @@ _configured_read = False
 
 def fmt_duration(seconds: float) -> str:
     """A duration as every front end writes it: `42s`, `3m07s`, `2h05m`."""
-    from baton_tui.store.render import fmt_secs
+    from baton_tui.store.render import fmt_secs  # lazy: `baton log` and `baton run` never need it
 
     return fmt_secs(seconds)
 
 
 def status_text(status: dict[str, Any]) -> str:
     """`baton status` as a person reads it, from the snapshot's JSON."""
-    from baton_tui.store.render import render_status
+    from baton_tui.store.render import render_status  # lazy: `baton log` and `baton run` never need it
 
     return render_status(status)
 
@@ -123,7 +119,7 @@ def status_text(status: dict[str, Any]) -> str:
 def status_json(status: "dict[str, Any] | Snapshot") -> str:
     """`baton status --json`'s text: one task to a line. From a `Snapshot` it is the same
     text as from its `as_json()`, written faster (10,000 tasks are many dictionaries)."""
-    from baton_tui.store import render
+    from baton_tui.store import render  # lazy: `baton log` and `baton run` never need it
 
     if isinstance(status, Snapshot):
         return render.snapshot_json(status)
@@ -166,28 +162,28 @@ def read_log(path: str | None, offset: int, limit: int = 1 << 20) -> tuple[bytes
     """Up to `limit` bytes of an attempt's output from `offset` (bytes the agent printed):
     (data, the offset after it, bytes cut from the log before it that were never read).
     A log keeps its head and tail only; nothing reads a whole one into memory."""
-    from baton_tui.run import logcap
+    from baton_tui.run import logcap  # lazy: `baton status`, `log` and `run` never need it
 
     return logcap.read_from(path, offset, limit)
 
 
 def log_size(path: str | None) -> int:
     """How many bytes an attempt's agent printed so far (cut ones included)."""
-    from baton_tui.run import logcap
+    from baton_tui.run import logcap  # lazy: `baton status`, `log` and `run` never need it
 
     return logcap.logical_size(path)
 
 
 def step_reader(player: str) -> "StepReader":
     """A reader turning `player`'s raw output lines into readable steps (`feed(line)`)."""
-    from baton_tui.players.steps import reader
+    from baton_tui.players.builtin import player_named  # lazy: `baton status` and `baton log` never need it
 
-    return reader(player)
+    return player_named(player).step_reader()
 
 
 def task_detail(store_path: Path | str, root: Path, plan_id: int, task_id: int,
                 base: str | None, branch: str | None) -> "DetailData":
     """Report, check output and diff of one task (runs git: call it off the UI loop)."""
-    from baton_tui.run.detail import load_detail
+    from baton_tui.run.detail import load_detail  # lazy: `baton status`, `log` and `run` never need it
 
     return load_detail(Path(store_path), root, plan_id, task_id, base, branch)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 
 from baton_tui.core.errors import BatonError
+from baton_tui.run.early import Early  # stdlib only: it starts before our own imports
 
-TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
+TYPE_CHECKING = False  # `typing` stays unimported until `baton run`'s early conductor started
 if TYPE_CHECKING:
     from typing import Any
 
-    from baton_tui.run.early import Early
     from baton_tui.workspace import Workspace
 
 
@@ -19,36 +19,35 @@ def conductor_ahead() -> "Early":
     overlaps the front end's own (opening the repository, approving). A context manager;
     hand it to `start_run(early=…)`, which cues it — left uncued, it ends having done
     nothing."""
-    from baton_tui.run.early import Early  # stdlib only: it starts before our own imports
-
     return Early()
 
 
 def start_run(ws: "Workspace", approve: bool = False, until_failures: int | None = None,
               deadline: str | None = None, early: "Early | None" = None) -> int:
     """Start (or attach to) the run; stop conditions as `run --until-failures --deadline`."""
-    from baton_tui.run import control
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 
     return control.start_run(ws, approve=approve, until_failures=until_failures,
                              deadline=deadline, early=early)
 
 
 def resume_run(ws: "Workspace", early: "Early | None" = None) -> int:
-    from baton_tui.run import control
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 
     return control.resume_run(ws, early)
 
 
 def pause_run(ws: "Workspace") -> None:
-    from baton_tui.run import control
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 
     control.pause_run(ws)
 
 
 def ensure_trusted(ws: "Workspace") -> None:
     """Refuse when the current plan would run commands from an untrusted baton.toml."""
+    # lazy: `baton run` starts its early conductor before this loads
     from baton_tui.plan.current import current
-    from baton_tui.run import control
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 
     cur = current(ws)
     assert cur is not None
@@ -56,14 +55,14 @@ def ensure_trusted(ws: "Workspace") -> None:
 
 
 def start_task(ws: "Workspace", task_id: int) -> int:
-    from baton_tui.run import control
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 
     return control.start_task(ws, task_id)
 
 
 def take_task(ws: "Workspace", task_id: int) -> dict[str, Any]:
     """Stop a task's agent with its session saved; its worktree, player and session id."""
-    from baton_tui.run import control
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 
     return control.take_task(ws, task_id)
 
@@ -71,7 +70,7 @@ def take_task(ws: "Workspace", task_id: int) -> dict[str, Any]:
 def wait_stopped(ws: "Workspace", task_id: int, timeout: float = 30.0
                  ) -> tuple[str, str | None]:
     """Wait for a taken-over task's agent to stop: its state and saved session id."""
-    from baton_tui.run import control
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 
     return control.wait_stopped(ws, task_id, timeout)
 
@@ -84,12 +83,13 @@ def interactive_argv(ws: "Workspace", player: str, session: str | None) -> list[
 
 def set_budget(ws: "Workspace", tokens: int | None = None, cost: float | None = None,
                seconds: float | None = None) -> dict[str, Any]:
-    from baton_tui.run import control
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 
     return control.set_budget(ws, tokens, cost, seconds)
 
 
 def parse_duration(text: str) -> float:
+    # lazy: `baton run` starts its early conductor before this loads
     from baton_tui.config import parse_duration as parse
 
     try:
@@ -99,7 +99,7 @@ def parse_duration(text: str) -> float:
 
 
 def stop_task(ws: "Workspace", task_id: int) -> None:
-    from baton_tui.run import control
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 
     control.stop_task(ws, task_id)
 
@@ -107,43 +107,43 @@ def stop_task(ws: "Workspace", task_id: int) -> None:
 def retry_task(ws: "Workspace", task_id: int, feedback: str | None = None) -> int | None:
     """Queue the task again and start the conductor (its pid); None: it waits for the plan's
     approval (an edit voided it)."""
-    from baton_tui.run import control
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 
     return control.retry_task(ws, task_id, feedback)
 
 
 def mark_done(ws: "Workspace", task_id: int) -> None:
-    from baton_tui.run import control
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 
     control.mark_done(ws, task_id)
 
 
 def answer_checkpoint(ws: "Workspace", task_id: int, yes: bool) -> None:
-    from baton_tui.run import control
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 
     control.answer_checkpoint(ws, task_id, yes)
 
 
 def last_run_code(ws: "Workspace") -> int | None:
-    from baton_tui.run import control
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 
     return control.last_run_code(ws)
 
 
 def conductor_alive(pid: int, token: float | None) -> bool:
-    from baton_tui import procs
+    from baton_tui import procs  # lazy: `baton run` starts its early conductor before this loads
 
     return procs.alive(pid, token)
 
 
 def wait_conductor(pid: int, seconds: float) -> None:
     """Wait up to `seconds` for the conductor `pid` to exit (at once when it does)."""
-    from baton_tui import procs
+    from baton_tui import procs  # lazy: `baton run` starts its early conductor before this loads
 
     procs.wait_exit(pid, seconds)
 
 
 def process_token(pid: int) -> float | None:
-    from baton_tui import procs
+    from baton_tui import procs  # lazy: `baton run` starts its early conductor before this loads
 
     return procs.start_token(pid)

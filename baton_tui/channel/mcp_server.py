@@ -11,6 +11,8 @@ those clients use (initialize, ping, tools/list, tools/call) with the standard l
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from baton_tui.core.errors import BatonError
 from baton_tui.channel import report as channel
 from baton_tui.channel import mcp_stdio
@@ -60,7 +62,7 @@ TOOLS = [
      "outputSchema": result_schema("baton_checkpoint")},
 ]
 
-_FUNCTIONS = {"baton_report": _report, "baton_checkpoint": _checkpoint}
+_FUNCTIONS: dict[str, Callable[..., str]] = {"baton_report": _report, "baton_checkpoint": _checkpoint}
 
 
 def call_tool(params: dict) -> dict:

@@ -59,7 +59,7 @@ def arguments(tool: dict, given: dict) -> dict:
     missing = [name for name in schema.get("required", ()) if given.get(name) is None]
     if missing:
         raise ValueError(f"missing required argument(s): {', '.join(missing)}")
-    checked = {}
+    checked: dict[str, object] = {}
     for name, spec in schema["properties"].items():
         if name not in given:
             continue
@@ -106,7 +106,7 @@ def call_tool(tools: list[dict], functions: dict[str, Callable[..., str]], param
     except ValueError as exc:
         return text_result(f"Invalid arguments for {name}: {exc}", error=True)
     try:
-        text = functions[name](**kwargs)
+        text = functions[tool["name"]](**kwargs)
     except Exception as exc:
         return text_result(f"Error executing tool {name}: {type(exc).__name__}: {exc}",
                            error=True)

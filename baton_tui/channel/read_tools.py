@@ -212,7 +212,8 @@ def list_files(root: Path, path: str = ".") -> str:
 def search(root: Path, pattern: str, path: str = ".") -> str:
     """Lines matching a regular expression, as `file:line: text` (the first MAX_LINE_CHARS
     characters of each line of each regular UTF-8 file, MAX_READ_BYTES of a file at most)."""
-    regex, base, hits = re.compile(pattern), root.resolve(), []
+    regex, base = re.compile(pattern), root.resolve()
+    hits: list[str] = []
     budget, cut, stopped = MAX_SEARCH_BYTES, 0, False
     for file in _files(inside(root, path)):
         try:
@@ -228,7 +229,8 @@ def search(root: Path, pattern: str, path: str = ".") -> str:
             fd, _ = _open_regular(real, str(file))
         except (OSError, ValueError):    # a FIFO, socket or device file, or unreadable: skipped
             continue
-        reader, found, room = _Reader(fd, min(MAX_READ_BYTES, budget)), [], MAX_HITS - len(hits)
+        reader, room = _Reader(fd, min(MAX_READ_BYTES, budget)), MAX_HITS - len(hits)
+        found: list[str] = []
         try:
             # read on past the last hit there is room for: a file that turns out not to be
             # UTF-8 text is skipped whole, as it always was

@@ -19,6 +19,10 @@ from baton_tui.store.db import AttemptRow, Store, nonce_matches
 from baton_tui.core.events import EventKind
 from baton_tui.core.views import Folder
 
+TYPE_CHECKING = False  # `typing` stays unimported on the report path
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
 K = EventKind
 
 # Exit codes of `baton checkpoint`, as the prompt tells the agent.
@@ -26,9 +30,9 @@ GO, STOP, UNDECIDED = 0, 1, 3
 EVIDENCE_LIMIT = 20000  # characters of a dry run kept with the checkpoint
 
 
-def _small_id(text: str | None) -> bool:
+def _small_id(text: str | None) -> TypeGuard[str]:
     """A row id SQLite can hold (an agent may put anything in its environment)."""
-    return bool(text) and text.isascii() and text.isdigit() and len(text) <= 12
+    return text is not None and text.isascii() and text.isdigit() and len(text) <= 12
 
 
 class Caller:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import datetime
 
 from baton_tui import api
 from baton_tui.core.errors import BatonError
@@ -29,8 +30,6 @@ def parse_time(text: str) -> float:
         return float(text)
     except ValueError:
         pass
-    from datetime import datetime  # only for --until (2 ms every `baton report` would pay)
-
     try:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
     except ValueError:

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 from argparse import ArgumentParser, Namespace
 
+import argcomplete
+
 
 def complete(parser: ArgumentParser) -> None:
     """Answer a completing shell and exit (argcomplete reads `_ARGCOMPLETE` and COMP_LINE)."""
-    import argcomplete
-
     argcomplete.autocomplete(parser)
 
 
 def cmd_completion(args: Namespace) -> int:
-    import argcomplete
-
     print(argcomplete.shellcode(["baton"], shell=args.shell))
     return 0

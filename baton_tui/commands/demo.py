@@ -15,7 +15,10 @@ import time
 from argparse import Namespace
 from pathlib import Path
 
+from baton_tui import api
 from baton_tui.core.errors import BatonError
+from baton_tui.demo.sample import start_model_server, write_sample
+from baton_tui.demo.tui_demo import start_server
 
 
 # What the demo points at its scripted model server (for its own processes only).
@@ -34,9 +37,7 @@ def _git(cwd: Path, *args: str) -> str:
 
 
 def cmd_demo(args: Namespace) -> int:
-    from baton_tui import api
     main = args.baton
-    from baton_tui.demo.sample import start_model_server, write_sample
 
     if getattr(args, "tui", False):
         return _demo_tui(args)
@@ -102,11 +103,8 @@ def _demo_tui(args: Namespace) -> int:
     """`baton demo --tui`: the full app on the sample repository, with the scripted planner
     and players (the native `anthropic` route on the scripted model server) — no key, offline.
     Type any goal, answer the question, edit the plan, approve, run, and hand it off."""
-    from baton_tui import api
     main = args.baton
-    from baton_tui.demo.sample import write_sample
-    from baton_tui.demo.tui_demo import start_server
-    from baton_tui.tui.launch import run_app
+    from baton_tui.tui.launch import run_app  # lazy: textual, for `demo --tui` only
 
     if not api.git_supports_worktrees():
         raise BatonError("the demo needs git 2.38 or newer (it shows worktrees and landing)")

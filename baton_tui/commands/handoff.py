@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from argparse import Namespace
-from typing import Any
 
 from baton_tui import api
 
@@ -22,7 +21,7 @@ def cmd_handoff(args: Namespace) -> int:
     return _merge(ws)
 
 
-def _review(ws: Any, args: Namespace) -> int:
+def _review(ws: api.Workspace, args: Namespace) -> int:
     data = api.review(ws, args.task)
     if args.json:
         print(json.dumps({k: v for k, v in data.items() if k != "onto"}, indent=2))
@@ -61,7 +60,7 @@ def _decided(tasks: list[dict]) -> None:
     print()
 
 
-def _merge(ws: Any) -> int:
+def _merge(ws: api.Workspace) -> int:
     outcome = api.merge(ws)
     for task_id in outcome.merged:
         print(f"merged task {task_id} onto {outcome.onto}")

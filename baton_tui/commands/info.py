@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def cmd_status(args: Namespace) -> int:
-    import gc
+    import gc  # lazy: `baton log` never needs it
 
     # A one-shot reader: everything it allocates lives until it prints and exits, so the
     # cyclic collector would only walk it again and again (a sixth of a 10,000-task status).

@@ -59,7 +59,7 @@ def cmd_plan(args: Namespace) -> int:
     return _print_current(ws, args.json)
 
 
-def _print_current(ws: Any, as_json: bool, hint: str | None = None) -> int:
+def _print_current(ws: api.Workspace, as_json: bool, hint: str | None = None) -> int:
     """The current plan as the v1 document (`--json`) or as a person reads it."""
     cur = api.current_plan(ws)
     assert cur is not None  # required: no plan is refused
@@ -174,7 +174,7 @@ def _print_questions(questions: list[dict]) -> None:
                 print(f"     Recommendation: {q['recommendation']}")
 
 
-def _plan_with_planner(ws: Any, args: Namespace) -> int:
+def _plan_with_planner(ws: api.Workspace, args: Namespace) -> int:
     def show(event: Any) -> None:
         if event.kind == "spec":  # --skill to-spec: the spec the plan is built against
             print(f"spec:\n{event.text}\n", flush=True)

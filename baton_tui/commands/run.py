@@ -65,7 +65,7 @@ def _line(event: Any, titles: dict[int, str]) -> str | None:
     return None
 
 
-def follow(ws: Any, pid: int | None, since: int) -> int:
+def follow(ws: api.Workspace, pid: int | None, since: int) -> int:
     """Print the run's events until its conductor exits; return the run's exit code."""
     interrupted = False
 

@@ -8,13 +8,10 @@ never disagree. Pure: a table of rules over a status `Snapshot`, no I/O.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Callable
 
 from baton_tui.core.events import ACTIVE, LANDED, PENDING, RESTARTABLE, SETTLED, State
 from baton_tui.core.snapshot import NO_PLAN, Snapshot, TaskSnap
-
-TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
-if TYPE_CHECKING:
-    from typing import Callable
 
 
 class Action(StrEnum):

@@ -7,6 +7,7 @@ plan row and the folded events; every front end reads them. Plan-level words (`m
 
 from __future__ import annotations
 
+import json
 import time
 from operator import itemgetter
 
@@ -162,8 +163,6 @@ def tasks_json(tasks: "Sequence[TaskSnap]", between: str = ", ") -> str:
     belongs (never, as the snapshot is built), its separators show in the count, and that
     field is encoded one task at a time instead.
     """
-    import json
-
     dumps = json.dumps
     n = len(tasks)
     if not n:

@@ -95,8 +95,8 @@ def main(argv: list[str] | None = None) -> int:
                 print("checkpoint not decided yet: ending my turn", flush=True)
                 return 0
         elif step.get("report") == "limited":
-            until = step.get("until") or (time.time() + step["in"] if "in" in step else None)
-            _baton("report", "limited", *(["--until", str(until)] if until else []),
+            reset = step.get("until") or (time.time() + step["in"] if "in" in step else None)
+            _baton("report", "limited", *(["--until", str(reset)] if reset else []),
                    *(["--reason", step["reason"]] if "reason" in step else []), *_usage(step))
             return 0
         elif "report" in step:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
+from baton_tui import readiness
 from baton_tui.core.errors import BatonError
+from baton_tui.doctor.repository import repository_lines
+from baton_tui.gitops import git
 from baton_tui.workspace import Workspace
 
 
 def diagnose(ws: Workspace) -> tuple[list[str], int]:
     """The doctor's lines (✓ fine, ✗ broken, · not ready) and its exit code."""
-    from baton_tui.gitops import git
-
     lines: list[str] = []
     version = git.git_version()
     if version is None:
@@ -20,8 +23,6 @@ def diagnose(ws: Workspace) -> tuple[list[str], int]:
     else:
         lines.append(f"✓ git {'.'.join(map(str, version))}")
     if version is not None:
-        from baton_tui.doctor.repository import repository_lines
-
         lines += repository_lines(ws.root)
     try:
         ws.loaded
@@ -34,8 +35,6 @@ def diagnose(ws: Workspace) -> tuple[list[str], int]:
     if commands and trusted != ws.loaded.project_hash():
         lines.append(f"✗ baton.toml has commands ({', '.join(commands)}) and is not trusted — "
                      f"review it, then run `baton trust`")
-    from baton_tui import readiness
-
     detected = readiness.detect(ws)
     for found in detected.values():
         if found.ready:
@@ -44,11 +43,11 @@ def diagnose(ws: Workspace) -> tuple[list[str], int]:
             lines.append(f"· {found.name}: {found.reason}" + (f" — {found.fix}" if found.fix else ""))
     planner = ws.config.planner
     source = planner_source(ws)
-    found = detected.get(planner)
-    if found is not None and found.ready:
+    chosen = detected.get(planner)
+    if chosen is not None and chosen.ready:
         lines.append(f"✓ planner: {planner} (from {source})")
         return lines, 0
-    why = found.reason + (f" — {found.fix}" if found.fix else "") if found else \
+    why = chosen.reason + (f" — {chosen.fix}" if chosen.fix else "") if chosen else \
         f"no player is named {planner!r}"
     lines.append(f"✗ planner: {planner} (from {source}) is not ready ({why}); `baton plan --goal` "
                  "cannot run — "
@@ -59,8 +58,6 @@ def diagnose(ws: Workspace) -> tuple[list[str], int]:
 def planner_source(ws: Workspace) -> str:
     """Where the planner in effect was named: BATON_PLANNER wins over AI_PROVIDER, which wins
     over the personal config, then the repository's baton.toml, then the default."""
-    import os
-
     for name in ("BATON_PLANNER", "AI_PROVIDER"):
         if os.environ.get(name):
             return name

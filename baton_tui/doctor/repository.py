@@ -17,6 +17,7 @@ def repository_lines(root: Path) -> list[str]:
 
     Call only when a git executable was found: GitPython needs one to import.
     """
+    # lazy: GitPython imports only where a git executable was found
     import git  # GitPython
 
     try:

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .worktrees import _commit_tree
 from baton_tui.core.errors import BatonError
 
 from .git import GitError, current_branch, dirty_files, git, identity_env, run_git
@@ -54,8 +55,6 @@ def combine(repo, base: str, branches: list[str]) -> str | None:
     """A commit holding `base` plus exactly these branches, merged in the object store only
     (no ref moves, no checkout). None if they conflict. Used to review the landed work
     without the tasks that were discarded after landing."""
-    from .worktrees import _commit_tree
-
     tip = base
     for branch in branches:
         tree, conflicts = merge_tree(repo, tip, branch)

@@ -88,10 +88,10 @@ def _branch_tip(repo, branch: str) -> tuple[str | None, str | None]:
     """
     dirs = git_dirs(repo)
     plain = dirs is not None and not _FULL_ID.fullmatch(branch) and not branch.startswith("-")
-    if plain and not branch.startswith("refs/"):
+    if plain and dirs is not None and not branch.startswith("refs/"):
         # git's first rule reads `<git dir>/<name>` itself (HEAD, FETCH_HEAD…): leave it to git.
         plain = not (dirs[0] / branch).exists() and not (dirs[1] / branch).exists()
-    if plain:
+    if plain and dirs is not None:
         candidates = [branch] if branch.startswith("refs/") else [
             f"refs/{branch}", f"refs/tags/{branch}", f"refs/heads/{branch}",
             f"refs/remotes/{branch}", f"refs/remotes/{branch}/HEAD"]
@@ -141,7 +141,8 @@ def land(repo, branch: str, onto_ref: str, message: str, *,
     if known_parents(tip) == (onto,):
         # Baton's own commit right on onto (nothing landed since the task began): the merge
         # is that commit's tree — merge-tree's answer, without its process.
-        tree, conflicts = tree_of(repo, tip), []
+        tree: str | None = tree_of(repo, tip)
+        conflicts: list[str] = []
     else:
         tree, conflicts = merge_tree(repo, onto, tip)
     if tree is None:

@@ -23,6 +23,8 @@ import os
 import time
 from pathlib import Path
 
+from .git import common_dir
+
 __all__ = ["clear"]
 
 
@@ -30,8 +32,6 @@ def clear(repo: str | os.PathLike, slug: str, worktrees: Path, *, group: int,
           before: float, wait: float = 10.0) -> list[Path]:
     """Remove the stale locks of plan `slug` (its task worktrees live in `worktrees`) left by
     the dead conductor whose process group was `group`; returns the locks removed."""
-    from .git import common_dir
-
     common = common_dir(repo)
     found = _ref_locks(common / "refs" / "heads" / "baton" / slug, worktrees)
     found += _head_locks(common / "worktrees", worktrees)
@@ -89,7 +89,7 @@ def _older(lock: Path, before: float) -> bool:
 
 def _gits_ended(group: int, wait: float) -> bool:
     """True once no git of process group `group` runs (waiting up to `wait` seconds)."""
-    import psutil
+    import psutil  # lazy: psutil, only when a crashed run left a lock
 
     deadline = time.monotonic() + wait
     while True:
@@ -110,7 +110,7 @@ def _gits_ended(group: int, wait: float) -> bool:
 
 def _worked_in(worktrees: set[Path]) -> set[Path]:
     """The worktrees among `worktrees` some live process has its working directory in."""
-    import psutil
+    import psutil  # lazy: psutil, only when a crashed run left a lock
 
     if not worktrees:
         return set()

@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from baton_tui import killpoints
+from baton_tui import procs
 from baton_tui.core.errors import BatonError
 
 from .files import copy_into, dir_size  # noqa: F401 (re-exported)
@@ -347,8 +348,6 @@ def _take_lock(lock: Path) -> None:
     """Create ``index.lock`` as Baton's own: this process's pid and start token inside. One
     a Baton process left when it was killed mid-commit is stale, and taken over (with the
     temporary indexes it left); any other lock is respected — git may be running there."""
-    from baton_tui import procs
-
     mine = f"baton {os.getpid()} {procs.start_token(os.getpid())}\n".encode()
     for _ in range(2):
         try:

@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from baton_tui import layout
 from baton_tui.core.errors import BatonError
+from baton_tui.gitops import git, making, worktrees
+from baton_tui.gitops.handoff import TaskBranch, combine, merge as git_merge, review as git_review
+from baton_tui.gitops.landing import is_ancestor
+from baton_tui.handoff.order import carried_first
 from baton_tui.plan import current as plans
 from baton_tui.core.dag import topo_order
 from baton_tui.core.slug import integration_branch, task_branch
@@ -28,8 +33,6 @@ K = EventKind
 
 def git_handoff(ws: Workspace) -> bool:
     """False in folder mode: the tasks worked in the folder itself, nothing to merge."""
-    from baton_tui.gitops import git
-
     return ws.paths.is_git and git.supports_worktrees()
 
 
@@ -44,11 +47,14 @@ def _landings(folder: Folder) -> tuple[dict[int, int], dict[int, int]]:
 def merge_order(cur: plans.Current) -> list[int]:
     """Plan order (dependencies first), with the work a branch carries merged before it, so
     each merge brings only its own task and a conflict is named after the task causing it."""
-    from baton_tui.handoff.order import carried_first
-
     plan_order = [t.id for t in cur.doc.tasks]
     seen: set[int] = set()
-    in_order = all(seen.add(t.id) or set(t.depends_on) <= seen for t in cur.doc.tasks)
+    in_order = True
+    for t in cur.doc.tasks:
+        seen.add(t.id)
+        if not set(t.depends_on) <= seen:
+            in_order = False
+            break
     base_order = plan_order if in_order else topo_order(cur.doc.deps(), plan_order)
     position = {task_id: i for i, task_id in enumerate(base_order)}
     return carried_first(base_order, position, *_landings(cur.folder))
@@ -56,8 +62,6 @@ def merge_order(cur: plans.Current) -> list[int]:
 
 def landed_branches(ws: Workspace, cur: plans.Current, only: int | None = None) -> list:
     """Landed build tasks in merge order, as handoff TaskBranches."""
-    from baton_tui.gitops.handoff import TaskBranch
-
     found = []
     for task_id in merge_order(cur):
         task = cur.doc.task(task_id)
@@ -72,8 +76,6 @@ def landed_branches(ws: Workspace, cur: plans.Current, only: int | None = None) 
 
 def review(ws: Workspace, only: int | None = None) -> dict[str, Any]:
     """The combined diff of landed work (or one task's), with per-task sections."""
-    from baton_tui.gitops.handoff import combine, review as git_review
-
     cur = plans.current(ws)
     assert cur is not None
     if only is not None:
@@ -128,8 +130,6 @@ def merge(ws: Workspace, upto: int | None = None,
     """Merge landed task branches onto the person's branch, in merge order — all of them, or
     those up to and including task `upto`. Each task's `task.merged` is recorded as soon as
     its branch is in (a view shows the progress); `progress(task_id, "merged"|"skipped")`."""
-    from baton_tui.gitops.handoff import merge as git_merge
-
     cur = plans.current(ws)
     assert cur is not None
     snap = cur.snapshot(ws)
@@ -151,8 +151,10 @@ def merge(ws: Workspace, upto: int | None = None,
         if progress:
             progress(task_id, what)
 
-    outcome = git_merge(ws.root, cur.row.base_branch, tasks, on_step=step)
-    result = Merged(cur.row.base_branch, outcome.merged, outcome.skipped, outcome.conflict)
+    onto = cur.row.base_branch
+    assert onto is not None  # recorded when the plan was approved; checked above
+    outcome = git_merge(ws.root, onto, tasks, on_step=step)
+    result = Merged(onto, outcome.merged, outcome.skipped, outcome.conflict)
     result.not_landed = [t.id for t in cur.doc.tasks if t.mode == Mode.BUILD
                          and cur.view(t.id).state not in (*LANDED, State.DISCARDED)]
     if not outcome.conflict:
@@ -165,9 +167,6 @@ def _carriers(ws: Workspace, cur: plans.Current, task_id: int) -> set[int]:
     from the integration branch after it landed, so merging them would bring it home too."""
     if not git_handoff(ws):
         return set()
-    from baton_tui.gitops import git
-    from baton_tui.gitops.landing import is_ancestor
-
     task = cur.doc.task(task_id)
     tip = git.rev_parse(ws.root, f"refs/heads/{task_branch(cur.row.slug, task_id, task.title)}")
     if tip is None or (cur.row.base_commit and is_ancestor(ws.root, tip, cur.row.base_commit)):
@@ -190,6 +189,7 @@ def discard(ws: Workspace, task_id: int, with_dependents: bool = False) -> list[
     cur.doc.task(task_id)
     snap = cur.snapshot(ws)
     task = snap.task(task_id)
+    assert task is not None  # the plan has it (`cur.doc.task` above)
     carriers = _carriers(ws, cur, task_id) if task.state == State.LANDED else set()
     reason = rules.why_not(Action.DISCARD, snap, task, with_dependents=with_dependents,
                            carriers=carriers)
@@ -211,9 +211,6 @@ def keep_worktree(ws: Workspace, cur: plans.Current, task_id: int, why: str) -> 
     """Commit a task worktree's state to a ref of its own (before any cleanup)."""
     if not git_handoff(ws):
         return None
-    from baton_tui.gitops import making, worktrees
-    from baton_tui import layout
-
     task = cur.doc.task(task_id)
     path = layout.worktree_path(ws.paths, cur.row.slug, task_id, task.title)
     if not (path / ".git").exists() or making.untouched(path):
@@ -235,9 +232,6 @@ def gc(ws: Workspace, dry_run: bool = False) -> list[Collected]:
     """Remove worktrees of merged or discarded work only, each committed to a ref first."""
     if not git_handoff(ws):
         return []
-    from baton_tui.gitops import worktrees
-    from baton_tui import layout
-
     found = []
     for plan_id in ws.store.plan_ids():
         row = ws.store.plan(plan_id)
@@ -261,8 +255,6 @@ def _collect(ws: Workspace, slug: str, task_id: int, path: Path) -> None:
     """Commit a worktree to a ref of its own, then remove it. One whose making was cut short
     holds no work: it is undone; so is one made ahead of its task, committed first if someone
     wrote in it. A git failure is one line, not a traceback."""
-    from baton_tui.gitops import git, making, worktrees
-
     try:
         ref = f"refs/baton/{slug}/gc/{task_id}-{int(time.time())}"
         if making.pending(path):  # cut short, or made ahead: undone, marker and all

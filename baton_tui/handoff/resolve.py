@@ -16,6 +16,10 @@ from pathlib import Path
 
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import State
+from baton_tui.core.slug import task_branch
+from baton_tui.gitops import git
+from baton_tui.gitops.landing import is_ancestor
+from baton_tui.plan import current as plans
 from baton_tui.workspace import Workspace
 
 OPEN, NOT_STARTED = "open", "not started"  # besides State.MERGED: where a hand merge is
@@ -40,15 +44,10 @@ class Resolution:
 
 
 def _merge_head(root: Path) -> Path:
-    from baton_tui.gitops import git
-
     return Path(git.git_dir(root)) / "MERGE_HEAD"
 
 
 def _branch_of(ws: Workspace, task_id: int) -> tuple[str, str, str]:
-    from baton_tui.plan import current as plans
-    from baton_tui.core.slug import task_branch
-
     cur = plans.current(ws)
     assert cur is not None
     task = cur.doc.task(task_id)
@@ -56,8 +55,6 @@ def _branch_of(ws: Workspace, task_id: int) -> tuple[str, str, str]:
 
 
 def unmerged_files(root: Path) -> list[str]:
-    from baton_tui.gitops import git
-
     out = git.git(root, "diff", "--name-only", "--diff-filter=U")
     return [line for line in out.splitlines() if line]
 
@@ -65,8 +62,6 @@ def unmerged_files(root: Path) -> list[str]:
 def begin(ws: Workspace, task_id: int) -> Resolution:
     """Start `git merge --no-ff` of the task's branch in the person's checkout, leaving the
     conflicts to edit. Refused on the wrong branch or with uncommitted tracked changes."""
-    from baton_tui.gitops import git
-
     branch, title, onto = _branch_of(ws, task_id)
     root = ws.root
     if _merge_head(root).exists():
@@ -92,8 +87,6 @@ def begin(ws: Workspace, task_id: int) -> Resolution:
 
 def status(ws: Workspace, task_id: int) -> Resolution:
     """After the shell: is the task's branch merged, or is the merge still open?"""
-    from baton_tui.gitops.landing import is_ancestor
-
     branch, _title, _onto = _branch_of(ws, task_id)
     if _merge_head(ws.root).exists():
         return Resolution(task_id, branch, OPEN, unmerged_files(ws.root))
@@ -103,8 +96,6 @@ def status(ws: Workspace, task_id: int) -> Resolution:
 
 def abort(ws: Workspace) -> None:
     """`git merge --abort`: the tree goes back to how it was before the hand merge began."""
-    from baton_tui.gitops import git
-
     if _merge_head(ws.root).exists():
         git.run_git(ws.root, "merge", "--abort")
 

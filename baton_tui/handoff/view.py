@@ -11,8 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from baton_tui.core.errors import BatonError
 from baton_tui.core.events import LANDED, State
+from baton_tui.core.slug import integration_branch
 from baton_tui.core.words import Mode
+from baton_tui.gitops import git
+from baton_tui.gitops.handoff import combine
+from baton_tui.gitops.landing import diff_text
+from baton_tui.handoff import actions as handoff
+from baton_tui.plan import current as plans
 from baton_tui.workspace import Workspace
 
 
@@ -118,14 +125,6 @@ def load(ws: Workspace) -> HandoffReview:
 
     The same ranges as `baton handoff review` (run/handoff.review), read with one `git diff`
     per range — the per-file counts come from the patch — so a big handoff opens quickly."""
-    from baton_tui.core.errors import BatonError
-    from baton_tui.gitops import git
-    from baton_tui.gitops.handoff import combine
-    from baton_tui.gitops.landing import diff_text
-    from baton_tui.plan import current as plans
-    from baton_tui.core.slug import integration_branch
-    from baton_tui.handoff import actions as handoff
-
     cur = plans.current(ws)
     assert cur is not None
     base = cur.row.base_commit

@@ -12,6 +12,7 @@ from __future__ import annotations
 import email.utils
 import re
 import time
+from datetime import datetime
 from typing import Any
 
 from baton_tui.native_agent.wire import ApiFailure, Reply, emit
@@ -39,8 +40,6 @@ def _when(value: str, now: float) -> float | None:
         scale = {"h": 3600, "m": 60, "s": 1, "ms": 0.001}
         return now + sum(float(n) * scale[u] for n, u in parts)
     try:
-        from datetime import datetime
-
         stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
         if stamp.tzinfo is not None:
             return stamp.timestamp()

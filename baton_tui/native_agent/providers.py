@@ -38,7 +38,7 @@ def _failure(exc: Exception) -> ApiFailure:
 
 class AnthropicProvider:
     def __init__(self, model: str, effort: str | None):
-        import anthropic
+        import anthropic  # lazy: seconds cold; only the provider in use loads its SDK
 
         self.sdk = anthropic
         self.client = anthropic.Anthropic(api_key=os.environ.get("ANTHROPIC_API_KEY"),
@@ -79,7 +79,8 @@ class AnthropicProvider:
         content: list[dict[str, Any]] = []
         texts: list[str] = []
         calls: list[Call] = []
-        for block in final.content:
+        blocks: list[Any] = list(final.content)  # read by each block's `type`, not its class
+        for block in blocks:
             kind = getattr(block, "type", None)
             if kind == "text":
                 content.append({"type": "text", "text": block.text})
@@ -110,7 +111,7 @@ class AnthropicProvider:
 
 class OpenAIProvider:
     def __init__(self, model: str, effort: str | None):
-        import openai
+        import openai  # lazy: seconds cold; only the provider in use loads its SDK
 
         self.sdk = openai
         self.client = openai.OpenAI(api_key=os.environ.get("OPENAI_API_KEY"),

@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from baton_tui.channel import report as channel
+from baton_tui.core.errors import BatonError
 from baton_tui.core.words import Mode
 from baton_tui.native_agent.shell import Shell
 from baton_tui.native_agent.specs import (
@@ -164,8 +166,6 @@ class Toolbox:
 
     # the shell and the report channel -------------------------------------------
     def caller(self) -> Any:
-        from baton_tui.channel import report as channel
-
         # Read afresh on every call: a stale attempt must be refused like any other.
         return channel.caller_from_env()
 
@@ -173,9 +173,6 @@ class Toolbox:
         return self.shell.run(command, timeout)
 
     def t_baton_report(self, status: Any = None, summary: Any = None, **extra: Any) -> str:
-        from baton_tui.core.errors import BatonError
-        from baton_tui.channel import report as channel
-
         text = summary if summary is not None else extra.get("reason") or extra.get("message")
         try:
             return channel.report(self.caller(), str(status or ""), None if text is None
@@ -184,9 +181,6 @@ class Toolbox:
             raise ToolError(exc.message if hasattr(exc, "message") else str(exc)) from None
 
     def t_baton_checkpoint(self, what: Any = None, evidence: Any = None, **_: Any) -> str:
-        from baton_tui.core.errors import BatonError
-        from baton_tui.channel import report as channel
-
         if not isinstance(what, str) or not what.strip():
             raise ToolError("say `what` is about to happen")
         try:

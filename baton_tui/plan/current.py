@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from baton_tui.core.errors import BatonError
+from baton_tui.gitops import git
 from baton_tui.plan import edits
 from baton_tui.plan.model import PlanDocument, parse_document
 from baton_tui.core.slug import slugify, unique_slug
@@ -22,6 +23,7 @@ from baton_tui import readiness
 from baton_tui.core import rules
 from baton_tui.core.rules import Action
 from baton_tui.core.snapshot import NO_PLAN, Snapshot
+from baton_tui.store import foldcache, snapshot
 from baton_tui.store.db import PlanRow
 from baton_tui.core.events import PENDING, EventKind
 from baton_tui.core.words import Mode
@@ -52,8 +54,6 @@ class Current:
 
     def snapshot(self, ws: Workspace) -> Snapshot:
         """The status snapshot of this plan (what the rule book judges)."""
-        from baton_tui.store import snapshot
-
         return snapshot.build(self.row, self.folder, snapshot.conductor_info(ws.store),
                               snapshot.folder_mode(ws.store, self.folder), time.time(),
                               snapshot.unready_players(ws.store))
@@ -96,8 +96,6 @@ def current(ws: Workspace, required: bool = True) -> Current | None:
         if required:
             raise BatonError(NO_PLAN)
         return None
-    from baton_tui.store import foldcache  # the cached fold and only the events after it
-
     return Current(row, _document(ws, row), foldcache.folded(ws.store, row.id))
 
 
@@ -264,8 +262,6 @@ def approve(ws: Workspace) -> tuple[PlanRow, list[str]]:
     warnings: list[str] = []
     branch = commit = None
     if ws.paths.is_git:
-        from baton_tui.gitops import git
-
         try:
             branch = git.current_branch(ws.root)
             commit = git.head_commit(ws.root)

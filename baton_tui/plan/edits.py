@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import Mode
 from baton_tui.plan.model import EFFORTS, MODES, PlanDocument, Task
+from baton_tui.plan.model import parse_document
 
 if TYPE_CHECKING:
     from baton_tui.players.registry import Catalog
@@ -39,8 +40,6 @@ def _with_task(doc: PlanDocument, task_id: int, **changes: Any) -> PlanDocument:
     for task in raw["tasks"]:
         if task["id"] == task_id:
             task.update(changes)
-    from baton_tui.plan.model import parse_document
-
     return parse_document(raw, "edit")
 
 
@@ -72,8 +71,6 @@ def add_task(doc: PlanDocument, title: str, player: str, mode: str = Mode.BUILD,
     raw["tasks"].append({"id": new_id, "title": title, "prompt": prompt or title, "player": player,
                          "model": model, "effort": effort, "mode": mode,
                          "depends_on": deps or []})
-    from baton_tui.plan.model import parse_document
-
     return parse_document(raw, "task-add"), new_id
 
 
@@ -82,7 +79,5 @@ def remove_task(doc: PlanDocument, task_id: int) -> PlanDocument:
     doc.task(task_id)
     raw = doc.dump()
     raw["tasks"] = [t for t in raw["tasks"] if t["id"] != task_id]
-    from baton_tui.plan.model import parse_document
-
     return parse_document(raw, "task-remove")
 

@@ -22,7 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from baton_tui import layout
 from baton_tui.core.errors import BatonError
+from baton_tui.core.rules import Action
+from baton_tui.paths import write_private
+from baton_tui.plan.current import current, store_new_plan
 from baton_tui.planner import prompt as prompts
 from baton_tui.core.dag import children, dependents
 from baton_tui.plan.model import PlanDocument, parse_document
@@ -31,6 +35,7 @@ from baton_tui.players import steps
 from baton_tui.players.base import AttemptContext
 from baton_tui.core.events import EventKind
 from baton_tui.core.words import Mode
+from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
 
 MAX_REPAIRS = 3
@@ -138,7 +143,7 @@ def check_draft(ws: Workspace, raw: dict, ready: set[str]) -> tuple[PlanDocument
         return None, exc.lines
     problems = plan_problems(doc, ws.catalog, set(ws.skills))
     for task in doc.tasks:
-        if task.mode != Mode.MANUAL and task.player not in ready and task.player != "script":
+        if task.mode != Mode.MANUAL and task.player not in ready and ws.catalog.runs_agent(task.player):
             problems.append(f"task {task.id}: player {task.player!r} is not ready on this machine "
                             f"(ready: {', '.join(sorted(ready))})")
     problems += overlap_problems(doc)
@@ -147,7 +152,7 @@ def check_draft(ws: Workspace, raw: dict, ready: set[str]) -> tuple[PlanDocument
 
 # running the planner -----------------------------------------------------------
 def ready_players(ws: Workspace) -> set[str]:
-    return {name for name, p in ws.catalog.players.items() if name != "script" and p.detect().ready}
+    return {name for name, p in ws.catalog.players.items() if p.runs_agent and p.detect().ready}
 
 
 def _tree_state(root: Path) -> str:
@@ -187,13 +192,9 @@ class _Watchdog:
 def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
                 emit: Listener) -> str:
     """Run the planner player once, read-only, streaming its steps; returns its final text."""
-    from baton_tui import layout
-
     player = ws.catalog.players[session["player"]]
     turn = session["turns"] = session.get("turns", 0) + 1
     folder = layout.attempt_dir(ws.paths, "planner", 0, int(session["id"]) * 100 + turn)
-    from baton_tui.paths import write_private
-
     prompt_path = write_private(folder / "prompt.md", message)
     env = {"BATON_STATE": str(ws.paths.store_path), "BATON_TASK": "0",
            "PATH": f"{layout.shim_dir()}{os.pathsep}{os.environ.get('PATH', '')}"}
@@ -214,7 +215,7 @@ def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
                                 process_group=0)
         assert proc.stdout is not None
         watchdog = _Watchdog(proc.pid, stall)
-        reader = steps.reader(session["player"])
+        reader = player.step_reader()
         try:
             for raw in proc.stdout:
                 watchdog.reset()
@@ -302,8 +303,6 @@ def _converse(ws: Workspace, session: dict, message: str, resume: bool,
                 raw["questions"] = session["questions"]
             doc, problems = check_draft(ws, raw, ready)
             if doc is not None:
-                from baton_tui.plan.current import store_new_plan
-
                 row = store_new_plan(ws, doc, new=session.get("new", False),
                                      transcript=session["transcript"], source="planner")
                 save_session(ws, None)
@@ -326,12 +325,8 @@ def start(ws: Workspace, goal: str, new: bool = False,
     if skill is not None and skill not in prompts.SKILLS:
         raise BatonError(f"unknown planner skill {skill!r} (known: {', '.join(prompts.SKILLS)})")
     emit = _recorded(ws, emit)
-    from baton_tui.plan.current import current
-
     cur = current(ws, required=False)
     if cur is not None:
-        from baton_tui.core.rules import Action
-
         cur.refuse(ws, Action.ARCHIVE_PLAN if new else Action.NEW_PLAN)
     name = ws.config.planner
     player = ws.catalog.players.get(name)
@@ -345,8 +340,6 @@ def start(ws: Workspace, goal: str, new: bool = False,
                          + "; or set BATON_PLANNER to a ready player")
     if not player.research:
         raise BatonError(f"planner {name!r} has no read-only profile, so it cannot plan")
-    from baton_tui.trust import ensure_trusted
-
     ensure_trusted(ws, {name}, keys=())
     files = prompts.repo_files(ws.root)
     skills = {n: s.when or s.description for n, s in ws.skills.items()}
@@ -367,8 +360,6 @@ def answer(ws: Workspace, answers: dict[int, str], take_recommendations: bool = 
     session = load_session(ws)
     if not session or not session.get("questions"):
         raise BatonError("no planner questions are waiting (start with `baton plan --goal \"…\"`)")
-    from baton_tui.trust import ensure_trusted
-
     ensure_trusted(ws, {session["player"]}, keys=())
     questions = session["questions"]
     for number, text in answers.items():

@@ -26,9 +26,20 @@ import re
 from pathlib import Path
 
 from baton_tui.core.words import Mode
-from baton_tui.players.base import AttemptContext, Launch, Outcome, printed_at
-from baton_tui.players.cli_events import one_line
+from baton_tui.players.base import AttemptContext, Launch
+from baton_tui.players.decoding import (
+    Decoder,
+    Event,
+    Failed,
+    FileChange,
+    LimitHit,
+    Note,
+    Reported,
+    Retrying,
+    Usage,
+)
 from baton_tui.players.kinds import CliPlayer
+from baton_tui.players.limits import AIDER_RATE_LIMITED, contains_any, printed_at, wait_seconds
 from baton_tui.players.litellm_names import known_model
 
 # MODEL_ALIASES of aider 0.86.2 (aider/models.py): the short names `--model` accepts.
@@ -43,28 +54,12 @@ KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_A
 REPORT = re.compile(r"^\s*BATON:\s*(done|failed)\b[\s:—–-]*(.*)$", re.IGNORECASE)
 TOKENS = re.compile(r"Tokens:\s*([\d.]+)([kKmM]?) sent,\s*([\d.]+)([kKmM]?) received")
 COST = re.compile(r"Cost:\s*\$([\d.]+) message")
-RATE_LIMITED = ("litellm.RateLimitError", "The API provider has rate limited you")
-RETRY_IN = re.compile(r"(?:try again|retry)(?: after| in)\s+((?:\d+(?:\.\d+)?\s*(?:ms|milliseconds?"
-                      r"|h|hours?|m|minutes?|s|seconds?)\b\s*)+)", re.IGNORECASE)
-_UNITS = {"ms": 0.001, "millisecond": 0.001, "h": 3600.0, "hour": 3600.0, "m": 60.0,
-          "minute": 60.0, "s": 1.0, "second": 1.0}
 HISTORY = "aider.chat.history.md"
 
 
 def _count(number: str, suffix: str) -> int:
     scale = {"k": 1_000, "m": 1_000_000}.get(suffix.lower(), 1)
     return int(float(number) * scale)
-
-
-def retry_after(text: str) -> float | None:
-    """Seconds in "Please try again in 1m30s" / "retry after 20 seconds" (last one wins)."""
-    found = RETRY_IN.findall(" ".join(text.split()))
-    if not found:
-        return None
-    total = 0.0
-    for amount, unit in re.findall(r"(\d+(?:\.\d+)?)\s*([a-z]+)", found[-1].lower()):
-        total += float(amount) * _UNITS.get(unit.rstrip("s") if len(unit) > 2 else unit, 1.0)
-    return total
 
 
 class AiderPlayer(CliPlayer):
@@ -82,6 +77,7 @@ class AiderPlayer(CliPlayer):
     reports_by_shell = False
     reports_in_output = True
     research_shell = False
+    retries_limits_itself = True   # a 429: litellm retries for about 80 s, then exit 0
 
     def signed_in(self) -> str | None:
         """A provider key in the environment, Aider's OpenRouter login, or a key in the
@@ -146,46 +142,45 @@ class AiderPlayer(CliPlayer):
         return self._argv(ctx, path, restore=True)
 
     # ----------------------------------------------------------------- output
-    def halt(self, line: str) -> str | None:
-        if any(word in line for word in RATE_LIMITED):
-            return "rate limited: Aider would retry on its own for minutes"
-        return None
+    def decoder(self) -> Decoder:
+        return AiderDecoder()
 
-    def progress(self, line: str) -> str | None:
+
+class AiderDecoder(Decoder):
+    """Aider's plain-text output. A rate limit's reset is the last "try again in …" the
+    provider named anywhere before or after the `RateLimitError` line (Aider's own
+    "Retrying in 0.2 seconds" is its backoff, not the reset)."""
+
+    def __init__(self) -> None:
+        self.rate_limited = False
+        self.wait: float | None = None
+
+    def feed(self, line: str) -> list[Event]:
         text = line.strip()
+        found: list[Event] = []
+        wait = wait_seconds(text, retrying=False)
+        self.wait = wait if wait is not None else self.wait
+        rate = contains_any(text, AIDER_RATE_LIMITED)
+        self.rate_limited = self.rate_limited or rate
+        if rate:
+            found.append(Retrying("Aider would retry on its own for minutes"))
+        if self.rate_limited and (rate or wait is not None):
+            found.append(LimitHit(None if self.wait is None else printed_at() + self.wait,
+                                  False, text))
+        report = REPORT.match(text)
+        tokens, cost = TOKENS.search(text), COST.search(text)
         if text.startswith("Aider v"):
-            return "aider started (" + text + ")"
-        if text.startswith("Applied edit to "):
-            return "edited " + text.removeprefix("Applied edit to ")
-        if REPORT.match(text):
-            return "report: " + one_line(text.split(":", 1)[1], 140)
-        match = TOKENS.search(text)
-        if match:
-            return f"model call done ({_count(*match.group(1, 2)) + _count(*match.group(3, 4))} tokens)"
-        if text.startswith("litellm.") and "Error" in text:
-            return one_line(text, 160)
-        return None
-
-    def outcome(self, text: str) -> Outcome:
-        out = Outcome()
-        for match in TOKENS.finditer(text):
-            out.tokens += _count(*match.group(1, 2)) + _count(*match.group(3, 4))
-        out.cost = sum(float(c) for c in COST.findall(text))
-        reports = [m for m in map(REPORT.match, text.splitlines()) if m]
-        if reports:
-            status, rest = reports[-1].group(1).lower(), reports[-1].group(2).strip()
-            out.report = ({"status": "done", "summary": rest} if status == "done" else
-                          {"status": "failed", "reason": rest or "Aider reported failure"})
-            out.success_event = status == "done"
-            out.final_text = rest
-            return out
-        errors = [line.strip() for line in text.splitlines() if line.strip().startswith("litellm.")]
-        if errors:
-            out.error = one_line(errors[-1], 300)
-        if any(word in text for word in RATE_LIMITED):
-            wait = retry_after(text)
-            if wait is not None:
-                out.limit_until = printed_at() + wait
-            else:
-                out.rate_limited = True
-        return out
+            found.append(Note("aider started (" + text + ")", shown=True))
+        elif text.startswith("Applied edit to "):
+            found.append(FileChange((("edit", text.removeprefix("Applied edit to ")),)))
+        elif report:
+            found.append(Reported(report.group(1).lower(), report.group(2).strip()))
+        elif tokens or cost:
+            found.append(Usage(_count(*tokens.group(1, 2)) + _count(*tokens.group(3, 4))
+                               if tokens else 0, float(cost.group(1)) if cost else 0.0,
+                               turn=bool(tokens)))
+        elif text.startswith("litellm."):
+            found.append(Failed(text))
+        elif text:
+            found.append(Note(text))
+        return found

@@ -12,7 +12,7 @@ Amp picks its model itself; a task's "model" names Amp's mode (`smart`, `rush`).
 Events: `system/init` (session_id — Amp's thread id), `assistant` (text and tool_use blocks,
 usage), `user` (tool_result), and the final `result` (`subtype`, `is_error`, `result`,
 `duration_ms`, `num_turns`, `usage`). A thread continues with `amp threads continue <id>`.
-Out of credits or rate limited, the result's error says so; a reset it names (limit_words.py)
+Out of credits or rate limited, the result's error says so; a reset it names (limits.py)
 pauses the task until then.
 """
 
@@ -21,14 +21,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from baton_tui.core.words import Mode
-from baton_tui.players.base import AttemptContext, Launch, Outcome
-from baton_tui.players.cli_events import (
-    ARGV_PROMPT_LIMIT, events, float_of, int_of, mcp_command, mcp_env, one_line,
-)
+from baton_tui.players.base import AttemptContext, Launch
+from baton_tui.players.claude_code import ClaudeDecoder
+from baton_tui.players.cli_events import ARGV_PROMPT_LIMIT, int_of, mcp_command, mcp_env
+from baton_tui.players.decoding import Decoder, Event, LimitHit
 from baton_tui.players.kinds import CliPlayer
-from baton_tui.players.limit_words import is_limit, is_throttle, reset_in
+from baton_tui.players.limits import limit_in
 
 RESEARCH_DISABLED = ["Bash", "edit_file", "create_file", "undo_edit", "format_file"]
 
@@ -96,50 +97,23 @@ class AmpPlayer(CliPlayer):
         message = (ctx.resume_message or "Continue the task where you left off.").strip()
         return self._argv(ctx, [self._exe(ctx), "threads", "continue", ctx.session_id], message)
 
-    def progress(self, line: str) -> str | None:
-        event = next(iter(events(line)), None)
-        if event is None:
-            return None
-        kind = event.get("type")
-        if kind == "system" and event.get("subtype") == "init":
-            return "amp started"
-        if kind == "assistant":
-            for block in (event.get("message") or {}).get("content") or []:
-                if isinstance(block, dict) and block.get("type") == "tool_use":
-                    args = block.get("input") or {}
-                    what = args.get("cmd") or args.get("command") or args.get("path") or ""
-                    return one_line(f"{block.get('name')} {what}", 160)
-                if isinstance(block, dict) and block.get("type") == "text":
-                    return one_line(block.get("text"))
-        if kind == "result":
-            return ("error: " + one_line(event.get("error") or event.get("result"), 140)
-                    if event.get("is_error") else f"finished ({event.get('num_turns', '?')} turns)")
-        return None
+    def decoder(self) -> Decoder:
+        return AmpDecoder()
 
-    def outcome(self, text: str) -> Outcome:
-        out = Outcome()
-        result = None
-        for event in events(text):
-            if event.get("session_id"):
-                out.session_id = str(event["session_id"])
-            if event.get("type") == "assistant":
-                usage = (event.get("message") or {}).get("usage") or {}
-                out.tokens += int_of(usage.get("input_tokens")) + int_of(usage.get("output_tokens"))
-            elif event.get("type") == "result":
-                result = event
-        if result is None:
-            return out
-        out.final_text = result.get("result") if isinstance(result.get("result"), str) else None
-        out.cost = float_of(result.get("total_cost_usd"))
-        out.success_event = not result.get("is_error") and result.get("subtype") == "success"
-        if out.success_event:
-            return out
-        message = str(result.get("error") or result.get("result") or result.get("subtype"))
-        out.error = one_line(message, 300)
-        if is_limit(message):
-            out.limit_until = reset_in(message)
-            out.limited = out.limit_until is None
-        elif is_throttle(message):
-            out.limit_until = reset_in(message)
-            out.rate_limited = out.limit_until is None
-        return out
+
+class AmpDecoder(ClaudeDecoder):
+    """Amp's stream-json follows Claude Code's; its limits are its provider's words, in the
+    final result's error (limits.py reads any wording)."""
+
+    agent = "amp"
+
+    def limit_in_text(self, text: str) -> list[Event]:
+        return []
+
+    def limit_in_error(self, message: str, status_429: bool) -> list[Event]:
+        hit = limit_in(message)
+        return [LimitHit(hit[0], hit[1], message)] if hit else []
+
+    @staticmethod
+    def usage_tokens(usage: dict[str, Any]) -> int:
+        return int_of(usage.get("input_tokens")) + int_of(usage.get("output_tokens"))

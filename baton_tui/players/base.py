@@ -12,20 +12,31 @@ Implementing a player:
   * `launch(ctx)` — argv + extra env for build or research; research must be really read-only
     and still let the report through (shell `baton report` or the MCP tools)
   * `resume(ctx)` — argv to continue a saved session (`ctx.session_id`), or None
-  * `progress(line)` — one short human line from one output line, or None
-  * `halt(line)` — a reason to stop the agent now (a retry loop of its own), or None
-  * `outcome(text)` — what the whole log says: session id, tokens, cost, limits, errors
+  * `decoder()` — a fresh `Decoder` of its output format (decoding.py): the one place that
+    reads the agent's output. Everything else is a fold of its events, done here:
+    `progress(line)` (one short human line, or None), `halt(line)` (a reason to stop the
+    agent now: a retry loop of its own), `outcome(text)` (what the whole log says: session
+    id, tokens, cost, limits, errors) and `step_reader()` (readable steps).
+
+Capabilities are flags, never name checks: `runs_agent` (False: no agent, the task's check
+runs instead), `check_is_task`, `parses_output`, `research`, `research_shell`, `checkpoints`,
+`reports_by_shell`, `reports_in_output`, `retries_limits_itself`.
 """
 
 from __future__ import annotations
 
 import shutil
-import time
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+
+from baton_tui.players.decoding import Decoder, GenericDecoder, Retrying
+from baton_tui.players.limits import printed_at, reading_output
+from baton_tui.players.outcome import Outcome, outcome_of, progress_line
+from baton_tui.players.steps import StepReader
+
+__all__ = ["AttemptContext", "Detection", "Launch", "Outcome", "Player", "printed_at",
+           "reading_output"]
 
 
 @dataclass
@@ -76,43 +87,6 @@ class Launch:
     session_id: str | None = None   # known before the agent runs (a session Baton names)
 
 
-_PRINTED_AT: ContextVar[float | None] = ContextVar("printed_at", default=None)
-
-
-def printed_at() -> float:
-    """When the output being read was printed (see `reading_output`), else now: a wait an
-    agent printed ("try again in 20s") counts from then, not from when Baton read it — an
-    agent that took its grace period to stop would otherwise be waited for twice."""
-    at = _PRINTED_AT.get()
-    return time.time() if at is None else at
-
-
-@contextmanager
-def reading_output(at: float | None) -> Iterator[None]:
-    """Read a finished attempt's output as printed at `at` (its log's last write)."""
-    token = _PRINTED_AT.set(None if at is None else min(at, time.time()))
-    try:
-        yield
-    finally:
-        _PRINTED_AT.reset(token)
-
-
-@dataclass
-class Outcome:
-    """What an attempt's output says, beyond the report."""
-
-    session_id: str | None = None
-    tokens: int = 0
-    cost: float = 0.0
-    final_text: str | None = None
-    success_event: bool | None = None     # a final "result" event said success / failure
-    error: str | None = None
-    limit_until: float | None = None      # a usage limit with a known reset time
-    limited: bool = False                 # a usage limit, reset time unknown
-    rate_limited: bool = False            # a 429 without a reset time
-    report: dict[str, Any] | None = None  # for agents that report in their output (Aider)
-
-
 class Player:
     """Base adapter. Subclasses fill in the class attributes and override the methods."""
 
@@ -130,6 +104,9 @@ class Player:
     interactive_resume: tuple[str, ...] = ()  # argv before the session id, e.g. ("--resume",)
     reports_in_output: bool = False  # True: a `BATON: done …` line of its reply is its report
     research_reports_in_output: bool = False  # the same, in research only (no shell, no MCP)
+    runs_agent: bool = True         # False: no agent runs; the task's approved check does
+    check_is_task: bool = False     # True: the check is the whole task (never run twice)
+    retries_limits_itself: bool = False  # it retries a limit on its own: `halt` may stop it
 
     def __init__(self, bin_path: str | None = None, env: dict[str, str] | None = None,
                  extra_models: list[str] | None = None):
@@ -181,19 +158,33 @@ class Player:
         flag = self.interactive_resume
         return [exe, *flag, session_id] if exe and flag and session_id else None
 
-    def progress(self, line: str) -> str | None:
-        return None
+    # output: one decoder per stream, everything else folded from its events --------------
+    def decoder(self) -> Decoder:
+        """A fresh decoder of this player's output (one per stream: decoders keep state)."""
+        return GenericDecoder()
 
     @property
     def parses_output(self) -> bool:
         """Whether this adapter reads steps out of its output; for a program that does not
         (a custom player), every output line counts as one step for the supervisor."""
-        return type(self).progress is not Player.progress
+        return type(self).decoder is not Player.decoder
+
+    def progress(self, line: str) -> str | None:
+        """One short human line from one output line, or None."""
+        return progress_line(self.decoder().feed(line)) if self.parses_output else None
 
     def halt(self, line: str) -> str | None:
         """Why the conductor should stop the agent on this output line (it would retry a
         rate limit on its own for minutes, say), or None. `outcome` then reads the log."""
-        return None
+        if not self.retries_limits_itself:
+            return None
+        retrying = [e for e in self.decoder().feed(line) if isinstance(e, Retrying)]
+        return f"rate limited: {retrying[0].reason}" if retrying else None
 
     def outcome(self, text: str) -> Outcome:
-        return Outcome()
+        """What the whole log says: session id, tokens, cost, final text, limits, errors."""
+        return outcome_of(self.decoder().read(text)) if self.parses_output else Outcome()
+
+    def step_reader(self) -> StepReader:
+        """A reader of one of its output streams as readable steps."""
+        return StepReader(self.decoder())

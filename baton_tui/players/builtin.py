@@ -18,7 +18,7 @@ from baton_tui.players.kinds import CliPlayer, NativePlayer
 from baton_tui.players.native import AnthropicPlayer, OpenAIPlayer
 from baton_tui.players.opencode import OpenCodePlayer
 
-__all__ = ["BUILTIN_CLASSES", "CliPlayer", "NativePlayer"]
+__all__ = ["BUILTIN_CLASSES", "CliPlayer", "NativePlayer", "player_named"]
 
 BUILTIN_CLASSES: dict[str, type[Player]] = {
     "claude-code": ClaudeCodePlayer,
@@ -32,3 +32,11 @@ BUILTIN_CLASSES: dict[str, type[Player]] = {
     "anthropic": AnthropicPlayer,
     "openai": OpenAIPlayer,
 }
+
+
+def player_named(name: str) -> Player:
+    """The built-in adapter called `name` with its defaults, for reading its output; any
+    other name (a custom player, `script`) gets the base player, whose decoder reads any
+    output generically."""
+    cls = BUILTIN_CLASSES.get(name)
+    return cls() if cls is not None else Player()

@@ -23,28 +23,41 @@ from pathlib import Path
 from typing import Any
 
 from baton_tui.core.words import Mode
-from baton_tui.players.base import AttemptContext, Launch, Outcome
-from baton_tui.players.kinds import CliPlayer
+from baton_tui.players.base import AttemptContext, Launch
 from baton_tui.players.cli_events import (
     ARGV_PROMPT_LIMIT,
-    claude_reset,
-    event_of,
-    events,
     float_of,
     int_of,
     mcp_command,
     mcp_env,
-    one_line,
+)
+from baton_tui.players.decoding import (
+    AgentStarted,
+    Decoder,
+    Event,
+    Finished,
+    JsonDecoder,
+    LimitHit,
+    Note,
+    SessionNamed,
+    ToolCall,
+    ToolResult,
+    Usage,
+    said,
+    text_of,
+)
+from baton_tui.players.kinds import CliPlayer
+from baton_tui.players.limits import (
+    CLAUDE_LIMIT_WORDS,
+    CLAUDE_THROTTLE_WORDS,
+    claude_reset,
+    contains_any,
 )
 
 REPORT_TOOL = "mcp__baton__baton_report"
 CHECKPOINT_TOOL = "mcp__baton__baton_checkpoint"
 RESEARCH_TOOLS = "Read,Grep,Glob"
 
-_LIMIT_WORDS = ("You've hit your", "You’ve hit your", "usage limit reached",
-                "You're out of usage", "You’re out of usage", "out of extra usage")
-_THROTTLE_WORDS = ("Server is temporarily limiting requests", "rate_limit_error",
-                   "Request rejected (429)", "429")
 
 
 class ClaudeCodePlayer(CliPlayer):
@@ -146,99 +159,112 @@ class ClaudeCodePlayer(CliPlayer):
                        "(`baton report done --summary \"…\"`, or the baton_report tool)."))
         return self._argv(ctx, message)
 
-    # ----------------------------------------------------------------- events
-    def progress(self, line: str) -> str | None:
-        event = event_of(line)
-        if event is None:
-            return None
+    # ----------------------------------------------------------------- output
+    def decoder(self) -> Decoder:
+        return ClaudeDecoder()
+
+
+class ClaudeDecoder(JsonDecoder):
+    """Claude Code's stream-json (and Amp's, which follows it): one object a line.
+
+    Stateful: a tool result names the call it answers by id; usage is per message (a message
+    streams over several lines with the same usage); an exact reset from a rejected
+    `rate_limit_event` wins over one read from the words of a later message.
+    """
+
+    agent = "claude"
+
+    def __init__(self) -> None:
+        self.session: str | None = None
+        self.calls: dict[str, str] = {}
+        self.usage_by_message: dict[str, int] = {}
+        self.exact_reset: float | None = None
+
+    def decode(self, event: dict[str, Any]) -> list[Event]:
+        found: list[Event] = []
+        if event.get("session_id") and str(event["session_id"]) != self.session:
+            self.session = str(event["session_id"])
+            found.append(SessionNamed(self.session))
         kind = event.get("type")
-        if kind == "system":
-            sub = event.get("subtype")
-            if sub == "init":
-                return f"claude started (model {event.get('model') or '?'})"
-            if sub == "api_retry":
-                return (f"API retry {event.get('attempt')}/{event.get('max_retries')} "
-                        f"({event.get('error_status') or event.get('error') or 'error'})")
-            return None
-        if kind == "assistant":
-            return _assistant_line(event.get("message") or {})
-        if kind == "user":
+        if kind == "system" and event.get("subtype") == "init":
+            found.append(AgentStarted(self.agent, text_of(event.get("model")) or None))
+        elif kind == "system" and event.get("subtype") == "api_retry":
+            found.append(Note(f"API retry {event.get('attempt')}/{event.get('max_retries')} "
+                              f"({event.get('error_status') or event.get('error') or 'error'})",
+                              kind="error", shown=True))
+        elif kind == "assistant":
+            found += self._assistant(event.get("message") or {})
+        elif kind == "user":
             for block in _content(event.get("message") or {}):
-                if block.get("type") == "tool_result" and block.get("is_error"):
-                    return "tool error: " + one_line(_text_of(block.get("content")), 120)
-            return None
-        if kind == "rate_limit_event":
+                if block.get("type") == "tool_result":
+                    name = self.calls.get(str(block.get("tool_use_id")), "tool")
+                    found.append(ToolResult(name, not block.get("is_error"),
+                                            _text_of(block.get("content"))))
+        elif kind == "rate_limit_event":
             info = event.get("rate_limit_info") or {}
             if info.get("status") == "rejected":
-                return f"usage limit reached ({info.get('rateLimitType') or 'limit'})"
-            return None
-        if kind == "result":
-            if event.get("is_error") or event.get("subtype") != "success":
-                return "error: " + one_line(event.get("result") or event.get("subtype"), 140)
-            return f"finished ({event.get('num_turns', '?')} turns)"
-        return None
+                reset = float_of(info.get("resetsAt") or info.get("overageResetsAt")) or None
+                self.exact_reset = reset or self.exact_reset
+                found += [Note(f"usage limit reached ({info.get('rateLimitType') or 'limit'})",
+                               shown=True),
+                          LimitHit(self.exact_reset, True, "usage limit")]
+        elif kind == "result":
+            found += self._result(event)
+        return found
 
-    def outcome(self, text: str) -> Outcome:
-        out = Outcome()
-        result: dict[str, Any] | None = None
-        last_text = None
-        rejected_reset: float | None = None
-        usage_by_message: dict[str, int] = {}
-        limit_texts: list[str] = []
-        for event in events(text):
-            if event.get("session_id"):
-                out.session_id = str(event["session_id"])
-            kind = event.get("type")
-            if kind == "assistant":
-                message = event.get("message") or {}
-                texts = [b.get("text", "") for b in _content(message) if b.get("type") == "text"]
-                if any(t.strip() for t in texts):
-                    last_text = "\n".join(t for t in texts if t.strip())
-                    if any(w in last_text for w in _LIMIT_WORDS):
-                        limit_texts.append(last_text)
-                key = str(message.get("id") or len(usage_by_message))
-                usage_by_message[key] = _usage_tokens(message.get("usage") or {})
-            elif kind == "rate_limit_event":
-                info = event.get("rate_limit_info") or {}
-                if info.get("status") == "rejected":
-                    reset = info.get("resetsAt") or info.get("overageResetsAt")
-                    rejected_reset = float_of(reset) or rejected_reset or 0.0
-            elif kind == "result":
-                result = event
-        if result is not None:
-            out.cost = float_of(result.get("total_cost_usd"))
-            out.tokens = _usage_tokens(result.get("usage") or {}) or sum(usage_by_message.values())
-            out.final_text = result.get("result") if isinstance(result.get("result"), str) \
-                else last_text
-            failed = bool(result.get("is_error")) or result.get("subtype") != "success"
-            out.success_event = not failed
-            if failed:
-                message = str(result.get("result") or result.get("subtype") or "error")
-                errors = result.get("errors")
-                if isinstance(errors, list) and errors and not result.get("result"):
-                    message = "; ".join(str(e) for e in errors[:3])
-                out.error = one_line(message, 300)
-                if any(w in message for w in _LIMIT_WORDS):
-                    limit_texts.append(message)
-        else:
-            out.tokens = sum(usage_by_message.values())
-            out.final_text = last_text
-        if out.success_event:
-            return out   # a run that ended well is not stopped by a limit warning
-        reset = rejected_reset or None          # exact (epoch seconds) when Claude sent it
-        for message in limit_texts if reset is None else ():
-            reset = claude_reset(message) or reset   # else the wording (minutes, local zone)
-        if reset is not None:
-            out.limit_until = reset
-        elif limit_texts or rejected_reset is not None:
-            out.error = out.error or one_line(limit_texts[-1] if limit_texts else "usage limit")
-        elif result is not None and (result.get("api_error_status") == 429
-                                     or any(w in (out.error or "") for w in _THROTTLE_WORDS)):
-            out.rate_limited = True
-        return out
+    def _assistant(self, message: dict[str, Any]) -> list[Event]:
+        found: list[Event] = []
+        for block in _content(message):
+            if block.get("type") == "text":
+                found += said(block.get("text"))
+                found += self.limit_in_text(text_of(block.get("text")))
+            elif block.get("type") == "tool_use":
+                name = str(block.get("name") or "tool")
+                self.calls[str(block.get("id"))] = name
+                args = block.get("input")
+                found.append(ToolCall(name, args if isinstance(args, dict) else {}))
+        if isinstance(message.get("usage"), dict):
+            key = str(message.get("id") or len(self.usage_by_message))
+            self.usage_by_message[key] = self.usage_tokens(message["usage"])
+            found.append(Usage(sum(self.usage_by_message.values()), total=True))
+        return found
+
+    def _result(self, result: dict[str, Any]) -> list[Event]:
+        tokens = self.usage_tokens(result.get("usage") or {}) or \
+            sum(self.usage_by_message.values())
+        found: list[Event] = [Usage(tokens, float_of(result.get("total_cost_usd")), total=True)]
+        text = result.get("result") if isinstance(result.get("result"), str) else None
+        failed = bool(result.get("is_error")) or result.get("subtype") != "success"
+        if not failed:
+            return [*found, Finished(True, text, summary=f"{result.get('num_turns', '?')} turns")]
+        message = str(result.get("error") or result.get("result") or result.get("subtype")
+                      or "error")
+        errors = result.get("errors")
+        if isinstance(errors, list) and errors and not result.get("result"):
+            message = "; ".join(str(e) for e in errors[:3])
+        found.append(Finished(False, text, message))
+        return found + self.limit_in_error(message, result.get("api_error_status") == 429)
+
+    def limit_in_text(self, text: str) -> list[Event]:
+        """A subscriber's limit in the words of a message (the reset in minutes, its zone)."""
+        if not contains_any(text, CLAUDE_LIMIT_WORDS):
+            return []
+        return [LimitHit(self.exact_reset or claude_reset(text), True, text)]
+
+    def limit_in_error(self, message: str, status_429: bool) -> list[Event]:
+        limit = self.limit_in_text(message)
+        if limit or not (status_429 or contains_any(message, CLAUDE_THROTTLE_WORDS)):
+            return limit
+        return [LimitHit(None, False, message)]
+
+    @staticmethod
+    def usage_tokens(usage: dict[str, Any]) -> int:
+        return sum(int_of(usage.get(k)) for k in ("input_tokens", "output_tokens",
+                                                  "cache_creation_input_tokens",
+                                                  "cache_read_input_tokens"))
 
 
-def _content(message: dict) -> list[dict]:
+def _content(message: dict[str, Any]) -> list[dict[str, Any]]:
     content = message.get("content")
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
@@ -252,32 +278,3 @@ def _text_of(content: Any) -> str:
         return "\n".join(_text_of(c.get("text", "")) if isinstance(c, dict) else str(c)
                          for c in content)
     return str(content or "")
-
-
-def _usage_tokens(usage: dict) -> int:
-    return sum(int_of(usage.get(k)) for k in ("input_tokens", "output_tokens",
-                                              "cache_creation_input_tokens",
-                                              "cache_read_input_tokens"))
-
-
-def _assistant_line(message: dict) -> str | None:
-    for block in reversed(_content(message)):
-        if block.get("type") == "tool_use":
-            return _tool_line(str(block.get("name") or "tool"), block.get("input") or {})
-    for block in _content(message):
-        if block.get("type") == "text" and str(block.get("text", "")).strip():
-            return one_line(block["text"])
-    return None
-
-
-def _tool_line(name: str, args: dict) -> str:
-    if name.startswith("mcp__baton__"):
-        tool = name.removeprefix("mcp__baton__")
-        what = one_line(args.get("summary") or args.get("what"), 100)
-        return f"{tool}: {args.get('status', '')} {what}".strip()
-    if name == "Bash":
-        return "$ " + one_line(args.get("command"), 140)
-    for key in ("file_path", "path", "pattern", "url"):
-        if args.get(key):
-            return f"{name} {one_line(args[key], 140)}"
-    return name

@@ -17,27 +17,50 @@ warning), `turn.completed` (usage), `turn.failed` and `error`. A usage limit rea
 
 from __future__ import annotations
 
+import json
 import os
+import tomllib
 from pathlib import Path
 from typing import Any
 
 from baton_tui.core.words import Mode
-from baton_tui.players.base import AttemptContext, Launch, Outcome
-from baton_tui.players.kinds import CliPlayer
+from baton_tui.players.base import AttemptContext, Launch
 from baton_tui.players.cli_events import (
     ARGV_PROMPT_LIMIT,
-    codex_reset,
-    event_of,
-    events,
     int_of,
     mcp_command,
     mcp_env,
     one_line,
     toml_value,
 )
-
-_LIMIT_WORDS = ("hit your usage limit", "usage_limit_reached", "usage limit reached")
-_THROTTLE_WORDS = ("429", "Too Many Requests", "rate_limit", "rate limit")
+from baton_tui.players.decoding import (
+    AgentStarted,
+    CommandRun,
+    Decoder,
+    Event,
+    Failed,
+    FileChange,
+    Finished,
+    JsonDecoder,
+    LimitHit,
+    Note,
+    SessionNamed,
+    ToolCall,
+    ToolResult,
+    Usage,
+    obj,
+    said,
+    text_of,
+)
+from baton_tui.players.kinds import CliPlayer
+from baton_tui.players.limits import (
+    CODEX_LIMIT_WORDS,
+    CODEX_THROTTLE_WORDS,
+    codex_reset,
+    contains_any,
+)
+from baton_tui.players.model_lists import listed_models
+from baton_tui.players.native import OPENAI_FAMILY
 
 
 class CodexPlayer(CliPlayer):
@@ -65,8 +88,6 @@ class CodexPlayer(CliPlayer):
         listed = None
         exe = self.executable()
         if exe is not None:
-            from baton_tui.players.model_lists import listed_models
-
             home = self.codex_home()
             listed = listed_models(self.name, [exe, "debug", "models"], Path.cwd(),
                                    {**os.environ, **self.env},
@@ -82,8 +103,6 @@ class CodexPlayer(CliPlayer):
         older models on fallback metadata). With a provider of the person's own
         (`model_provider` naming a `[model_providers.X]`), that provider's names are its own:
         Baton cannot judge them."""
-        from baton_tui.players.native import OPENAI_FAMILY
-
         if model is None or self._configured_provider(self.codex_home()) is not None:
             return None
         catalog = self.catalog() or ()
@@ -118,8 +137,6 @@ class CodexPlayer(CliPlayer):
     @staticmethod
     def _config(home: Path) -> dict[str, Any]:
         try:
-            import tomllib
-
             return tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
@@ -182,78 +199,68 @@ class CodexPlayer(CliPlayer):
         return self._with_prompt([self._exe(ctx), "exec", *self._options(ctx), "resume", "--",
                                   ctx.session_id], message)
 
-    # ----------------------------------------------------------------- events
-    def progress(self, line: str) -> str | None:
-        event = event_of(line)
-        if event is None:
-            return None
-        kind = event.get("type")
-        if kind == "thread.started":
-            return "codex started"
-        if kind in ("item.started", "item.completed"):
-            item = event.get("item") or {}
-            itype = item.get("type")
-            if itype == "command_execution" and kind == "item.started":
-                return "$ " + one_line(item.get("command"), 140)
-            if itype == "command_execution":
-                code = item.get("exit_code")
-                return f"command exited {code}" if code not in (0, None) else None
-            if itype == "agent_message" and kind == "item.completed":
-                return one_line(item.get("text"))
-            if itype == "mcp_tool_call" and kind == "item.started":
-                args = item.get("arguments") or {}
-                status = args.get("status", "") if isinstance(args, dict) else ""
-                return f"{item.get('tool') or 'mcp tool'} {status}".strip()
-            if itype == "file_change" and kind == "item.completed":
-                changes = [c for c in item.get("changes") or [] if isinstance(c, dict)]
-                paths = [c.get("path", "") for c in changes]
-                return "edited " + ", ".join(p for p in paths if p)[:140]
-            return None
-        if kind == "turn.completed":
-            usage = event.get("usage") or {}
-            return f"turn done ({_usage_tokens(usage)} tokens)"
-        if kind == "turn.failed":
-            return "failed: " + one_line((event.get("error") or {}).get("message"), 140)
-        if kind == "error":
-            return one_line(event.get("message"), 160)
-        return None
+    # ----------------------------------------------------------------- output
+    def decoder(self) -> Decoder:
+        return CodexDecoder()
 
-    def outcome(self, text: str) -> Outcome:
-        out = Outcome()
-        final_error: str | None = None
-        errors: list[str] = []
-        for event in events(text):
-            kind = event.get("type")
-            if kind == "thread.started" and event.get("thread_id"):
-                out.session_id = str(event["thread_id"])
-            elif kind == "item.completed":
-                item = event.get("item") or {}
-                if item.get("type") == "agent_message" and str(item.get("text", "")).strip():
-                    out.final_text = str(item["text"])
-            elif kind == "turn.completed":
-                out.tokens += _usage_tokens(event.get("usage") or {})
-                out.success_event = True
-                final_error = None
-            elif kind == "turn.failed":
-                out.success_event = False
-                final_error = str((event.get("error") or {}).get("message") or "turn failed")
-                errors.append(final_error)
-            elif kind == "error":
-                errors.append(str(event.get("message") or ""))
-        if out.success_event:
-            return out
-        if final_error is None and errors and out.success_event is None:
-            final_error = errors[-1]
-        if final_error is None:
-            return out
-        out.error = one_line(final_error, 300)
-        recent = [final_error, *errors[-3:]]
-        limit = next((m for m in recent if any(w in m for w in _LIMIT_WORDS)), None)
-        if limit is not None:
-            out.limit_until = codex_reset(limit)
-        elif any(w in m for m in recent for w in _THROTTLE_WORDS):
-            out.rate_limited = True
-        return out
+
+class CodexDecoder(JsonDecoder):
+    """`codex exec --json` events. An `error` item is a non-fatal warning (the unknown-model
+    notice); an `error` event is not final by itself, `turn.failed` is."""
+
+    def decode(self, event: dict[str, Any]) -> list[Event]:
+        kind = event.get("type")
+        item = obj(event.get("item"))
+        itype = item.get("type")
+        if kind == "thread.started":
+            found: list[Event] = [AgentStarted("codex")]
+            if event.get("thread_id"):
+                found.insert(0, SessionNamed(str(event["thread_id"])))
+            return found
+        if kind == "turn.completed":
+            tokens = _usage_tokens(event.get("usage") or {})
+            return [Usage(tokens, turn=True), Finished(True, summary=f"{tokens} tokens")]
+        if kind == "turn.failed":
+            message = str((event.get("error") or {}).get("message") or "turn failed")
+            return [Finished(False, error=message), *_limit(message)]
+        if kind == "error":
+            message = text_of(event.get("message"))
+            return [Failed(message), *_limit(message)]
+        if kind == "item.started" and itype == "command_execution":
+            return [CommandRun(text_of(item.get("command")))]
+        if kind == "item.started" and itype == "mcp_tool_call":
+            args = item.get("arguments")
+            return [ToolCall(str(item.get("tool") or "mcp tool"),
+                             args if isinstance(args, (dict, str)) else {})]
+        if kind != "item.completed":
+            return []
+        if itype == "agent_message":
+            return said(item.get("text"))
+        if itype == "command_execution":
+            code = item.get("exit_code")
+            return [CommandRun(text_of(item.get("command")),
+                               code if isinstance(code, int) else -1,
+                               text_of(item.get("aggregated_output")))]
+        if itype == "file_change":
+            return [FileChange(tuple((str(c.get("kind", "edit")), str(c.get("path") or ""))
+                                     for c in item.get("changes") or [] if isinstance(c, dict)))]
+        if itype == "mcp_tool_call" and item.get("status") == "failed":
+            return [ToolResult(str(item.get("tool") or "mcp tool"), False,
+                               text_of(item.get("error") or item.get("result")))]
+        if itype == "error":
+            return [Note("warning: " + one_line(item.get("message"), 160))]
+        if itype == "reasoning":
+            return [Note("thinking: " + one_line(item.get("text"), 160))]
+        return []
+
+
+def _limit(message: str) -> list[Event]:
+    """Codex's usage limit names its reset in local wall-clock time; a 429 names none."""
+    if contains_any(message, CODEX_LIMIT_WORDS):
+        return [LimitHit(codex_reset(message), True, message)]
+    if contains_any(message, CODEX_THROTTLE_WORDS):
+        return [LimitHit(None, False, message)]
+    return []
 
 
 def _usage_tokens(usage: dict) -> int:
@@ -262,8 +269,6 @@ def _usage_tokens(usage: dict) -> int:
 
 def _slugs(text: str) -> tuple[str, ...]:
     """Model slugs from `codex debug models` (a JSON catalog: {"models": [{"slug": …}]})."""
-    import json
-
     try:
         found = json.loads(text).get("models") or []
     except (ValueError, AttributeError):

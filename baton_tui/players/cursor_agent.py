@@ -23,13 +23,30 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from baton_tui.core.words import Mode
 from baton_tui.players.aider import REPORT
-from baton_tui.players.base import AttemptContext, Launch, Outcome
-from baton_tui.players.cli_events import ARGV_PROMPT_LIMIT, event_of, events, int_of, one_line
+from baton_tui.players.base import AttemptContext, Launch
+from baton_tui.players.cli_events import ARGV_PROMPT_LIMIT, int_of
+from baton_tui.players.decoding import (
+    AgentStarted,
+    Decoder,
+    Event,
+    Failed,
+    Finished,
+    JsonDecoder,
+    LimitHit,
+    Reported,
+    SessionNamed,
+    ToolCall,
+    Usage,
+    said,
+    text_of,
+)
 from baton_tui.players.kinds import CliPlayer
-from baton_tui.players.limit_words import is_limit, is_throttle, reset_in
+from baton_tui.players.limits import limit_in
+from baton_tui.players.model_lists import listed_models
 
 # `cursor-agent models`: "auto - Auto  (current)", "sonnet-4.5 - Claude 4.5 Sonnet", …
 _MODEL_LINE = re.compile(r"^\s*([A-Za-z0-9][\w.:/\-]*)\s+-\s+\S")
@@ -83,8 +100,6 @@ class CursorAgentPlayer(CliPlayer):
         exe = self.executable()
         if exe is None:
             return None
-        from baton_tui.players.model_lists import listed_models
-
         listed = listed_models(self.name, [exe, "models"], Path.cwd(), self._env(),
                                self.auth_files(), ["CURSOR_API_KEY"], parse=parse_models)
         return None if listed is None else tuple(dict.fromkeys([*listed, *self.extra_models]))
@@ -125,69 +140,82 @@ class CursorAgentPlayer(CliPlayer):
                         "as Baton's rules said.")
         return self._argv(ctx, message)
 
-    # ----------------------------------------------------------------- events
-    def progress(self, line: str) -> str | None:
-        event = event_of(line)
-        if event is None:
-            return None
+    # ----------------------------------------------------------------- output
+    def decoder(self) -> Decoder:
+        return CursorDecoder()
+
+
+class CursorDecoder(JsonDecoder):
+    """Cursor Agent's stream-json. On failure the stream may end without a result and the
+    error goes to stderr: then its last plain lines explain the run (told at the end)."""
+
+    def __init__(self) -> None:
+        self.session: str | None = None
+        self.plain_lines: list[str] = []
+        self.result_seen = False
+
+    def plain(self, line: str) -> list[Event]:
+        if line.strip():
+            self.plain_lines = [*self.plain_lines[-4:], line.strip()]
+        return super().plain(line)
+
+    def close(self) -> list[Event]:
+        if self.result_seen:
+            return []
+        message = "\n".join(self.plain_lines) or "no result"
+        return [Failed(self.plain_lines[-1] if self.plain_lines else message), *_limit(message)]
+
+    def decode(self, event: dict[str, Any]) -> list[Event]:
+        found: list[Event] = []
+        if event.get("session_id") and str(event["session_id"]) != self.session:
+            self.session = str(event["session_id"])
+            found.append(SessionNamed(self.session))
         kind = event.get("type")
         if kind == "system" and event.get("subtype") == "init":
-            return f"cursor-agent started (model {event.get('model') or '?'})"
-        if kind == "tool_call" and event.get("subtype") == "started":
-            return _tool_line(event.get("tool_call") or {})
-        if kind == "assistant":
-            texts = [b.get("text", "") for b in (event.get("message") or {}).get("content") or []
-                     if isinstance(b, dict) and b.get("type") == "text"]
-            return one_line("\n".join(texts)) or None
-        if kind == "result":
-            if event.get("is_error") or event.get("subtype") != "success":
-                return "error: " + one_line(event.get("result") or event.get("subtype"), 140)
-            return f"finished in {int_of(event.get('duration_ms')) / 1000:.0f}s"
-        return None
+            found.append(AgentStarted("cursor-agent", text_of(event.get("model")) or None))
+        elif kind == "tool_call" and event.get("subtype") == "started":
+            found += _tool_call(event.get("tool_call") or {})
+        elif kind == "assistant":
+            found += said("\n".join(text_of(b.get("text")) for b in
+                                    (event.get("message") or {}).get("content") or []
+                                    if isinstance(b, dict) and b.get("type") == "text"))
+        elif kind == "result":
+            found += self._result(event)
+        return found
 
-    def outcome(self, text: str) -> Outcome:
-        out = Outcome()
-        result = None
-        for event in events(text):
-            if event.get("session_id"):
-                out.session_id = str(event["session_id"])
-            if event.get("type") == "result":
-                result = event
-        if result is not None:
-            usage = result.get("usage") or {}
-            out.tokens = sum(int_of(usage.get(k)) for k in (
-                "inputTokens", "outputTokens", "input_tokens", "output_tokens"))
-            final = result.get("result") if isinstance(result.get("result"), str) else ""
-            out.final_text = final
-            out.success_event = not result.get("is_error") and result.get("subtype") == "success"
+    def _result(self, result: dict[str, Any]) -> list[Event]:
+        self.result_seen = True
+        usage = result.get("usage") or {}
+        tokens = sum(int_of(usage.get(k)) for k in (
+            "inputTokens", "outputTokens", "input_tokens", "output_tokens"))
+        final = text_of(result.get("result")) if isinstance(result.get("result"), str) else ""
+        ok = not result.get("is_error") and result.get("subtype") == "success"
+        found: list[Event] = [Usage(tokens, total=True)]
+        if ok:
+            found.append(Finished(True, final,
+                                  summary=f"in {int_of(result.get('duration_ms')) / 1000:.0f}s"))
             reports = [m for m in map(REPORT.match, final.splitlines()) if m]
-            if reports and out.success_event:
-                status, rest = reports[-1].group(1).lower(), reports[-1].group(2).strip()
-                out.report = ({"status": "done", "summary": rest} if status == "done" else
-                              {"status": "failed", "reason": rest or "the agent reported failure"})
-            if out.success_event:
-                return out
-        # No result (Cursor writes its error to stderr) or a failed one: what does it say?
-        said = [ln.strip() for ln in text.splitlines() if ln.strip() and event_of(ln) is None]
-        message = str((result or {}).get("result") or "\n".join(said[-5:]) or "no result")
-        out.error = one_line(message if result else (said[-1] if said else message), 300)
-        if is_limit(message):
-            out.limit_until = reset_in(message)
-            out.limited = out.limit_until is None
-        elif is_throttle(message):
-            out.limit_until = reset_in(message)
-            out.rate_limited = out.limit_until is None
-        return out
+            if reports:   # research: its report is the final reply's `BATON:` line
+                found.append(Reported(reports[-1].group(1).lower(),
+                                      reports[-1].group(2).strip()))
+            return found
+        message = str(result.get("result") or "\n".join(self.plain_lines) or "no result")
+        return [*found, Finished(False, final, message), *_limit(message)]
 
 
-def _tool_line(call: dict) -> str | None:
-    """`{"shellToolCall": {"args": {"command": …}}}` as one readable line."""
+def _limit(message: str) -> list[Event]:
+    hit = limit_in(message)
+    return [LimitHit(hit[0], hit[1], message)] if hit else []
+
+
+def _tool_call(call: dict[str, Any]) -> list[Event]:
+    """`{"shellToolCall": {"args": {"command": …}}}` as a call named `shell`."""
     for kind, body in call.items():
-        args = (body or {}).get("args") or {} if isinstance(body, dict) else {}
+        args = (body.get("args") or {}) if isinstance(body, dict) else {}
         name = kind.removesuffix("ToolCall") or kind
-        if name == "shell":
-            return "$ " + one_line(args.get("command"), 140)
-        what = args.get("path") or args.get("pattern") or args.get("globPattern") \
-            or args.get("name") or ""
-        return one_line(f"{name} {what}".strip(), 160)
-    return None
+        if name != "shell" and isinstance(args, dict):
+            what = args.get("path") or args.get("pattern") or args.get("globPattern") \
+                or args.get("name")
+            args = {"path": what} if what else {}
+        return [ToolCall(name, args if isinstance(args, dict) else {})]
+    return []

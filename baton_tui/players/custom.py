@@ -63,6 +63,8 @@ class ScriptPlayer(Player):
     efforts = ()
     research = False
     checkpoints = False
+    runs_agent = False      # the person's approved check runs, not an agent
+    check_is_task = True
 
     def detect(self) -> Detection:
         return Detection(self.name, True, "", version="built-in", path="sh")

@@ -23,15 +23,40 @@ from __future__ import annotations
 import os
 import re
 import uuid
+from typing import Any
 
 from baton_tui.core.words import Mode
-from baton_tui.players.base import AttemptContext, Launch, Outcome, printed_at
-from baton_tui.players.cli_events import ARGV_PROMPT_LIMIT, event_of, events, int_of, \
-    mcp_command, mcp_env, one_line
+from baton_tui.players.base import AttemptContext, Launch
+from baton_tui.players.cli_events import ARGV_PROMPT_LIMIT, int_of, mcp_command, mcp_env, \
+    one_line
+from baton_tui.players.decoding import (
+    AgentStarted,
+    Decoder,
+    Event,
+    Failed,
+    Finished,
+    JsonDecoder,
+    LimitHit,
+    Note,
+    Retrying,
+    SessionNamed,
+    ToolCall,
+    ToolResult,
+    Usage,
+    obj,
+    said,
+    text_of,
+)
 from baton_tui.players.gemini_home import build_home, person_gemini_dir
 from baton_tui.players.kinds import CliPlayer
-from baton_tui.players.steps import Parser, Step, register, tool_step
-from baton_tui.players.waits import pacific_midnight, wait_seconds
+from baton_tui.players.limits import (
+    GEMINI_DAILY,
+    GEMINI_LIMIT,
+    GEMINI_RATE,
+    pacific_midnight,
+    printed_at,
+    wait_seconds,
+)
 
 # Gemini CLI 0.61 (packages/core/src/config/models.ts): its aliases and VALID_GEMINI_MODELS.
 MODELS = ("auto", "pro", "flash", "flash-lite", "auto-gemini-3", "auto-gemini-2.5",
@@ -44,8 +69,6 @@ RESEARCH_DENIED = ("write_file", "replace", "run_shell_command")
 THINKING = {"low": ("LOW", 1024), "high": ("HIGH", 24576)}   # medium: Gemini CLI's default
 RETRY = re.compile(r"^Attempt \d+ failed(?::| with)(?P<rest>.*?)\. Retrying (?:after (?P<ms>\d+)"
                    r"ms|with backoff)")
-LIMIT_WORDS = re.compile(r"quota|exhausted|RESOURCE_EXHAUSTED|capacity", re.IGNORECASE)
-RATE_WORDS = re.compile(r"\b429\b|rate.?limit|too many requests", re.IGNORECASE)
 
 
 class GeminiPlayer(CliPlayer):
@@ -59,6 +82,7 @@ class GeminiPlayer(CliPlayer):
     default_model = None        # Gemini CLI's own (`auto`: it routes each request)
     efforts = ("low", "medium", "high")
     interactive_resume = ("--resume",)
+    retries_limits_itself = True   # a 429: "Attempt 1 failed … Retrying", for minutes
     key_vars = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI",
                 "GOOGLE_GENAI_USE_GCA", "GOOGLE_CLOUD_ACCESS_TOKEN")
 
@@ -125,134 +149,95 @@ class GeminiPlayer(CliPlayer):
         return self._argv(ctx, message[:ARGV_PROMPT_LIMIT], ["--resume", ctx.session_id])
 
     # ----------------------------------------------------------------- output
-    def halt(self, line: str) -> str | None:
+    def decoder(self) -> Decoder:
+        return GeminiDecoder()
+
+
+class GeminiDecoder(JsonDecoder):
+    """Gemini CLI's stream-json, and its own retry lines on stderr.
+
+    Its text arrives in pieces (`message` deltas), gathered until the next event. A retry
+    line is a limit only when the run has no failed result of its own to explain it, so
+    that limit is told at the end of the stream.
+    """
+
+    def __init__(self) -> None:
+        self.calls: dict[str, str] = {}
+        self.text: list[str] = []
+        self.result_failed = False
+        self.retry_limit: LimitHit | None = None
+
+    def flush(self) -> list[Event]:
+        text = "".join(self.text)
+        self.text.clear()
+        return said(text)
+
+    def close(self) -> list[Event]:
+        found = self.flush()
+        if self.retry_limit is not None and not self.result_failed:
+            found.append(self.retry_limit)
+        return found
+
+    def plain(self, line: str) -> list[Event]:
         match = RETRY.match(line.strip())
-        if match and (match["ms"] or RATE_WORDS.search(match["rest"])
-                      or LIMIT_WORDS.search(match["rest"])):
-            return "rate limited: Gemini CLI would retry on its own"
-        return None
+        if not match:
+            return super().plain(line)
+        wait = wait_seconds(match["rest"])
+        wait = wait if wait is not None else int(match["ms"]) / 1000 if match["ms"] else None
+        self.retry_limit = LimitHit(None if wait is None else printed_at() + wait, False,
+                                    line.strip())
+        found: list[Event] = [Failed(line.strip(), label="model error")]
+        if match["ms"] or GEMINI_RATE.search(match["rest"]) or GEMINI_LIMIT.search(match["rest"]):
+            found.append(Retrying("Gemini CLI would retry on its own"))
+        return found
 
-    def progress(self, line: str) -> str | None:
-        if RETRY.match(line.strip()):
-            return "model error: " + one_line(line, 150)
-        event = event_of(line)
-        if event is None:
-            return None
-        kind = event.get("type")
-        if kind == "init":
-            return f"gemini started (model {event.get('model') or '?'})"
-        if kind == "tool_use":
-            return _tool_line(str(event.get("tool_name") or "tool"), event.get("parameters") or {})
-        if kind == "tool_result" and event.get("status") == "error":
-            error = event.get("error") if isinstance(event.get("error"), dict) else {}
-            return "tool error: " + one_line(error.get("message") or event.get("output"), 120)
-        if kind == "result":
-            if event.get("status") != "success":
-                return "error: " + one_line((event.get("error") or {}).get("message"), 150)
-            return f"finished ({int_of((event.get('stats') or {}).get('total_tokens'))} tokens)"
-        if kind == "error":
-            return one_line(event.get("message"), 160)
-        return None
-
-    def outcome(self, text: str) -> Outcome:
-        out = Outcome()
-        said: list[str] = []
-        for event in events(text):
-            kind = event.get("type")
-            if kind == "init" and event.get("session_id"):
-                out.session_id = str(event["session_id"])
-            elif kind == "message" and event.get("role") == "assistant":
-                said.append(str(event.get("content") or ""))
-            elif kind == "tool_use":
-                said = []
-            elif kind == "result":
-                out.tokens = int_of((event.get("stats") or {}).get("total_tokens"))
-                out.success_event = event.get("status") == "success"
-                if not out.success_event:
-                    out.error = one_line((event.get("error") or {}).get("message") or "error", 300)
-        out.final_text = "".join(said).strip() or None
-        if out.success_event:
-            return out
-        retries = [m for m in map(RETRY.match, map(str.strip, text.splitlines())) if m]
-        if out.error is None and retries:   # stopped while Gemini CLI waited to retry
-            last = retries[-1]
-            out.error = one_line(last.string, 300)
-            wait = wait_seconds(last["rest"])
-            wait = wait if wait is not None else int(last["ms"]) / 1000 if last["ms"] else None
-            if wait is not None:
-                out.limit_until = printed_at() + wait
-            else:
-                out.rate_limited = True
-            return out
-        message = out.error or ""
-        wait = wait_seconds(message)
-        if "daily quota" in message:
-            out.limit_until = pacific_midnight()
-        elif wait is not None and (LIMIT_WORDS.search(message) or RATE_WORDS.search(message)):
-            out.limit_until = printed_at() + wait
-        elif RATE_WORDS.search(message):
-            out.rate_limited = True
-        elif LIMIT_WORDS.search(message):
-            out.limited = True
-        return out
-
-def _tool_line(name: str, args: dict) -> str:
-    if name.startswith("mcp_baton_"):
-        tool = name.removeprefix("mcp_baton_")
-        what = one_line(args.get("summary") or args.get("what"), 100)
-        return f"{tool}: {args.get('status', '')} {what}".strip()
-    if name == "run_shell_command":
-        return "$ " + one_line(args.get("command"), 140)
-    for key in ("file_path", "dir_path", "path", "pattern", "url"):
-        if args.get(key):
-            return f"{name} {one_line(args[key], 140)}"
-    return name
-
-
-def steps_parser() -> Parser:
-    """Gemini CLI's events as readable steps (`players.steps`); its text arrives in pieces,
-    gathered until the next event."""
-    calls: dict[str, str] = {}
-    text: list[str] = []
-
-    def flush() -> list[Step]:
-        said = "".join(text).strip()
-        text.clear()
-        return [Step("said", one_line(said, 200))] if said else []
-
-    def parse(event: dict) -> list[Step]:
+    def decode(self, event: dict[str, Any]) -> list[Event]:
         kind = event.get("type")
         if kind == "message":
             if event.get("role") == "assistant":
-                text.append(str(event.get("content") or ""))
+                self.text.append(text_of(event.get("content")))
             return []
-        steps = flush()
+        found = self.flush()
         if kind == "init":
-            steps.append(Step("note", f"started · model {event.get('model') or '?'}"))
+            if event.get("session_id"):
+                found.append(SessionNamed(str(event["session_id"])))
+            found.append(AgentStarted("gemini", text_of(event.get("model")) or None))
         elif kind == "tool_use":
             name = str(event.get("tool_name") or "tool")
-            calls[str(event.get("tool_id"))] = name
-            steps.append(tool_step(name, event.get("parameters") or {}))
+            self.calls[str(event.get("tool_id"))] = name
+            args = event.get("parameters")
+            found.append(ToolCall(name, args if isinstance(args, dict) else {}))
         elif kind == "tool_result":
-            name = calls.get(str(event.get("tool_id")), "tool")
-            if event.get("status") == "error":
-                error = event.get("error") if isinstance(event.get("error"), dict) else {}
-                steps.append(Step("error", f"{name} failed: "
-                                  + one_line(error.get("message") or event.get("output"), 140),
-                                  ok=False))
-            elif name == "run_shell_command":
-                steps.append(Step("result", "exit 0", one_line(event.get("output"), 140), True))
+            name = self.calls.get(str(event.get("tool_id")), "tool")
+            error = obj(event.get("error"))
+            failed = event.get("status") == "error"
+            found.append(ToolResult(name, not failed, text_of(
+                (error.get("message") if failed else None) or event.get("output"))))
         elif kind == "result":
-            error = (event.get("error") or {}).get("message")
-            steps.append(Step("result", "finished", ok=True) if event.get("status") == "success"
-                         else Step("error", "ended with an error: " + one_line(error, 160),
-                                   ok=False))
+            tokens = int_of((event.get("stats") or {}).get("total_tokens"))
+            found.append(Usage(tokens, total=True))
+            if event.get("status") == "success":
+                found.append(Finished(True, summary=f"{tokens} tokens"))
+            else:
+                self.result_failed = True
+                message = text_of((event.get("error") or {}).get("message")) or "error"
+                found += [Finished(False, error=message), *_limit(message)]
         elif kind == "error":
-            steps.append(Step("error" if event.get("severity") == "error" else "note",
-                              one_line(event.get("message"), 160)))
-        return steps
+            found.append(Note(one_line(event.get("message"), 160),
+                              kind="error" if event.get("severity") == "error" else "note",
+                              shown=True))
+        return found
 
-    return parse
 
-
-register("gemini", steps_parser)
+def _limit(message: str) -> list[Event]:
+    """A failed result's limit: a daily quota resets at midnight Pacific; a wait it names."""
+    wait = wait_seconds(message)
+    if GEMINI_DAILY in message:
+        return [LimitHit(pacific_midnight(), True, message)]
+    if wait is not None and (GEMINI_LIMIT.search(message) or GEMINI_RATE.search(message)):
+        return [LimitHit(printed_at() + wait, False, message)]
+    if GEMINI_RATE.search(message):
+        return [LimitHit(None, False, message)]
+    if GEMINI_LIMIT.search(message):
+        return [LimitHit(None, True, message)]
+    return []

@@ -26,13 +26,26 @@ import re
 import shlex
 import uuid
 from pathlib import Path
+from typing import Any
 
 from baton_tui.core.words import Mode
 from baton_tui.paths import own_module
-from baton_tui.players.base import AttemptContext, Launch, Outcome
-from baton_tui.players.cli_events import event_of, events, float_of, int_of, one_line
+from baton_tui.players.base import AttemptContext, Detection, Launch
+from baton_tui.players.cli_events import float_of, int_of
+from baton_tui.players.decoding import (
+    Decoder,
+    Event,
+    Finished,
+    JsonDecoder,
+    LimitHit,
+    ToolCall,
+    ToolResult,
+    Usage,
+    said,
+    text_of,
+)
 from baton_tui.players.kinds import CliPlayer
-from baton_tui.players.limit_words import is_limit, is_throttle, reset_in
+from baton_tui.players.limits import limit_in
 
 _PROVIDER = re.compile(r"(?m)^\s*GOOSE_PROVIDER\s*:\s*\S")
 
@@ -66,15 +79,16 @@ class GoosePlayer(CliPlayer):
         return "not signed in (no provider: GOOSE_PROVIDER is unset and `goose configure` was " \
                "never run)"
 
-    def detect(self):
+    def detect(self) -> Detection:
         found = super().detect()
         if not found.ready and found.path and "not signed in" in found.reason:
             found.fix = "run `goose configure` and choose a provider (or export GOOSE_PROVIDER)"
         return found
 
-    def interactive(self, session_id: str) -> list[str] | None:
+    def interactive(self, session_id: str | None) -> list[str] | None:
         exe = self.executable()
-        return [exe, "session", "--resume", "--name", session_id] if exe else None
+        return [exe, "session", "--resume", "--name", session_id] if exe and session_id \
+            else None
 
     # ----------------------------------------------------------------- command lines
     def _read_server(self, ctx: AttemptContext) -> str:
@@ -120,64 +134,52 @@ class GoosePlayer(CliPlayer):
             fh.write(message)
         return self._argv(ctx, ctx.session_id, path, resume=True)
 
-    # ----------------------------------------------------------------- events
-    def progress(self, line: str) -> str | None:
-        event = event_of(line)
-        kind = event.get("type") if event else None
+    # ----------------------------------------------------------------- output
+    def decoder(self) -> Decoder:
+        return GooseDecoder()
+
+
+class GooseDecoder(JsonDecoder):
+    """Goose's stream-json: `message` (text, tool requests and responses), `error` on a
+    failed run (no `complete` then, or a failed one) and `complete` with the totals."""
+
+    def __init__(self) -> None:
+        self.failed = False
+        self.calls: dict[str, str] = {}
+
+    def decode(self, event: dict[str, Any]) -> list[Event]:
+        kind = event.get("type")
         if kind == "message":
-            message = event.get("message") or {}
-            for item in reversed(message.get("content") or []):
-                if isinstance(item, dict) and item.get("type") == "toolRequest":
-                    return _tool_line(item)
-                if isinstance(item, dict) and item.get("type") == "toolResponse" and \
-                        (item.get("toolResult") or {}).get("status") == "error":
-                    return "tool error: " + one_line((item["toolResult"]).get("error"), 120)
-            if message.get("role") == "assistant":
-                return one_line(_text(message)) or None
+            return self._message(event.get("message") or {})
         if kind == "error":
-            return "error: " + one_line(event.get("error"), 140)
+            self.failed = True
+            message = text_of(event.get("error")) or "error"
+            hit = limit_in(message)
+            return [Finished(False, error=message),
+                    *([LimitHit(hit[0], hit[1], message)] if hit else [])]
         if kind == "complete":
-            return f"finished ({int_of(event.get('total_tokens'))} tokens)"
-        return None
+            total = int_of(event.get("total_tokens"))
+            tokens = total or int_of(event.get("input_tokens")) + int_of(event.get("output_tokens"))
+            return [Usage(tokens, float_of(event.get("cost_usd")), total=True),
+                    Finished(not self.failed, summary=f"{total} tokens")]
+        return []
 
-    def outcome(self, text: str) -> Outcome:
-        out = Outcome()
-        failure = None
-        for event in events(text):
-            kind = event.get("type")
-            if kind == "message" and (event.get("message") or {}).get("role") == "assistant":
-                said = _text(event["message"])
-                out.final_text = said.strip() or out.final_text
-            elif kind == "error":
-                failure = str(event.get("error") or "error")
-            elif kind == "complete":
-                out.tokens = int_of(event.get("total_tokens")) or (
-                    int_of(event.get("input_tokens")) + int_of(event.get("output_tokens")))
-                out.cost = float_of(event.get("cost_usd"))
-                out.success_event = failure is None
-        if failure is None:
-            return out
-        out.success_event, out.error = False, one_line(failure, 300)
-        if is_limit(failure):
-            out.limit_until = reset_in(failure)
-            out.limited = out.limit_until is None
-        elif is_throttle(failure):
-            out.limit_until = reset_in(failure)
-            out.rate_limited = out.limit_until is None
-        return out
-
-
-def _text(message: dict) -> str:
-    return "\n".join(str(i.get("text", "")) for i in message.get("content") or []
-                     if isinstance(i, dict) and i.get("type") == "text")
-
-
-def _tool_line(item: dict) -> str:
-    call = ((item.get("toolCall") or {}).get("value")) or {}
-    name, args = str(call.get("name") or "tool"), call.get("arguments") or {}
-    if name.endswith("baton_report"):
-        return f"baton_report: {args.get('status', '')} {one_line(args.get('summary'), 100)}"
-    if name.endswith("shell"):
-        return "$ " + one_line(args.get("command"), 140)
-    what = args.get("path") or args.get("pattern") or ""
-    return one_line(f"{name} {what}".strip(), 160)
+    def _message(self, message: dict[str, Any]) -> list[Event]:
+        found: list[Event] = []
+        if message.get("role") == "assistant":
+            found += said("\n".join(text_of(i.get("text")) for i in message.get("content") or []
+                                    if isinstance(i, dict) and i.get("type") == "text"))
+        for item in message.get("content") or []:
+            if not isinstance(item, dict):
+                continue
+            if item.get("type") == "toolRequest":
+                call = ((item.get("toolCall") or {}).get("value")) or {}
+                name, args = str(call.get("name") or "tool"), call.get("arguments")
+                self.calls[str(item.get("id"))] = name
+                found.append(ToolCall(name, args if isinstance(args, dict) else {}))
+            elif item.get("type") == "toolResponse":
+                result = item.get("toolResult") or {}
+                if result.get("status") == "error":
+                    found.append(ToolResult(self.calls.get(str(item.get("id")), "tool"), False,
+                                            text_of(result.get("error"))))
+        return found

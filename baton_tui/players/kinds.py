@@ -14,8 +14,10 @@ from baton_tui.players.base import Detection, Player
 
 
 def _version(path: str) -> str | None:
+    """The CLI's own `--version` line (a Node CLI can take seconds to start on a busy
+    machine; a hung one is given up on after half a minute)."""
     try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10,
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30,
                              stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None

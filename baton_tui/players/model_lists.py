@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from baton_tui.paths import baton_home
+
 MAX_AGE = 86400.0
 TIMEOUT = 60.0
 
@@ -31,8 +33,6 @@ def _stamp(path: Path) -> list:
 
 
 def _cache_dir() -> Path:
-    from baton_tui.paths import baton_home
-
     return baton_home() / "cache"
 
 

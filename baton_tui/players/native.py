@@ -30,17 +30,33 @@ import json
 import os
 import re
 import sys
+from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 from baton_tui.core.words import Mode
 from baton_tui.paths import own_module
-from baton_tui.players.base import AttemptContext, Detection, Launch, Outcome
+from baton_tui.players.base import AttemptContext, Detection, Launch
+from baton_tui.players.cli_events import float_of, int_of
+from baton_tui.players.decoding import (
+    AgentStarted,
+    Decoder,
+    Event,
+    Finished,
+    JsonDecoder,
+    LimitHit,
+    SessionNamed,
+    ToolCall,
+    Usage,
+    said,
+    text_of,
+)
+from baton_tui.players.endpoint_models import served_models
 from baton_tui.players.kinds import NativePlayer
+
 
 def _version(package: str) -> str | None:
     try:
-        from importlib.metadata import version
-
         return version(package)
     except Exception:  # not installed, or broken metadata
         return None
@@ -91,78 +107,48 @@ class _NativeBase(NativePlayer):
             launch.argv += ["--resume-message", ctx.resume_message]
         return launch
 
-    def progress(self, line: str) -> str | None:
-        event = _event(line)
-        if event is None:
-            return None
+    def decoder(self) -> Decoder:
+        return NativeDecoder()
+
+
+class NativeDecoder(JsonDecoder):
+    """The JSON lines Baton's own loop prints (see the module docstring)."""
+
+    def decode(self, event: dict[str, Any]) -> list[Event]:
         kind = event.get("type")
+        session = [SessionNamed(str(event["session_id"]))] if event.get("session_id") else []
+        if kind == "init":
+            provider = text_of(event.get("provider")) or "native"
+            return [*session, AgentStarted(provider, text_of(event.get("model")) or None,
+                                           provider=provider)]
         if kind == "text":
-            text = " ".join(str(event.get("text") or "").split())
-            return text[:200] or None
+            return said(event.get("text"))
         if kind == "tool":
-            name = event.get("name")
-            if name == "baton_report":
-                return None  # the report is its own event
-            summary = event.get("summary") or ""
-            return f"{name} {summary}".strip()[:200] + ("" if event.get("ok", True) else
-                                                        " (refused)")
+            ok = bool(event.get("ok", True))
+            return [ToolCall(str(event.get("name") or "tool"),
+                             {"summary": text_of(event.get("summary"))}, ok=ok,
+                             output=text_of(event.get("output")))]
+        if kind == "usage":
+            return [Usage(sum(int_of(event.get(k)) for k in (
+                "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")),
+                float_of(event.get("cost")))]
+        if kind == "result":
+            text = event.get("final_text")
+            text = text if isinstance(text, str) else None
+            if event.get("stop") == "max_turns":
+                return [*session, Finished(False, text,
+                                           f"turn limit ({event.get('turns')}) reached")]
+            return [*session, Finished(True, text, summary=text_of(event.get("stop")) or "end")]
         if kind == "error":
-            return f"API error {event.get('status') or ''}: {event.get('message', '')}"[:200]
-        return None
-
-    def outcome(self, text: str) -> Outcome:
-        out = Outcome()
-        for line in text.splitlines():
-            event = _event(line)
-            if event is None:
-                continue
-            kind = event.get("type")
-            if kind == "init":
-                out.session_id = event.get("session_id") or out.session_id
-            elif kind == "usage":
-                out.tokens += int(event.get("input_tokens") or 0) + int(event.get("output_tokens")
-                                                                       or 0)
-                out.tokens += int(event.get("cache_read_tokens") or 0)
-                out.tokens += int(event.get("cache_write_tokens") or 0)
-                out.cost += float(event.get("cost") or 0.0)
-            elif kind == "text":
-                out.final_text = event.get("text") or out.final_text
-            elif kind == "result":
-                out.session_id = event.get("session_id") or out.session_id
-                if event.get("final_text") is not None:
-                    out.final_text = event.get("final_text")
-                if event.get("stop") == "max_turns":
-                    out.success_event = False
-                    out.error = f"turn limit ({event.get('turns')}) reached"
-                else:
-                    out.success_event = True
-                    out.error = None
-            elif kind == "error":
-                out.success_event = False
-                status = event.get("status")
-                message = str(event.get("message") or "").strip()
-                out.error = (f"API error {status}: " if status else "") + message[:300]
-                if status == 429:
-                    reset = event.get("reset")
-                    if isinstance(reset, (int, float)) and reset > 0:
-                        out.limit_until = float(reset)
-                        out.rate_limited = False
-                    else:
-                        out.rate_limited = True
-                        out.limit_until = None
-        out.cost = round(out.cost, 6)
-        return out
-
-
-def _event(line: str) -> dict | None:
-    line = line.strip()
-    if not line.startswith("{"):
-        return None
-    try:
-        event = json.loads(line)
-    except ValueError:
-        return None
-    return event if isinstance(event, dict) and isinstance(event.get("type"), str) else None
+            status = event.get("status")
+            message = text_of(event.get("message")).strip()
+            error = (f"API error {status}: " if status else "") + message
+            if status != 429:
+                return [Finished(False, error=error)]
+            reset = event.get("reset")
+            until = float(reset) if isinstance(reset, (int, float)) and reset > 0 else None
+            return [Finished(False, error=error), LimitHit(until, False, error)]
+        return []
 
 
 def find_transcript(attempt_dir: Path, session_id: str | None) -> Path | None:
@@ -226,8 +212,6 @@ class OpenAIPlayer(_NativeBase):
         base, key = self._endpoint()
         if base is None:
             return None
-        from baton_tui.players.endpoint_models import served_models
-
         return served_models(base, key)
 
     def catalog(self) -> tuple[str, ...] | None:

@@ -30,12 +30,33 @@ from pathlib import Path
 from typing import Any
 
 from baton_tui.core.words import Mode
-from baton_tui.players.base import AttemptContext, Launch, Outcome
-from baton_tui.players.cli_events import event_of, events, float_of, int_of, mcp_command, \
-    mcp_env, one_line
+from baton_tui.players.base import AttemptContext, Launch
+from baton_tui.players.cli_events import float_of, int_of, mcp_command, mcp_env, one_line
+from baton_tui.players.decoding import (
+    Decoder,
+    Event,
+    Failed,
+    Finished,
+    JsonDecoder,
+    LimitHit,
+    Note,
+    Retrying,
+    SessionNamed,
+    ToolCall,
+    Usage,
+    obj,
+    said,
+    text_of,
+)
 from baton_tui.players.kinds import CliPlayer
-from baton_tui.players.steps import Parser, Step, register, tool_step
-from baton_tui.players.waits import iso_epoch, retry_after, wait_seconds
+from baton_tui.players.limits import (
+    OPENCODE_LIMIT,
+    OPENCODE_RATE,
+    iso_epoch,
+    retry_after,
+    wait_seconds,
+)
+from baton_tui.players.model_lists import listed_models
 
 RESEARCH_AGENT = "baton-research"
 # OpenCode evaluates the last matching rule: deny everything, then allow the readers back.
@@ -49,9 +70,6 @@ KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_GEN
 STREAM_ERROR = re.compile(r'message="stream error".*?error\.error="(?P<msg>.*)"\s*$')
 LOG_TIME = re.compile(r"^timestamp=(\S+)")
 LOG_SESSION = re.compile(r"session\.id=(ses_\w+)")
-LIMIT_WORDS = re.compile(r"usage limit|quota|UsageLimitError|insufficient_quota|exhausted",
-                         re.IGNORECASE)
-RATE_WORDS = re.compile(r"\b429\b|rate.?limit|too many requests|overloaded", re.IGNORECASE)
 
 
 def merged(base: dict, extra: dict) -> dict:
@@ -74,6 +92,7 @@ class OpenCodePlayer(CliPlayer):
     default_model = None        # the person's configured default
     efforts = ("low", "medium", "high")   # `--variant`: the provider's reasoning effort
     interactive_resume = ("--session",)
+    retries_limits_itself = True   # a 429: five silent retries, however long Retry-After is
 
     def _env(self) -> dict[str, str]:
         return {**os.environ, **self.env}
@@ -120,8 +139,6 @@ class OpenCodePlayer(CliPlayer):
         exe = self.executable()
         if exe is None:
             return None
-        from baton_tui.players.model_lists import listed_models
-
         env = {**self._env(), "OPENCODE_DISABLE_AUTOUPDATE": "1"}
         listed = listed_models(self.name, [exe, "models"], Path.cwd(), env,
                                [*self.config_files(), self.data_dir() / "auth.json",
@@ -188,133 +205,85 @@ class OpenCodePlayer(CliPlayer):
         return self._launch(ctx, path)
 
     # ----------------------------------------------------------------- output
-    def halt(self, line: str) -> str | None:
-        match = STREAM_ERROR.search(line)
-        if match and (LIMIT_WORDS.search(match["msg"]) or RATE_WORDS.search(match["msg"])):
-            return "rate limited: OpenCode would retry on its own, silently"
-        return None
+    def decoder(self) -> Decoder:
+        return OpenCodeDecoder()
 
-    def progress(self, line: str) -> str | None:
-        match = STREAM_ERROR.search(line)
-        if match:
-            return "model error: " + one_line(match["msg"], 150)
-        event = event_of(line)
-        if event is None:
-            return None
-        part = event.get("part") if isinstance(event.get("part"), dict) else {}
-        kind = event.get("type")
-        if kind == "text":
-            return one_line(part.get("text")) or None
-        if kind == "tool_use":
-            state = part.get("state") if isinstance(part.get("state"), dict) else {}
-            line_ = _tool_line(str(part.get("tool") or "tool"), state.get("input") or {})
-            return line_ if state.get("status") != "error" else \
-                f"{line_} failed: {one_line(state.get('error'), 100)}"
-        if kind == "step_finish" and part.get("reason") == "stop":
-            return f"finished ({int_of((part.get('tokens') or {}).get('total'))} tokens)"
-        if kind == "error":
-            return "error: " + one_line(_error_message(event), 150)
-        return None
 
-    def outcome(self, text: str) -> Outcome:
-        out = Outcome()
-        last_error: dict | None = None
-        for event in events(text):
-            if event.get("sessionID"):
-                out.session_id = str(event["sessionID"])
-            part = event.get("part") if isinstance(event.get("part"), dict) else {}
-            kind = event.get("type")
-            if kind == "text" and str(part.get("text", "")).strip():
-                out.final_text = str(part["text"])
-            elif kind == "step_finish":
-                tokens = part.get("tokens") or {}
-                out.tokens += int_of(tokens.get("total")) or (
-                    int_of(tokens.get("input")) + int_of(tokens.get("output")))
-                out.cost += float_of(part.get("cost"))
-                out.success_event = True if part.get("reason") == "stop" else None
-            elif kind == "error":
-                last_error, out.success_event = event, False
-        streamed = [(m, line) for line in text.splitlines() if (m := STREAM_ERROR.search(line))]
-        if out.session_id is None:
-            for _m, line in streamed:
-                found = LOG_SESSION.search(line)
-                out.session_id = found.group(1) if found else out.session_id
-        if out.success_event:
-            return out
-        if last_error is not None:
-            data = (last_error.get("error") or {}).get("data") or {}
-            message = _error_message(last_error)
-            at = float_of(last_error.get("timestamp")) / 1000 or time.time()
-            headers = {str(k).lower(): v for k, v in (data.get("responseHeaders") or {}).items()}
-            reset = retry_after(headers.get("retry-after"), at)
-            blob = f"{message} {data.get('responseBody') or ''}"
-            limit = data.get("statusCode") == 429 or bool(RATE_WORDS.search(blob))
-        elif streamed:
-            match, line = streamed[-1]
-            message = blob = match["msg"]
+class OpenCodeDecoder(JsonDecoder):
+    """`opencode run --format json` events, and the `stream error` lines of its WARN log
+    (each failed model request, which it would retry silently)."""
+
+    def __init__(self) -> None:
+        self.session_in_events = False
+
+    def plain(self, line: str) -> list[Event]:
+        match = STREAM_ERROR.search(line)
+        if not match:
+            return super().plain(line)
+        message = match["msg"]
+        found: list[Event] = [Failed(message, label="model error")]
+        session = LOG_SESSION.search(line)
+        if session and not self.session_in_events:
+            found.insert(0, SessionNamed(session.group(1)))
+        if OPENCODE_LIMIT.search(message) or OPENCODE_RATE.search(message):
             stamp = LOG_TIME.search(line)
             at = (iso_epoch(stamp.group(1)) if stamp else None) or time.time()
-            reset, limit = None, bool(RATE_WORDS.search(blob) or LIMIT_WORDS.search(blob))
-        else:
-            return out
-        out.error = one_line(message, 300)
-        if not (limit or LIMIT_WORDS.search(blob)):
-            return out
+            wait = wait_seconds(message)
+            found += [LimitHit(at + wait if wait else None, bool(OPENCODE_LIMIT.search(message)),
+                               message),
+                      Retrying("OpenCode would retry on its own, silently")]
+        return found
+
+    def decode(self, event: dict[str, Any]) -> list[Event]:
+        found: list[Event] = []
+        if event.get("sessionID"):
+            self.session_in_events = True
+            found.append(SessionNamed(str(event["sessionID"])))
+        part = obj(event.get("part"))
+        kind = event.get("type")
+        if kind == "text":
+            found += said(part.get("text"))
+        elif kind == "reasoning" and text_of(part.get("text")).strip():
+            found.append(Note("thinking: " + one_line(part.get("text"), 160)))
+        elif kind == "tool_use":
+            state = obj(part.get("state"))
+            args = state.get("input")
+            failed = state.get("status") == "error"
+            found.append(ToolCall(str(part.get("tool") or "tool"),
+                                  args if isinstance(args, dict) else {}, ok=not failed,
+                                  output=text_of(state.get("error" if failed else "output"))))
+        elif kind == "step_finish":
+            tokens = part.get("tokens") or {}
+            total = int_of(tokens.get("total"))
+            found.append(Usage(total or int_of(tokens.get("input")) + int_of(tokens.get("output")),
+                               float_of(part.get("cost"))))
+            if part.get("reason") == "stop":
+                found.append(Finished(True, summary=f"{total} tokens"))
+        elif kind == "error":
+            found += self._error(event)
+        return found
+
+    @staticmethod
+    def _error(event: dict[str, Any]) -> list[Event]:
+        """A final error event; a 429's Retry-After (else the words' "try again in") is the
+        reset."""
+        error = obj(event.get("error"))
+        data = obj(error.get("data"))
+        message = _error_message(event)
+        found: list[Event] = [Finished(False, error=message)]
+        blob = f"{message} {data.get('responseBody') or ''}"
+        usage = bool(OPENCODE_LIMIT.search(blob))
+        if not (usage or data.get("statusCode") == 429 or OPENCODE_RATE.search(blob)):
+            return found
+        at = float_of(event.get("timestamp")) / 1000 or time.time()
+        headers = {str(k).lower(): v for k, v in (data.get("responseHeaders") or {}).items()}
+        reset = retry_after(headers.get("retry-after"), at)
         wait = wait_seconds(blob)
         reset = reset if reset and reset > at + 1 else (at + wait if wait else None)
-        if reset is not None:
-            out.limit_until = reset
-        elif LIMIT_WORDS.search(blob):
-            out.limited = True
-        else:
-            out.rate_limited = True
-        return out
+        return [*found, LimitHit(reset, usage, message)]
 
 
-def _error_message(event: dict) -> str:
-    error = event.get("error") if isinstance(event.get("error"), dict) else {}
-    data = error.get("data") if isinstance(error.get("data"), dict) else {}
+def _error_message(event: dict[str, Any]) -> str:
+    error = obj(event.get("error"))
+    data = obj(error.get("data"))
     return str(data.get("message") or error.get("message") or error.get("name") or "error")
-
-
-def _tool_line(name: str, args: dict) -> str:
-    if name.startswith("baton_baton_"):
-        tool = name.removeprefix("baton_")
-        what = one_line(args.get("summary") or args.get("what"), 100)
-        return f"{tool}: {args.get('status', '')} {what}".strip()
-    if name == "bash":
-        return "$ " + one_line(args.get("command"), 140)
-    for key in ("filePath", "path", "pattern", "url"):
-        if args.get(key):
-            return f"{name} {one_line(args[key], 140)}"
-    return name
-
-
-def steps_parser() -> Parser:
-    """OpenCode's events as readable steps (`players.steps`)."""
-    def parse(event: dict) -> list[Step]:
-        part = event.get("part") if isinstance(event.get("part"), dict) else {}
-        kind = event.get("type")
-        if kind == "text" and str(part.get("text") or "").strip():
-            return [Step("said", one_line(part.get("text"), 200))]
-        if kind == "reasoning" and str(part.get("text") or "").strip():
-            return [Step("note", "thinking: " + one_line(part.get("text"), 160))]
-        if kind == "tool_use":
-            state = part.get("state") if isinstance(part.get("state"), dict) else {}
-            name = str(part.get("tool") or "tool").removeprefix("baton_")
-            if state.get("status") == "error":
-                return [Step("error", f"{name} failed: {one_line(state.get('error'), 140)}",
-                             ok=False)]
-            step = tool_step(name, state.get("input") or {}, ok=True)
-            detail = one_line(state.get("output"), 160) if step.kind == "command" else ""
-            return [Step(step.kind, step.text, detail, step.ok)]
-        if kind == "step_finish" and part.get("reason") == "stop":
-            return [Step("result", "finished", ok=True)]
-        if kind == "error":
-            return [Step("error", "error: " + one_line(_error_message(event), 160), ok=False)]
-        return []
-
-    return parse
-
-
-register("opencode", steps_parser)

@@ -64,6 +64,16 @@ class Catalog:
                          + (" (no research_command)" if isinstance(adapter, CustomPlayer) else ""))
         if getattr(task, "checkpoint") and not adapter.checkpoints and mode != Mode.MANUAL:
             found.append(f"player {name!r} cannot stop at a checkpoint; give this task to another")
-        if name == "script" and not getattr(task, "check"):
-            found.append("player 'script' needs a check command: it is the whole task")
+        if adapter.check_is_task and not getattr(task, "check"):
+            found.append(f"player {name!r} needs a check command: it is the whole task")
         return found
+
+    def runs_agent(self, name: str) -> bool:
+        """Whether a task on player `name` runs an agent (unknown names: as if it did)."""
+        adapter = self.players.get(name)
+        return adapter is None or adapter.runs_agent
+
+    def check_is_task(self, name: str) -> bool:
+        """Whether the task's check is the whole task on player `name` (never run twice)."""
+        adapter = self.players.get(name)
+        return adapter is not None and adapter.check_is_task

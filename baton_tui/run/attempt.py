@@ -18,6 +18,7 @@ SIGKILL — and anything that still could not be ended is recorded (`spec.leftov
 
 from __future__ import annotations
 
+import ctypes
 import os
 import select
 import signal
@@ -26,6 +27,7 @@ import sys
 import time
 
 from baton_tui import procs
+from baton_tui.run import readonly
 from baton_tui.run.logcap import CappedLog
 from baton_tui.store.db import Store
 
@@ -43,8 +45,6 @@ def become_subreaper() -> bool:
     """Adopt orphaned descendants (Linux prctl PR_SET_CHILD_SUBREAPER); False elsewhere."""
     if not sys.platform.startswith("linux"):
         return False
-    import ctypes
-
     try:
         return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
@@ -68,8 +68,6 @@ def run_attempt(attempt_id: int, state_path: str) -> int:
     stdin = open(spec["prompt_path"], "rb") if spec.get("stdin_prompt") else subprocess.DEVNULL
     protect = None
     if spec.get("readonly"):  # imported only then: every agent's start waits for the shim's
-        from baton_tui.run import readonly
-
         protect = readonly.preexec(spec["readonly"])
     read_end, write_end = os.pipe()
     try:
@@ -146,6 +144,7 @@ def reap() -> bool:
 def _rest(pgid: int, scan: bool) -> list:
     """What is left of the agent's tree: every descendant of this shim (all of them, as a
     subreaper) and, when it is not one, whatever is still in the agent's group."""
+    # lazy: psutil: the spawner (warm for every shim) and a shim's usual end need none
     import psutil  # type: ignore[import-untyped]  # (no stubs installed)
 
     found = {p.pid: p for p in procs._tree(os.getpid())[1:]}
@@ -163,6 +162,7 @@ def end_tree(pgid: int, scan: bool = True) -> list[dict]:
     not be ended (pid and command), for the task's flag."""
     if not scan and reap():
         return []  # the usual end, told without psutil (importing it alone takes 30 ms)
+    # lazy: psutil: the spawner (warm for every shim) and a shim's usual end need none
     import psutil  # type: ignore[import-untyped]  # (no stubs installed)
 
     rest = _rest(pgid, scan)
@@ -192,6 +192,7 @@ def end_tree(pgid: int, scan: bool = True) -> list[dict]:
 
 
 def _running(proc) -> bool:
+    # lazy: psutil: the spawner (warm for every shim) and a shim's usual end need none
     import psutil  # type: ignore[import-untyped]  # (no stubs installed)
 
     try:

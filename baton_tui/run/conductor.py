@@ -15,14 +15,19 @@ import os
 import signal
 import sys
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import baton_tui.config  # noqa: F401 — a run needs it: imported before the cue's wait (`_cued`)
 from baton_tui import killpoints, layout, procs
 from baton_tui.core import budget
 from baton_tui.core.events import BROKEN, WAITING, Event, EventKind, State
+from baton_tui.core.slug import integration_branch
 from baton_tui.core.words import Mode
+from baton_tui.gitops import git, making, worktrees
+from baton_tui.paths import private_file
 from baton_tui.plan.model import Task
 from baton_tui.run import decide, spawner, state
 from baton_tui.run.collecting import Collector
@@ -49,8 +54,6 @@ COMPLETE, FAILED, BAD_INPUT, WAITING_CODE, INTERRUPTED = 0, 1, 2, 3, 130
 def _cued() -> str | None:
     """Wait for the cue ("go ROOT"), the code of a run imported meanwhile; the repository
     to run, or None when the caller went away or changed its mind."""
-    import baton_tui.config  # noqa: F401 — the imports a run needs, before the wait
-
     spawner.warm()
     cue = sys.stdin.buffer.readline().decode("utf-8", "surrogateescape").rstrip("\n")
     null = os.open(os.devnull, os.O_RDONLY)  # as if started with nothing on stdin
@@ -65,8 +68,6 @@ def _cued() -> str | None:
 
 
 def _output_to(log: Path) -> None:
-    from baton_tui.paths import private_file
-
     fd = os.open(private_file(log), os.O_WRONLY | os.O_APPEND)
     for std in (1, 2):
         os.dup2(fd, std)
@@ -190,6 +191,7 @@ class Conductor:
         gitops/left_locks.py): else the run could never move those refs again."""
         if not self.crashed or not self.run.git_mode:
             return
+        # lazy: only a run after a crash needs it (the conductor's start)
         from baton_tui.gitops import left_locks
 
         slug = self.run.plan.slug
@@ -265,9 +267,6 @@ class Conductor:
         command = self.ws.config.checks.run
         if not command or not self.run.git_mode:
             return COMPLETE
-        from baton_tui.gitops import git, worktrees
-        from baton_tui.core.slug import integration_branch
-
         slug = self.run.plan.slug
         head = git.rev_parse(self.ws.root, f"refs/heads/{integration_branch(slug)}")
         last = self.run.folder.plan.run_check
@@ -276,8 +275,6 @@ class Conductor:
         path = layout.worktree_path(self.ws.paths, slug, 0, "run-check")
 
         def work() -> tuple[int, str]:  # in a thread: git and the check only, no store access
-            from baton_tui.gitops import making
-
             if making.pending(path):  # a kill cut its making short: nothing in it is anyone's
                 making.undo(self.ws.root, path)
             if (path / ".git").exists():
@@ -421,8 +418,6 @@ def conduct(root: str | None, on_cue: bool = False) -> int:
             if exc.full:
                 ws.store.release_reserve()
         else:
-            import traceback
-
             traceback.print_exc()
         try:
             ws.store.append(plan.id if plan else None, None, K.CONDUCTOR_CRASHED,

@@ -13,6 +13,7 @@ from contextlib import nullcontext
 from typing import Any
 
 from baton_tui import procs
+from baton_tui.config import deadline_at
 from baton_tui.core.errors import BatonError
 from baton_tui.paths import own_module, private_file
 from baton_tui.plan import current as plans
@@ -24,6 +25,7 @@ from baton_tui.core.rules import Action
 from baton_tui.core.events import ACTIVE, EventKind
 from baton_tui.core.words import Mode
 from baton_tui.store.snapshot import conductor_info
+from baton_tui.trust import ensure_trusted as ensure
 from baton_tui.workspace import Workspace
 
 K = EventKind
@@ -38,8 +40,6 @@ def ensure_trusted(ws: Workspace, cur: plans.Current) -> None:
     """Refuse a run whose players or settings come from an untrusted baton.toml — or that
     could not start: a store or `$BATON_HOME` that cannot be written (every path that starts
     a conductor asks here before it writes anything)."""
-    from baton_tui.trust import ensure_trusted as ensure
-
     runners = sorted({f"runners.{t.runner}" for t in cur.doc.tasks if t.runner != "local"})
     ensure(ws, {t.player for t in cur.doc.tasks}, keys=("worktree.setup", "checks.run", *runners))
     ws.store.check_writable()
@@ -89,8 +89,6 @@ def spawn_conductor(ws: Workspace, early: Early | None = None) -> int:
 def stop_conditions(ws: Workspace, until_failures: int | None = None,
                     deadline: str | None = None) -> dict[str, Any]:
     """A run's stop conditions: the command's own, else `[autopilot]` in config."""
-    from baton_tui.config import deadline_at
-
     settings = ws.config.autopilot
     until = until_failures if until_failures is not None else settings.stop_after_failures
     text = deadline if deadline is not None else settings.deadline

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from baton_tui.gitops import git, landing
 from baton_tui.store.db import Store
 from baton_tui.core.views import Folder, TaskView
 
@@ -44,8 +45,6 @@ def _diff(root: Path, base: str | None, branch: str | None) -> str:
         return "this task has no branch (research and manual tasks change nothing)"
     if not base:
         return "no diff yet: the plan has not been approved and run"
-    from baton_tui.gitops import git, landing
-
     if git.rev_parse(root, branch) is None:
         return f"no diff yet: {branch} does not exist"
     text = landing.diff_text(root, base, branch)

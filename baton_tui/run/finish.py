@@ -14,11 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baton_tui import killpoints
+from baton_tui import layout
 from baton_tui.core import policy
+from baton_tui.core.errors import BatonError
+from baton_tui.core.slug import integration_branch, task_branch
 from baton_tui.core.words import Mode
+from baton_tui.gitops import git, landing, onbranch, worktrees
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome, reading_output
 from baton_tui.run import outside
+from baton_tui.run import integration, logcap
 from baton_tui.store.db import AttemptRow, PlanRow
 from baton_tui.core.events import EventKind, State
 from baton_tui.core.views import Folder, TaskView
@@ -104,9 +109,7 @@ class Finisher:
     def _decide(self, task: Task, attempt: AttemptRow, intent: Intent) -> State:
         player = self.ws.catalog.players.get(task.player)
         log_text, printed = "", None
-        if attempt.log_path and player is not None and task.player != "script":
-            from baton_tui.run import logcap  # its head and its tail: never a whole log
-
+        if attempt.log_path and player is not None and player.runs_agent:
             log_text = logcap.head_and_tail(attempt.log_path)
             printed = logcap.last_write(attempt.log_path)
         with reading_output(printed):
@@ -145,7 +148,7 @@ class Finisher:
         view = self.view(task)
         if report is None and view.pending_checkpoint and view.checkpoint_attempt == attempt.id:
             return State.CHECKPOINT  # it ended its turn to wait for the answer
-        if task.player == "script":
+        if self.ws.catalog.check_is_task(task.player):
             status = attempt.exit_status
             report = ({"status": "done", "summary": f"`{task.check}` passed"} if status == 0 else
                       {"status": "failed", "reason": f"`{task.check}` exited {status}"})
@@ -217,8 +220,6 @@ class Finisher:
     def _finish_research(self, task: Task, attempt: AttemptRow, workdir: Path,
                          report: dict) -> State:
         if self.ws.paths.is_git and workdir != self.ws.root:
-            from baton_tui.gitops import worktrees
-
             changed = worktrees.changed_paths(workdir)
             if changed:
                 ref = f"refs/baton/{self.plan.slug}/research-{task.id}-{attempt.id}"
@@ -233,7 +234,7 @@ class Finisher:
 
     def _finish_build(self, task: Task, attempt: AttemptRow, workdir: Path, report: dict) -> State:
         # A `script` task's check already ran as the task itself: never run it twice.
-        if task.check and task.player != "script":
+        if task.check and not self.ws.catalog.check_is_task(task.player):
             code, output = run_check(task.check, workdir)
             self.emit(task, K.TASK_CHECK, exit=code, output=output, attempt=attempt.id)
             if code != 0:
@@ -242,8 +243,6 @@ class Finisher:
                 return State.FAILED
         git_mode = self.ws.paths.is_git and workdir != self.ws.root
         if git_mode:
-            from baton_tui.gitops import landing
-
             branch = attempt.spec.get("branch")
             if not self._commit(task, workdir, branch, f"Task {task.id}: {task.title}\n\n"
                                 f"{report.get('summary', '')}".strip(), attempt.id):
@@ -277,8 +276,6 @@ class Finisher:
 
     def _diff_stat(self, task: Task, attempt: AttemptRow) -> str:
         """What the held task changed, file by file (the checkpoint's evidence)."""
-        from baton_tui.gitops import landing
-
         base, branch = self.view(task).base, attempt.spec.get("branch")
         if not (base and branch and self.ws.paths.is_git):
             return ""
@@ -288,9 +285,6 @@ class Finisher:
     def commit_and_land(self, task: Task) -> State:
         """Land a task marked done outside an attempt's end: a taken-over task, or one whose
         conductor died while landing. Whatever is in its worktree is committed first."""
-        from baton_tui.core.slug import task_branch
-        from baton_tui import layout
-
         path = layout.worktree_path(self.ws.paths, self.plan.slug, task.id, task.title)
         if (path / ".git").exists() and not self._commit(
                 task, path, task_branch(self.plan.slug, task.id, task.title),
@@ -302,8 +296,6 @@ class Finisher:
                 attempt: int | None) -> bool:
         """Commit the worktree onto the task's branch (wherever the agent left HEAD). A
         failure is the task's, after its report: a retry commits without the agent."""
-        from baton_tui.gitops import git, onbranch, worktrees
-
         try:
             if branch is None:
                 worktrees.commit_all(workdir, message)
@@ -321,12 +313,6 @@ class Finisher:
 
     def land(self, task: Task, branch: str | None) -> State:
         """Land the task branch on the integration branch without checking anything out."""
-        from baton_tui.gitops import git, landing
-        from baton_tui.core.slug import integration_branch, task_branch
-
-        from baton_tui.core.errors import BatonError
-        from baton_tui.run import integration
-
         branch = branch or task_branch(self.plan.slug, task.id, task.title)
         killpoints.reached("land")
         with LANDING_LOCK:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from baton_tui.core.errors import BatonError
 from baton_tui.core.slug import integration_branch
+from baton_tui.core.views import Folder
+from baton_tui.gitops import git, refs, worktrees
 from baton_tui.store.db import PlanRow
 from baton_tui.core.events import EventKind
 from baton_tui.workspace import Workspace
@@ -21,14 +23,10 @@ def tip(ws: Workspace, plan: PlanRow) -> tuple[str, str | None]:
     """The integration branch's name and commit: created at the approved commit the first
     time, rebuilt from the last landing when it was deleted; (name, None) before approval,
     when it may not exist yet. Read from the ref files: no git process in the usual case."""
-    from baton_tui.gitops import git, refs, worktrees
-
     branch = integration_branch(plan.slug)
     found = refs.read_ref(ws.root, f"refs/heads/{branch}")
     if found or not plan.base_commit:
         return branch, found
-    from baton_tui.core.views import Folder
-
     landed = Folder().feed(ws.store.events(plan.id)).plan.landed_tip
     if landed is None:  # nothing landed yet: the branch starts at the approved commit
         return branch, worktrees.ensure_branch(ws.root, branch, plan.base_commit)

@@ -15,7 +15,9 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from baton_tui import killpoints, procs
 from baton_tui.core.errors import BatonError
+from baton_tui.gitops import git, landing, making, refs, worktrees
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.core.slug import task_branch
 from baton_tui.players.base import AttemptContext
@@ -23,7 +25,9 @@ from baton_tui.paths import own_module, private_file, write_private
 from baton_tui.redact import SECRETS_VAR
 from baton_tui.run import outside, readonly
 from baton_tui import layout
+from baton_tui.run import integration, spawner
 from baton_tui.run.prompt import compose
+from baton_tui.skills import resolve
 from baton_tui.store.db import PlanRow
 from baton_tui.core.events import EventKind
 from baton_tui.core.words import Mode
@@ -60,8 +64,6 @@ class Workdir:
 
 
 def _git_mode(ws: Workspace) -> bool:
-    from baton_tui.gitops import git
-
     return ws.paths.is_git and git.supports_worktrees()
 
 
@@ -73,16 +75,12 @@ def ensure_integration(ws: Workspace, plan: PlanRow) -> str:
 def _integration_tip(ws: Workspace, plan: PlanRow) -> tuple[str, str | None]:
     """The integration branch's name and commit (see `integration.tip`: made at the approved
     commit, rebuilt from the last landing when deleted; None before approval)."""
-    from baton_tui.run import integration
-
     return integration.tip(ws, plan)
 
 
 def _undo_unfinished(ws: Workspace, task: Task, path: Path) -> None:
     """A worktree whose making was cut short (Baton was killed) never held an agent's work:
     undo it, so it is made again, set-up included."""
-    from baton_tui.gitops import making
-
     if making.pending(path):
         left = making.undo(ws.root, path)
         if left:
@@ -103,8 +101,6 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
     """
     if not _git_mode(ws):
         return Workdir(ws.root, None, None)
-    from baton_tui.gitops import landing, making, worktrees
-
     path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
     branch = task_branch(plan.slug, task.id, task.title)
     made_at = making.held(path) if (path / ".git").is_file() else None  # made ahead
@@ -142,8 +138,6 @@ def prepare_ahead(ws: Workspace, plan: PlanRow, task: Task) -> bool:
     the task's already there (a retry, a resumed run: made the usual way)."""
     if task.mode != Mode.BUILD or not _git_mode(ws):
         return False
-    from baton_tui.gitops import making, refs, worktrees
-
     path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
     branch = task_branch(plan.slug, task.id, task.title)
     if path.exists() or making.pending(path) or refs.read_ref(ws.root, f"refs/heads/{branch}"):
@@ -162,8 +156,6 @@ def drop_ahead(ws: Workspace, plan: PlanRow, task: Task) -> None:
     """A worktree made ahead for a task that did not start before its run ended: removed,
     with its branch, while both are as Baton made them (no file changed in the folder, the
     branch still where it was cut), so a run leaves nothing it never used."""
-    from baton_tui.gitops import git, making
-
     path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
     made_at = making.held(path) if (path / ".git").is_file() else None
     if made_at is None or outside.pinned(ws, path) or not making.untouched(path):
@@ -177,8 +169,6 @@ def drop_ahead(ws: Workspace, plan: PlanRow, task: Task) -> None:
 def _finish_making(ws: Workspace, plan: PlanRow, path: Path, branch: str, made_at: str,
                    aside: "Callable[[], ContextManager]") -> Workdir:
     """A worktree made ahead (`prepare_ahead`), now its task starts: at the new tip, set up."""
-    from baton_tui.gitops import making, worktrees
-
     _integration, tip = _integration_tip(ws, plan)
     work = making.Making(path)
     work.begin()  # a kill from here on undoes it: it is made again, the usual way
@@ -189,8 +179,6 @@ def _finish_making(ws: Workspace, plan: PlanRow, path: Path, branch: str, made_a
 def _set_up(ws: Workspace, path: Path, branch: str, base: str | None, work: "Making",
             aside: "Callable[[], ContextManager]") -> Workdir:
     """The rest of a build worktree's making: `[worktree] copy` and `setup`, then done."""
-    from baton_tui.gitops import worktrees
-
     config = ws.config
     if config.worktree.copy_:
         worktrees.copy_into(ws.root, path, config.worktree.copy_)
@@ -217,8 +205,6 @@ def prepare_research(ws: Workspace, plan: PlanRow, task: Task, attempt_no: int) 
     """A detached worktree of the integration branch (of HEAD before approval)."""
     if not _git_mode(ws):
         return Workdir(ws.root, None, None)
-    from baton_tui.gitops import git, making, worktrees
-
     if plan.approved and plan.base_commit:
         base = _integration_tip(ws, plan)[1]
     else:
@@ -274,8 +260,6 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     by the spawner (`spawner.py`), or a fresh interpreter where there is none. `ahead`:
     the fingerprint of the places it must not write (`outside.ahead`), taken while its
     worktree was made."""
-    from baton_tui.skills import resolve
-
     player = ws.catalog.players.get(task.player)
     if player is None:
         raise BatonError(f"task {task.id}: unknown player {task.player!r}")
@@ -285,7 +269,7 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
                                              and player.research_reports_in_output)
     prompt = compose(doc, task, skills, artifacts, feedback, resume_message, can_shell=can_shell,
                      in_output=in_output)
-    if task.player != "script":  # a repo-supplied agent command runs only once trusted
+    if player.runs_agent:  # a repo-supplied agent command runs only once trusted
         ensure_trusted(ws, {task.player}, keys=())
     nonce = new_nonce()
     store = ws.store
@@ -301,7 +285,7 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
                          worktree=workdir.path, attempt_dir=folder, env=env, model=task.model,
                          effort=task.effort, session_id=session_id, resume_message=resume_message,
                          bin=player.bin)
-    if task.player == "script":
+    if player.check_is_task:
         launch_argv, launch_env, stdin_prompt = ["sh", "-c", task.check or "true"], {}, False
         stdin_path, named_session = prompt_path, None
     else:
@@ -324,8 +308,6 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     outside.before(ws, folder, ahead)
     shim_path = private_file(folder / "shim.log")
     shim_env = {**without_git_redirects(os.environ), **added}
-    from baton_tui.run import spawner
-
     proc: subprocess.Popen[bytes] | Forked | None = spawner.spawn(
         attempt_id, str(ws.paths.store_path), str(workdir.path), shim_env, str(shim_path))
     if proc is None:  # no spawner here: the shim's own entry point, a fresh interpreter
@@ -335,8 +317,6 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
                                     stdin=subprocess.DEVNULL, stdout=shim_log,
                                     stderr=subprocess.STDOUT, start_new_session=True,
                                     cwd=str(workdir.path), env=shim_env)
-    from baton_tui import killpoints, procs
-
     killpoints.reached("spawned")  # a kill here: the next conductor adopts or gives it up
     store.update_attempt(attempt_id, shim_pid=proc.pid)
     store.append(plan.id, task.id,

@@ -28,7 +28,10 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from baton_tui.gitops.git import GitError, run_git
+from baton_tui.gitops.onbranch import head_ref
 from baton_tui.paths import baton_home, common_dir_of, personal_config_path
+from baton_tui.paths import write_private
 
 if TYPE_CHECKING:
     from baton_tui.store.db import AttemptRow
@@ -56,8 +59,6 @@ def _checkout(ws: "Workspace") -> dict[str, Any]:
     root = ws.root
     if not ws.paths.is_git:
         return {}
-    from baton_tui.gitops.git import GitError, run_git
-
     spec = ["--", "."]
     home = baton_home().resolve()
     if _inside(home, root.resolve()):  # Baton's worktrees live there: never the person's files
@@ -136,8 +137,6 @@ def _since(ws: "Workspace", quiet_since: float) -> dict[str, Any] | None:
     began, found = _latest.get(str(ws.root), (-1.0, {}))
     if began < quiet_since or time.monotonic() - began > REUSED_FOR:
         return None
-    from baton_tui.gitops.onbranch import head_ref
-
     branch = head_ref(ws.root)
     return None if branch and branch.startswith("refs/heads/baton/") else found
 
@@ -164,8 +163,6 @@ def ahead(ws: "Workspace", quiet_since: float | None = None) -> Future:
 def before(ws: "Workspace", attempt_dir: Path, taken: Future | None = None) -> None:
     """Record the fingerprint an attempt starts from, in its own (0700) folder (`taken`:
     one taken meanwhile by `ahead`, before the agent starts)."""
-    from baton_tui.paths import write_private
-
     found = taken.result() if taken is not None else fingerprint(ws)
     write_private(attempt_dir / FINGERPRINT, json.dumps(found))
 

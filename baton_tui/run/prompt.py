@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from baton_tui.core.words import Mode
+from baton_tui.skills import render_skills
 
 if TYPE_CHECKING:
     from baton_tui.plan.model import PlanDocument, Task
@@ -79,8 +80,6 @@ def compose(doc: "PlanDocument", task: "Task", skills: list["Skill"],
             resume_message: str | None = None, can_shell: bool = True,
             in_output: bool = False) -> str:
     """The whole prompt, in the order an agent should read it."""
-    from baton_tui.skills import render_skills
-
     parts = [f"# Task {task.id}: {task.title}", "", f"Goal of the whole plan: {doc.goal}", "",
              task.prompt.strip(), ""]
     if artifacts:

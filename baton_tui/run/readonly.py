@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from baton_tui.paths import baton_home, personal_config_path
+
 if TYPE_CHECKING:
     from baton_tui.workspace import Workspace
 
@@ -39,8 +41,6 @@ def layout(ws: "Workspace", workdir: Path) -> dict[str, list[str]] | None:
     """What to make read-only for an agent working in `workdir`, and the holes to keep
     writable; None when there is nothing to protect (folder mode, or a checkout that holds
     the agent's own home or temp folder, which it must write)."""
-    from baton_tui.paths import baton_home, personal_config_path
-
     common = ws.paths.git_common_dir
     root = ws.root.resolve()
     if common is None or workdir.resolve() == root or not sys.platform.startswith("linux"):

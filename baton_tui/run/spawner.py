@@ -27,6 +27,7 @@ import sys
 import threading
 
 from baton_tui.paths import own_module
+from baton_tui.run import readonly
 
 __all__ = ["Forked", "spawn", "warm", "stop"]
 
@@ -129,11 +130,12 @@ def _become_shim(request: dict) -> None:
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
+        # lazy: the conductor imports this module; only the spawner runs shims
         from baton_tui.run.attempt import run_attempt
 
         code = run_attempt(int(request["attempt"]), request["store"])
     except BaseException:  # noqa: BLE001 — said in the shim's log, never to the spawner
-        import traceback
+        import traceback  # lazy: the spawner is warm for every shim; only a crash needs it
 
         traceback.print_exc()
     finally:
@@ -145,8 +147,8 @@ def _become_shim(request: dict) -> None:
 
 
 def main() -> int:
-    from baton_tui.run import readonly
-    from baton_tui.run.attempt import reap  # imported once here, inherited by every fork
+    # lazy: the conductor imports this module; imported once here, inherited by every fork
+    from baton_tui.run.attempt import reap
 
     # Asked once, before the handler below reaps children (its probe waits for its own): a
     # shim would import ctypes and fork a probe of its own before every agent (~10 ms).

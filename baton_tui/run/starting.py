@@ -14,6 +14,7 @@ import time
 from baton_tui.core.events import EventKind, State
 from baton_tui.core.views import TaskView
 from baton_tui.core.words import Mode
+from baton_tui.gitops.git import run_git
 from baton_tui.plan.model import Task
 from baton_tui.run.finish import Intent
 from baton_tui.run.following import Follower
@@ -50,8 +51,6 @@ def diff_stat(view: TaskView, git_mode: bool) -> str:
     """The files a task's worktree changed since its base, untracked ones included."""
     if not (view.workdir and view.base and git_mode):
         return ""
-    from baton_tui.gitops.git import run_git
-
     done = run_git(view.workdir, "diff", "--stat", view.base, "--")
     untracked = run_git(view.workdir, "ls-files", "--others", "--exclude-standard")
     extra = "".join(f" {path} (new, untracked)\n" for path in untracked.stdout.splitlines())

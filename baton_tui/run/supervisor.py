@@ -13,6 +13,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from baton_tui import procs
+from baton_tui.gitops import landing, worktrees
+
 SCOPE_EVERY = 5.0   # seconds between looks at a worktree's changed files
 CPU_EVERY = 1.0     # seconds between looks at an agent's CPU time
 CPU_LEAD = 5.0      # seconds before a silence would be flagged that those looks begin
@@ -94,8 +97,6 @@ def cpu_busy(watch: Watch, pid: int | None, now: float | None = None,
     if not pid or (total is None and now < watch.next_cpu_check):
         return False  # a `total` read for it counts as its look, due or not
     if total is None:
-        from baton_tui import procs
-
         total = procs.tree_cpu_time(pid)
     return cpu_grew(watch, total, now)
 
@@ -125,8 +126,6 @@ def files_due(watch: Watch, now: float | None = None) -> bool:
 def read_files(worktree: Path) -> tuple[list[str], tuple]:
     """The worktree's changed files and their sizes and times: a `git status`, so the
     conductor runs it on a worker thread (`take_files` then reads the answer)."""
-    from baton_tui.gitops import worktrees
-
     changed = worktrees.changed_paths(worktree)
     return changed, tuple(sorted((p, *_stat(worktree / p)) for p in changed))
 
@@ -134,8 +133,6 @@ def read_files(worktree: Path) -> tuple[list[str], tuple]:
 def take_files(watch: Watch, changed: list[str], signature: tuple,
                scope: list[str]) -> list[str]:
     """Remember a look at the changed files; the newly changed ones outside the scope."""
-    from baton_tui.gitops import landing
-
     if signature != watch.signature:
         watch.signature, watch.steps_since_change = signature, 0
     watch.changed = frozenset(changed)

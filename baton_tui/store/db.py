@@ -51,6 +51,12 @@ def close_all() -> None:
     _connections.clear()
 
 
+def _inserted(cur: sqlite3.Cursor) -> int:
+    """The id of the row an INSERT just wrote (sqlite sets it on every INSERT)."""
+    assert cur.lastrowid is not None
+    return cur.lastrowid
+
+
 class Store:
     """A connection to one repository's store.
 
@@ -113,7 +119,7 @@ class Store:
             self._empty.close()
             self._empty = None
         if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-            self._migrate()
+            self._migrate(conn)
 
     def _can_write(self) -> bool:
         return os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
@@ -137,13 +143,14 @@ class Store:
             raise
         return conn
 
-    def _migrate(self) -> None:
+    def _migrate(self, conn: sqlite3.Connection) -> None:
         """Bring an older store up to SCHEMA_VERSION: hash its nonces, drop the environment
         values its attempt specs held, and make its files private."""
+        # lazy: only an older store needs it (`baton status`, `report`)
         from baton_tui.store.migrate import migrate
 
         try:
-            migrate(self._conn, SCHEMA_VERSION)
+            migrate(conn, SCHEMA_VERSION)
         except sqlite3.OperationalError:  # read-only file or folder: leave it to its owner
             return
         make_private(self.path.parent, 0o700)
@@ -234,7 +241,7 @@ class Store:
             self._held = getattr(self, "_held", 0) + 1  # a boundary once COMMIT writes it
         else:
             killpoints.reached("event")  # the crash tests' event boundary (conductor only)
-        return int(cur.lastrowid)
+        return _inserted(cur)
 
     def events(self, plan_id: int | None = None, after: int = 0,
                task_id: int | None = None) -> list[Event]:
@@ -257,6 +264,7 @@ class Store:
 
     def task_base(self, plan_id: int, task_id: int) -> str | None:
         """The commit a task's branch was cut from (recorded when its worktree was made)."""
+        # lazy: `baton status`, `baton log` and the shim never need it
         from baton_tui.core.views import Folder
 
         return Folder().feed(self.events(plan_id, task_id=task_id)).view(task_id).base
@@ -340,7 +348,7 @@ class Store:
             "INSERT INTO plans (slug, doc, created, transcript) VALUES (?, ?, ?, ?)",
             (slug, json.dumps(doc), time.time(), json.dumps(clean(transcript or []))),
         )
-        return int(cur.lastrowid)
+        return _inserted(cur)
 
     def update_plan(self, plan_id: int, **fields: Any) -> None:
         """Update plan columns; `doc`, `transcript` and `options` are JSON-encoded here (the
@@ -374,7 +382,7 @@ class Store:
             "VALUES (?, ?, ?, ?, ?, ?)",
             (plan_id, task_id, hash_nonce(nonce), player, json.dumps(spec), log_path),
         )
-        return int(cur.lastrowid)
+        return _inserted(cur)
 
     def update_attempt(self, attempt_id: int, **fields: Any) -> None:
         if "spec" in fields:

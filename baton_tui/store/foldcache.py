@@ -43,7 +43,7 @@ def fingerprint(paths: list[str | None]) -> str:
     """A fingerprint of these files' bytes (CRC-32 and Adler-32 of each: telling versions of
     Baton's own code apart needs no cryptographic hash, and hashlib would load OpenSSL — a
     twentieth of a small plan's `baton status`)."""
-    import zlib
+    import zlib  # lazy: a small plan's `baton status` never needs it (bench_status)
 
     parts = []
     for path in paths:

@@ -5,9 +5,11 @@ Shared by the CLI and the TUI's `/status` (standard library only).
 
 from __future__ import annotations
 
+import json
 import time
 
 from baton_tui.core.events import SETTLED, State
+from baton_tui.core.snapshot import describe, tasks_json
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
@@ -27,8 +29,6 @@ def describe_state(task: dict) -> str:
     """A task's state in plain words: `blocked by #3`, `paused until 15:00`, `failed: why`."""
     if task.get("words"):
         return task["words"]
-    from baton_tui.core.snapshot import describe
-
     return describe(task["state"], task.get("blocked_by"), task.get("until"), task.get("reason"))
 
 
@@ -115,8 +115,6 @@ def status_json(status: dict) -> str:
     """`baton status --json`: the same object as `json.dumps(status, indent=2)` gives, laid
     out one task to a line. Each part goes through json's C encoder (an indent switches it
     off, and at 10,000 tasks the pretty-printer alone took longer than everything else)."""
-    import json
-
     dumps = json.dumps
     parts = []
     for key, value in status.items():
@@ -133,12 +131,8 @@ def status_json(status: dict) -> str:
 def snapshot_json(snap: Any) -> str:
     """`status_json(snap.as_json())` — the same text — for a `Snapshot`: its tasks are written
     by `core.snapshot.tasks_json`, without making the dictionary of each first."""
-    from baton_tui.core.snapshot import tasks_json
-
     if not snap.tasks:
         return status_json(snap.as_json())
-    import json
-
     dumps = json.dumps
     head = type(snap)(**{**snap.fields(), "tasks": ()}).as_json()  # all but the tasks
     parts = []

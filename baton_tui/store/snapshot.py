@@ -7,6 +7,9 @@ plans, and kept up to date from new events only by `Reader` (the TUI's poller).
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 import time
 
 from baton_tui import procs
@@ -255,13 +258,10 @@ _code: str | None = None
 
 
 def _cache_key(plan: PlanRow, mode: bool, unready: dict[str, str]) -> list:
-    import os
-    import zlib
+    import zlib  # lazy: a small plan's `baton status` never needs it (bench_status)
 
     global _code
     if _code is None:
-        import sys
-
         _code = foldcache.fingerprint([sys.modules[name].__file__ for name in (
             "baton_tui.store.snapshot", "baton_tui.core.snapshot", "baton_tui.core.views",
             "baton_tui.core.events", "baton_tui.core.dag", "baton_tui.core.slug",
@@ -276,8 +276,6 @@ def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict
           tasks: list[TaskSnap], order: list[int], below: dict[int, list[int]]) -> bool:
     """Keep the built tasks for the next reader (best effort, like the fold). Kept only when
     reading them back gives the very same tasks (JSON carries no tuple, no NaN)."""
-    import json
-
     walls = [[at, folder.tasks[t.id].wall] for at, t in enumerate(tasks) if t.started_at]
     head = {"key": _cache_key(plan, mode, unready), "last": folder.last_id,
             "unbranched": folder.plan.unbranched}
@@ -302,8 +300,6 @@ def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict
 def _cached(store: Store, plan: PlanRow, now: float,
             unready: dict[str, str]) -> Snapshot | None:
     """The snapshot from the tasks `_keep` kept, when nothing they were built from changed."""
-    import json
-
     try:
         row = store.conn.execute("SELECT value FROM meta WHERE key = ?",
                                  (f"snap:{plan.id}",)).fetchone()

@@ -108,7 +108,7 @@ class TaskActions:
         app, task = self.app, self.focused_task()
         assert app.board.plan_id is not None  # a task is on the board, so is its plan
         app.push_screen(screens.TaskDetail(task, app.board.plan_id, app.board.base_commit,
-                                           app.ws.paths.store_path, app.ws.root,
+                                           app.ws.store_path, app.ws.root,
                                            follow=app.follow_logs))
 
     @worker("edit prompt")

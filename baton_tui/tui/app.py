@@ -56,7 +56,7 @@ class BatonApp(App[int]):
     chat: ChatPane
     plan_pane: PlanPane
 
-    def __init__(self, ws: Any, *, planner: Planner | None = None,
+    def __init__(self, ws: api.Workspace, *, planner: Planner | None = None,
                  clock: Callable[[], float] = time.time, poll_interval: float = 0.25,
                  blink: bool = True, follow_logs: bool = True, detect_players: bool = True,
                  keymap: dict[str, str] | None = None,
@@ -110,7 +110,7 @@ class BatonApp(App[int]):
         self.chat.query_one("#chat-input", Input).focus()
         reader = api.snapshot_reader()
         try:
-            first: tuple[Snapshot, int] | None = first_board(self.ws.paths.store_path, reader,
+            first: tuple[Snapshot, int] | None = first_board(self.ws.store_path, reader,
                                                              self.clock())
         except Exception:  # noqa: BLE001 — the poller reads again and reports what failed
             first = None
@@ -142,7 +142,7 @@ class BatonApp(App[int]):
     # background readers -----------------------------------------------------------------
     def _poll(self, reader: Any, first: tuple[Snapshot, int] | None) -> None:
         worker = get_current_worker()
-        poll_store(self.ws.paths.store_path, self.clock,
+        poll_store(self.ws.store_path, self.clock,
                    lambda *board: self.post_message(BoardChanged(*board)),
                    lambda: worker.is_cancelled or self._stopped.is_set(), self._wake,
                    self.poll_interval,

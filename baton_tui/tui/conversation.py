@@ -6,6 +6,7 @@ whether to archive the plan (saying what is kept where), then plans the new goal
 
 from __future__ import annotations
 
+from pathlib import Path
 import shlex
 from typing import Any
 
@@ -36,13 +37,11 @@ HELP = """commands:
 keys: tab moves between chat and plan · ? lists every key"""
 
 
-def _store_draft(ws: Any, raw: dict, source: str, new: bool = False) -> str:
+def _store_draft(ws: api.Workspace, raw: dict, source: str, new: bool = False) -> str:
     return api.store_plan(ws, raw, source, new=new).slug
 
 
-def _load_file(ws: Any, path: str) -> str:
-    from pathlib import Path
-
+def _load_file(ws: api.Workspace, path: str) -> str:
     file = Path(path).expanduser()
     if not file.is_absolute():
         file = ws.root / file
@@ -53,7 +52,7 @@ def _load_file(ws: Any, path: str) -> str:
     return api.load_plan(ws, text, path).slug
 
 
-def _status_text(ws: Any) -> str:
+def _status_text(ws: api.Workspace) -> str:
     return api.status_text(api.snapshot(ws.store).as_json())
 
 

@@ -21,7 +21,7 @@ T = TypeVar("T")
 class EngineThread:
     """Runs façade functions (`fn(ws, …)`) on a dedicated thread with its own workspace."""
 
-    def __init__(self, ws: Any):
+    def __init__(self, ws: api.Workspace):
         self.ws = ws
         self._local = threading.local()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="baton-engine",

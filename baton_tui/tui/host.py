@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.worker import Worker
 
-    from baton_tui.api import Snapshot
+    from baton_tui.api import Snapshot, Workspace
     from baton_tui.tui.engine import EngineThread
     from baton_tui.tui.planner_port import Planner, PlannerQuestion
     from baton_tui.tui.widgets.chat_pane import ChatPane
@@ -29,7 +29,7 @@ class Host(Protocol):
     """The App's state the collaborators share and the App's methods they call."""
 
     # Set by the App (in `__init__`, the panes in `compose`); read by the collaborators.
-    ws: Any  # the workspace (`api.open_workspace`)
+    ws: Workspace  # the repository the engine works on (`api.open_workspace`)
     board: Snapshot  # the newest board the poller read
     engine: EngineThread
     planner: Planner | None

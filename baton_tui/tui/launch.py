@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
+from baton_tui import api
+from baton_tui.tui import bindings
+from baton_tui.tui.app import BatonApp
+from baton_tui.tui.engine_planner import EnginePlanner
 from baton_tui.tui.planner_port import Planner
 
+if TYPE_CHECKING:
+    from baton_tui.api import Workspace
 
-def make_app(ws: Any = None, *, planner: Planner | None = None,
+
+def make_app(ws: Workspace | None = None, *, planner: Planner | None = None,
              clock: Callable[[], float] = time.time, poll_interval: float = 0.25,
              blink: bool = True, follow_logs: bool = True, detect_players: bool = True,
              shell: Callable[[Any, str], int] | None = None, auto_handoff: bool = True):
@@ -18,10 +25,6 @@ def make_app(ws: Any = None, *, planner: Planner | None = None,
     Key remapping comes from `[keys]` in the config; unknown binding ids are reported
     on stderr rather than ignored.
     """
-    from baton_tui import api
-    from baton_tui.tui import bindings
-    from baton_tui.tui.app import BatonApp
-
     ws = ws or api.open_workspace()
     keys = ws.keys()  # the rest of the configuration is validated after the first frame
     unknown = bindings.unknown_keys(keys)
@@ -36,9 +39,6 @@ def make_app(ws: Any = None, *, planner: Planner | None = None,
 
 def run_app() -> int:
     """`baton` with no command: open the app; quitting leaves a run going in its conductor."""
-    from baton_tui import api
-    from baton_tui.tui.engine_planner import EnginePlanner
-
     ws = api.open_workspace()
     app = make_app(ws, planner=EnginePlanner(ws.root))
     try:

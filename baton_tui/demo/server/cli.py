@@ -7,7 +7,10 @@ signal are imported only here, so importing the server stays light.
 
 from __future__ import annotations
 
+import argparse
 import os
+import signal
+import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,8 +23,6 @@ if TYPE_CHECKING:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import argparse  # only the CLI needs it; importing the server stays light
-
     parser = argparse.ArgumentParser(
         prog="python -m baton_tui.demo.server",
         description="Baton's scripted model server (replays a script; not a model).",
@@ -36,9 +37,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Serve a script file until SIGTERM/SIGINT; the port is the first line on stdout."""
-    import signal
-    import sys
-
     args = build_parser().parse_args(argv)
     turns, side_text = load_script(args.script)
     server = ScriptedServer(

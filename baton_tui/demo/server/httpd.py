@@ -7,6 +7,9 @@ away mid-answer, and the redaction of secret headers in the request log.
 
 from __future__ import annotations
 
+import gzip
+import socket
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -69,8 +72,6 @@ class Handler(BaseHTTPRequestHandler):
         else:
             data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if (self.headers.get("Content-Encoding") or "").lower() == "gzip":
-            import gzip
-
             data = gzip.decompress(data)
         return data
 
@@ -138,16 +139,12 @@ class HTTPServer(ThreadingHTTPServer):
         super().shutdown_request(request)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        import sys
-
         if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
             return  # a client went away or a kept-alive connection idled out
         super().handle_error(request, client_address)
 
     def close_connections(self) -> None:
         """Drop kept-alive client connections so nothing is served after stop()."""
-        import socket
-
         with self._conns_lock:
             conns = list(self._conns)
         for conn in conns:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from baton_tui.demo.script import Answer, Script
 from baton_tui.demo.server import routes
@@ -42,7 +42,7 @@ class ScriptedServer:
 
     # -- lifecycle
 
-    def start(self) -> ScriptedServer:
+    def start(self) -> Self:
         if self._httpd is not None:
             return self
         httpd = HTTPServer((HOST, self._want_port), Handler)

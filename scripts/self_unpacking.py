@@ -1,0 +1,97 @@
+"""Make Baton's one file from PyInstaller's one-folder bundle: an `sh` header with the folder
+appended as a gzipped tar.
+
+PyInstaller's own one-file form unpacks its whole bundle (about 45 MB) into a new temporary
+folder at every start and deletes it at the exit: some 0.3 to 1 s on each `baton` — and
+Baton starts itself often (the conductor, a shim per attempt, each `baton report` an agent
+makes). This file unpacks once per build instead: into `$BATON_CACHE_DIR`, else
+`${XDG_CACHE_HOME:-~/.cache}/baton`, in a folder named by the payload's SHA-256, published
+with one `ln -sn` (atomic: of several first starts at once, one wins and the others drop
+their copy); every start after that is the header's few lines and an `exec` of the unpacked
+`baton`, whose path Baton's own processes then run directly (`sys.executable`).
+
+    python scripts/self_unpacking.py FOLDER OUT --label "baton 0.1.0 (commit …)"
+
+FOLDER is PyInstaller's `dist/baton` (holding the executable `baton` and `_internal/`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import os
+import tarfile
+from pathlib import Path
+
+HEADER = r"""#!/bin/sh
+# @LABEL@ as one file: a PyInstaller bundle that unpacks itself once, on its first start, into
+# ${BATON_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/baton}/@ID@ (a new build, a new folder), then
+# runs from there. Delete that folder at will: the next start unpacks it again.
+id=@ID@
+cache="${BATON_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/baton}"
+dir="$cache/$id"
+if [ ! -x "$dir/baton" ]; then
+  fail() {
+    echo "baton: cannot unpack into $cache${1:+: $1}" >&2
+    [ -n "${tmp:-}" ] && rm -rf "$tmp"
+    exit 1
+  }
+  (umask 077 && mkdir -p "$cache") 2>/dev/null || fail
+  tmp="$(mktemp -d "$cache/$id.XXXXXX" 2>/dev/null)" || fail
+  tail -c +@OFFSET@ "$0" | gzip -t 2>/dev/null || fail "a short or damaged file?"  # its CRC
+  tail -c +@OFFSET@ "$0" | gzip -dc 2>/dev/null | (cd "$tmp" && tar -xf -) 2>/dev/null \
+    || fail "a short or damaged file?"
+  [ -x "$tmp/baton" ] || fail "a short or damaged file?"
+  if ! ln -sn "${tmp##*/}" "$dir" 2>/dev/null; then
+    if [ -x "$dir/baton" ]; then  # another first start won: run its copy
+      rm -rf "$tmp"
+    else  # a link left pointing at a deleted folder: take its place
+      { rm -f "$dir" && ln -sn "${tmp##*/}" "$dir"; } 2>/dev/null || fail
+    fi
+  fi
+fi
+exec "$dir/baton" "$@"
+"""
+
+
+def payload(folder: Path) -> bytes:
+    """The folder's files as a gzipped tar, its members relative to the folder."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
+        for path in sorted(folder.rglob("*")):
+            tar.add(path, arcname=str(path.relative_to(folder)), recursive=False)
+    return buffer.getvalue()
+
+
+def assemble(folder: Path, out: Path, label: str) -> str:
+    """Write the one file to `out` (mode 755); return its cache folder's name."""
+    if not (folder / "baton").is_file():
+        raise SystemExit(f"{folder}/baton: no such executable")
+    data = payload(folder)
+    ident = hashlib.sha256(data).hexdigest()[:16]
+    text = HEADER.replace("@LABEL@", label.replace("\n", " ")).replace("@ID@", ident)
+    offset = 1
+    while True:  # tail -c +N starts at byte N (1-based): the header's length plus one
+        header = text.replace("@OFFSET@", str(offset)).encode()
+        if len(header) + 1 == offset:
+            break
+        offset = len(header) + 1
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_bytes(header + data)
+    tmp.chmod(0o755)
+    os.replace(tmp, out)
+    return ident
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--label", default="baton")
+    args = parser.parse_args()
+    print(assemble(args.folder, args.out, args.label))
+
+
+if __name__ == "__main__":
+    main()
