@@ -8,10 +8,12 @@ person trusts (Dask's wire protocol carries pickles: a scheduler is as trusted a
 
 from __future__ import annotations
 
+import inspect
 import platform
 import sys
 from typing import TYPE_CHECKING, Any
 
+from baton_tui import __version__
 from baton_tui.core.errors import BatonError
 
 if TYPE_CHECKING:
@@ -25,8 +27,6 @@ INSTALL_HINT = "install it with `pip install 'baton-tui[dask]'`"
 
 def versions() -> dict[str, str]:
     """This process's Baton and Python versions (run on each worker, too)."""
-    from baton_tui import __version__
-
     return {"baton": __version__, "python": platform.python_version()}
 
 
@@ -111,8 +111,6 @@ def probe(name: str, settings: "RunnerSettings", timeout: float = CONNECT_TIMEOU
 
 
 def _takes_n_workers(client: "Client") -> bool:
-    import inspect
-
     try:
         return "n_workers" in inspect.signature(client.scheduler_info).parameters
     except (TypeError, ValueError):

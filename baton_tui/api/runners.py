@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from baton_tui import cluster
+from baton_tui.trust import untrusted_commands
+
 if TYPE_CHECKING:
     from baton_tui.workspace import Workspace
 
@@ -22,9 +25,6 @@ def runners(ws: "Workspace", timeout: float | None = None) -> list[dict[str, Any
     """Each runner as `baton runners --json` shows it: reachable or not (why), its workers,
     what each offers, and whether their Baton and Python versions match this machine's. A
     runner from an untrusted baton.toml is not contacted."""
-    from baton_tui import cluster
-    from baton_tui.trust import untrusted_commands
-
     ours = cluster.versions()
     found: list[dict[str, Any]] = [{
         "name": "local", "kind": "local", "address": None, "exchange": None, "trusted": True,

@@ -32,9 +32,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from baton_tui import layout, procs
+from baton_tui.cluster import versions
+from baton_tui.config_files import file_hash
 from baton_tui.core.events import EventKind
+from baton_tui.gitops.git import git, run_git
+from baton_tui.plan.model import parse_document
 from baton_tui.redact import clean, redact
-from baton_tui.run import exchange
+from baton_tui.run import exchange, launcher, logcap, spawner
+from baton_tui.store.db import Store
+from baton_tui.workspace import Workspace
 
 LOOK_EVERY = 0.3
 K = EventKind
@@ -74,8 +81,6 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     name, ex = job["job"], job["exchange"]
     refs = exchange.refs_of(name)
     node = _worker_address()
-    from baton_tui.cluster import versions
-
     ours, theirs = versions(), job.get("versions") or {}
     if theirs and theirs != ours:  # one clear line, before anything is fetched or claimed
         return {"claimed": False, "node": node, "why": (
@@ -87,8 +92,6 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     if scratch.exists():  # a second run of the same job on this node: never a second agent
         return {"claimed": False, "node": node, "why": "already run on this node"}
     repo.mkdir(parents=True)
-    from baton_tui.gitops.git import git
-
     git(repo, "init", "--quiet")
     exchange.fetch(repo, ex, f"+{refs['base']}:refs/baton/base", depth=1)
     base = git(repo, "rev-parse", "refs/baton/base^{commit}")
@@ -129,14 +132,6 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
 def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: str,
                node: str | None) -> dict[str, Any]:
     """The shim and its agent in `tree`, with a store of this node's own."""
-    from baton_tui import layout
-    from baton_tui.config_files import file_hash
-    from baton_tui.plan.model import parse_document
-    from baton_tui.run import launcher, logcap, spawner
-    from baton_tui.workspace import Workspace
-
-    from baton_tui.gitops.git import run_git
-
     shown = run_git(repo, "show", f"{base}:baton.toml")
     if shown.returncode == 0:  # the repository's configuration, as the commit has it
         (repo / "baton.toml").write_text(shown.stdout)
@@ -206,9 +201,6 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
 def signal_job(job: str, signum: int) -> bool:
     """Signal the agent of `job` on this worker (run here by the conductor's `Client.run`):
     its whole process group, as a local stop does. False when it does not run here (yet)."""
-    from baton_tui import procs
-    from baton_tui.store.db import Store
-
     with _lock:
         found = _running.get(job)
     if found is None:
@@ -226,6 +218,4 @@ def signal_job(job: str, signum: int) -> bool:
 
 def ping() -> dict[str, str]:
     """This node's Baton and Python versions (what `baton runners` compares)."""
-    from baton_tui.cluster import versions
-
     return {**versions(), "pid": str(os.getpid())}

@@ -32,11 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from baton_tui import cluster, layout
+from baton_tui import cluster, layout, trust
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import EventKind
 from baton_tui.core.words import Mode
 from baton_tui.gitops.git import GitError
+from baton_tui.paths import private_file
 from baton_tui.plan.model import Task
 from baton_tui.run import dask_node, exchange, launcher
 from baton_tui.run.runner import AttemptHandle, Looked, StartDeferred, StartFailed, StartRequest
@@ -118,11 +119,9 @@ class DaskRunner:
 
     def ensure_trusted(self) -> None:
         """Refuse (BatonError) a runner from an untrusted repository `baton.toml`."""
-        from baton_tui.trust import ensure_trusted
-
         ws = self.ws.sibling()  # (called on worker threads: a connection of its own)
         try:
-            ensure_trusted(ws, (), keys=(f"runners.{self.name}",))
+            trust.ensure_trusted(ws, (), keys=(f"runners.{self.name}",))
         finally:
             ws.close()
 
@@ -181,8 +180,6 @@ class DaskRunner:
         for ref in refs.values():
             exchange.check_ref(ws.root, ref)
         folder = layout.attempt_dir(ws.paths, plan.slug, task.id, attempt_id)
-        from baton_tui.paths import private_file
-
         log_path = private_file(folder / "output.log")
         resumed = bool(request.session_id or request.resume_message)
         spec: dict[str, Any] = {"runner": self.name, "job": job, "refs": refs, "pushed": pushed,

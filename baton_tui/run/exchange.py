@@ -23,11 +23,14 @@ import json
 import os
 import re
 import secrets
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from baton_tui.gitops.git import BATON_IDENTITY, NO_HOOKS, GitError, git, run_git
+from baton_tui.gitops.git import (
+    BATON_IDENTITY, NO_HOOKS, GitError, git, identity_env, run_git,
+)
 
 # No remote helper that runs a command, whatever the person's git config allows.
 SAFE = ("-c", "protocol.ext.allow=never", *NO_HOOKS)
@@ -101,8 +104,6 @@ def snapshot(worktree: str | os.PathLike, message: str) -> str:
 
 def identity(cwd: str | os.PathLike) -> dict[str, str]:
     """Baton's identity where the repository has none (as its own commits use)."""
-    from baton_tui.gitops.git import identity_env
-
     try:
         return identity_env(cwd)
     except Exception:
@@ -113,8 +114,6 @@ def record_commit(cwd: str | os.PathLike, record: dict[str, Any], output: bytes,
                   parent: str | None) -> str:
     """A commit holding the record and the agent's output (the `record` ref)."""
     def blob(data: bytes) -> str:
-        import subprocess
-
         return subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=os.fspath(cwd),
                               input=data, capture_output=True, check=True
                               ).stdout.decode().strip()
@@ -129,8 +128,6 @@ def record_commit(cwd: str | os.PathLike, record: dict[str, Any], output: bytes,
 
 def read_record(cwd: str | os.PathLike, commit: str) -> tuple[dict[str, Any], bytes]:
     """The record and the output a `record` commit holds."""
-    import subprocess
-
     text = git(cwd, "show", f"{commit}:{RECORD}")
     output = subprocess.run(["git", "show", f"{commit}:{OUTPUT}"], cwd=os.fspath(cwd),
                             capture_output=True).stdout
