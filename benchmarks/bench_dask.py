@@ -166,6 +166,11 @@ def main() -> None:
     finally:
         for proc in procs:
             os.killpg(proc.pid, signal.SIGTERM)
+        for proc in procs:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:  # a worker still closing: ended now
+                os.killpg(proc.pid, signal.SIGKILL)
     print(f"{args.tasks} remote tasks, agents {args.sleep:g} s each, one worker offering "
           f"agent={args.tasks}")
     print(f"  by hand through a Dask client: {hand:.2f} s")

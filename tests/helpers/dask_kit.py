@@ -62,13 +62,13 @@ def only_loopback_here() -> None:
 
 
 def _own_group_dying_with_us() -> None:
-    """In the child: a process group of its own (killed whole), and SIGTERM when the test
+    """In the child: a process group of its own (killed whole), and SIGKILL when the test
     process goes (a timed-out test exits without its teardown: no cluster is left behind)."""
     os.setsid()
     if sys.platform.startswith("linux"):
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
 
 
 class Cluster:
