@@ -118,6 +118,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     task_cmd("check", "check", "check command (run with sh -c after the report)")
     task_cmd("checkpoint", "checkpoint", "checkpoint flag (on or off)")
     task_cmd("skills", "skills", "skills (comma-separated names)")
+    task_cmd("runner", "runner", "runner (local, or a [runners.NAME] from config)")
     q = add("task-prompt", "plan:cmd_task_prompt", "set a task's prompt (from --text or stdin)")
     q.add_argument("id", type=task_id, metavar="N")
     q.add_argument("--text")
@@ -183,6 +184,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("--dry-run", action="store_true")
 
     q = add("players", "info:cmd_players", "which players are ready, and why not")
+    q.add_argument("--json", action="store_true")
+    q = add("runners", "info:cmd_runners", "where tasks can run: each runner, reachable or not, "
+            "its workers and what they offer")
     q.add_argument("--json", action="store_true")
     add("doctor", "info:cmd_doctor", "check this machine and say how to fix what is missing")
     q = add("completion", "completion:cmd_completion", "print shell completion code: "

@@ -19,6 +19,7 @@ from baton_tui import redact
 from baton_tui.config_files import env_overrides, file_hash, merge, read_sources
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import DEFAULT_AUTONOMY, Autonomy
+from baton_tui.runners_config import RunnersConfig, project_runner_keys
 from baton_tui.validation import error_lines
 
 BUILTIN_PLAYERS = (
@@ -280,6 +281,8 @@ class Config(_Strict):
     checks: ChecksConfig = Field(default_factory=ChecksConfig)
     supervision: SupervisionConfig = Field(default_factory=SupervisionConfig)
     autopilot: AutopilotConfig = Field(default_factory=AutopilotConfig)
+    runners: RunnersConfig = Field(default_factory=RunnersConfig)
+    """`[runners]`: cluster runners by name, and the default runner of new tasks."""
     keys: dict[str, str] = Field(default_factory=dict)
     """TUI key remapping: binding id -> key(s), e.g. `approve = "ctrl+a"`."""
 
@@ -320,6 +323,7 @@ class LoadedConfig:
             found.append("worktree.setup")
         if sets(proj, "checks", "run") and not sets(pers, "checks", "run"):
             found.append("checks.run")
+        found.extend(project_runner_keys(proj, pers))
         return found
 
     def project_hash(self) -> str | None:

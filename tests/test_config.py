@@ -15,6 +15,7 @@ from baton_tui.config import (
     AutopilotConfig, ChecksConfig, Config, CustomPlayer, LimitsConfig, PlayerSettings,
     PlayersConfig, SupervisionConfig, WorktreeConfig, load_config, parse_duration,
 )
+from baton_tui.runners_config import RunnerSettings, RunnersConfig
 from baton_tui.core.errors import BatonError
 from baton_tui.paths import find_repo
 from baton_tui.store.db import Store
@@ -258,6 +259,8 @@ def test_example_documents_every_field_of_every_model():
         AutopilotConfig: ("autopilot",),
         PlayerSettings: ("players", "claude-code"),
         CustomPlayer: ("players", "custom", "my-agent"),
+        RunnersConfig: ("runners",),
+        RunnerSettings: ("runners", "lab"),
     }
     missing = []
     for model, prefix in tables.items():

@@ -180,6 +180,7 @@ def test_each_task_in_status_json_has_its_pinned_keys_in_order(store):
             "needs_approval": task.needs_approval, "wall": task.wall, "tokens": task.tokens,
             "cost": task.cost, "attempts": task.attempts,
             "player_ready": task.unready is None, "player_problem": task.unready,
+            "runner": task.runner, "node": task.node, "job": task.job,
         }
         got = task.as_json()
         assert list(got) == list(expected) and got == expected

@@ -43,7 +43,8 @@ NAMES = frozenset({"state", "mode", "autonomy", "level"})  # what such a value i
 PARTS = [
     "api", "channel", "commands", "demo", "doctor", "gitops", "handoff", "native_agent",
     "plan", "planner", "players", "run", "store", "tui",
-    "__init__.py", "__main__.py", "cli.py", "config.py", "config_files.py", "killpoints.py",
+    "__init__.py", "__main__.py", "cli.py", "cluster.py", "config.py", "config_files.py",
+    "killpoints.py", "runners_config.py",
     "layout.py", "paths.py", "procs.py", "readiness.py", "redact.py", "skills.py",
     "trust.py", "validation.py", "workspace.py", "frozen.py", "version.py",
 ]

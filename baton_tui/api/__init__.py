@@ -78,6 +78,10 @@ if TYPE_CHECKING:
         report as report, checkpoint as checkpoint, run_attempt as run_attempt, conduct as conduct,
         serve_mcp as serve_mcp,
     )
+    from baton_tui.api.runners import (
+        runner_names as runner_names, default_runner as default_runner, runners as runners,
+        runner_lines as runner_lines,
+    )
 
 AUTONOMIES = tuple(level.value for level in Autonomy)  # plain words, for choices and messages
 MODES = tuple(mode.value for mode in Mode)
@@ -116,6 +120,7 @@ _PROVIDERS = {
         "detect_players", "player_catalog", "player_efforts", "default_player", "skills",
         "trust", "doctor", "report", "checkpoint", "run_attempt", "conduct", "serve_mcp",
     ),
+    "baton_tui.api.runners": ("runner_names", "default_runner", "runners", "runner_lines"),
 }
 _SOURCE = {name: module for module, names in _PROVIDERS.items() for name in names}
 

@@ -47,10 +47,14 @@ def trust(ws: "Workspace") -> tuple[Path, str, list[str]]:
 
 def doctor(ws: "Workspace") -> tuple[list[str], int]:
     """`baton doctor`'s lines and exit code."""
-    # lazy: `baton report` loads this module and never needs it
+    # lazy: `baton report` loads this module and never needs them
+    from baton_tui.api.runners import runner_lines, runners
     from baton_tui.doctor.diagnose import diagnose
 
-    return diagnose(ws)
+    lines, code = diagnose(ws)
+    if code != 2 and ws.config.runners.named:  # (2: the configuration does not read)
+        lines += runner_lines(runners(ws))  # `baton runners`: a cluster that cannot run
+    return lines, code
 
 
 # agents' side -------------------------------------------------------------------------------

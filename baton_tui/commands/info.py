@@ -143,6 +143,17 @@ def cmd_players(args: Namespace) -> int:
     return 0
 
 
+def cmd_runners(args: Namespace) -> int:
+    """`baton runners [--json]`: 0 when every runner is reachable and its workers match."""
+    found = api.runners(api.open_workspace())
+    if args.json:
+        print(json.dumps(found, indent=2))
+    else:
+        print("\n".join(api.runner_lines(found)))
+    fine = all(r["reachable"] and r["versions_match"] is not False for r in found)
+    return 0 if fine else 1
+
+
 def cmd_doctor(args: Namespace) -> int:
     lines, code = api.doctor(api.open_workspace())
     print("\n".join(lines))

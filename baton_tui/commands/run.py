@@ -44,6 +44,8 @@ def _line(event: Any, titles: dict[int, str]) -> str | None:
     if kind == K.TASK_CHECKPOINT:
         return f"{who}: checkpoint — {data.get('what', '')} (answer: baton checkpoint-answer " \
                f"{event.task_id} yes|no)"
+    if kind == K.TASK_QUEUED and data.get("deferred"):  # its runner's cluster: unreachable
+        return f"{who}: waiting — {data.get('reason', '')}"
     if kind == K.TASK_PROGRESS:
         return f"{who}: {data.get('message', '')}"
     if kind == K.TASK_FLAGGED:

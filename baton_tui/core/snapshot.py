@@ -117,6 +117,9 @@ class TaskSnap(_Frozen):
     needs_approval: bool
     limit: str | None
     reassigned: bool
+    runner: str                    # where it runs: `local` or a `[runners.NAME]`
+    node: str | None               # the worker its attempt ran on (None: local, not started)
+    job: str | None                # the engine's key for its attempt (None: local)
 
     def as_json(self) -> dict[str, Any]:
         """The task in `status --json` (pinned keys first)."""
@@ -138,7 +141,7 @@ _JSON_FIELDS = (
     ("last_report", "last_report"), ("flags", None), ("decisions", None), ("words", "words"),
     ("needs_approval", "needs_approval"), ("wall", "wall"), ("tokens", "tokens"),
     ("cost", "cost"), ("attempts", "attempts"), ("player_ready", None),
-    ("player_problem", "unready"),
+    ("player_problem", "unready"), ("runner", "runner"), ("node", "node"), ("job", "job"),
 )
 _JSON_KEYS = tuple(key for key, _ in _JSON_FIELDS)
 _json_values = itemgetter(*(TaskSnap._fields.index(field or "id") for _, field in _JSON_FIELDS))

@@ -74,6 +74,9 @@ class TaskView:
         self.reassigned: dict[str, Any] | None = None  # moved to another player since it ran
         self.limit: str | None = None          # paused at a usage limit: known|unknown|declared
         self.limit_probes = 0                  # probes of a limit with no known reset so far
+        self.node: str | None = None           # the worker its attempt runs on (a cluster runner)
+        self.job: str | None = None            # the engine's key for its attempt (cluster runner)
+        self.deferred = False                  # queued: its runner's cluster was unreachable
 
     @property
     def answerable(self) -> bool:
@@ -207,6 +210,7 @@ def _approval_voided(view: TaskView, event: Event) -> None:
 def _queued(view: TaskView, event: Event) -> None:
     data = event.data
     view.not_before = float(data.get("not_before") or 0)
+    view.deferred = bool(data.get("deferred"))
     view.feedback = data.get("feedback")
     view.rate_limited = bool(data.get("rate_limited"))
     view.rate_limit_retries += 1 if view.rate_limited else 0
@@ -218,6 +222,7 @@ def _started(view: TaskView, event: Event) -> None:
     view.finish_only = None
     view.attempt = data.get("attempt", view.attempt)
     view.workdir = data.get("workdir") or view.workdir
+    view.job, view.node = data.get("job"), data.get("node")
     if event.kind == K.TASK_STARTED:
         view.attempts += 1
         if data.get("base"):
@@ -270,6 +275,8 @@ def _landed(view: TaskView, event: Event) -> None:
 
 
 def _progress(view: TaskView, event: Event) -> None:
+    if event.data.get("node"):  # a cluster runner's worker took the attempt
+        view.node = event.data["node"]
     view.progress = event.data.get("message")
     if view.progress:
         view.progress_log = [*view.progress_log[-(PROGRESS_KEPT - 1):], view.progress]

@@ -119,7 +119,8 @@ def _document(ws: Workspace, row: PlanRow) -> PlanDocument:
 
 
 def validate(ws: Workspace, doc: PlanDocument, source: str) -> PlanDocument:
-    return ensure_valid(doc, ws.catalog, set(ws.skills), source)
+    return ensure_valid(doc, ws.catalog, set(ws.skills), source,
+                        runners=ws.config.runners.names())
 
 
 def store_new_plan(ws: Workspace, doc: PlanDocument, *, new: bool = False,
@@ -129,6 +130,7 @@ def store_new_plan(ws: Workspace, doc: PlanDocument, *, new: bool = False,
     validate(ws, doc, source)
     if "autonomy" not in doc.model_fields_set:
         doc = doc.model_copy(update={"autonomy": ws.config.autonomy})
+    doc = _default_runner(ws, doc)
     with ws.store.tx():
         existing = current(ws, required=False)
         if existing is not None:
@@ -146,6 +148,17 @@ def store_new_plan(ws: Workspace, doc: PlanDocument, *, new: bool = False,
     row = ws.store.plan(plan_id)
     assert row is not None
     return row
+
+
+def _default_runner(ws: Workspace, doc: PlanDocument) -> PlanDocument:
+    """Tasks that name no runner of their own take the configured default (`[runners]
+    default`), as a plan without its own autonomy takes the configured one."""
+    default = ws.config.runners.default
+    if default == "local" or all("runner" in t.model_fields_set for t in doc.tasks):
+        return doc
+    tasks = [t if "runner" in t.model_fields_set else t.model_copy(update={"runner": default})
+             for t in doc.tasks]
+    return doc.model_copy(update={"tasks": tasks})
 
 
 def _refuse_edit(ws: Workspace, cur: Current, task_id: int, fields: set[str]) -> bool:
@@ -212,6 +225,8 @@ def add_task(ws: Workspace, title: str, player: str, mode: str = Mode.BUILD,
     readiness.refuse_unready(ws, player)
     new_doc, new_id = edits.add_task(cur.doc, title, player, mode, deps, prompt, next_id,
                                      ws.catalog)
+    if ws.config.runners.default != "local":  # new tasks run where the config says
+        new_doc = edits.set_field(new_doc, new_id, "runner", ws.config.runners.default)
     save_edit(ws, cur, new_doc, "task-add", new_id)
     return new_id
 

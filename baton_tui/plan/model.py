@@ -40,6 +40,7 @@ TaskId = Annotated[int, Field(ge=1, le=MAX_ID)]
 # Anywhere: C0 controls but tab/newline/CR, DEL, C1, bidi overrides. In one-line fields,
 # newline, CR and the Unicode line separators too (a tab is only whitespace).
 _CONTROL_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_RUNNER_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,62}")  # as `[runners.NAME]` (config)
 _CONTROL_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
@@ -87,6 +88,7 @@ class Task(BaseModel):
                                                                  max_length=1000)
     checkpoint: bool = False
     check: str | None = Field(default=None, max_length=20_000)
+    runner: str = Field(default="local", min_length=1, max_length=63)
 
     @field_validator("title")
     @classmethod
@@ -108,6 +110,14 @@ class Task(BaseModel):
     def _names(cls, value: list[str]) -> list[str]:
         for item in value:
             printable(item, one_line=True)
+        return value
+
+    @field_validator("runner")
+    @classmethod
+    def _runner_name(cls, value: str) -> str:
+        if not _RUNNER_NAME.fullmatch(value):
+            raise ValueError(f"runner {value[:70]!r}: a runner's name is lowercase letters, "
+                             "digits, -_.")
         return value
 
     @field_validator("prompt", "check")

@@ -10,12 +10,16 @@ from baton_tui.core.dag import find_cycle
 from baton_tui.plan.model import PlanDocument
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from baton_tui.players.registry import Catalog
 
 
 def plan_problems(doc: PlanDocument, catalog: "Catalog | None",
-                  skills: set[str] | None = None) -> list[str]:
-    """Every problem, one line each, in task order. Empty means valid."""
+                  skills: set[str] | None = None,
+                  runners: "Collection[str] | None" = None) -> list[str]:
+    """Every problem, one line each, in task order. Empty means valid. `runners`: the
+    runners configured here (`local` and `[runners.NAME]`), when they are to be checked."""
     problems: list[str] = []
     ids = Counter(t.id for t in doc.tasks)
     for task_id, count in ids.items():
@@ -29,6 +33,9 @@ def plan_problems(doc: PlanDocument, catalog: "Catalog | None",
                 problems.append(f"task {task.id}: depends on task {dep}, which does not exist")
         if catalog is not None:
             problems.extend(f"task {task.id}: {p}" for p in catalog.problems(task))
+        if runners is not None and task.runner not in runners:
+            problems.append(f"task {task.id}: unknown runner {task.runner!r} (configured: "
+                            f"{', '.join(runners)}; add a [runners.{task.runner}] table)")
         if skills is not None:
             unknown = [s for s in task.skills if s not in skills]
             if unknown:
@@ -42,9 +49,9 @@ def plan_problems(doc: PlanDocument, catalog: "Catalog | None",
 
 
 def ensure_valid(doc: PlanDocument, catalog: "Catalog | None", skills: set[str] | None = None,
-                 source: str = "plan") -> PlanDocument:
+                 source: str = "plan", runners: "Collection[str] | None" = None) -> PlanDocument:
     """Raise a BatonError (exit 2) listing every problem, or return the document."""
-    problems = plan_problems(doc, catalog, skills)
+    problems = plan_problems(doc, catalog, skills, runners)
     if problems:
         lines = [f"{source}: {p}" for p in problems]
         raise BatonError(lines[0], code=2, lines=lines)

@@ -28,15 +28,16 @@ from baton_tui.core.slug import integration_branch
 from baton_tui.core.words import Mode
 from baton_tui.gitops import git, making, worktrees
 from baton_tui.paths import private_file
+from baton_tui.plan.model import Task
 from baton_tui.run import decide, spawner, state
 from baton_tui.run.collecting import Collector
 from baton_tui.run.finish import Intent, run_check
 from baton_tui.run.following import Follower
 from baton_tui.run.launcher import _git_mode
-from baton_tui.run.local import LocalRunner
 from baton_tui.run.lock import ConductorLock
 from baton_tui.run.runner import Runner
 from baton_tui.run.starting import Starter
+from baton_tui.run.switch import RunnerSwitch
 from baton_tui.store import foldcache
 from baton_tui.store.db import Unwritable
 from baton_tui.store.snapshot import conductor_info
@@ -161,8 +162,21 @@ class Conductor:
         for task in choice.land:
             self.collector.land_reported(task)
         for task, message in choice.starts:
-            if decide.has_room(run, task, self._cap):
+            if decide.has_room(run, task, self._cap) and self._runner_room(task):
                 self.starter.start(task, message)
+
+    def _runner_room(self, task: Task) -> bool:
+        """Whether the task's runner is under its own `max_parallel` (`[runners.NAME]`)."""
+        if task.runner == "local":
+            return True
+        settings = self.ws.config.runners.get(task.runner)
+        limit = settings.max_parallel if settings is not None else None
+        if not limit:
+            return True
+        run = self.run
+        busy = sum(1 for task_id in [*run.tracked, *run.starting]
+                   if run.by_id[task_id].runner == task.runner)
+        return busy < limit
 
     def _pause_all(self) -> None:
         """A pause was asked for: every running task stops in its saved session."""
@@ -214,7 +228,9 @@ class Conductor:
         # the next look resumes that task (exiting "waiting" then was a race).
         if any(u - now <= max_wait for u in waits):
             return None
-        if any(run.view(t).not_before > now for t in ready.delayed):
+        # (A task whose cluster was unreachable waits only while something else runs: alone,
+        # the run ends waiting, and `baton resume` tries that cluster again.)
+        if any((v := run.view(t)).not_before > now and not v.deferred for t in ready.delayed):
             return None
         if ready.ids(*BROKEN):
             return FAILED
@@ -393,7 +409,7 @@ def conduct(root: str | None, on_cue: bool = False) -> int:
     ws.store.set_conductor(os.getpid(), procs.start_token(os.getpid()), plan.id if plan else 0)
     runner: Runner | None = None
     try:
-        runner = LocalRunner(ws)  # the one runner today (a task field chooses, later)
+        runner = RunnerSwitch(ws)  # each task's `runner` field chooses (local, a cluster)
         return asyncio.run(Conductor(ws, runner, crashed).loop())
     except Exception as exc:
         # Attempts keep running under their shims; `baton resume` reattaches to them.

@@ -40,7 +40,8 @@ def ensure_trusted(ws: Workspace, cur: plans.Current) -> None:
     """Refuse a run whose players or settings come from an untrusted baton.toml — or that
     could not start: a store or `$BATON_HOME` that cannot be written (every path that starts
     a conductor asks here before it writes anything)."""
-    ensure(ws, {t.player for t in cur.doc.tasks})
+    runners = sorted({f"runners.{t.runner}" for t in cur.doc.tasks if t.runner != "local"})
+    ensure(ws, {t.player for t in cur.doc.tasks}, keys=("worktree.setup", "checks.run", *runners))
     ws.store.check_writable()
     layout.check_writable(ws.paths)
 

@@ -184,6 +184,8 @@ class Finisher:
             return State.FAILED
         if attempt.spec.get("silenced"):
             reason = f"silent for {int(attempt.spec['silenced'])}s: stopped (its branch is kept)"
+        elif attempt.spec.get("lost"):  # a cluster runner's attempt whose worker went away
+            reason = str(attempt.spec["lost"])
         elif attempt.exit_status is None:
             reason = "the agent's process vanished without reporting"
         else:

@@ -57,6 +57,15 @@ class StartFailed(Exception):
         self.output = output
 
 
+class StartDeferred(Exception):
+    """The attempt cannot start now — its runner's cluster is unreachable: nothing was
+    started or lost, and the task stays queued (tried again a while later) with `reason`."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 @dataclass
 class Looked:
     """What one look at the followed attempts found."""

@@ -9,6 +9,7 @@ dependencies still run made ahead (`Runner.make_ahead`), so they start the momen
 from __future__ import annotations
 
 import asyncio
+import time
 
 from baton_tui.core.events import EventKind, State
 from baton_tui.core.views import TaskView
@@ -17,11 +18,12 @@ from baton_tui.gitops.git import run_git
 from baton_tui.plan.model import Task
 from baton_tui.run.finish import Intent
 from baton_tui.run.following import Follower
-from baton_tui.run.runner import Runner, StartFailed, StartRequest
+from baton_tui.run.runner import Runner, StartDeferred, StartFailed, StartRequest
 from baton_tui.run.state import RunState, Tracked
 from baton_tui.workspace import Workspace
 
 K = EventKind
+DEFER_FOR = 30.0  # a task whose runner is unreachable is tried again after this long
 
 
 def handoff_packet(view: TaskView, diff_stat: str) -> str:
@@ -112,6 +114,10 @@ class Starter:
         async def starting() -> None:
             try:
                 handle = await self.runner.start(request)
+            except StartDeferred as exc:  # its cluster is unreachable: queued, tried again
+                self.emit(task.id, K.TASK_QUEUED, reason=exc.reason, deferred=True,
+                          not_before=time.time() + DEFER_FOR)
+                handle = None
             except StartFailed as exc:
                 self.emit(task.id, K.TASK_FAILED, reason=exc.reason,
                           **({"output": exc.output} if exc.output is not None else {}))

@@ -48,6 +48,8 @@ def render_status(status: dict) -> str:
     width = min(max((len(t["title"]) for t in status["tasks"]), default=10), 40)
     for task in status["tasks"]:
         who = " · ".join(x for x in (task["player"], task.get("model")) if x)
+        if task.get("runner", "local") != "local":  # where it runs, when not here
+            who += f" @ {task['runner']}" + (f" ({task['node']})" if task.get("node") else "")
         extra = f"  {fmt_secs(task['wall'])}" if task["wall"] else ""
         if task.get("progress") and task["state"] == State.RUNNING:
             extra += f"  — {task['progress'][:60]}"

@@ -151,7 +151,8 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
          if state == State.CHECKPOINT else None),
         view.pending_checkpoint is not None and view.checkpoint_answer is None,      # answerable
         tuple(dict(d) for d in decisions) if decisions else (),                      # decisions
-        view.needs_approval, view.limit, bool(view.reassigned)))
+        view.needs_approval, view.limit, bool(view.reassigned),
+        get("runner") or "local", view.node, view.job))                            # runner…
 
 
 def _summary(folder: Folder, columns: list[tuple], running: bool, now: float) -> dict[str, Any]:

@@ -173,6 +173,17 @@ class TaskActions:
         if value is not None and value != task.mode:
             await self.edit(task, "mode", value)
 
+    @worker("choose runner")
+    async def pick_runner(self) -> None:
+        task = self.focused_task()
+        names = api.runner_names(self.app.ws)
+        value = await self.app.push_screen_wait(ChoiceModal(
+            f"runner of #{task.id}", [Choice(n, n + (" — this machine" if n == "local" else ""))
+                                      for n in names], task.runner,
+            note="where its agent runs: this machine, or a [runners.NAME] cluster"))
+        if value is not None and value != task.runner:
+            await self.edit(task, "runner", value)
+
     @worker("edit dependencies")
     async def edit_deps(self) -> None:
         task = self.focused_task()

@@ -354,6 +354,7 @@ class BatonApp(App[int]):
     def action_pick_model(self) -> None: self.actions.pick_model()
     def action_pick_effort(self) -> None: self.actions.pick_effort()
     def action_pick_mode(self) -> None: self.actions.pick_mode()
+    def action_pick_runner(self) -> None: self.actions.pick_runner()
     def action_edit_deps(self) -> None: self.actions.edit_deps()
     def action_edit_skills(self) -> None: self.actions.edit_skills()
     def action_edit_title(self) -> None: self.actions.edit_title()

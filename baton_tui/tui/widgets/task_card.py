@@ -99,6 +99,8 @@ def card_text(task: TaskSnap, selected: bool = False, now: float | None = None) 
     else:
         who = " · ".join([task.player, task.model or "default model", *(
             [task.effort] if task.effort else [])])
+    if task.runner != "local":  # where it runs, when not on this machine
+        who += f" @ {task.runner}" + (f" ({task.node})" if task.node else "")
     text.append(f"\n    {who}", style="")
     facts = _facts(task)
     if facts:

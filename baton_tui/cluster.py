@@ -1,0 +1,121 @@
+"""Talking to a Dask cluster from this machine: connecting, and `baton runners`' look at it.
+
+`distributed` is an optional extra (`pip install 'baton-tui[dask]'`): it is imported here,
+inside the functions, only when a Dask runner is actually used — `baton --help`, `baton
+status` and every local run never pay for it. A scheduler is contacted only for a runner the
+person trusts (Dask's wire protocol carries pickles: a scheduler is as trusted as a command).
+"""
+
+from __future__ import annotations
+
+import inspect
+import platform
+import sys
+from typing import TYPE_CHECKING, Any
+
+from baton_tui import __version__
+from baton_tui.core.errors import BatonError
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from baton_tui.runners_config import RunnerSettings
+
+CONNECT_TIMEOUT = 10.0
+INSTALL_HINT = "install it with `pip install 'baton-tui[dask]'`"
+
+
+def versions() -> dict[str, str]:
+    """This process's Baton and Python versions (run on each worker, too)."""
+    return {"baton": __version__, "python": platform.python_version()}
+
+
+def have_distributed() -> bool:
+    try:
+        import distributed  # noqa: F401  # lazy: the optional extra, only for Dask runners
+    except ImportError:
+        return False
+    return True
+
+
+def connect(settings: "RunnerSettings", timeout: float = CONNECT_TIMEOUT) -> "Client":
+    """A client of the runner's scheduler, or a one-line BatonError saying why not."""
+    try:
+        from distributed import Client  # lazy: the optional extra, only for Dask runners
+    except ImportError:
+        raise BatonError(f"the `distributed` package is not installed here: {INSTALL_HINT}") \
+            from None
+    try:
+        return Client(settings.address, timeout=f"{timeout}s", set_as_default=False)
+    except Exception as exc:  # OSError, TimeoutError, a refused handshake …
+        raise BatonError(f"scheduler {settings.address} is unreachable: "
+                         f"{_one_line(exc) or type(exc).__name__}") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else ""
+
+
+def probe(name: str, settings: "RunnerSettings", timeout: float = CONNECT_TIMEOUT
+          ) -> dict[str, Any]:
+    """What `baton runners` says of one Dask runner: reachable or not (why), its workers,
+    what each offers, and whether their Baton and Python versions match this machine's."""
+    ours = versions()
+    found: dict[str, Any] = {
+        "name": name, "kind": settings.kind, "address": settings.address,
+        "exchange": settings.exchange, "trusted": True, "reachable": False, "reason": None,
+        "workers": [], "versions_match": None, "baton": ours["baton"], "python": ours["python"]}
+    try:
+        client = connect(settings, timeout)
+    except BatonError as exc:
+        found["reason"] = exc.message
+        return found
+    try:
+        info = client.scheduler_info(n_workers=-1) if _takes_n_workers(client) \
+            else client.scheduler_info()
+        workers = info.get("workers", {}) or {}
+        try:
+            theirs = client.run(versions, on_error="return")
+        except Exception as exc:
+            theirs = {address: exc for address in workers}
+        match = True
+        for address, worker in sorted(workers.items()):
+            seen = theirs.get(address)
+            if isinstance(seen, dict):
+                same = seen.get("baton") == ours["baton"] and seen.get("python") == ours["python"]
+                baton, python, problem = seen.get("baton"), seen.get("python"), None
+            else:
+                same, baton, python = False, None, None
+                problem = f"Baton is not importable there ({_one_line(seen) if seen else 'no answer'})"
+            if not same and problem is None:
+                problem = (f"runs Baton {baton} on Python {python}, this machine Baton "
+                           f"{ours['baton']} on Python {ours['python']}")
+            match = match and same
+            found["workers"].append({
+                "address": address, "name": worker.get("name"),
+                "resources": dict(worker.get("resources") or {}),
+                "baton": baton, "python": python, "versions_match": same, "problem": problem})
+        found["reachable"] = True
+        found["versions_match"] = match if workers else None
+        if not workers:
+            found["reason"] = "the scheduler has no workers"
+    except Exception as exc:
+        found["reason"] = f"scheduler {settings.address}: {_one_line(exc)}"
+    finally:
+        try:
+            client.close(timeout=5)
+        except Exception:
+            pass
+    return found
+
+
+def _takes_n_workers(client: "Client") -> bool:
+    try:
+        return "n_workers" in inspect.signature(client.scheduler_info).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def python_tag() -> str:
+    return f"{sys.version_info.major}.{sys.version_info.minor}"

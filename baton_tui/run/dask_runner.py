@@ -1,0 +1,611 @@
+"""`DaskRunner`: attempts on a Dask cluster's workers, behind the runner seam.
+
+A start prepares the task's worktree here exactly as a local start does (its branch is cut
+from the integration branch, so landing stays local), then pushes the worktree's exact
+commit to the exchange (`exchange` module), records the attempt — its Dask key first, before
+anything is submitted — and submits `dask_node.run_job` asking for one unit of the resource
+named after the task's player (`[runners.NAME] resources` may rename it). The job is
+`fire_and_forget`: the scheduler keeps it when this conductor goes away, and the next one
+re-attaches by its key; a job Dask runs twice finds its claim on the exchange and runs
+nothing, so no agent ever runs twice for one attempt.
+
+Progress comes back as the worker's events on the job's topic (`Client.subscribe_topic`):
+appended to the attempt's log and read by the follower as a local agent's output. A stop
+runs `dask_node.signal_job` on the worker (`Client.run`): Dask cannot cancel a running task,
+Baton ends the agent's process group itself. At the end, `collect` fetches the record and
+the result from the exchange, puts the agent's work into the local worktree as a local agent
+would have left it, replays the agent's reports into the store, and hands the attempt to
+the finisher like any other: report, check, commit and landing are this machine's.
+
+`distributed` is imported here only, and this module only when a task names a Dask runner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import threading
+import time
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from baton_tui import cluster, layout, trust
+from baton_tui.core.errors import BatonError
+from baton_tui.core.events import EventKind
+from baton_tui.core.words import Mode
+from baton_tui.gitops.git import GitError
+from baton_tui.paths import private_file
+from baton_tui.plan.model import Task
+from baton_tui.run import dask_node, exchange, launcher
+from baton_tui.run.runner import AttemptHandle, Looked, StartDeferred, StartFailed, StartRequest
+from baton_tui.store.rows import AttemptRow, PlanRow
+from baton_tui.workspace import Workspace
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+    from baton_tui.runners_config import RunnerSettings
+
+K = EventKind
+LOST_AFTER = 10.0   # a claimed attempt's worker gone from the scheduler this long: lost
+WORKERS_EVERY = 2.0  # the scheduler's list of workers is asked at most this often
+STOP_AGAIN = 2.0     # a stop with the same signal is sent again at most this often
+RECORDS_EVERY = 3.0  # the exchange is asked for finished jobs' records this often
+
+
+@dataclass(eq=False)
+class _Live:
+    """What the Dask runner knows of one attempt it follows."""
+
+    job: str
+    future: "Future | None"
+    log_path: str | None
+    node: str | None = None
+    pending: bytearray = field(default_factory=bytearray)  # output not read by the follower
+    gone_since: float | None = None                         # its worker left the scheduler
+    exit: "asyncio.Future[object] | None" = None
+    told: bool = False                                      # its node is recorded
+    finished: bool = False                                  # its record is on the exchange
+    progress: list[tuple[int, str]] = field(default_factory=list)  # reports to record
+    streamed: set[int] = field(default_factory=set)         # node events recorded live
+    last_stop: tuple[int, float] | None = None              # the last stop sent, and when
+
+
+def _gist(exc: GitError) -> str:
+    lines = [line for line in exc.stderr.strip().splitlines() if line.strip()]
+    return (lines[-1] if lines else str(exc))[:300]
+
+
+def _wake(future: "asyncio.Future[object]") -> None:
+    """Complete `future` from any thread (on its loop's)."""
+    def done() -> None:
+        if not future.done():
+            future.set_result(None)
+
+    try:
+        future.get_loop().call_soon_threadsafe(done)
+    except RuntimeError:  # its loop is closed: nobody waits
+        pass
+
+
+class DaskRunner:
+    """Attempts as Dask jobs (see the module docstring)."""
+
+    def __init__(self, ws: Workspace, name: str, settings: "RunnerSettings"):
+        self.ws = ws
+        self.store = ws.store
+        self.name = name
+        self.settings = settings
+        self._client: "Client | None" = None
+        self._connect_lock = threading.Lock()
+        self._live: dict[AttemptHandle, _Live] = {}
+        self._lock = threading.Lock()  # `_Live.pending` and `node`: written on Dask's thread
+        self._workers_seen: tuple[float, set[str]] | None = None
+        self._records_due = 0.0
+        self._records: threading.Thread | None = None
+
+    # the cluster -----------------------------------------------------------------------------
+    def client(self) -> "Client":
+        """The scheduler's client, connected on first use (blocking: a worker thread's)."""
+        with self._connect_lock:
+            if self._client is not None and self._client.status in ("running", "connecting"):
+                return self._client
+            self.ensure_trusted()
+            self._client = cluster.connect(self.settings)
+            return self._client
+
+    def ensure_trusted(self) -> None:
+        """Refuse (BatonError) a runner from an untrusted repository `baton.toml`."""
+        ws = self.ws.sibling()  # (called on worker threads: a connection of its own)
+        try:
+            trust.ensure_trusted(ws, (), keys=(f"runners.{self.name}",))
+        finally:
+            ws.close()
+
+    # starting -----------------------------------------------------------------------------
+    async def start(self, request: StartRequest) -> AttemptHandle:
+        loop = asyncio.get_running_loop()
+        attempt_id, live = await asyncio.to_thread(self._start, request)
+        handle = AttemptHandle(attempt_id, request.task.id)
+        self._follow(handle, live, loop)
+        return handle
+
+    def _start(self, request: StartRequest) -> tuple[int, _Live]:
+        task = request.task
+        if task.checkpoint:
+            raise StartFailed(f"checkpoint tasks run on this machine for now (runner "
+                              f"{self.name}): `baton task-runner {task.id} local`")
+        try:
+            self.ensure_trusted()
+        except BatonError as exc:  # the person's to settle: visible, not waited through
+            raise StartFailed(f"runner {self.name}: {exc.message}") from None
+        try:
+            client = self.client()
+        except BatonError as exc:  # unreachable: nothing started, the task waits queued
+            raise StartDeferred(f"runner {self.name}: {exc.message}") from None
+        ws = self.ws.sibling()
+        try:
+            return self._submit(ws, client, request)
+        except launcher.SetupFailed as exc:
+            raise StartFailed(str(exc), exc.output) from exc
+        except (BatonError, OSError, ValueError) as exc:
+            message = exc.message if isinstance(exc, BatonError) else str(exc)
+            raise StartFailed(f"could not start on runner {self.name}: {message}") from exc
+        finally:
+            ws.close()
+
+    def _submit(self, ws: Workspace, client: "Client", request: StartRequest
+                ) -> tuple[int, _Live]:
+        task, plan, feedback = request.task, request.plan, request.feedback
+        if not launcher._git_mode(ws):
+            raise StartFailed(f"runner {self.name} needs a git repository (git 2.38 or newer)")
+        if task.mode == Mode.RESEARCH:
+            workdir = launcher.prepare_research(ws, plan, task, request.attempt_no)
+        else:
+            workdir = launcher.prepare_build(ws, plan, task, refresh=request.refresh)
+            if workdir.conflicts:
+                feedback = ((feedback + "\n\n") if feedback else "") + (
+                    "Your branch now includes the latest integration branch, and these "
+                    "files conflict — resolve the conflict markers (keep both sides' "
+                    "intent): " + ", ".join(workdir.conflicts))
+        pushed = exchange.snapshot(workdir.path, "baton: the worktree as the task starts")
+        store = ws.store
+        attempt_id = store.new_attempt(plan.id, task.id, launcher.new_nonce(), task.player,
+                                       {}, "")
+        job = exchange.job_name(plan.slug, task.id, attempt_id)
+        refs = exchange.refs_of(job)
+        for ref in refs.values():
+            exchange.check_ref(ws.root, ref)
+        folder = layout.attempt_dir(ws.paths, plan.slug, task.id, attempt_id)
+        log_path = private_file(folder / "output.log")
+        resumed = bool(request.session_id or request.resume_message)
+        spec: dict[str, Any] = {"runner": self.name, "job": job, "refs": refs, "pushed": pushed,
+                "cwd": str(workdir.path), "base": workdir.base, "branch": workdir.branch,
+                "mode": task.mode, "resumed": resumed, "resume_message": request.resume_message,
+                "argv": [], "env_names": [], "remote": True}
+        # The key is recorded before anything is submitted: a conductor killed from here on
+        # finds it, and re-attaches instead of submitting the attempt again.
+        store.update_attempt(attempt_id, spec=spec, log_path=str(log_path))
+        try:
+            exchange.push(workdir.path, self.settings.exchange, f"{pushed}:{refs['base']}")
+        except GitError as exc:  # nothing was submitted: the attempt never runs
+            store.abandon_attempt(attempt_id)
+            raise StartDeferred(f"runner {self.name}: cannot push to the exchange "
+                                f"{self.settings.exchange}: {_gist(exc)}") from None
+        payload = {
+            "job": job, "exchange": self.settings.exchange, "base": pushed,
+            "workdir": self.settings.workdir, "doc": request.doc.dump(), "task": task.id,
+            "slug": plan.slug, "artifacts": {str(k): v for k, v in request.artifacts.items()},
+            "feedback": feedback, "resume_message": request.resume_message,
+            "session_id": request.session_id, "trusted": self._trusted_hash(ws),
+            "versions": cluster.versions(), "resource": self.settings.resource_of(task.player)}
+        where = self._session_node(ws, plan, task) if resumed else None
+        # What a conductor killed before the submission was recorded submits again (the
+        # plan's document is read back from the store; the claim makes a double harmless).
+        store.note_attempt(attempt_id, "payload", {**payload, "doc": None, "where": where})
+        store.claim_attempt(attempt_id, os.getpid())  # started: it is the cluster's now
+        future = self._send(client, payload, where)
+        store.note_attempt(attempt_id, "submitted", time.time())
+        store.append(plan.id, task.id, K.TASK_RESUMED if resumed else K.TASK_STARTED,
+                     {"attempt": attempt_id, "player": task.player, "workdir": str(workdir.path),
+                      "base": workdir.base, "branch": workdir.branch, "runner": self.name,
+                      "job": job})
+        return attempt_id, _Live(job, future, str(log_path))
+
+    @staticmethod
+    def _send(client: "Client", payload: dict[str, Any], where: str | None) -> "Future":
+        """Submit the job: one unit of its player's resource, kept by the scheduler when
+        this conductor goes away (`fire_and_forget`)."""
+        from distributed import fire_and_forget  # lazy: the optional extra
+
+        future = client.submit(
+            dask_node.run_job, payload, key=payload["job"], pure=False, retries=0,
+            resources={payload["resource"]: 1},
+            **({"workers": [where], "allow_other_workers": True} if where else {}))
+        fire_and_forget(future)
+        return future
+
+    def _trusted_hash(self, ws: Workspace) -> str | None:
+        """The hash of the baton.toml the person trusted, when it is this file as it is (a
+        node runs the repository's commands only from that very file)."""
+        digest = ws.loaded.project_hash()
+        trusted = ws.store.trusted_hash(str(ws.paths.project_config))
+        return digest if digest is not None and digest == trusted else None
+
+    def _session_node(self, ws: Workspace, plan: PlanRow, task: Task) -> str | None:
+        """The worker that holds the task's last session (a resume goes back there)."""
+        for attempt in reversed(ws.store.attempts(plan.id, task.id)):
+            if attempt.spec.get("node") and attempt.session_id:
+                return str(attempt.spec["node"])
+        return None
+
+    def _follow(self, handle: AttemptHandle, live: _Live, loop: asyncio.AbstractEventLoop
+                ) -> None:
+        """Stream the job's events into its log, and wake the loop when it ends."""
+        self._live[handle] = live
+        exit: asyncio.Future[object] = loop.create_future()
+        live.exit = exit
+
+        def wake() -> None:
+            if not exit.done():
+                exit.set_result(None)
+
+        def done(_future: object) -> None:
+            loop.call_soon_threadsafe(wake)
+
+        if live.future is not None:
+            live.future.add_done_callback(done)
+
+        def heard(event: Any) -> None:
+            _at, message = event if isinstance(event, tuple) else (None, event)
+            if not isinstance(message, dict):
+                return
+            with self._lock:
+                if message.get("node") and live.node is None:
+                    live.node = str(message["node"])  # (recorded by the next `look`)
+                if isinstance(message.get("progress"), str):
+                    live.progress.append((int(message.get("event") or 0), message["progress"]))
+                text = message.get("text")
+                if isinstance(text, str) and text:
+                    data = text.encode("utf-8", "replace")
+                    live.pending += data
+                    if live.log_path:
+                        with open(live.log_path, "ab") as log:
+                            log.write(data)
+
+        try:
+            self.client().subscribe_topic(live.job, heard)
+        except Exception:  # no live view then: the whole output comes with the record
+            pass
+
+    def _record_progress(self, handle: AttemptHandle, live: _Live) -> None:
+        """The agent's progress reports on its worker, recorded as they come (the card and
+        `status` show them, and they count as the agent speaking for the stall limit)."""
+        with self._lock:
+            reports, live.progress = live.progress, []
+        row = self.store.attempt(handle.attempt_id)
+        if row is None:
+            return
+        for node_event, message in reports:
+            live.streamed.add(node_event)
+            self.store.append(row.plan_id, handle.task_id, K.TASK_PROGRESS,
+                              {"message": message, "attempt": handle.attempt_id})
+
+    def _tell_node(self, handle: AttemptHandle, live: _Live) -> None:
+        """Record the worker that claimed the attempt (`status` shows it as `node`)."""
+        live.told = True
+        row = self.store.attempt(handle.attempt_id)
+        if row is None or row.spec.get("node") == live.node:
+            return
+        self.store.note_attempt(handle.attempt_id, "node", live.node)
+        self.store.append(row.plan_id, handle.task_id, K.TASK_PROGRESS, {
+            "message": f"running on {live.node}", "node": live.node,
+            "attempt": handle.attempt_id})
+
+    def adopt(self, attempt: AttemptRow) -> AttemptHandle:
+        handle = AttemptHandle(attempt.id, attempt.task_id)
+        job = str(attempt.spec.get("job"))
+        live = _Live(job, None, attempt.log_path, node=attempt.spec.get("node"),
+                     told=bool(attempt.spec.get("node")))
+        try:
+            from distributed import Future  # lazy: the optional extra
+
+            client = self.client()
+            if attempt.spec.get("submitted"):
+                live.future = Future(job, client=client)  # kept by the scheduler meanwhile
+            else:
+                live.future = self._submit_again(client, attempt)
+        except BatonError:
+            pass  # the cluster is unreachable: its record on the exchange still tells
+        # Asked after the future was: a job the scheduler had already let go of pushed its
+        # record before it ended.
+        refs = attempt.spec.get("refs") or {}
+        try:
+            live.finished = bool(refs.get("record") and exchange.remote_ref(
+                self.ws.root, self.settings.exchange, refs["record"]))
+        except Exception:
+            live.finished = False
+        self._follow(handle, live, asyncio.get_running_loop())
+        return handle
+
+    def _submit_again(self, client: "Client", attempt: AttemptRow) -> "Future | None":
+        """An attempt recorded as started whose submission was not recorded (its conductor
+        was killed in between): submitted (again) under the same key, unless a worker has
+        already claimed it — Dask keeps one task per key, and the claim on the exchange
+        lets at most one run start an agent."""
+        spec = attempt.spec
+        payload, refs = spec.get("payload"), spec.get("refs") or {}
+        plan = self.store.plan(attempt.plan_id)
+        if not payload or plan is None:
+            return None
+        if refs.get("claim") and exchange.remote_ref(self.ws.root, self.settings.exchange,
+                                                     refs["claim"]):
+            from distributed import Future  # lazy: the optional extra
+
+            return Future(payload["job"], client=client)
+        where = payload.pop("where", None)
+        future = self._send(client, {**payload, "doc": plan.doc}, where)
+        self.store.note_attempt(attempt.id, "submitted", time.time())
+        return future
+
+    def on_its_way(self, attempt: AttemptRow) -> bool:
+        return bool(attempt.spec.get("submitted"))
+
+    # following -----------------------------------------------------------------------------
+    def look(self, handles: Collection[AttemptHandle]) -> Looked:
+        looked = Looked()
+        workers: set[str] | None = None
+        self._look_for_records()
+        for handle in handles:
+            live = self._live.get(handle)
+            if live is None:
+                looked.lost.add(handle)
+                continue
+            future = live.future
+            if live.finished or (future is not None and future.done()):
+                looked.ended.add(handle)
+                continue
+            if live.node is not None and not live.told:
+                self._tell_node(handle, live)
+            if live.progress:
+                self._record_progress(handle, live)
+            if live.node is None:
+                continue
+            if workers is None:
+                workers = self._workers()
+            if workers is not None and live.node not in workers:
+                live.gone_since = live.gone_since or time.monotonic()
+                if time.monotonic() - live.gone_since > LOST_AFTER:
+                    looked.ended.add(handle)
+            else:
+                live.gone_since = None
+        return looked
+
+    def _look_for_records(self) -> None:
+        """Now and then, on a thread of its own, ask the exchange which followed jobs have
+        pushed their record: the end of a job the scheduler no longer tells this conductor
+        about (one that ended while no conductor ran) is told so."""
+        if time.monotonic() < self._records_due or (self._records and self._records.is_alive()):
+            return
+        waiting = [live for live in self._live.values() if not live.finished
+                   and not (live.future is not None and live.future.done())]
+        if not waiting:
+            return
+        self._records_due = time.monotonic() + RECORDS_EVERY
+
+        def ask() -> None:
+            try:
+                out = exchange.git(self.ws.root, *exchange.SAFE, "ls-remote", "--refs", "--",
+                                   self.settings.exchange, "refs/baton/jobs/*")
+            except Exception:
+                return
+            there = {line.partition("\t")[2] for line in out.splitlines()}
+            for live in waiting:
+                if f"refs/baton/jobs/{live.job}/record" in there:
+                    live.finished = True
+                    if live.exit is not None:  # wake the loop
+                        _wake(live.exit)
+
+        self._records = threading.Thread(target=ask, name="baton-dask-records", daemon=True)
+        self._records.start()
+
+    def _workers(self) -> set[str] | None:
+        """The scheduler's workers, asked at most every `WORKERS_EVERY` seconds."""
+        client = self._client
+        if client is None:
+            return None
+        now = time.monotonic()
+        if self._workers_seen is not None and now - self._workers_seen[0] < WORKERS_EVERY:
+            return self._workers_seen[1]
+        try:
+            found = set(client.scheduler_info(n_workers=-1).get("workers", {}))
+        except Exception:
+            return None
+        self._workers_seen = (now, found)
+        return found
+
+    def exited(self, handle: AttemptHandle) -> asyncio.Future[object] | None:
+        live = self._live.get(handle)
+        return live.exit if live is not None else None
+
+    def output(self, handle: AttemptHandle) -> bytes:
+        live = self._live.get(handle)
+        if live is None or not live.pending:
+            return b""
+        with self._lock:
+            chunk, live.pending = bytes(live.pending), bytearray()
+        return chunk
+
+    def cpu_times(self, handles: Sequence[AttemptHandle]) -> dict[AttemptHandle, float]:
+        return {}  # told by its output and reports only
+
+    def worktree(self, handle: AttemptHandle) -> Path | None:
+        return None  # the agent's files are on its worker until it ends
+
+    def stop(self, handle: AttemptHandle, sig: signal.Signals) -> bool:
+        live = self._live.get(handle)
+        if live is None:
+            return False
+        now = time.monotonic()
+        if live.last_stop is not None and live.last_stop[0] == sig \
+                and now - live.last_stop[1] < STOP_AGAIN:
+            return True  # (asked on every tick past the grace: one call on its way is enough)
+        live.last_stop = (sig, now)
+
+        def send() -> None:
+            try:
+                client = self.client()
+                if live.node:
+                    client.run(dask_node.signal_job, live.job, int(sig), workers=[live.node],
+                               on_error="ignore")
+                elif live.future is not None:
+                    live.future.cancel()  # not running yet: it never will
+            except Exception as exc:
+                print(f"baton conductor: could not stop job {live.job}: {exc}", flush=True)
+
+        threading.Thread(target=send, name="baton-dask-stop", daemon=True).start()
+        return True
+
+    async def collect(self, handle: AttemptHandle) -> AttemptRow:
+        live = self._live.pop(handle, None)
+        return await asyncio.to_thread(self._collect, handle, live)
+
+    def _collect(self, handle: AttemptHandle, live: _Live | None) -> AttemptRow:
+        ws = self.ws.sibling()
+        try:
+            store = ws.store
+            attempt = store.attempt(handle.attempt_id)
+            assert attempt is not None
+            if live is not None:
+                self._unsubscribe(live.job)
+            record, output, lost = self._fetch(ws, attempt, live)
+            self._apply(ws, attempt, record, output, lost, live)
+            found = store.attempt(handle.attempt_id)
+            assert found is not None
+            return found
+        finally:
+            ws.close()
+
+    def _unsubscribe(self, job: str) -> None:
+        try:
+            if self._client is not None:
+                self._client.unsubscribe_topic(job)
+        except Exception:
+            pass
+
+    def _fetch(self, ws: Workspace, attempt: AttemptRow, live: _Live | None
+               ) -> tuple[dict[str, Any] | None, bytes, str | None]:
+        """The attempt's record and output from the exchange; else why there is none."""
+        spec = attempt.spec
+        refs = spec["refs"]
+        job = spec["job"]
+        local = {part: f"refs/baton/jobs/{job}/{part}" for part in ("result", "record")}
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                exchange.fetch(ws.root, self.settings.exchange,
+                               f"+{refs['record']}:{local['record']}",
+                               f"+{refs['result']}:{local['result']}")
+                commit = exchange.git(ws.root, "rev-parse", local["record"])
+                record, output = exchange.read_record(ws.root, commit)
+                return record, output, None
+            except Exception:  # not there (yet): a job that ended tells why
+                pass
+            answer = self._answer(live)
+            if answer is not None and not answer.get("claimed", True):
+                break  # it ran nothing: nothing more will come
+            if live is not None and live.node is None and live.future is not None \
+                    and live.future.status == "cancelled":
+                return None, b"", (f"stopped before a worker of runner {self.name} took it: "
+                                   "nothing ran")
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        node = (live.node if live else None) or spec.get("node")
+        answer = self._answer(live)
+        if answer is not None and not answer.get("claimed", True) and not node:
+            return None, b"", f"its job ran no agent on runner {self.name}: {answer.get('why')}"
+        where = f"its worker {node}" if node else f"runner {self.name}"
+        error = self._error(live)
+        detail = f" ({error})" if error else ""
+        return None, b"", (f"{where} went away mid-task{detail}: its agent is not run again; "
+                           f"what it pushed is kept under refs/baton/jobs/{job}/ on the "
+                           f"exchange — retry it")
+
+    @staticmethod
+    def _answer(live: _Live | None) -> dict[str, Any] | None:
+        future = live.future if live else None
+        if future is None or not future.done() or future.status != "finished":
+            return None
+        try:
+            value = future.result(timeout=5)
+        except Exception:
+            return None
+        return value if isinstance(value, dict) else None
+
+    @staticmethod
+    def _error(live: _Live | None) -> str | None:
+        future = live.future if live else None
+        if future is None or not future.done() or future.status == "finished":
+            return None
+        try:
+            exc = future.exception(timeout=5)
+        except Exception as err:
+            exc = err
+        return f"{type(exc).__name__}: {exc}"[:300] if exc else future.status
+
+    def _apply(self, ws: Workspace, attempt: AttemptRow, record: dict[str, Any] | None,
+               output: bytes, lost: str | None, live: _Live | None) -> None:
+        """The remote attempt as if it had run here: log, work, report, events, record."""
+        store, spec = ws.store, dict(attempt.spec)
+        if record is None or record.get("error"):
+            spec["lost"] = lost or f"on {record.get('node') if record else '?'}: " \
+                f"{record.get('error') if record else 'no record'}"
+            if record is not None and record.get("node"):
+                spec["node"] = record["node"]
+            store.update_attempt(attempt.id, spec=spec, ended=time.time())
+            return
+        if attempt.log_path:
+            Path(attempt.log_path).write_bytes(output)
+        head, result = record.get("head"), record.get("result")
+        if head and result and spec.get("cwd"):  # (fetched with the record, `_fetch`)
+            exchange.bring_home(spec["cwd"], spec["pushed"], head, result)
+        ran = record.get("attempt") or {}
+        spec.update({"node": record.get("node"), "node_attempt": ran.get("node_attempt")})
+        for key in ("leftover", "log_cut"):
+            if ran.get(key):
+                spec[key] = ran[key]
+        with store.tx():
+            streamed = live.streamed if live is not None else set()
+            for event in record.get("events") or []:
+                if event.get("kind") == K.TASK_PROGRESS and event.get("id") in streamed:
+                    continue  # recorded as it came
+                data = dict(event.get("data") or {})
+                if "attempt" in data:
+                    data["attempt"] = attempt.id
+                store.append(attempt.plan_id, attempt.task_id, str(event.get("kind")), data)
+            fields: dict[str, Any] = {"spec": spec, "exit_status": ran.get("exit_status"),
+                                      "ended": ran.get("ended") or time.time()}
+            if ran.get("report") is not None:
+                fields["report"] = ran["report"]
+            if ran.get("session_id"):
+                fields["session_id"] = ran["session_id"]
+            store.update_attempt(attempt.id, **fields)
+
+    # worktrees made ahead: the local runner's (a remote task's worktree is made here too) ----
+    def make_ahead(self, plan: PlanRow, task: Task) -> bool:
+        return False
+
+    def drop_ahead(self, plan: PlanRow, task: Task) -> None:
+        return None
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            try:
+                client.close(timeout=5)
+            except Exception:
+                pass

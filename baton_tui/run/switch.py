@@ -1,0 +1,122 @@
+"""`RunnerSwitch`: the conductor's one `Runner`, handing each task to the runner it names.
+
+A task's `runner` field (`local`, or a `[runners.NAME]` of the configuration) chooses: the
+local runner (`LocalRunner`) is made at once, a cluster runner only when a task names it —
+so a run with no remote task never imports `distributed`. Each attempt stays with the runner
+that started (or adopted) it; worktrees made ahead are always the local runner's (a remote
+task's worktree is made on this machine too: its landing is local).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Collection, Sequence
+from pathlib import Path
+
+from baton_tui.plan.model import Task
+from baton_tui.run.local import LocalRunner
+from baton_tui.run.runner import AttemptHandle, Looked, Runner, StartFailed, StartRequest
+from baton_tui.store.rows import AttemptRow, PlanRow
+from baton_tui.workspace import Workspace
+
+LOCAL = "local"
+
+
+class RunnerSwitch:
+    """Implements `Runner` by handing each call to the runner of its task or attempt."""
+
+    def __init__(self, ws: Workspace):
+        self.ws = ws
+        self.local = LocalRunner(ws)
+        self._runners: dict[str, Runner] = {LOCAL: self.local}
+        self._of: dict[AttemptHandle, Runner] = {}
+
+    def runner(self, name: str | None) -> Runner:
+        """The runner named `name` (made on first use); StartFailed for an unknown one."""
+        name = name or LOCAL
+        found = self._runners.get(name)
+        if found is not None:
+            return found
+        settings = self.ws.config.runners.get(name)
+        if settings is None:
+            raise StartFailed(f"unknown runner {name!r} (configured: "
+                              f"{', '.join(self.ws.config.runners.names())})")
+        from baton_tui.run.dask_runner import DaskRunner  # lazy: imports `distributed` later
+
+        made = self._runners[name] = DaskRunner(self.ws, name, settings)
+        return made
+
+    def _by(self, handle: AttemptHandle) -> Runner:
+        return self._of.get(handle, self.local)
+
+    async def start(self, request: StartRequest) -> AttemptHandle:
+        runner = self.runner(request.task.runner)
+        handle = await runner.start(request)
+        self._of[handle] = runner
+        return handle
+
+    def adopt(self, attempt: AttemptRow) -> AttemptHandle:
+        try:
+            runner = self.runner(attempt.spec.get("runner"))
+        except StartFailed:
+            runner = self.local  # its runner is gone from the configuration: its shim's end
+        handle = runner.adopt(attempt)
+        self._of[handle] = runner
+        return handle
+
+    def on_its_way(self, attempt: AttemptRow) -> bool:
+        try:
+            return self.runner(attempt.spec.get("runner")).on_its_way(attempt)
+        except StartFailed:
+            return False
+
+    def look(self, handles: Collection[AttemptHandle]) -> Looked:
+        looked = Looked()
+        groups: dict[int, tuple[Runner, list[AttemptHandle]]] = {}
+        for handle in handles:
+            runner = self._by(handle)
+            groups.setdefault(id(runner), (runner, []))[1].append(handle)
+        for runner, mine in groups.values():
+            found = runner.look(mine)
+            looked.ended |= found.ended
+            looked.lost |= found.lost
+        for handle in looked.lost:
+            self._of.pop(handle, None)
+        return looked
+
+    def exited(self, handle: AttemptHandle) -> asyncio.Future[object] | None:
+        return self._by(handle).exited(handle)
+
+    def output(self, handle: AttemptHandle) -> bytes:
+        return self._by(handle).output(handle)
+
+    def cpu_times(self, handles: Sequence[AttemptHandle]) -> dict[AttemptHandle, float]:
+        found: dict[AttemptHandle, float] = {}
+        groups: dict[int, tuple[Runner, list[AttemptHandle]]] = {}
+        for handle in handles:
+            runner = self._by(handle)
+            groups.setdefault(id(runner), (runner, []))[1].append(handle)
+        for runner, mine in groups.values():
+            found.update(runner.cpu_times(mine))
+        return found
+
+    def worktree(self, handle: AttemptHandle) -> Path | None:
+        return self._by(handle).worktree(handle)
+
+    def stop(self, handle: AttemptHandle, sig: signal.Signals) -> bool:
+        return self._by(handle).stop(handle, sig)
+
+    async def collect(self, handle: AttemptHandle) -> AttemptRow:
+        runner = self._of.pop(handle, self.local)
+        return await runner.collect(handle)
+
+    def make_ahead(self, plan: PlanRow, task: Task) -> bool:
+        return self.local.make_ahead(plan, task)
+
+    def drop_ahead(self, plan: PlanRow, task: Task) -> None:
+        self.local.drop_ahead(plan, task)
+
+    def close(self) -> None:
+        for runner in self._runners.values():
+            runner.close()

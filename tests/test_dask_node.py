@@ -1,0 +1,100 @@
+"""The cluster runner's pieces that need no cluster: job and ref names (never taken raw from
+plan text), the exchange's git steps on real repositories (a snapshot that moves nothing, the
+claim only one push can make, bringing a remote attempt's work home), and a worker that runs
+another Baton or Python version refusing the job with one clear line."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from baton_tui.gitops.git import GitError
+from baton_tui.run import dask_node, exchange
+from helpers.core import git
+
+
+@pytest.mark.parametrize("slug", ["plan", "Drop ../../etc; rm -rf /", "a" * 300, "",
+                                  "ünïcode-slug", "refs/heads/main", "-x --force"])
+def test_job_names_and_refs_are_safe_whatever_the_slug(slug, tmp_path):
+    job = exchange.job_name(slug, 12, 345)
+    assert job.startswith("baton-") and job.count("-12-345-") == 1
+    refs = exchange.refs_of(job)
+    git(tmp_path, "init", "-q")
+    for ref in refs.values():
+        assert ref.startswith(f"refs/baton/jobs/{job}/")
+        assert exchange.check_ref(tmp_path, ref) == ref
+    assert exchange.job_name(slug, 12, 345) != job  # a random part: never reused
+
+
+@pytest.mark.parametrize("bad", ["../x", "a/b", "A", "x y", "", "a" * 200])
+def test_refs_of_refuses_what_is_not_a_job_name(bad):
+    with pytest.raises(ValueError):
+        exchange.refs_of(bad)
+
+
+def _repo(path: Path) -> Path:
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    (path / "a.txt").write_text("a\n")
+    git(path, "add", ".")
+    git(path, "commit", "-q", "-m", "a")
+    return path
+
+
+def test_a_snapshot_commits_the_worktree_without_moving_anything(tmp_path):
+    repo = _repo(tmp_path / "repo")
+    head = git(repo, "rev-parse", "HEAD")
+    assert exchange.snapshot(repo, "clean") == head
+    (repo / "a.txt").write_text("changed\n")
+    (repo / "new.txt").write_text("new\n")
+    snap = exchange.snapshot(repo, "dirty")
+    assert snap != head and git(repo, "rev-parse", f"{snap}^") == head
+    assert git(repo, "show", f"{snap}:new.txt") == "new"
+    assert git(repo, "rev-parse", "HEAD") == head  # branch, index and files as they were
+    assert git(repo, "status", "--porcelain").splitlines() == ["M a.txt", "?? new.txt"]
+
+
+def test_only_one_push_can_claim_an_attempt(tmp_path):
+    repo = _repo(tmp_path / "repo")
+    bare = tmp_path / "exchange.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    refs = exchange.refs_of(exchange.job_name("plan", 1, 1))
+    head = git(repo, "rev-parse", "HEAD")
+    claims = [git(repo, "commit-tree", f"{head}^{{tree}}", "-p", head, "-m", f"claim {n}")
+              for n in (1, 2)]
+    exchange.push(repo, str(bare), f"{claims[0]}:{refs['claim']}", lease_absent=refs["claim"])
+    with pytest.raises(GitError):
+        exchange.push(repo, str(bare), f"{claims[1]}:{refs['claim']}",
+                      lease_absent=refs["claim"])
+    assert exchange.remote_ref(repo, str(bare), refs["claim"]) == claims[0]
+    assert exchange.remote_ref(repo, str(bare), refs["result"]) is None
+
+
+def test_bring_home_leaves_the_agent_s_commits_and_its_changes_as_a_local_agent_would(tmp_path):
+    repo = _repo(tmp_path / "repo")
+    base = git(repo, "rev-parse", "HEAD")
+    node = tmp_path / "node"
+    subprocess.run(["git", "clone", "-q", str(repo), str(node)], check=True)
+    (node / "committed.txt").write_text("the agent's own commit\n")
+    git(node, "add", ".")
+    git(node, "commit", "-q", "-m", "agent commit")
+    head = git(node, "rev-parse", "HEAD")
+    (node / "a.txt").unlink()
+    (node / "left.txt").write_text("left uncommitted\n")
+    result = exchange.snapshot(node, "as left")
+    git(repo, "fetch", "-q", str(node), f"{result}:refs/baton/result")
+    exchange.bring_home(repo, base, head, result)
+    assert git(repo, "rev-parse", "HEAD") == head  # its commits on the branch
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo,
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    assert sorted(status) == [" D a.txt", "?? left.txt"]  # the rest uncommitted, for Baton
+
+
+def test_a_worker_of_another_version_refuses_the_job_in_one_line():
+    answer = dask_node.run_job({
+        "job": exchange.job_name("plan", 1, 1), "exchange": "/nonexistent.git",
+        "versions": {"baton": "0.0.0", "python": "2.7.18"}})
+    assert answer["claimed"] is False
+    assert "Baton 0.0.0 on Python 2.7.18" in answer["why"] and "\n" not in answer["why"]
