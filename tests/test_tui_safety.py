@@ -28,7 +28,8 @@ class TestApproval:
             words = app.screen.summary.plain
             assert "3 build tasks on demo, other, script" in words
             assert "1 research task(s) on demo (read-only)" in words
-            assert "2 check command(s)" in words and "#2 python3 -m pytest -q" in words
+            assert "2 check command(s)" in words
+            assert "#2 after the agent reports: python3 -m pytest -q" in words
             assert "1 checkpoint(s) · autonomy guarded" in words
             await pilot.press("escape")
             await settle(pilot)
