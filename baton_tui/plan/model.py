@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import DEFAULT_AUTONOMY, Autonomy, Mode
+from baton_tui.runners_config import NAME as RUNNER_NAME  # as `[runners.NAME]` (config)
 from baton_tui.validation import error_lines
 
 MODES: tuple[Mode, ...] = tuple(Mode)
@@ -40,7 +41,6 @@ TaskId = Annotated[int, Field(ge=1, le=MAX_ID)]
 # Anywhere: C0 controls but tab/newline/CR, DEL, C1, bidi overrides. In one-line fields,
 # newline, CR and the Unicode line separators too (a tab is only whitespace).
 _CONTROL_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_RUNNER_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,62}")  # as `[runners.NAME]` (config)
 _CONTROL_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
@@ -115,7 +115,7 @@ class Task(BaseModel):
     @field_validator("runner")
     @classmethod
     def _runner_name(cls, value: str) -> str:
-        if not _RUNNER_NAME.fullmatch(value):
+        if not RUNNER_NAME.fullmatch(value):
             raise ValueError(f"runner {value[:70]!r}: a runner's name is lowercase letters, "
                              "digits, -_.")
         return value
