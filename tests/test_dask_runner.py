@@ -231,7 +231,7 @@ def test_a_remote_usage_limit_pauses_and_resumes_on_its_worker(request, repo, ba
     assert "task.paused" in kinds_of and "task.resumed" in kinds_of
     done = task_status(baton, 1)
     assert done["state"] == "landed" and done["attempts"] == 1  # (a resume is no new try)
-    assert done["node"] == cluster.workers()["w1"]["address"]
+    assert done["node"] == cluster.started["w1"]["address"]
     assert tree_files(repo, "baton/sample-goal/1-task-1")["resumed.txt"].strip() == \
         "after the reset"
 

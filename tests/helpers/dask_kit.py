@@ -89,7 +89,8 @@ class Cluster:
         self.address = json.loads(self.file.read_text())["address"]
         for name, resources in workers.items():
             self.add_worker(name, resources)
-        wait(lambda: len(self.workers()) == len(workers), 180, "every worker", self)
+        self.started = wait(lambda: (found := self._ask()) and len(found) == len(workers)
+                            and found, 180, "every worker", self)
 
     def _start(self, name: str, argv: list[str]) -> None:
         log = self.folder / f"{name}.log"
@@ -106,7 +107,16 @@ class Cluster:
                            "--no-nanny", "--no-dashboard", "--resources", resources])
 
     def workers(self) -> dict[str, dict]:
-        """The scheduler's workers by name (asked in a subprocess: a client of our own)."""
+        """The scheduler's workers by name; a client that cannot connect (a loaded machine)
+        is asked again, and fails the test with its error only after two minutes."""
+        errors: list[str] = []
+        asked = wait(lambda: (found := self._ask(errors)) is not None and [found], 120,
+                     "a client of the scheduler", self, also=lambda: "\n".join(errors[-2:]))
+        return asked[0]
+
+    def _ask(self, errors: list[str] | None = None) -> dict[str, dict] | None:
+        """The scheduler's workers by name (asked in a subprocess: a client of our own), or
+        None when that client failed."""
         code = ("import json,sys\nfrom distributed import Client\n"
                 f"c = Client({self.address!r}, timeout='20s')\n"
                 "info = c.scheduler_info(n_workers=-1)\n"
@@ -114,7 +124,11 @@ class Cluster:
                 "info['workers'].items()}, default=str))\nc.close()\n")
         result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                 timeout=120)
-        return json.loads(result.stdout) if result.returncode == 0 else {}
+        if result.returncode != 0:
+            if errors is not None:
+                errors.append(result.stderr[-2000:])
+            return None
+        return json.loads(result.stdout)
 
     def kill(self, name: str) -> None:
         proc = self.procs[name]
