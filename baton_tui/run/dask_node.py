@@ -1,10 +1,12 @@
 """The worker's side of a Dask runner: one attempt, run on a cluster node (`run_job`).
 
 Dask calls `run_job(job)` on a worker that has one unit of the resource the task asked for.
-It fetches exactly the attempt's base from the exchange into a scratch repository of its own
-(one commit, no history), claims the attempt there (`exchange` module: an attempt Dask runs a
-second time finds the claim and runs nothing), and runs the agent under the same `baton
-attempt` shim as on the person's machine, with a store local to the node: the agent reports
+It makes a scratch repository of the job's own that borrows the objects of a cache the
+node's jobs share (a base is fetched from the exchange once — that one commit, no history —
+however many jobs start from it), claims the attempt on the exchange (`exchange` module: an
+attempt Dask runs a second time finds the claim and runs nothing), and runs the agent under
+the same `baton attempt` shim as on the person's machine (forked from a warm spawner where
+there is one, as there), with a store local to the node: the agent reports
 with `baton report` to that store, with a nonce made here (no secret travels in the job).
 When the agent ends it pushes the worktree as the agent left it (`result`) and a record of
 the attempt (`record`: exit status, report, events, session handle, output) back to the
@@ -17,18 +19,19 @@ repository's custom player command runs only when the node's copy of `baton.toml
 one the person trusted (its hash travels with the job).
 
 `signal_job` is what the conductor runs on the worker (`Client.run`) to stop an attempt:
-it signals the agent's whole process group, as a local stop does.
+it signals the agent's whole process group, as a local stop does. A worker that dies leaves
+no agent behind: its watchdog (`dask_watch`) ends the groups of the attempts it still ran.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +41,10 @@ from baton_tui.config_files import file_hash
 from baton_tui.core.events import EventKind
 from baton_tui.gitops.git import git, run_git
 from baton_tui.plan.model import parse_document
+from baton_tui.paths import own_module
 from baton_tui.redact import clean, redact
-from baton_tui.run import exchange, launcher, logcap, spawner
+from baton_tui.run import exchange, launcher, logcap
+from baton_tui.run.spawner import Forked
 from baton_tui.store.db import Store
 from baton_tui.workspace import Workspace
 
@@ -49,6 +54,9 @@ KEPT_EVENTS = (K.TASK_REPORTED, K.TASK_PROGRESS, K.TASK_USAGE, K.TASK_REPORT_REF
                K.TASK_FLAGGED)
 _running: dict[str, tuple[str, int]] = {}  # job -> (node store, node attempt id)
 _lock = threading.Lock()
+_watchdog: "subprocess.Popen[bytes] | None" = None
+_watched: set[int] = set()  # the process groups the watchdog ends if this worker dies
+_watch_lock = threading.Lock()
 
 
 def _worker_address() -> str | None:
@@ -76,6 +84,40 @@ def scratch_root(workdir: str | None) -> Path:
     return root
 
 
+def _object_cache(root: Path) -> Path:
+    """The node's bare repository of the bases it fetched: every job's scratch repository
+    borrows its objects (`alternates`), so a base many jobs share is fetched once."""
+    cache = root / "objects.git"
+    if not (cache / "HEAD").exists():
+        made = root / f".objects-{os.getpid()}-{threading.get_ident()}"
+        git(root, "init", "--quiet", "--bare", "--template=", str(made))
+        git(made, "config", "gc.auto", "0")  # (its objects are borrowed: never pruned)
+        try:
+            made.rename(cache)
+        except OSError:  # another job or worker of this machine made it first
+            shutil.rmtree(made, ignore_errors=True)
+    return cache
+
+
+def _fetch_base(cache: Path, ex: str, ref: str) -> str:
+    """Fetch the job's base (that one commit, no history) into the cache; the commit the
+    exchange's ref names. One fetch at a time (a shallow fetch rewrites `shallow`)."""
+    with open(cache / "fetch.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        exchange.fetch(cache, ex, f"+{ref}:refs/baton/base", depth=1)
+        return git(cache, "rev-parse", "refs/baton/base^{commit}")
+
+
+def _borrow(repo: Path, cache: Path) -> None:
+    """Point the job's repository at the cache's objects (and the cache's shallow commits,
+    so git never looks for the parents the cache does not hold)."""
+    info = repo / ".git" / "objects" / "info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "alternates").write_text(f"{(cache / 'objects').resolve()}\n")
+    if (cache / "shallow").exists():
+        shutil.copyfile(cache / "shallow", repo / ".git" / "shallow")
+
+
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
     """Run one attempt on this node (see the module docstring); returns its record."""
     name, ex = job["job"], job["exchange"]
@@ -87,54 +129,62 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
             f"worker {node} runs Baton {ours['baton']} on Python {ours['python']}, the "
             f"person's machine Baton {theirs.get('baton')} on Python {theirs.get('python')}: "
             "install the same versions there (`baton runners` compares them)")}
-    scratch = scratch_root(job.get("workdir")) / name
+    root = scratch_root(job.get("workdir"))
+    scratch = root / name
     repo, tree = scratch / "repo", scratch / "tree"
-    if scratch.exists():  # a second run of the same job on this node: never a second agent
-        return {"claimed": False, "node": node, "why": "already run on this node"}
-    repo.mkdir(parents=True)
-    git(repo, "init", "--quiet")
-    exchange.fetch(repo, ex, f"+{refs['base']}:refs/baton/base", depth=1)
-    base = git(repo, "rev-parse", "refs/baton/base^{commit}")
-    if base != job["base"]:
-        return {"claimed": False, "node": node, "why": f"the exchange's base is {base}, not "
-                f"{job['base']}"}
-    claim = git(repo, *exchange.NO_HOOKS, "commit-tree", f"{base}^{{tree}}", "-p", base, "-m",
-                f"baton: claimed by {node} at {time.time()}", env=exchange.identity(repo))
     try:
-        exchange.push(repo, ex, f"{claim}:{refs['claim']}", lease_absent=refs["claim"])
+        scratch.mkdir()
+    except FileExistsError:  # a second run of the same job on this node: never a second agent
+        return {"claimed": False, "node": node, "why": "already run on this node"}
+    cache = _object_cache(root)
+    git(scratch, "init", "--quiet", "--template=", str(repo))
+    _borrow(repo, cache)
+    base = job["base"]
+    # The base is usually in the cache already (the tasks of a plan start from few commits):
+    # its worktree is made at once; else it is fetched first, and checked.
+    if run_git(repo, "worktree", "add", "--quiet", "--detach", str(tree), base).returncode:
+        there = _fetch_base(cache, ex, refs["base"])
+        if there != base:
+            shutil.rmtree(scratch, ignore_errors=True)
+            return {"claimed": False, "node": node, "why": f"the exchange's base is {there}, "
+                    f"not {base}"}
+        _borrow(repo, cache)
+        git(repo, "worktree", "add", "--quiet", "--detach", str(tree), base)
+    try:  # the claim: the base itself, pushed where only the first push may create it
+        exchange.push(repo, ex, f"{base}:{refs['claim']}", lease_absent=refs["claim"])
     except Exception:
         shutil.rmtree(scratch, ignore_errors=True)
         return {"claimed": False, "node": node, "why": "another run claimed it first"}
     topic = name
     _tell(topic, {"node": node, "claimed": True})
-    git(repo, "worktree", "add", "--quiet", "--detach", str(tree), base)
     try:
         record = _run_agent(job, repo, tree, base, topic, node)
     except Exception as exc:  # set-up failed here: a record saying so, never a silent loss
         record = {"claimed": True, "node": node, "error": f"{type(exc).__name__}: {exc}"[:500],
                   "attempt": {}, "events": []}
-    record["head"] = git(tree, "rev-parse", "HEAD")
-    result = exchange.snapshot(tree, "baton: the worktree as the agent left it")
-    record["result"] = result
+    left = exchange.snapshot(tree, "baton: the worktree as the agent left it",
+                             env=dict(exchange.BATON_IDENTITY))
+    record["head"], record["result"] = left.head, left.commit
     log = record.pop("_log", None)
     output = Path(log).read_bytes() if log and Path(log).exists() else b""
     # What leaves the node is redacted (the worker's own keys, its configured values).
     output = redact(output.decode("utf-8", "surrogateescape")).encode("utf-8",
                                                                       "surrogateescape")
     commit = exchange.record_commit(repo, clean(record), output, None)
-    exchange.push(repo, ex, f"{result}:{refs['result']}", f"{commit}:{refs['record']}")
+    exchange.push(repo, ex, f"{left.commit}:{refs['result']}", f"{commit}:{refs['record']}")
     _tell(topic, {"done": True})
-    if not job.get("keep"):
-        shutil.rmtree(scratch, ignore_errors=True)
+    if not job.get("keep"):  # (after the answer: the conductor need not wait for it)
+        threading.Thread(target=shutil.rmtree, args=(scratch,), kwargs={"ignore_errors": True},
+                         name="baton-node-cleanup", daemon=True).start()
     return record
 
 
 def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: str,
                node: str | None) -> dict[str, Any]:
     """The shim and its agent in `tree`, with a store of this node's own."""
-    shown = run_git(repo, "show", f"{base}:baton.toml")
-    if shown.returncode == 0:  # the repository's configuration, as the commit has it
-        (repo / "baton.toml").write_text(shown.stdout)
+    config = tree / "baton.toml"  # the repository's configuration, as the base has it
+    if config.is_file() and not config.is_symlink():
+        shutil.copyfile(config, repo / "baton.toml")
     ws = Workspace(repo)
     trusted = job.get("trusted")
     if trusted and file_hash(repo / "baton.toml") == trusted:
@@ -145,7 +195,6 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
     ws.store.update_plan(plan_id, approved=True)
     plan = ws.store.plan(plan_id)
     assert plan is not None
-    spawner._broken = True  # a Dask worker: each shim a fresh process, waited for here
     layout.shim_dir()
     workdir = launcher.Workdir(tree, base, None, fresh=True)
     node_attempt, shim = launcher.start_attempt(
@@ -153,8 +202,9 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
                                                  (job.get("artifacts") or {}).items()},
         feedback=job.get("feedback"), resume_message=job.get("resume_message"),
         session_id=job.get("session_id"))
-    assert isinstance(shim, subprocess.Popen)  # (no spawner here: a process of our own)
-    proc = shim
+    token = procs.start_token(shim.pid)
+    groups = [shim.pid]  # the shim's session, then its agent's group: ended if we die
+    _watch("+", shim.pid)
     with _lock:
         _running[job["job"]] = (str(ws.paths.store_path), node_attempt)
     attempt = ws.store.attempt(node_attempt)
@@ -162,7 +212,10 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
     offset, seen = 0, 0
     try:
         while True:
-            ended = proc.poll() is not None
+            ended = _ended(shim, token)
+            if len(groups) == 1 and (row := ws.store.attempt(node_attempt)) and row.pgid:
+                groups.append(row.pgid)
+                _watch("+", row.pgid)
             if log:
                 chunk, offset, _cut = logcap.read_from(log, offset)
                 if chunk:  # (what leaves the node is redacted: its own keys stay there)
@@ -175,13 +228,12 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
                                   "event": event.id})
             if ended:
                 break
-            try:  # (woken at once by the shim's end)
-                proc.wait(timeout=LOOK_EVERY)
-            except subprocess.TimeoutExpired:
-                pass
+            _wait(shim, LOOK_EVERY)  # (woken at once by the shim's end)
     finally:
         with _lock:
             _running.pop(job["job"], None)
+        for group in groups:
+            _watch("-", group)
     row = ws.store.attempt(node_attempt)
     assert row is not None
     events = [{"kind": e.kind, "data": e.data, "ts": e.ts, "id": e.id}
@@ -196,6 +248,50 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
         "events": events, "_log": log}
     ws.close()
     return record
+
+
+def _ended(shim: "subprocess.Popen[bytes] | Forked", token: float | None) -> bool:
+    if isinstance(shim, subprocess.Popen):
+        return shim.poll() is not None
+    return not procs.alive(shim.pid, token)  # (the spawner reaps it)
+
+
+def _wait(shim: "subprocess.Popen[bytes] | Forked", seconds: float) -> None:
+    if isinstance(shim, subprocess.Popen):
+        try:
+            shim.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            pass
+    else:
+        procs.wait_exit(shim.pid, seconds)
+
+
+def _watch(sign: str, pgid: int) -> None:
+    """Tell this worker's watchdog (`dask_watch`) a group to end if the worker dies (`+`),
+    or one that ended (`-`); the watchdog is started on first use, and again if it died."""
+    global _watchdog
+    with _watch_lock:
+        if sign == "+":
+            _watched.add(pgid)
+        else:
+            _watched.discard(pgid)
+        message = f"{sign}{pgid}\n"
+        if _watchdog is None or _watchdog.poll() is not None:
+            try:
+                _watchdog = subprocess.Popen(own_module("baton_tui.run.dask_watch"),
+                                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                             stderr=subprocess.DEVNULL, cwd="/",
+                                             start_new_session=True)
+            except OSError:
+                _watchdog = None
+                return
+            message = "".join(f"+{group}\n" for group in _watched)  # (all of them, again)
+        try:
+            assert _watchdog.stdin is not None  # (started with a pipe)
+            _watchdog.stdin.write(message.encode())
+            _watchdog.stdin.flush()
+        except (OSError, ValueError):
+            _watchdog = None
 
 
 def signal_job(job: str, signum: int) -> bool:

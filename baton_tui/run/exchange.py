@@ -25,12 +25,16 @@ import re
 import secrets
 import subprocess
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from baton_tui.gitops import worktrees
 from baton_tui.gitops.git import (
     BATON_IDENTITY, NO_HOOKS, GitError, git, identity_env, run_git,
 )
+from baton_tui.gitops.refs import read_ref, remember_tree, tree_of
 
 # No remote helper that runs a command, whatever the person's git config allows.
 SAFE = ("-c", "protocol.ext.allow=never", *NO_HOOKS)
@@ -84,22 +88,35 @@ def remote_ref(cwd: str | os.PathLike, exchange: str, ref: str) -> str | None:
     return None
 
 
-def snapshot(worktree: str | os.PathLike, message: str) -> str:
+class Snapshot(NamedTuple):
+    """What `snapshot` made, and what it was made on."""
+
+    head: str    # the worktree's HEAD
+    commit: str  # HEAD itself, or a commit of the worktree's changes on top of it
+
+
+def snapshot(worktree: str | os.PathLike, message: str, env: dict[str, str] | None = None
+             ) -> Snapshot:
     """A commit of the worktree as it is — tracked changes and untracked files (not ignored
-    ones) — on top of its HEAD, made with a private index: the branch, the index and the
-    files are left as they were. HEAD itself when nothing changed."""
-    head = git(worktree, "rev-parse", "HEAD")
-    if not git(worktree, "status", "--porcelain", "--untracked-files=all"):
-        return head
-    with tempfile.TemporaryDirectory(prefix="baton-index-") as tmp:
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        git(worktree, "read-tree", "HEAD", env=env)
-        git(worktree, "add", "-A", "--", ".", env=env)
-        tree = git(worktree, "write-tree", env=env)
-    if tree == git(worktree, "rev-parse", "HEAD^{tree}"):
-        return head
-    return git(worktree, *NO_HOOKS, "commit-tree", tree, "-p", head, "-m", message,
-               env=identity(worktree))
+    ones) — on top of its HEAD, made with a private copy of its index (only changed files are
+    hashed): the branch, the index and the files are left as they were. HEAD itself when
+    nothing changed. `env`: the committer (the repository's identity by default)."""
+    head = read_ref(worktree, "HEAD")
+    if head is None:
+        raise GitError(["rev-parse", "HEAD"], f"{worktree} has no commit", 128)
+    _real, index = worktrees._temp_index(worktree, "exchange")
+    private = {"GIT_INDEX_FILE": str(index)}
+    try:
+        git(worktree, "add", "-A", "--", ":/", env=private)
+        tree = git(worktree, "write-tree", env=private)
+    finally:
+        index.unlink(missing_ok=True)
+    if tree == tree_of(worktree, head):
+        return Snapshot(head, head)
+    commit = git(worktree, *NO_HOOKS, "commit-tree", tree, "-p", head, "-m", message,
+                 env=env if env is not None else identity(worktree))
+    remember_tree(commit, tree, [head])
+    return Snapshot(head, commit)
 
 
 def identity(cwd: str | os.PathLike) -> dict[str, str]:
@@ -112,14 +129,14 @@ def identity(cwd: str | os.PathLike) -> dict[str, str]:
 
 def record_commit(cwd: str | os.PathLike, record: dict[str, Any], output: bytes,
                   parent: str | None) -> str:
-    """A commit holding the record and the agent's output (the `record` ref)."""
-    def blob(data: bytes) -> str:
-        return subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=os.fspath(cwd),
-                              input=data, capture_output=True, check=True
-                              ).stdout.decode().strip()
-
-    text = json.dumps(record, sort_keys=True).encode()
-    entries = f"100644 blob {blob(text)}\t{RECORD}\n100644 blob {blob(output)}\t{OUTPUT}\n"
+    """A commit holding the record and the agent's output (the `record` ref): three git
+    processes (both blobs hashed by one)."""
+    with tempfile.TemporaryDirectory(prefix="baton-record-") as tmp:
+        files = (Path(tmp) / RECORD, Path(tmp) / OUTPUT)
+        files[0].write_bytes(json.dumps(record, sort_keys=True).encode())
+        files[1].write_bytes(output)
+        blobs = git(cwd, "hash-object", "-w", "--no-filters", "--", *map(str, files)).split()
+    entries = "".join(f"100644 blob {blob}\t{file.name}\n" for blob, file in zip(blobs, files))
     tree = git(cwd, "mktree", input=entries)
     extra = ("-p", parent) if parent else ()
     return git(cwd, *NO_HOOKS, "commit-tree", tree, *extra, "-m", "baton: attempt record",
@@ -127,23 +144,72 @@ def record_commit(cwd: str | os.PathLike, record: dict[str, Any], output: bytes,
 
 
 def read_record(cwd: str | os.PathLike, commit: str) -> tuple[dict[str, Any], bytes]:
-    """The record and the output a `record` commit holds."""
-    text = git(cwd, "show", f"{commit}:{RECORD}")
-    output = subprocess.run(["git", "show", f"{commit}:{OUTPUT}"], cwd=os.fspath(cwd),
-                            capture_output=True).stdout
-    return json.loads(text), output
+    """The record and the output a `record` commit holds (read by one git process)."""
+    asked = f"{commit}:{RECORD}\n{commit}:{OUTPUT}\n".encode()
+    out = subprocess.run(["git", "cat-file", "--batch"], cwd=os.fspath(cwd), input=asked,
+                         capture_output=True, check=True).stdout
+    blobs = []
+    for _ in range(2):
+        header, _, out = out.partition(b"\n")
+        parts = header.split()
+        if len(parts) != 3 or parts[1] != b"blob":
+            raise GitError(["cat-file", "--batch"], header.decode(errors="replace"), 128,
+                           f"the record {commit} holds no {RECORD} and {OUTPUT}")
+        size = int(parts[2])
+        blobs.append(out[:size])
+        out = out[size + 1:]
+    return json.loads(blobs[0]), blobs[1]
 
 
 def bring_home(worktree: str | os.PathLike, base: str, head: str, result: str) -> None:
     """Put a remote attempt's work into the task's local worktree as a local agent would have
     left it: the agent's own commits on its branch (fast-forward from `base`), the rest as
     uncommitted changes — which Baton then commits and lands exactly as a local task's."""
-    current = git(worktree, "rev-parse", "HEAD")
+    current = read_ref(worktree, "HEAD") or git(worktree, "rev-parse", "HEAD")
     if head != base and head != current:
         if run_git(worktree, "merge-base", "--is-ancestor", current, head).returncode != 0:
             raise GitError(["merge", "--ff-only", head], "the agent's commits do not follow "
                            "the task's branch", 1)
         git(worktree, *NO_HOOKS, "merge", "--ff-only", "--quiet", head)
-    if result != git(worktree, "rev-parse", "HEAD"):
+    if result != read_ref(worktree, "HEAD"):
         git(worktree, "read-tree", "--reset", "-u", result)
         git(worktree, "reset", "--quiet")  # the index back at HEAD: the rest is uncommitted
+
+
+class Batched:
+    """One git transfer (a push, a fetch) for the refspecs several threads ask for at about
+    the same time: tasks start and end together, and each transfer is a few processes on
+    both sides. A caller's refspecs join the next transfer (one is sent while the next
+    gathers); it returns when that transfer is done, raising its error if it failed."""
+
+    def __init__(self, send: Callable[[list[str]], None]):
+        self._send = send
+        self._lock = threading.Lock()
+        self._waiting: list[tuple[list[str], threading.Event, list[Exception]]] = []
+        self._sending = False
+
+    def __call__(self, *refspecs: str) -> None:
+        mine: tuple[list[str], threading.Event, list[Exception]] = (
+            list(refspecs), threading.Event(), [])
+        with self._lock:
+            self._waiting.append(mine)
+            lead, self._sending = not self._sending, True
+        if lead:  # this thread sends until nobody waits (its own refspecs first)
+            while True:
+                with self._lock:
+                    batch, self._waiting = self._waiting, []
+                    if not batch:
+                        self._sending = False
+                        break
+                try:
+                    self._send([spec for specs, _, _ in batch for spec in specs])
+                    failed: Exception | None = None
+                except Exception as exc:  # every caller of this transfer is told
+                    failed = exc
+                for _specs, done, errors in batch:
+                    if failed is not None:
+                        errors.append(failed)
+                    done.set()
+        mine[1].wait()
+        if mine[2]:
+            raise mine[2][0]
