@@ -32,6 +32,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -150,8 +151,13 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
                     f"not {base}"}
         _borrow(repo, cache)
         git(repo, "worktree", "add", "--quiet", "--detach", str(tree), base)
-    try:  # the claim: the base itself, pushed where only the first push may create it
-        exchange.push(repo, ex, f"{base}:{refs['claim']}", lease_absent=refs["claim"])
+    # The claim: a commit of this run's own, pushed where only the first push may create
+    # it. (Never the base itself: a second push of a commit the ref already names is "up to
+    # date" — a success that would let a second run start the agent again.)
+    claim = git(repo, *exchange.NO_HOOKS, "commit-tree", f"{base}^{{tree}}", "-p", base, "-m",
+                f"baton: claimed by {node} at {time.time()}", env=dict(exchange.BATON_IDENTITY))
+    try:
+        exchange.push(repo, ex, f"{claim}:{refs['claim']}", lease_absent=refs["claim"])
     except Exception:
         shutil.rmtree(scratch, ignore_errors=True)
         return {"claimed": False, "node": node, "why": "another run claimed it first"}
