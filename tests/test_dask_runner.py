@@ -193,6 +193,19 @@ def test_a_killed_conductor_reattaches_without_a_second_submission(request, repo
     assert "after.txt" in tree_files(repo, "baton/sample-goal/1-task-1")
 
 
+def agents_running(script: Path) -> list[int]:
+    """The processes whose command line names `script` (the demo agent's: one per agent)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+        except OSError:  # gone meanwhile
+            continue
+        if str(script).encode() in argv:
+            found.append(int(entry.name))
+    return found
+
+
 def test_a_worker_killed_mid_task_fails_its_task_visibly(request, repo, baton, tmp_path,
                                                          cluster):
     if not loopback_only(request.node.nodeid):
@@ -200,13 +213,18 @@ def test_a_worker_killed_mid_task_fails_its_task_visibly(request, repo, baton, t
     marker = tmp_path / "ran.txt"
     exchange = _one_remote_task(repo, baton, tmp_path, cluster, [
         {"append": str(marker), "content": "ran\n"}, {"progress": "started"},
-        {"sleep": 20}, {"report": "done", "summary": "never heard"}])
+        {"sleep": 300}, {"report": "done", "summary": "never heard"}])
     started = baton("run", "--approve", "--detach")
     assert started.returncode == 0, started.stdout + started.stderr
     claimed = wait(lambda: (t := task_status(baton, 1))["node"] and marker.exists() and t, 300,
                    "the worker to claim the task and its agent to start", cluster)
+    script = tmp_path / "agent-script.json"
+    assert agents_running(script)
     cluster.kill("w1")
     cluster.add_worker("w3", "agent=1")  # Dask reschedules the job there: it runs nothing
+    # The killed worker's agent does not run on, orphaned: its watchdog ends it.
+    wait(lambda: not agents_running(script), 120, "the killed worker's agent to be ended",
+         cluster)
     failed = wait(lambda: (t := task_status(baton, 1))["state"] == "failed" and t, 300,
                   "the task to fail", cluster)
     assert "went away mid-task" in failed["reason"] and claimed["node"] in failed["reason"]
@@ -232,6 +250,56 @@ def test_a_remote_usage_limit_pauses_and_resumes_on_its_worker(request, repo, ba
     done = task_status(baton, 1)
     assert done["state"] == "landed" and done["attempts"] == 1  # (a resume is no new try)
     assert done["node"] == cluster.started["w1"]["address"]
+    assert tree_files(repo, "baton/sample-goal/1-task-1")["resumed.txt"].strip() == \
+        "after the reset"
+
+
+def attempt_specs(repo: Path) -> list[dict]:
+    """Every attempt's spec, oldest first, as the conductor's store holds them."""
+    import sqlite3
+
+    with sqlite3.connect(repo / ".git" / "baton" / "baton.db") as db:
+        return [json.loads(row[0]) for row in db.execute("SELECT spec FROM attempts ORDER BY id")]
+
+
+def test_a_paused_task_whose_worker_is_gone_starts_afresh_with_the_handoff(
+        request, repo, baton, tmp_path, cluster):
+    if not loopback_only(request.node.nodeid):
+        return
+    marker = tmp_path / "ran.txt"
+    _one_remote_task(repo, baton, tmp_path, cluster, [
+        {"append": str(marker), "content": "ran\n"}, {"progress": "before the limit"},
+        {"write": "half.txt", "content": "half\n"},
+        {"report": "limited", "in": 40, "reason": "quota"},
+        {"write": "resumed.txt", "content": "after the reset\n"},
+        {"report": "done", "summary": "finished after the reset"}])
+    started = baton("run", "--approve", "--detach")
+    assert started.returncode == 0, started.stdout + started.stderr
+    paused = wait(lambda: (t := task_status(baton, 1))["state"] == "paused" and t, 300,
+                  "the task to pause at its usage limit", cluster)
+    assert paused["node"] == cluster.started["w1"]["address"]
+    cluster.kill("w1")  # the agent's session goes with it
+    cluster.add_worker("w3", "agent=1")
+    wait(lambda: set(cluster.workers()) == {"w2", "w3"}, 120, "the scheduler to see w3, not w1",
+         cluster)
+    assert task_status(baton, 1)["state"] == "paused"  # (the reset is still to come)
+    wait(lambda: status(baton)["conductor"] is None, 300, "the run to end", cluster,
+         also=lambda: baton("status").stdout + conductor_logs())
+    done = task_status(baton, 1)
+    assert done["state"] == "landed", done
+    w3 = cluster.workers()["w3"]["address"]
+    specs = attempt_specs(repo)
+    handed = specs[1]  # the resume after the reset: not resumed, a fresh session on w3
+    assert handed["node"] == w3 and handed["resumed"] is False
+    assert handed["payload"]["session_id"] is None and handed["payload"]["resume_message"] is None
+    packet = handed["payload"]["feedback"]
+    assert packet.startswith(f"## Handoff: this task was started by agent on worker "
+                             f"{paused['node']} (gone, with its session)")
+    assert "- before the limit" in packet and "half.txt" in packet
+    seen = [(spec.get("node"), spec.get("resumed"), bool(spec["payload"]["feedback"]))
+            for spec in specs]
+    assert marker.read_text() == "ran\nran\n", seen  # the script ran again from its start
+    assert all(spec["node"] == w3 for spec in specs[1:]), seen
     assert tree_files(repo, "baton/sample-goal/1-task-1")["resumed.txt"].strip() == \
         "after the reset"
 
@@ -320,3 +388,36 @@ def test_taking_over_a_remote_task_brings_its_work_home_first(request, repo, bat
     wait(lambda: task_status(baton, 1)["state"] == "landed", 300, "the task to land", cluster)
     branch = tree_files(repo, "baton/sample-goal/1-task-1")
     assert branch["half.txt"].strip() == "finished by hand"
+
+
+def test_the_watchdog_ends_the_groups_it_was_told_of_when_its_worker_goes(tmp_path):
+    """`dask_watch` (no cluster needed): the groups still listed when its pipe closes are
+    ended, SIGTERM-ignoring ones by SIGKILL after the grace; an unlisted group runs on."""
+    import sys
+
+    def group(ignore_term: bool) -> subprocess.Popen:
+        code = ("import signal, time\n"
+                + ("signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if ignore_term else "")
+                + "print('ready', flush=True)\ntime.sleep(600)\n")
+        proc = subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
+                                stdout=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"  # (set up)
+        return proc
+
+    stays, ends, stubborn, ended_early = group(False), group(False), group(True), group(False)
+    watch = subprocess.Popen([sys.executable, "-m", "baton_tui.run.dask_watch"],
+                             stdin=subprocess.PIPE, start_new_session=True)
+    try:
+        assert watch.stdin is not None
+        for proc in (ends, stubborn, ended_early):
+            watch.stdin.write(f"+{proc.pid}\n".encode())
+        watch.stdin.write(f"-{ended_early.pid}\nnonsense\n+1\n".encode())
+        watch.stdin.close()  # the worker went away
+        assert watch.wait(timeout=120) == 0
+        assert ends.wait(timeout=60) == -signal.SIGTERM
+        assert stubborn.wait(timeout=60) == -signal.SIGKILL
+        assert stays.poll() is None and ended_early.poll() is None
+    finally:
+        for proc in (stays, ends, stubborn, ended_early):
+            proc.kill()
+            proc.wait()

@@ -37,9 +37,11 @@ from baton_tui.core.errors import BatonError
 from baton_tui.core.events import EventKind
 from baton_tui.core.words import Mode
 from baton_tui.gitops.git import GitError
+from baton_tui.gitops.refs import read_ref
 from baton_tui.paths import private_file
 from baton_tui.plan.model import Task
-from baton_tui.run import dask_node, exchange, launcher
+from baton_tui.core import views
+from baton_tui.run import dask_node, exchange, launcher, starting
 from baton_tui.run.runner import AttemptHandle, Looked, StartDeferred, StartFailed, StartRequest
 from baton_tui.store.rows import AttemptRow, PlanRow
 from baton_tui.workspace import Workspace
@@ -54,6 +56,7 @@ LOST_AFTER = 10.0   # a claimed attempt's worker gone from the scheduler this lo
 WORKERS_EVERY = 2.0  # the scheduler's list of workers is asked at most this often
 STOP_AGAIN = 2.0     # a stop with the same signal is sent again at most this often
 RECORDS_EVERY = 3.0  # the exchange is asked for finished jobs' records this often
+RECONNECT_AFTER = 5.0  # a scheduler that could not be reached is not asked again sooner
 
 
 @dataclass(eq=False)
@@ -101,21 +104,48 @@ class DaskRunner:
         self.settings = settings
         self._client: "Client | None" = None
         self._connect_lock = threading.Lock()
+        self._failed: tuple[float, BatonError] | None = None  # the last failed connection
         self._live: dict[AttemptHandle, _Live] = {}
         self._lock = threading.Lock()  # `_Live.pending` and `node`: written on Dask's thread
         self._workers_seen: tuple[float, set[str]] | None = None
         self._records_due = 0.0
         self._records: threading.Thread | None = None
+        # Tasks start and end together: their pushes and fetches go as one transfer.
+        where = self.settings.exchange
+        self._push_bases = exchange.Batched(lambda specs: exchange.push(ws.root, where, *specs))
+        self._fetch_records = exchange.Batched(
+            lambda specs: exchange.fetch(ws.root, where, *specs))
 
     # the cluster -----------------------------------------------------------------------------
     def client(self) -> "Client":
-        """The scheduler's client, connected on first use (blocking: a worker thread's)."""
+        """The scheduler's client, connected on first use (blocking: a worker thread's). A
+        failed connection is not tried again for `RECONNECT_AFTER` seconds: the starts
+        waiting on it hear the same answer, not one timeout each."""
         with self._connect_lock:
             if self._client is not None and self._client.status in ("running", "connecting"):
                 return self._client
+            if self._failed is not None and time.monotonic() - self._failed[0] < RECONNECT_AFTER:
+                raise self._failed[1]
             self.ensure_trusted()
-            self._client = cluster.connect(self.settings)
+            try:
+                self._client = cluster.connect(self.settings)
+            except BatonError as exc:
+                self._failed = (time.monotonic(), exc)
+                raise
+            self._failed = None
             return self._client
+
+    def _connect_soon(self) -> None:
+        """Connect on a thread of its own (importing `distributed` and the handshake take a
+        second or more): the starts prepare their worktrees meanwhile."""
+        def connect() -> None:
+            try:
+                self.client()
+            except Exception:  # the start that needs it says why
+                pass
+
+        if self._client is None and not self._connect_lock.locked():
+            threading.Thread(target=connect, name="baton-dask-connect", daemon=True).start()
 
     def ensure_trusted(self) -> None:
         """Refuse (BatonError) a runner from an untrusted repository `baton.toml`."""
@@ -142,13 +172,10 @@ class DaskRunner:
             self.ensure_trusted()
         except BatonError as exc:  # the person's to settle: visible, not waited through
             raise StartFailed(f"runner {self.name}: {exc.message}") from None
-        try:
-            client = self.client()
-        except BatonError as exc:  # unreachable: nothing started, the task waits queued
-            raise StartDeferred(f"runner {self.name}: {exc.message}") from None
+        self._connect_soon()
         ws = self.ws.sibling()
         try:
-            return self._submit(ws, client, request)
+            return self._submit(ws, request)
         except launcher.SetupFailed as exc:
             raise StartFailed(str(exc), exc.output) from exc
         except (BatonError, OSError, ValueError) as exc:
@@ -157,8 +184,7 @@ class DaskRunner:
         finally:
             ws.close()
 
-    def _submit(self, ws: Workspace, client: "Client", request: StartRequest
-                ) -> tuple[int, _Live]:
+    def _submit(self, ws: Workspace, request: StartRequest) -> tuple[int, _Live]:
         task, plan, feedback = request.task, request.plan, request.feedback
         if not launcher._git_mode(ws):
             raise StartFailed(f"runner {self.name} needs a git repository (git 2.38 or newer)")
@@ -171,8 +197,21 @@ class DaskRunner:
                     "Your branch now includes the latest integration branch, and these "
                     "files conflict — resolve the conflict markers (keep both sides' "
                     "intent): " + ", ".join(workdir.conflicts))
-        pushed = exchange.snapshot(workdir.path, "baton: the worktree as the task starts")
+        pushed = exchange.snapshot(workdir.path, "baton: the worktree as the task starts").commit
+        try:
+            client = self.client()
+        except BatonError as exc:  # unreachable: nothing sent, the task waits queued
+            raise StartDeferred(f"runner {self.name}: {exc.message}") from None
         store = ws.store
+        session_id, resume_message = request.session_id, request.resume_message
+        resumed = bool(session_id or resume_message)
+        where = self._session_node(ws, plan, task) if resumed else None
+        if where is not None and where not in (self._workers(fresh=True) or {where}):
+            # The worker that holds the agent's session is gone: a fresh session on another,
+            # briefed with the handoff packet (as a task moved to another player is).
+            feedback = "\n\n".join(x for x in (self._handoff(ws, plan, task, where), feedback)
+                                    if x)
+            session_id, resume_message, resumed, where = None, None, False, None
         attempt_id = store.new_attempt(plan.id, task.id, launcher.new_nonce(), task.player,
                                        {}, "")
         job = exchange.job_name(plan.slug, task.id, attempt_id)
@@ -181,16 +220,15 @@ class DaskRunner:
             exchange.check_ref(ws.root, ref)
         folder = layout.attempt_dir(ws.paths, plan.slug, task.id, attempt_id)
         log_path = private_file(folder / "output.log")
-        resumed = bool(request.session_id or request.resume_message)
         spec: dict[str, Any] = {"runner": self.name, "job": job, "refs": refs, "pushed": pushed,
                 "cwd": str(workdir.path), "base": workdir.base, "branch": workdir.branch,
-                "mode": task.mode, "resumed": resumed, "resume_message": request.resume_message,
+                "mode": task.mode, "resumed": resumed, "resume_message": resume_message,
                 "argv": [], "env_names": [], "remote": True}
         # The key is recorded before anything is submitted: a conductor killed from here on
         # finds it, and re-attaches instead of submitting the attempt again.
         store.update_attempt(attempt_id, spec=spec, log_path=str(log_path))
         try:
-            exchange.push(workdir.path, self.settings.exchange, f"{pushed}:{refs['base']}")
+            self._push_bases(f"{pushed}:{refs['base']}")
         except GitError as exc:  # nothing was submitted: the attempt never runs
             store.abandon_attempt(attempt_id)
             raise StartDeferred(f"runner {self.name}: cannot push to the exchange "
@@ -199,10 +237,9 @@ class DaskRunner:
             "job": job, "exchange": self.settings.exchange, "base": pushed,
             "workdir": self.settings.workdir, "doc": request.doc.dump(), "task": task.id,
             "slug": plan.slug, "artifacts": {str(k): v for k, v in request.artifacts.items()},
-            "feedback": feedback, "resume_message": request.resume_message,
-            "session_id": request.session_id, "trusted": self._trusted_hash(ws),
+            "feedback": feedback, "resume_message": resume_message,
+            "session_id": session_id, "trusted": self._trusted_hash(ws),
             "versions": cluster.versions(), "resource": self.settings.resource_of(task.player)}
-        where = self._session_node(ws, plan, task) if resumed else None
         # What a conductor killed before the submission was recorded submits again (the
         # plan's document is read back from the store; the claim makes a double harmless).
         store.note_attempt(attempt_id, "payload", {**payload, "doc": None, "where": where})
@@ -236,11 +273,22 @@ class DaskRunner:
         return digest if digest is not None and digest == trusted else None
 
     def _session_node(self, ws: Workspace, plan: PlanRow, task: Task) -> str | None:
-        """The worker that holds the task's last session (a resume goes back there)."""
+        """The worker the task's last attempt ran on: it holds the agent's session (a
+        player's own, or whatever an agent keeps on its machine): a resume goes back there."""
         for attempt in reversed(ws.store.attempts(plan.id, task.id)):
-            if attempt.spec.get("node") and attempt.session_id:
-                return str(attempt.spec["node"])
+            if attempt.started is not None and attempt.spec.get("remote"):
+                node = attempt.spec.get("node")
+                return str(node) if node else None
         return None
+
+    @staticmethod
+    def _handoff(ws: Workspace, plan: PlanRow, task: Task, gone: str) -> str:
+        """The handoff packet for a fresh session: the work so far, as a reassigned task's."""
+        view = views.fold(ws.store.events(plan.id, task_id=task.id)).get(task.id)
+        if view is None:
+            return ""
+        view.reassigned = {"from": f"{task.player} on worker {gone} (gone, with its session)"}
+        return starting.handoff_packet(view, starting.diff_stat(view, True))
 
     def _follow(self, handle: AttemptHandle, live: _Live, loop: asyncio.AbstractEventLoop
                 ) -> None:
@@ -412,13 +460,15 @@ class DaskRunner:
         self._records = threading.Thread(target=ask, name="baton-dask-records", daemon=True)
         self._records.start()
 
-    def _workers(self) -> set[str] | None:
-        """The scheduler's workers, asked at most every `WORKERS_EVERY` seconds."""
+    def _workers(self, fresh: bool = False) -> set[str] | None:
+        """The scheduler's workers, asked at most every `WORKERS_EVERY` seconds (`fresh`:
+        now); None when it cannot be asked."""
         client = self._client
         if client is None:
             return None
         now = time.monotonic()
-        if self._workers_seen is not None and now - self._workers_seen[0] < WORKERS_EVERY:
+        if not fresh and self._workers_seen is not None \
+                and now - self._workers_seen[0] < WORKERS_EVERY:
             return self._workers_seen[1]
         try:
             found = set(client.scheduler_info(n_workers=-1).get("workers", {}))
@@ -502,16 +552,15 @@ class DaskRunner:
         spec = attempt.spec
         refs = spec["refs"]
         job = spec["job"]
-        local = {part: f"refs/baton/jobs/{job}/{part}" for part in ("result", "record")}
+        mine = f"refs/baton/jobs/{job}/re*"  # its result and record (none yet: no error)
         deadline = time.monotonic() + 30
         while True:
             try:
-                exchange.fetch(ws.root, self.settings.exchange,
-                               f"+{refs['record']}:{local['record']}",
-                               f"+{refs['result']}:{local['result']}")
-                commit = exchange.git(ws.root, "rev-parse", local["record"])
-                record, output = exchange.read_record(ws.root, commit)
-                return record, output, None
+                self._fetch_records(f"+{mine}:{mine}")
+                commit = read_ref(ws.root, refs["record"])
+                if commit is not None:
+                    record, output = exchange.read_record(ws.root, commit)
+                    return record, output, None
             except Exception:  # not there (yet): a job that ended tells why
                 pass
             answer = self._answer(live)
