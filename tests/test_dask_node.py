@@ -46,11 +46,12 @@ def _repo(path: Path) -> Path:
 def test_a_snapshot_commits_the_worktree_without_moving_anything(tmp_path):
     repo = _repo(tmp_path / "repo")
     head = git(repo, "rev-parse", "HEAD")
-    assert exchange.snapshot(repo, "clean") == head
+    assert exchange.snapshot(repo, "clean") == (head, head)
     (repo / "a.txt").write_text("changed\n")
     (repo / "new.txt").write_text("new\n")
-    snap = exchange.snapshot(repo, "dirty")
-    assert snap != head and git(repo, "rev-parse", f"{snap}^") == head
+    made = exchange.snapshot(repo, "dirty")
+    snap = made.commit
+    assert made.head == head and snap != head and git(repo, "rev-parse", f"{snap}^") == head
     assert git(repo, "show", f"{snap}:new.txt") == "new"
     assert git(repo, "rev-parse", "HEAD") == head  # branch, index and files as they were
     assert git(repo, "status", "--porcelain").splitlines() == ["M a.txt", "?? new.txt"]
@@ -83,7 +84,7 @@ def test_bring_home_leaves_the_agent_s_commits_and_its_changes_as_a_local_agent_
     head = git(node, "rev-parse", "HEAD")
     (node / "a.txt").unlink()
     (node / "left.txt").write_text("left uncommitted\n")
-    result = exchange.snapshot(node, "as left")
+    result = exchange.snapshot(node, "as left").commit
     git(repo, "fetch", "-q", str(node), f"{result}:refs/baton/result")
     exchange.bring_home(repo, base, head, result)
     assert git(repo, "rev-parse", "HEAD") == head  # its commits on the branch
@@ -98,3 +99,52 @@ def test_a_worker_of_another_version_refuses_the_job_in_one_line():
         "versions": {"baton": "0.0.0", "python": "2.7.18"}})
     assert answer["claimed"] is False
     assert "Baton 0.0.0 on Python 2.7.18" in answer["why"] and "\n" not in answer["why"]
+
+
+def test_a_record_reads_back_as_it_was_written(tmp_path):
+    repo = _repo(tmp_path / "repo")
+    record = {"claimed": True, "attempt": {"exit_status": 0, "report": {"status": "done"}}}
+    output = b"line one\n\x00binary\xff\nlast line without newline"
+    commit = exchange.record_commit(repo, record, output, None)
+    assert exchange.read_record(repo, commit) == (record, output)
+    assert exchange.read_record(repo, exchange.record_commit(repo, {}, b"", None)) == ({}, b"")
+
+
+def test_transfers_asked_together_go_as_one_and_each_caller_hears_how_it_went():
+    import threading
+
+    sent: list[list[str]] = []
+    first_sent, release = threading.Event(), threading.Event()
+
+    def send(specs: list[str]) -> None:
+        sent.append(specs)
+        if len(sent) == 1:  # the first transfer is under way while the others ask
+            first_sent.set()
+            assert release.wait(30)
+        if "bad" in specs:
+            raise GitError(["push"], "refused", 1)
+
+    batched = exchange.Batched(send)
+    heard: dict[str, object] = {}
+
+    def ask(spec: str) -> None:
+        try:
+            batched(spec)
+            heard[spec] = "ok"
+        except GitError as exc:
+            heard[spec] = exc
+
+    first = threading.Thread(target=ask, args=("a",))
+    first.start()
+    assert first_sent.wait(30)
+    others = [threading.Thread(target=ask, args=(spec,)) for spec in ("b", "bad", "c")]
+    for thread in others:
+        thread.start()
+    while len(batched._waiting) < 3:  # all three wait for the next transfer
+        threading.Event().wait(0.01)
+    release.set()
+    for thread in (first, *others):
+        thread.join(30)
+    assert sent[0] == ["a"] and sorted(sent[1]) == ["b", "bad", "c"] and len(sent) == 2
+    assert heard["a"] == "ok"
+    assert all(isinstance(heard[spec], GitError) for spec in ("b", "bad", "c"))
