@@ -130,3 +130,27 @@ def test_your_own_commits_and_branch_deletions_during_a_run_flag_nothing(repo, b
     assert git(repo, "rev-parse", "refs/heads/main") == mine
     t1 = task_status(baton, 1)
     assert t1["state"] == "landed" and not t1["flags"], t1
+
+
+# -- processes --------------------------------------------------------------------------------
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_child_that_respawns_on_sigterm_does_not_outlive_the_task(repo, baton, tmp_path):
+    """The agent's child answers SIGTERM by starting a new `setsid` process that ignores
+    SIGTERM: the process born while the tree was being ended is ended too."""
+    pidfile, ticks = tmp_path / "respawned.pid", tmp_path / "ticks"
+    write_config(repo, {"agent": program("respawner.py", str(pidfile), str(ticks))})
+    load_plan(baton, [task(1)])
+    result = baton("run", "--approve", timeout=90)
+    assert result.returncode == 0, result.stdout + result.stderr
+    respawned = int(wait_for(lambda: pidfile.exists() and pidfile.read_text().strip(), 30,
+                             what="the child to respawn"))
+    wait_for(lambda: not _alive(respawned), timeout=30, what="the respawned process to end")
+    t1 = task_status(baton, 1)
+    assert t1["state"] == "landed" and not t1["flags"], t1
