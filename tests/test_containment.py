@@ -154,3 +154,38 @@ def test_a_child_that_respawns_on_sigterm_does_not_outlive_the_task(repo, baton,
     wait_for(lambda: not _alive(respawned), timeout=30, what="the respawned process to end")
     t1 = task_status(baton, 1)
     assert t1["state"] == "landed" and not t1["flags"], t1
+
+
+FORGER = """
+import pathlib, subprocess, sys
+sys.stdin.read()
+log = pathlib.Path(sys.argv[1]) / ".git" / "logs" / "HEAD"
+try:
+    open(log, "a").write("forged\\n")
+    print("head log: written", flush=True)
+except OSError as exc:
+    print(f"head log: refused ({exc.strerror})", flush=True)
+pathlib.Path("mine.txt").write_text("mine")
+subprocess.run(["git", "add", "mine.txt"], check=True)
+subprocess.run(["git", "commit", "-qm", "agent commit"], check=True)
+sys.exit(subprocess.run(["baton", "report", "done", "--summary", "tried"]).returncode)
+"""
+
+
+def test_your_checkouts_head_log_is_read_only_to_agents_where_the_os_allows(repo, baton):
+    """What the checkout's HEAD log records counts as the person's doing: an agent cannot
+    append to it (and pass a move of your branch as yours), while its own git still works."""
+    import sys
+
+    from baton_tui.run import readonly
+
+    if why := readonly.available():
+        pytest.skip(f"no read-only view here ({why}): detection only")
+    write_config(repo, {"agent": [sys.executable, "-c", FORGER, str(repo)]})
+    load_plan(baton, [task(1, "Forger")])
+    result = baton("run", "--approve", timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "head log: refused (Read-only file system)" in baton("logs", "1").stdout
+    assert "forged" not in (repo / ".git" / "logs" / "HEAD").read_text()
+    t1 = task_status(baton, 1)
+    assert t1["state"] == "landed" and not t1["flags"], t1
