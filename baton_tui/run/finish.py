@@ -323,20 +323,23 @@ class Finisher:
                 integration.tip(self.ws, self.plan)  # rebuilt first if it was deleted
                 result = landing.land(self.ws.root, branch, integration_branch(self.plan.slug),
                                       f"Land task {task.id}: {task.title}")
-                if result.commit:
-                    refguard.landed(self.ws, self.plan, result.commit)
             except (git.GitError, BatonError) as exc:
                 why = exc.message if isinstance(exc, BatonError) else (exc.stderr or str(exc))
                 self.emit(task, K.TASK_FAILED, stage="land", reason=f"landing failed: {why}"[:500]
                           + " (`baton retry` lands it without running the agent again)")
                 return State.FAILED
-        if not result.ok:
-            self.emit(task, K.TASK_FAILED, conflicts=result.conflicts,
-                      reason="conflict landing on the integration branch: "
-                             + ", ".join(result.conflicts[:8]) + " (branch kept; nothing merged)")
-            return State.FAILED
-        killpoints.reached("landed")
-        self.emit(task, K.TASK_LANDED, commit=result.commit, at=time.time())
+            if not result.ok:
+                self.emit(task, K.TASK_FAILED, conflicts=result.conflicts,
+                          reason="conflict landing on the integration branch: "
+                                 + ", ".join(result.conflicts[:8])
+                                 + " (branch kept; nothing merged)")
+                return State.FAILED
+            # Recorded before the lock is let go: the refs' check never finds a landing of
+            # Baton's own that the store does not hold yet.
+            if result.commit:
+                refguard.landed(self.ws, self.plan, result.commit)
+            killpoints.reached("landed")
+            self.emit(task, K.TASK_LANDED, commit=result.commit, at=time.time())
         return State.LANDED
 
     def _refuse(self, task: Task, attempt: AttemptRow, workdir: Path) -> State | None:

@@ -29,7 +29,7 @@ def tip(ws: Workspace, plan: PlanRow) -> tuple[str, str | None]:
     found = refs.read_ref(ws.root, f"refs/heads/{branch}")
     if not plan.base_commit:
         return branch, found
-    held = refguard.check_integration(ws, plan, found)  # put back if something moved it
+    held = refguard.check_integration(ws, plan)  # put back if something moved it
     if held:
         return branch, held
     landed = Folder().feed(ws.store.events(plan.id)).plan.landed_tip

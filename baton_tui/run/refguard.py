@@ -101,15 +101,17 @@ def _store_tip(ws: "Workspace", plan: "PlanRow", found: str | None) -> str | Non
     return expected
 
 
-def check_integration(ws: "Workspace", plan: "PlanRow", found: str | None) -> str | None:
-    """The integration tip Baton expects, given `found` just read: equal when nothing
-    moved it; else it is put back there (compare-and-swap), the repair recorded and the
-    move kept for the attempts that ran meanwhile. `found` when there is nothing to hold it
-    to yet; None when it was deleted (`integration.tip` makes it again from the record)."""
+def check_integration(ws: "Workspace", plan: "PlanRow") -> str | None:
+    """The integration tip Baton expects, read under LOCK (so never halfway through a
+    landing): as found when nothing moved it; else it is put back there (compare-and-swap),
+    the repair recorded and the move kept for the attempts that ran meanwhile. None when it
+    was deleted (`integration.tip` makes it again from the record)."""
     key = (str(ws.paths.store_path), plan.id)
-    if found is None:
-        return None
+    ref = f"refs/heads/{integration_branch(plan.slug)}"
     with LOCK:
+        found = refs.read_ref(ws.root, ref)  # again: a landing may have moved it since
+        if found is None:
+            return None
         expected = _expected.get(key)
         if expected is None or expected != found:
             expected = _store_tip(ws, plan, found)
@@ -118,7 +120,6 @@ def check_integration(ws: "Workspace", plan: "PlanRow", found: str | None) -> st
         _expected[key] = expected
         if found == expected:
             return expected
-        ref = f"refs/heads/{integration_branch(plan.slug)}"
         move = _put_back(ws, ref, expected, found)
         ws.store.append(plan.id, None, EventKind.RUN_REPAIRED, {
             "what": "ref", "ref": ref, "commit": expected, "detail": move.said()})
@@ -182,9 +183,8 @@ def after(ws: "Workspace", plan: "PlanRow", attempt: "AttemptRow") -> list[Move]
         seen = len(_found)
         if plan.base_commit:
             ref = f"refs/heads/{integration_branch(plan.slug)}"
-            found = refs.read_ref(ws.root, ref)
-            if found is not None:
-                check_integration(ws, plan, found)
+            if refs.read_ref(ws.root, ref) is not None:
+                check_integration(ws, plan)
             elif (landed := foldcache.folded(ws.store, plan.id).plan.landed_tip):
                 _note(Move(ref, landed, None, True, time.time()))  # `integration.tip` rebuilds
         for ref, was in start["refs"].items():
