@@ -154,3 +154,61 @@ def test_merge_with_person_identity_and_missing_branch(repo):
     assert g(repo, "log", "-1", "--format=%an", "HEAD") == "Person"
     with pytest.raises(BatonError):
         merge(repo, "main", [TaskBranch(9, "gone", "baton/p/9-gone")])
+
+
+# -- a person working in the checkout while the merge runs (issue 28) --------------------------
+def _merge_of(repo, branch: str) -> tuple[str, str]:
+    """The commit a handoff would move main to (made in the object store), and main's tip."""
+    from baton_tui.gitops.worktrees import _commit_tree
+
+    tip = g(repo, "rev-parse", "main")
+    tree = g(repo, "merge-tree", "--write-tree", tip, branch).splitlines()[0]
+    return tip, _commit_tree(repo, tree, [tip, g(repo, "rev-parse", branch)], "merge")
+
+
+def test_a_commit_of_yours_during_the_merge_stops_it_and_keeps_your_line(repo):
+    """Baton read main and made the merge; then the person commits a line. Moving main
+    and the checkout to the merge stops, with the person's commit and files untouched."""
+    from baton_tui.gitops.advance import advance
+
+    commit_on(repo, "baton/p/2-b", {"b.txt": "b\n", "shared.txt": "ONE\n2\n3\n"}, "task 2",
+              start="main")
+    tip, merged = _merge_of(repo, "baton/p/2-b")
+    write(repo, "keep.txt", "k\nthe person's line\n")
+    g(repo, "commit", "-qam", "the person's commit")
+    mine = g(repo, "rev-parse", "HEAD")
+    before = snapshot_files(repo)
+    with pytest.raises(BatonError) as err:
+        advance(repo, "refs/heads/main", tip, merged, "handoff")
+    assert err.value.code == 1 and "moved while merging" in err.value.message
+    assert g(repo, "rev-parse", "main") == mine
+    assert snapshot_files(repo) == before and not gitmod.is_dirty(repo)
+    assert (repo / "keep.txt").read_text() == "k\nthe person's line\n"
+    assert not (repo / ".git" / "index.lock").exists()
+
+
+def test_a_git_command_of_yours_running_stops_the_merge_untouched(repo):
+    """The person's git holds the checkout's lock (index.lock): nothing is merged or written."""
+    tasks = three_tasks(repo)
+    (repo / ".git" / "index.lock").write_text("")
+    before, refs_before = snapshot_files(repo), all_refs(repo)
+    with pytest.raises(BatonError) as err:
+        merge(repo, "main", tasks)
+    assert err.value.code == 1 and "index.lock" in err.value.message
+    assert snapshot_files(repo) == before and all_refs(repo) == refs_before
+    (repo / ".git" / "index.lock").unlink()
+    assert merge(repo, "main", tasks).merged == [1, 2, 3]
+
+
+def test_an_edit_of_yours_during_the_merge_stops_it_untouched(repo):
+    from baton_tui.gitops.advance import advance
+
+    commit_on(repo, "baton/p/2-b", {"b.txt": "b\n", "shared.txt": "ONE\n2\n3\n"}, "task 2",
+              start="main")
+    tip, merged = _merge_of(repo, "baton/p/2-b")
+    write(repo, "shared.txt", "1\n2\n3\nmy edit\n")
+    before = snapshot_files(repo)
+    with pytest.raises(BatonError) as err:
+        advance(repo, "refs/heads/main", tip, merged, "handoff")
+    assert err.value.code == 2
+    assert snapshot_files(repo) == before and g(repo, "rev-parse", "main") == tip

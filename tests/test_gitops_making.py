@@ -71,6 +71,23 @@ def test_repair_gives_a_folder_without_git_back_keeping_every_file(repo, tmp_pat
     assert wt.commit_all(path, "kept")
 
 
+def test_repair_works_while_another_worktree_holds_a_git_folder(repo, tmp_path):
+    """Another task's agent turned its worktree's `.git` into a repository of its own
+    (`git init`): this one's repair (`baton retry`) still gives it back to git (issue 28)."""
+    other = wt.add_worktree(repo, tmp_path / "home" / "wt" / "2-b", "baton/p/2-b", "main")
+    (other / ".git").unlink()
+    g(other, "init", "-q")
+    path = wt.add_worktree(repo, tmp_path / "home" / "wt" / "1-a", "baton/p/1-a", "main")
+    write(path, "mine.txt", "the agent's work\n")
+    (path / ".git").unlink()
+    g(repo, "worktree", "prune")
+    making.repair(repo, path, "baton/p/1-a")
+    assert g(path, "symbolic-ref", "HEAD") == "refs/heads/baton/p/1-a"
+    assert g(path, "status", "--porcelain", "--untracked-files=all") == "?? mine.txt"
+    assert g(path, "rev-parse", "--git-common-dir") == str((repo / ".git").resolve())
+    assert wt.commit_all(path, "kept")
+
+
 def test_commit_on_branch_puts_work_from_another_branch_on_the_tasks(repo, tmp_path):
     path = wt.add_worktree(repo, tmp_path / "home" / "wt" / "1-a", "baton/p/1-a", "main")
     g(path, "checkout", "-q", "-b", "other")

@@ -63,6 +63,7 @@ class Flagged(TypedDict, total=False):
     flag: str               # "stall" | "loop" | "scope" | "checkpoint" | "outside" | …
     files: list[str]
     attempt: int            # outside: the attempt that ran while the files changed
+    refs: list[str]         # ref: the refs it moved (put back)
 
 
 class Usage(TypedDict, total=False):
@@ -92,7 +93,9 @@ class RunStarted(TypedDict, total=False):
 
 class Repaired(TypedDict, total=False):
     what: str               # "integration" (branch rebuilt from the landings recorded),
-                            # "git-lock" (a lock a killed git left on the run's refs removed)
+                            # "git-lock" (a lock a killed git left on the run's refs removed),
+                            # "ref" (the integration branch put back where Baton left it)
+    ref: str
     detail: str
     commit: str
 

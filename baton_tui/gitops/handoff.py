@@ -8,14 +8,15 @@ one command that finishes the merge by hand. Running it again skips what is alre
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Callable
 
 from .worktrees import _commit_tree
 from baton_tui.core.errors import BatonError
 
-from .git import GitError, current_branch, dirty_files, git, identity_env, run_git
+from .advance import advance
+from .git import GitError, current_branch, dirty_files, git, rev_parse
+from .refs import read_ref
 from .landing import changed_files, diff_stat, diff_text, is_ancestor, merge_tree
 
 __all__ = ["TaskBranch", "MergeOutcome", "review", "merge"]
@@ -102,9 +103,11 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
 
     Refuses (BatonError, code 2) when another branch is checked out or tracked files have
     uncommitted changes; untracked files do not block it. Per branch: skip when already merged,
-    check with ``merge-tree`` (the person's tree is not touched), then ``git merge --no-ff``.
-    A conflict stops the run before anything is written and names the command to do that merge
-    by hand; the remaining branches stay as they are, and a second run picks up from there.
+    merge in the object store (``merge-tree``, ``commit-tree``: the person's tree is not
+    touched), then move the branch and the checkout to it together (`advance`: a commit or an
+    edit of the person's meanwhile stops it with nothing changed). A conflict stops the run
+    before anything is written and names the command to do that merge by hand; the
+    remaining branches stay as they are, and a second run picks up from there.
     `on_step(task_id, "merged" | "skipped")` hears each branch as it is done (a progress line).
     """
     branch = current_branch(repo)
@@ -121,7 +124,7 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
             f"uncommitted changes to tracked files: {_shorten(dirty)}; commit or stash them first",
             code=2,
         )
-    env = {**identity_env(repo), "GIT_MERGE_AUTOEDIT": "no"}
+    ref = f"refs/heads/{target_branch}"
     outcome = MergeOutcome()
     for t in tasks:
         try:
@@ -130,10 +133,11 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
                 if on_step:
                     on_step(t.id, "skipped")
                 continue
-            _tree, conflicts = merge_tree(repo, "HEAD", t.branch)
+            tip, theirs = read_ref(repo, ref), rev_parse(repo, t.branch)
+            tree, conflicts = merge_tree(repo, tip or "HEAD", t.branch)
         except GitError as exc:
             raise BatonError(f"task {t.id}: cannot merge {t.branch}: {exc}", code=2) from exc
-        if conflicts:
+        if conflicts or tree is None or tip is None or theirs is None:
             outcome.conflict = {
                 "id": t.id,
                 "branch": t.branch,
@@ -142,20 +146,10 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
             }
             return outcome
         msg = f"Merge task {t.id}: {t.title}"
-        proc = run_git(repo, "merge", "--no-ff", "--no-edit", "-m", msg, t.branch, env=env)
-        if proc.returncode != 0:
-            # merge-tree said clean, so this is a hook, a merge driver or an untracked file in
-            # the way; put the tree back as it was rather than leave a half-done merge.
-            gd = git(repo, "rev-parse", "--git-dir")
-            if os.path.exists(os.path.join(repo, gd, "MERGE_HEAD")):
-                run_git(repo, "merge", "--abort")
-            detail = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
-            raise BatonError(
-                f"task {t.id}: git merge of {t.branch} failed: "
-                f"{detail[-1] if detail else 'exit ' + str(proc.returncode)}",
-                code=1,
-                lines=[f"task {t.id}: git merge of {t.branch} failed", *detail],
-            )
+        # Made in the object store, then the branch and the checkout move to it together,
+        # under git's lock on the checkout: a commit of the person's meanwhile stops it.
+        advance(repo, ref, tip, _commit_tree(repo, tree, [tip, theirs], msg),
+                f"baton: handoff merge of {t.branch}")
         outcome.merged.append(t.id)
         if on_step:
             on_step(t.id, "merged")

@@ -148,6 +148,15 @@ def undo(repo: str | os.PathLike, path: str | os.PathLike) -> list[int]:
     return []
 
 
+def _point_back(path: Path) -> None:
+    """Git's record of the worktree now at `path` points at it (what `git worktree repair
+    PATH` does for it — that command also checks every other worktree, and gives up when an
+    agent turned another one's `.git` into a folder)."""
+    text = (path / ".git").read_text(encoding="utf-8").strip()
+    admin = Path(text.removeprefix("gitdir:").strip())
+    (admin / "gitdir").write_text(f"{path.resolve() / '.git'}\n", encoding="utf-8")
+
+
 def repair(repo: str | os.PathLike, path: str | os.PathLike, branch: str) -> None:
     """Give the folder at `path` (an agent deleted its `.git`) back to git on `branch`,
     keeping every file in it: git's stale record is pruned, a new one is made beside it
@@ -168,6 +177,6 @@ def repair(repo: str | os.PathLike, path: str | os.PathLike, branch: str) -> Non
                 run_git(repo, "worktree", "prune")
             git(repo, "worktree", "add", "--no-checkout", "--", str(spare), branch)
             os.replace(spare / ".git", path / ".git")
-            git(repo, "worktree", "repair", "--", str(path))
+            _point_back(path)
             shutil.rmtree(spare, ignore_errors=True)
     git(path, "reset", "-q")

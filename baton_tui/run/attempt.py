@@ -158,8 +158,10 @@ def _rest(pgid: int, scan: bool) -> list:
 
 
 def end_tree(pgid: int, scan: bool = True) -> list[dict]:
-    """End what the agent left running: SIGTERM, a grace period, SIGKILL. Returns what could
-    not be ended (pid and command), for the task's flag."""
+    """End what the agent left running: SIGTERM, a grace period, SIGKILL. The tree is swept
+    again while it ends: a process started meanwhile (a child answering SIGTERM with a new
+    `setsid` process) is signalled too. Returns what could not be ended (pid and command),
+    for the task's flag."""
     if not scan and reap():
         return []  # the usual end, told without psutil (importing it alone takes 30 ms)
     # lazy: psutil: the spawner (warm for every shim) and a shim's usual end need none
@@ -168,20 +170,25 @@ def end_tree(pgid: int, scan: bool = True) -> list[dict]:
     rest = _rest(pgid, scan)
     if not rest:
         return []
+    sent: dict[int, int] = {}  # pid → the last signal it was sent
     for sig, wait in ((signal.SIGTERM, GRACE_SECONDS), (signal.SIGKILL, GRACE_SECONDS)):
         procs.signal_group(pgid, sig)
-        for proc in rest:
-            try:
-                proc.send_signal(sig)
-            except psutil.Error:
-                continue
         deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
+        while True:
+            for proc in rest:
+                if sent.get(proc.pid) != sig:
+                    try:
+                        proc.send_signal(sig)
+                    except psutil.Error:
+                        pass
+                    sent[proc.pid] = sig
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
             reap()
-            rest = [p for p in rest if _running(p)]
+            rest = [p for p in _rest(pgid, scan) if _running(p)]
             if not rest:
                 return []
-            time.sleep(0.05)
     left = []
     for proc in rest:
         try:

@@ -7,7 +7,6 @@ and a task's `check`, by an exit status) — never because output looks finished
 from __future__ import annotations
 
 import subprocess
-import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from baton_tui.gitops import git, landing, onbranch, worktrees
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome, reading_output
 from baton_tui.run import outside
-from baton_tui.run import integration, logcap
+from baton_tui.run import integration, logcap, refguard
 from baton_tui.store.db import AttemptRow, PlanRow
 from baton_tui.core.events import EventKind, State
 from baton_tui.core.views import Folder, TaskView
@@ -33,8 +32,8 @@ K = EventKind
 
 CHECK_TIMEOUT = 1800
 TAIL_LINES = 30
-# Landings touch the integration ref one at a time.
-LANDING_LOCK = threading.Lock()
+# Landings touch the integration ref one at a time (and never while it is checked).
+LANDING_LOCK = refguard.LOCK
 
 
 @dataclass
@@ -91,7 +90,11 @@ class Finisher:
     def finish(self, task: Task, attempt: AttemptRow, intent: Intent) -> State:
         """Decide and record the task's next state; returns it. The look at the places it
         must not write begins first and runs meanwhile (a `git status` of the checkout,
-        beside the commit); what it found is flagged before the task is held or done."""
+        beside the commit); what it found is flagged before the task is held or done. The
+        refs it must not move are checked (and put back) first."""
+        if moved := refguard.after(self.ws, self.plan, attempt):
+            self.emit(task, K.TASK_FLAGGED, flag="ref", attempt=attempt.id,
+                      refs=sorted({m.ref for m in moved}), message=refguard.said(moved))
         self._outside = outside.ahead(self.ws) if attempt.log_path else None
         try:
             return self._decide(task, attempt, intent)
@@ -325,13 +328,18 @@ class Finisher:
                 self.emit(task, K.TASK_FAILED, stage="land", reason=f"landing failed: {why}"[:500]
                           + " (`baton retry` lands it without running the agent again)")
                 return State.FAILED
-        if not result.ok:
-            self.emit(task, K.TASK_FAILED, conflicts=result.conflicts,
-                      reason="conflict landing on the integration branch: "
-                             + ", ".join(result.conflicts[:8]) + " (branch kept; nothing merged)")
-            return State.FAILED
-        killpoints.reached("landed")
-        self.emit(task, K.TASK_LANDED, commit=result.commit, at=time.time())
+            if not result.ok:
+                self.emit(task, K.TASK_FAILED, conflicts=result.conflicts,
+                          reason="conflict landing on the integration branch: "
+                                 + ", ".join(result.conflicts[:8])
+                                 + " (branch kept; nothing merged)")
+                return State.FAILED
+            # Recorded before the lock is let go: the refs' check never finds a landing of
+            # Baton's own that the store does not hold yet.
+            if result.commit:
+                refguard.landed(self.ws, self.plan, result.commit)
+            killpoints.reached("landed")
+            self.emit(task, K.TASK_LANDED, commit=result.commit, at=time.time())
         return State.LANDED
 
     def _refuse(self, task: Task, attempt: AttemptRow, workdir: Path) -> State | None:

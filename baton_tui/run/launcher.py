@@ -23,7 +23,7 @@ from baton_tui.core.slug import task_branch
 from baton_tui.players.base import AttemptContext
 from baton_tui.paths import own_module, private_file, write_private
 from baton_tui.redact import SECRETS_VAR
-from baton_tui.run import outside, readonly
+from baton_tui.run import outside, readonly, refguard
 from baton_tui import layout
 from baton_tui.run import integration, spawner
 from baton_tui.run.prompt import compose
@@ -306,6 +306,7 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     store.update_attempt(attempt_id, spec=spec, log_path=str(log_path),
                          **({"session_id": named_session} if named_session else {}))
     outside.before(ws, folder, ahead)
+    refguard.record(ws, plan, folder)
     shim_path = private_file(folder / "shim.log")
     shim_env = {**without_git_redirects(os.environ), **added}
     proc: subprocess.Popen[bytes] | Forked | None = spawner.spawn(

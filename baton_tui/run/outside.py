@@ -20,8 +20,10 @@ walk up and commit into whatever repository encloses the folder).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import threading
 import time
 from concurrent.futures import Future
@@ -77,18 +79,33 @@ def _checkout(ws: "Workspace") -> dict[str, Any]:
     return found
 
 
+_BRANCH_SECTION = re.compile(rb'^\s*\[branch\s+"[^\n]*$\n?(?:^(?!\s*\[).*$\n?)*', re.M)
+
+
+def _git_config(path: Path) -> str | None:
+    """The repository's git config, by what it says but its `[branch "…"]` sections: git
+    rewrites the file whenever the person deletes a branch (`git branch -D`), and drops that
+    branch's section — the person's doing, not an agent's."""
+    try:
+        text = path.read_bytes()
+    except OSError:
+        return None
+    return hashlib.sha256(_BRANCH_SECTION.sub(b"", text)).hexdigest()
+
+
 def _own_files(ws: "Workspace") -> dict[str, Any]:
     """Baton's own and git's control files, by absolute path."""
     files = [ws.paths.project_config, personal_config_path(), baton_home() / "bin" / "baton"]
     common = ws.paths.git_common_dir
+    found: dict[str, Any] = {}
     if common is not None:
-        files.append(common / "config")
+        found[str(common / "config")] = _git_config(common / "config")
         hooks = common / "hooks"
         try:
             files += sorted(p for p in hooks.iterdir() if p.is_file())
         except OSError:
             pass
-    return {str(p): _stat(p) for p in files}
+    return {**{str(p): _stat(p) for p in files}, **found}
 
 
 _looks = threading.Lock()

@@ -30,7 +30,11 @@ if TYPE_CHECKING:
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
 MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
-GIT_WRITES = ("objects", "refs", "logs", "worktrees", "packed-refs", "lfs", "modules", "baton")
+GIT_WRITES = ("objects", "refs", "logs/refs", "worktrees", "packed-refs", "lfs", "modules",
+              "baton")
+# The checkout's own HEAD log (`logs/HEAD`) stays read-only: what it records is the person's
+# doing (`refguard` reads it), so an agent must not write it. Without `logs/refs` yet, all of
+# `logs` stays writable (the agent's branch needs a reflog).
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -51,6 +55,8 @@ def layout(ws: "Workspace", workdir: Path) -> dict[str, list[str]] | None:
     guarded += [common / "config", common / "hooks", personal_config_path(),
                 baton_home() / "bin" / "baton"]
     holes = [common / name for name in GIT_WRITES] + [baton_home(), workdir]
+    if not (common / "logs" / "refs").exists():
+        holes.append(common / "logs")
     ro = [str(p.resolve()) for p in guarded if p.exists()]
     rw = [str(p.resolve()) for p in holes if p.exists()
           and any(_inside(p.resolve(), Path(r)) for r in ro)]

@@ -1,0 +1,203 @@
+"""The refs an agent must not move: the run's integration branch and the person's branch.
+
+Refs are shared by every worktree of a repository, so an agent running git in its own
+worktree can move any branch (`git update-ref`, `git branch -f`, `git update-ref -d`). Two
+of them matter to a run: the integration branch, where tasks land and dependents are cut
+from, and the person's branch, where the work is merged at handoff. Baton checks both.
+
+- The integration branch must be where Baton's last landing left it (the approved commit
+  before any landing): checked before a worktree is cut from it, before each landing and
+  after each attempt. Baton's own landings move it under `LOCK`, and note the new tip.
+- The person's branch (the one recorded at approval, and the one the checkout has out) is
+  recorded before each attempt and compared after it. A move the checkout's own HEAD log
+  holds since then (a commit, reset or pull in the checkout) is the person's, and stands.
+
+A move is put back with a compare-and-swap (`update-ref REF EXPECTED FOUND`: never over a
+change made since it was read) and the attempts that ran meanwhile are flagged, naming the
+ref — several attempts running at once cannot be told apart, so each of them is. No other
+ref is watched: the person deleting or moving their own other branches is their business.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from baton_tui.core.events import EventKind, State
+from baton_tui.core.slug import integration_branch
+from baton_tui.gitops import git, refs
+from baton_tui.gitops.onbranch import head_ref
+from baton_tui.paths import write_private
+from baton_tui.store import foldcache
+
+if TYPE_CHECKING:
+    from baton_tui.store.db import AttemptRow, PlanRow
+    from baton_tui.workspace import Workspace
+
+RECORD = "refs.json"
+KEPT = 200  # moves remembered for the attempts still running when one was found
+# Moves of the integration branch (landings, repairs, checks) happen one at a time.
+LOCK = threading.RLock()
+
+
+@dataclass(frozen=True)
+class Move:
+    """A watched ref found moved: where it should be, where it was, and whether it is back."""
+
+    ref: str
+    expected: str
+    found: str | None
+    restored: bool
+    at: float
+
+    def said(self) -> str:
+        short = self.ref.removeprefix("refs/heads/")
+        how = f"moved to {self.found[:12]}" if self.found else "deleted"
+        back = (f"put back at {self.expected[:12]}" if self.restored
+                else "could not be put back (it moved again)")
+        return f"{short} was {how} while it ran: {back}"
+
+
+_expected: dict[tuple[str, int], str] = {}  # (store, plan) → the integration tip Baton set
+_found: list[Move] = []
+
+
+def landed(ws: "Workspace", plan: "PlanRow", commit: str) -> None:
+    """Baton moved the integration branch to `commit` (a landing or a repair, under LOCK)."""
+    _expected[(str(ws.paths.store_path), plan.id)] = commit
+
+
+def _note(move: Move) -> Move:
+    _found.append(move)
+    del _found[:-KEPT]
+    return move
+
+
+def _put_back(ws: "Workspace", ref: str, expected: str, found: str | None) -> Move:
+    """`ref` back at `expected`, only if it still holds `found` (compare-and-swap)."""
+    proc = git.run_git(ws.root, *git.NO_HOOKS, "update-ref", "-m", "baton: put back a ref "
+                       "an agent moved", ref, expected, found or "")
+    return _note(Move(ref, expected, found, proc.returncode == 0, time.time()))
+
+
+def _store_tip(ws: "Workspace", plan: "PlanRow", found: str | None) -> str | None:
+    """Where the store says the integration branch is: its last landing, or the approved
+    commit. A landing whose record a crash cut off (the merge of that tip and a finished
+    task's branch, made by Baton) is adopted."""
+    folder = foldcache.folded(ws.store, plan.id)
+    expected = folder.plan.landed_tip or plan.base_commit
+    if found and expected and found != expected:
+        proc = git.run_git(ws.root, "rev-parse", "-q", "--verify", f"{found}^1", f"{found}^2")
+        parents = proc.stdout.split() if proc.returncode == 0 else []
+        done = {f"refs/heads/{view.branch}" for view in folder.tasks.values()
+                if view.state == State.DONE and view.branch}
+        if len(parents) == 2 and parents[0] == expected and parents[1] in refs.resolve(
+                ws.root, *sorted(done)):
+            expected = found
+    return expected
+
+
+def check_integration(ws: "Workspace", plan: "PlanRow") -> str | None:
+    """The integration tip Baton expects, read under LOCK (so never halfway through a
+    landing): as found when nothing moved it; else it is put back there (compare-and-swap),
+    the repair recorded and the move kept for the attempts that ran meanwhile. None when it
+    was deleted (`integration.tip` makes it again from the record)."""
+    key = (str(ws.paths.store_path), plan.id)
+    ref = f"refs/heads/{integration_branch(plan.slug)}"
+    with LOCK:
+        found = refs.read_ref(ws.root, ref)  # again: a landing may have moved it since
+        if found is None:
+            return None
+        expected = _expected.get(key)
+        if expected is None or expected != found:
+            expected = _store_tip(ws, plan, found)
+        if expected is None:
+            return found
+        _expected[key] = expected
+        if found == expected:
+            return expected
+        move = _put_back(ws, ref, expected, found)
+        ws.store.append(plan.id, None, EventKind.RUN_REPAIRED, {
+            "what": "ref", "ref": ref, "commit": expected, "detail": move.said()})
+        return expected if move.restored else refs.read_ref(ws.root, ref)
+
+
+def _persons_refs(ws: "Workspace", plan: "PlanRow") -> list[str]:
+    names = {f"refs/heads/{plan.base_branch}"} if plan.base_branch else set()
+    out = head_ref(ws.root)
+    if out and not out.startswith("refs/heads/baton/"):
+        names.add(out)
+    return sorted(names)
+
+
+def _head_log(ws: "Workspace") -> Path | None:
+    dirs = git.git_dirs(ws.root)
+    return dirs[0] / "logs" / "HEAD" if dirs else None
+
+
+def record(ws: "Workspace", plan: "PlanRow", attempt_dir: Path) -> None:
+    """Before an attempt: where the person's branch is, and how long the checkout's HEAD
+    log (what the person does in the checkout appends to it)."""
+    if not ws.paths.is_git:
+        return
+    names = _persons_refs(ws, plan)
+    log = _head_log(ws)
+    try:
+        size = log.stat().st_size if log else 0
+    except OSError:
+        size = 0
+    found = dict(zip(names, refs.resolve(ws.root, *names))) if names else {}
+    write_private(attempt_dir / RECORD, json.dumps({"refs": found, "head_log": size}))
+
+
+def _by_person(ws: "Workspace", since: int, commit: str | None) -> bool:
+    """True when the checkout's HEAD log moved to `commit` after byte `since`."""
+    log = _head_log(ws)
+    if log is None or commit is None:
+        return False
+    try:
+        with open(log, "rb") as fh:
+            fh.seek(since)
+            lines = fh.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return False
+    return any(len(line.split(" ", 2)) > 2 and line.split(" ", 2)[1] == commit for line in lines)
+
+
+def after(ws: "Workspace", plan: "PlanRow", attempt: "AttemptRow") -> list[Move]:
+    """After `attempt`: the watched refs that moved while it ran, each put back where that is
+    safe — found now, or by another check since it started (it ran then too)."""
+    if not ws.paths.is_git or not attempt.log_path:
+        return []
+    folder = Path(attempt.log_path).parent
+    try:
+        start = json.loads((folder / RECORD).read_text())
+    except (OSError, ValueError):
+        start = {"refs": {}, "head_log": 0}
+    began = attempt.started or time.time()
+    with LOCK:
+        seen = len(_found)
+        if plan.base_commit:
+            ref = f"refs/heads/{integration_branch(plan.slug)}"
+            if refs.read_ref(ws.root, ref) is not None:
+                check_integration(ws, plan)
+            elif (landed := foldcache.folded(ws.store, plan.id).plan.landed_tip):
+                _note(Move(ref, landed, None, True, time.time()))  # `integration.tip` rebuilds
+        for ref, was in start["refs"].items():
+            now = refs.read_ref(ws.root, ref)
+            if was and now != was and not _by_person(ws, start["head_log"], now):
+                _put_back(ws, ref, was, now)
+        return [m for i, m in enumerate(_found) if i >= seen or m.at >= began]
+
+
+def said(moves: list[Move]) -> str:
+    """A flag's message for `moves`."""
+    return "; ".join(dict.fromkeys(m.said() for m in moves))
+
+
+def as_data(moves: list[Move]) -> list[dict]:
+    return [asdict(m) for m in moves]

@@ -1,0 +1,60 @@
+"""A custom agent that moves refs it must not touch, with git, from its own worktree, then
+writes its work and reports done.
+
+usage: ref_mover.py PERSON_BRANCH STEP...
+steps:
+  rewind-integration   the run's integration branch back to its first parent (drops a landing)
+  person-new-tree      the person's branch to a commit of its own (another tree)
+  person-same-tree     the person's branch to a new commit holding the same tree
+  delete-person        the person's branch deleted
+  signal:FILE          FILE written (the test learns the agent runs)
+  wait:FILE            until FILE exists (the test did its part)
+  require:FILE         fail unless FILE is in its worktree (a dependency's work)
+"""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.stdin.read()
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def report(*args: str) -> None:
+    sys.exit(subprocess.run(["baton", "report", *args]).returncode)
+
+
+person = f"refs/heads/{sys.argv[1]}"
+for step in sys.argv[2:]:
+    what, _, arg = step.partition(":")
+    if what == "rewind-integration":
+        ref = git("for-each-ref", "--format=%(refname)", "refs/heads/baton/*/integration")
+        git("update-ref", ref, f"{ref}^1")
+    elif what == "person-new-tree":
+        Path("planted.txt").write_text("planted on the person's branch\n")
+        git("add", "planted.txt")
+        tree = git("write-tree")
+        git("reset", "-q")
+        Path("planted.txt").unlink()
+        git("update-ref", person, git("commit-tree", tree, "-p", person, "-m", "planted"))
+    elif what == "person-same-tree":
+        tree = git("rev-parse", f"{person}^{{tree}}")
+        git("update-ref", person, git("commit-tree", tree, "-p", person, "-m", "same tree"))
+    elif what == "delete-person":
+        done = subprocess.run(["git", "update-ref", "-d", person], capture_output=True)
+        print(f"delete-person: {'refused' if done.returncode else 'deleted'}", flush=True)
+    elif what == "signal":
+        Path(arg).write_text("running\n")
+    elif what == "wait":
+        deadline = time.monotonic() + 120
+        while not Path(arg).exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    elif what == "require" and not Path(arg).exists():
+        report("failed", "--reason", f"{arg} is missing: a dependency's work is not here")
+Path(f"work-{int(time.time() * 1e6)}.txt").write_text("work\n")
+report("done", "--summary", "done")
