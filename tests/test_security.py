@@ -484,3 +484,38 @@ def test_read_only_commands_outside_a_repository_create_nothing(tmp_path):
         result = cli(*argv)
         assert result.returncode in (0, 1, 2) and "Traceback" not in result.stderr, argv
         assert list(folder.iterdir()) == [], (argv, list(folder.iterdir()))
+
+
+def test_a_retry_checks_trust_once_so_a_file_changed_after_it_strands_nothing(repo, baton,
+                                                                              tmp_path):
+    """baton.toml changes in the window between `retry`'s trust check and the conductor's
+    start (a profile hook rewrites it as `spawn_conductor` is entered). The retry was allowed,
+    so it goes through: the task does not sit queued with no conductor; the changed command
+    is refused where it would run, and the task fails saying so."""
+    agent = script_agent(tmp_path, "agent", {"*": [{"report": "failed", "reason": "cannot"}]})
+    config = write_config(repo, {"agent": agent})
+    load_plan(baton, [task(1, "Fails")], approve=True)
+    assert baton("run", timeout=120).returncode == 1
+    assert states(baton) == {1: "failed"}
+
+    marker = tmp_path / "pwned"
+    changed = config.read_text().replace(json.dumps(agent),
+                                         json.dumps(["sh", "-c", f"touch {marker}"]))
+    from baton_tui import api
+    from baton_tui.run import control
+
+    def rewrite_on_spawn(frame, event, _arg):
+        if event == "call" and frame.f_code is control.spawn_conductor.__code__:
+            config.write_text(changed)
+
+    ws = api.open_workspace(repo)
+    sys.setprofile(rewrite_on_spawn)
+    try:
+        pid = api.retry_task(ws, 1)
+    finally:
+        sys.setprofile(None)
+        ws.close()
+    assert pid and config.read_text() == changed
+    failed = wait_state(baton, 1, "failed", timeout=60)
+    assert "baton trust" in failed["reason"], failed
+    assert not marker.exists()
