@@ -436,6 +436,19 @@ def _nested(tmp_path: Path) -> str:
     (lambda t: _plan(t, [task(1, "Bidi", scope=["src/\u202eevil"])]), "control character"),
     (lambda t: _plan(t, [task(1, "A")], goal=f"g{ESC}]0;x\a"), "control character"),
     (lambda t: "/dev/zero", "larger than"),
+    # invisible code points: a person cannot approve what they cannot see
+    (lambda t: _plan(t, [task(1, "A", prompt="fix the bug\U000e0049\U000e0067\U000e006e")]),
+     "tasks[0] (task 1).prompt: contains U+E0049 at character 12"),
+    (lambda t: _plan(t, [task(1, "Zero\u200bwidth")]), "title: contains U+200B"),
+    (lambda t: _plan(t, [task(1, "A", prompt="a\u200db")]), "contains U+200D"),
+    (lambda t: _plan(t, [task(1, "A")], goal="\ufeffgoal"), "goal: contains U+FEFF"),
+    (lambda t: _plan(t, [task(1, "A", prompt="x\u061cy")]), "contains U+061C"),
+    (lambda t: _plan(t, [task(1, "A")], questions=[{"question": "which\ufff9?"}]),
+     "question: contains U+FFF9"),
+    (lambda t: _plan(t, [task(1, "A", prompt="soft\u00adhyphen")]), "contains U+00AD"),
+    (lambda t: _plan(t, [task(1, "A", scope=["src/\u2060x"])]), "contains U+2060"),
+    (lambda t: _plan(t, [task(1, "A", prompt="e" + "\u0301" * 5)]),
+     "contains U+0301 at character 6 (more than 4 combining marks"),
 ])
 def test_bad_plan_input_is_one_line(repo, baton, tmp_path, make, needle):
     before = baton("plan", "--from", _plan(tmp_path, [task(1, "Good")]))
@@ -464,6 +477,42 @@ def test_bad_config_is_one_line_before_anything_starts(repo, baton, tmp_path, to
         assert result.returncode == 2, (argv, result.stdout, result.stderr)
         assert needle in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert not state_dir(repo).exists()
+
+
+def test_visible_text_in_any_script_and_emoji_sequences_are_kept(repo, baton, tmp_path):
+    prompt = ("修复登录错误 · إصلاح الخطأ · می\u200cخواهم · Việt · क्षत्रिय · "
+              "👩\u200d💻 🏳\ufe0f\u200d🌈 👍🏽 ❤\ufe0f")
+    result = baton("plan", "--from", _plan(tmp_path, [task(1, "Ünïcödé 漢字", prompt=prompt)]))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(baton("plan", "--json").stdout)["tasks"][0]["prompt"] == prompt
+    assert "<U+" not in baton("plan").stdout
+    edit = baton("task-prompt", "1", "--text", "hidden\u200b")
+    assert edit.returncode == 2 and "prompt: contains U+200B" in edit.stderr, edit.stderr
+    assert json.loads(baton("plan", "--json").stdout)["tasks"][0]["prompt"] == prompt
+
+
+def test_a_stored_plan_with_invisible_text_is_shown_escaped_and_reaches_the_agent_escaped(
+        repo, baton, tmp_path):
+    """A plan stored before invisible code points were refused still loads; everything that
+    prints it, and the prompt file the agent reads, has them written out as <U+XXXX>."""
+    agent = script_agent(tmp_path, "agent", {"*": [{"report": "done", "summary": "ok"}]})
+    write_config(repo, {"agent": agent})
+    load_plan(baton, [task(1, "Visible")], approve=True)
+    hidden = "Do task 1.\U000e0049\U000e0047\U000e004e\u200b"
+    with sqlite3.connect(state_dir(repo) / "baton.db") as conn:
+        (doc,), = conn.execute("SELECT doc FROM plans")
+        stored = json.loads(doc)
+        stored["tasks"][0].update(title="Visi\u200bble", prompt=hidden)
+        conn.execute("UPDATE plans SET doc = ?", (json.dumps(stored),))
+    shown_prompt = "Do task 1.<U+E0049><U+E0047><U+E004E><U+200B>"
+    assert "Visi<U+200B>ble" in baton("plan").stdout
+    assert task_status(baton, 1)["title"] == "Visi<U+200B>ble"
+    assert baton("run", timeout=120).returncode == 0
+    prompts = list(Path(os.environ["BATON_HOME"]).glob("**/prompt.md"))
+    assert len(prompts) == 1
+    text = prompts[0].read_text()
+    assert shown_prompt in text and "Visi<U+200B>ble" in text
+    assert "\u200b" not in text and "\U000e0049" not in text
 
 
 def test_huge_task_ids_and_missing_folders_on_the_command_line(repo, baton):
