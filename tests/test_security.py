@@ -204,6 +204,36 @@ def test_no_secret_reaches_the_store_home_or_json(repo, baton, tmp_path):
     assert all("BATON_NONCE" in s["env_names"] for s in specs)
 
 
+def test_a_secret_from_the_runs_environment_stays_redacted_in_a_terminal_without_it(
+        repo, baton, tmp_path):
+    """The run was started from a shell holding the secrets; `baton logs`, `log` and `status`
+    are read from another one that has none of them: the values the agent echoed (of no
+    known shape) are redacted all the same — by the fingerprints its attempt recorded."""
+    env = {"MY_SERVICE_SECRET": "plain-words-no-shape-42", "API_KEY_PROD": "Shapeless99x",
+           "KEYCLOAK_URL": "kc-host-not-secret-1"}
+    agent = script_agent(tmp_path, "talker", {"*": [
+        {"print": "env says plain-words-no-shape-42, API_KEY_PROD=Shapeless99x."},
+        {"print": "url https://me:plain-words-no-shape-42@example.test/ and kc-host-not-secret-1"},
+        {"report": "failed", "reason": "no: Shapeless99x"}]})
+    write_config(repo, {"talker": agent})
+    load_plan(baton, [task(1, "Talks", player="talker")])
+    assert baton("run", "--approve", timeout=120, env=env).returncode == 1
+    raw = [p for p in files_under(Path(os.environ["BATON_HOME"])) if p.name == "output.log"]
+    assert any("plain-words-no-shape-42" in p.read_text() for p in raw)  # it really leaked
+    assert "MY_SERVICE_SECRET" not in os.environ and "API_KEY_PROD" not in os.environ
+    logs = baton("logs", "1")
+    assert logs.returncode == 0, logs.stderr
+    assert "env says [redacted], API_KEY_PROD=[redacted]." in logs.stdout
+    assert "https://me:[redacted]@example.test/" in logs.stdout
+    assert "kc-host-not-secret-1" in logs.stdout  # KEYCLOAK_URL's name is not a secret's
+    for argv in (["logs", "1"], ["log"], ["log", "--json"], ["status"], ["status", "--json"]):
+        out = baton(*argv).stdout
+        assert "plain-words-no-shape-42" not in out and "Shapeless99x" not in out, (argv, out)
+    with sqlite3.connect(state_dir(repo) / "baton.db") as conn:
+        specs = [r[0] for r in conn.execute("SELECT spec FROM attempts")]
+    assert specs and not any("plain-words" in s or "Shapeless" in s for s in specs)
+
+
 # -- trust with no side doors -----------------------------------------------------------------
 def test_every_path_that_starts_a_conductor_checks_trust(repo, baton, tmp_path):
     """An agent rewrote baton.toml mid-run. Every way to start the conductor or run one of its

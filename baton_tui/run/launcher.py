@@ -22,7 +22,7 @@ from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.core.slug import task_branch
 from baton_tui.players.base import AttemptContext
 from baton_tui.paths import own_module, private_file, write_private
-from baton_tui.redact import SECRETS_VAR
+from baton_tui.redact import SECRETS_VAR, fingerprints
 from baton_tui.run import outside, readonly
 from baton_tui import layout
 from baton_tui.run import integration, spawner
@@ -302,7 +302,9 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
             "resume_message": resume_message,
             # the person's checkout, read-only to the agent where the OS allows it
             "readonly": readonly.layout(ws, workdir.path) if ws.config.worktree.protect_checkout
-            else None}
+            else None,
+            # its secrets' fingerprints: a terminal without them redacts its output all the same
+            "secret_prints": fingerprints({**os.environ, **added})}
     store.update_attempt(attempt_id, spec=spec, log_path=str(log_path),
                          **({"session_id": named_session} if named_session else {}))
     outside.before(ws, folder, ahead)
