@@ -21,6 +21,7 @@ __all__ = [
     "git",
     "run_git",
     "git_version",
+    "parse_version",
     "supports_worktrees",
     "repo_root",
     "common_dir",
@@ -160,10 +161,15 @@ def git_version() -> tuple[int, int, int] | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", proc.stdout)
-    if proc.returncode != 0 or not m:
-        return None
-    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+    return parse_version(proc.stdout) if proc.returncode == 0 else None
+
+
+def parse_version(text: str) -> tuple[int, int, int] | None:
+    """`git --version`'s words as a version: `git version 2.37.1 (Apple Git-137.1)` →
+    (2, 37, 1), `git version 2.39.0.windows.1` → (2, 39, 0)."""
+    m = re.search(r"\bversion (\d+)\.(\d+)(?:\.(\d+))?", text) or \
+        re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text)
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
 
 
 def supports_worktrees() -> bool:
