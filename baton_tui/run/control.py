@@ -127,8 +127,21 @@ def start_run(ws: Workspace, approve: bool = False, until_failures: int | None =
         options.update(run_requested=True, checkpoint_wait=ws.config.limits.checkpoint_wait)
         options["auto_checkpoints"] = approve  # only a pipeline's `run --approve` answers them
         ws.store.update_plan(cur.row.id, options=options)
+        if approve:
+            _answer_waiting(ws, cur)
         ws.store.append(cur.row.id, None, K.RUN_STARTED, {"approve": approve, **stops})
         return spawn_conductor(ws, early, checked=True)
+
+
+def _answer_waiting(ws: Workspace, cur: plans.Current) -> None:
+    """`run --approve` answers checkpoints yes as they come — and the ones an earlier run
+    stopped at, still waiting (an agent's question, or a task held before landing)."""
+    for task in cur.doc.tasks:
+        view = cur.view(task.id)
+        if view.answerable:
+            ws.store.append(cur.row.id, task.id, K.TASK_CHECKPOINT_ANSWERED,
+                            {"checkpoint": view.pending_checkpoint, "answer": "yes",
+                             "by": "run --approve"})
 
 
 def resume_run(ws: Workspace, early: Early | None = None) -> int:
