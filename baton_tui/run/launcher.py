@@ -222,7 +222,8 @@ def prepare_research(ws: Workspace, plan: PlanRow, task: Task, attempt_no: int) 
 def agent_env(ws: Workspace, plan: PlanRow, task: Task, attempt_id: int, nonce: str,
               secret_names: Sequence[str] = ()) -> dict[str, str]:
     """What Baton adds to the person's environment for an agent. `BATON_SECRETS` names the
-    configured variables (never their values), so `baton report` redacts them too."""
+    configured variables (never their values), so `baton report` redacts them too; a git
+    identity where the person has none (`git.agent_identity_env`)."""
     env = {
         "BATON_TASK": str(task.id), "BATON_ATTEMPT": str(attempt_id), "BATON_NONCE": nonce,
         "BATON_STATE": str(ws.paths.store_path),
@@ -230,6 +231,8 @@ def agent_env(ws: Workspace, plan: PlanRow, task: Task, attempt_id: int, nonce: 
     }
     if secret_names:
         env[SECRETS_VAR] = ",".join(sorted(secret_names))
+    if ws.paths.is_git:  # no identity configured: Baton's, so no agent's git trips on it
+        env.update(git.agent_identity_env(ws.root))
     return env
 
 
