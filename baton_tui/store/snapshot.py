@@ -92,6 +92,7 @@ def _whole(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, fold
         plan_id=plan.id, slug=plan.slug, goal=goal,
         autonomy=policy.level(autonomy), approved=plan.approved,
         stopped_by=folder.plan.stopped_by,
+        conductor_died=None if conductor is not None else folder.plan.conductor_died,
         budget=budget.status(plan.options.get("budget"), tasks, folder, now),
         state=plan_word(plan.approved, tasks, conductor is not None,
                         bool(check and check.get("exit") not in (0, None))),
