@@ -9,8 +9,13 @@ as the agent wrote it, private to the person (0600).
 
 What counts as a secret: the values of the person's configured `[players.*] env` (handed
 over with `remember`), the values of environment variables whose names look secret
-(`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, or named in `BATON_SECRETS`), and well-known
-key shapes (`sk-…`, `ghp_…`, `AKIA…`, bearer tokens, private key blocks, Baton's nonces).
+(a part `KEY`, or one ending in `TOKEN`, `SECRET`, `PASSWORD`: `API_KEY_PROD`, or named in
+`BATON_SECRETS`), and well-known key shapes (`sk-…`, `ghp_…`, `AKIA…`, bearer tokens,
+private key blocks, Baton's nonces).
+
+An attempt's agent may echo a value from the environment Baton started it with, which the
+terminal reading its log later may not have: the attempt keeps `fingerprints` of those
+values (salted hashes, never the values), and `redact_known` finds them in its output.
 """
 
 from __future__ import annotations
@@ -27,7 +32,10 @@ REDACTED = "[redacted]"
 SECRETS_VAR = "BATON_SECRETS"   # names (never values) of an attempt's configured variables
 MIN_SECRET = 8                  # shorter values ("1", "true", "dev") would redact noise
 
-_SECRET_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE)S?$", re.I)
+# A name part (between underscores) that is KEY, or ends in TOKEN, SECRET, PASSWORD…:
+# API_KEY, API_KEY_PROD, GITHUB_TOKEN_RO, DBPASSWORD — not KEYCLOAK_URL or MONKEY.
+_SECRET_NAME = re.compile(r"(?:^|_)(?:(?:API|ACCESS|PRIVATE)?KEYS?|[A-Z0-9]*(?:TOKEN|SECRET|"
+                          r"PASSWORD|PASSWD|PASSPHRASE)S?)(?:_|$)", re.I)
 _SHAPES = re.compile("|".join((
     r"(?<![A-Za-z0-9])sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",        # OpenAI / Anthropic
     r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{30,}",                  # GitHub tokens
@@ -170,3 +178,67 @@ def clean(value: Any, values: frozenset[str] | None = None) -> Any:
     if isinstance(value, (list, tuple)):
         return [clean(v, values) for v in value]
     return value
+
+
+# What an echoed secret is made of (a run of these, or a piece of one between = : @ /).
+_RUN = re.compile(r"[A-Za-z0-9_+/=.~:@%-]{" + str(MIN_SECRET) + ",}")
+
+
+def _digest(salt: str, value: str) -> str:
+    import hashlib  # lazy: `baton report` never fingerprints
+
+    return hashlib.sha256((salt + value).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def fingerprints(env: Mapping[str, str]) -> dict[str, Any] | None:
+    """Salted hashes of the secret values in `env`, by length (what an attempt records so a
+    reader without that environment can still redact them); None when there are none."""
+    import secrets  # lazy: only the conductor fingerprints
+
+    values = secret_values(env)
+    if not values:
+        return None
+    salt = secrets.token_hex(16)
+    by_length: dict[str, list[str]] = {}
+    for value in sorted(values):
+        by_length.setdefault(str(len(value)), []).append(_digest(salt, value))
+    return {"salt": salt, "by_length": by_length}
+
+
+_SEPARATORS = re.compile("([=:@/])")
+
+
+def _pieces(run: str) -> set[str]:
+    """The run and every stretch of it between separators an echoed value may sit between
+    (`NAME=value`, `user:value@host`, a path), without a sentence's full stop."""
+    parts = _SEPARATORS.split(run)
+    if len(parts) > 63:  # a long path: its pieces one by one
+        parts = parts[::2]
+        return {p for part in parts for p in (part, part.rstrip("."))}
+    found: set[str] = set()
+    for i in range(0, len(parts), 2):
+        for j in range(i, len(parts), 2):
+            piece = "".join(parts[i:j + 1])
+            found.update((piece, piece.rstrip(".")))
+    return found
+
+
+def redact_known(text: str, prints: Mapping[str, Any] | None) -> str:
+    """`text` with every value whose fingerprint `prints` holds replaced by `[redacted]`.
+    A value echoed inside other text of its own characters (no space, quote or = around
+    it) is not found: such values are redacted by their shape or the reader's environment."""
+    if not prints or len(text) < MIN_SECRET:
+        return text
+    salt = prints.get("salt", "")
+    wanted = {int(k): set(v) for k, v in prints.get("by_length", {}).items()}
+    shortest = min(wanted, default=0)
+    found: set[str] = set()
+    for match in _RUN.finditer(text):
+        run = match.group(0)
+        for piece in _pieces(run) if len(run) > shortest else (run,):
+            digests = wanted.get(len(piece))
+            if digests and _digest(salt, piece) in digests:
+                found.add(piece)
+    for value in sorted(found, key=len, reverse=True):
+        text = text.replace(value, REDACTED)
+    return text

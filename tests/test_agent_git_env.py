@@ -10,6 +10,7 @@ such an environment; the person's index, tree and branch stay as they were.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,29 @@ def test_every_real_cli_stays_in_its_worktree_whatever_git_variables_it_inherits
     if "where.txt" in player.relative_files:   # a CLI with a shell ran the git commands
         assert "made.txt" in git(repo, "show", f"{branch}:status.txt")
         assert git(repo, "show", f"{branch}:gitenv.txt") == ""
+
+
+def test_every_real_cli_works_for_a_person_with_no_git_identity(
+        player, server, baton, repo, tmp_path):
+    """A fresh machine: no user.name or user.email anywhere (an empty global config, no
+    GIT_AUTHOR_* / GIT_COMMITTER_*), and the repository's git config read-only to agents.
+    Aider, which commits nothing here but asks git who the person is, must not crash on it:
+    every real CLI lands its task."""
+    bare = tmp_path / "empty.gitconfig"
+    bare.write_text("[init]\n\tdefaultBranch = main\n")
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "No identity", "prompt": "Create rel.txt.", "player": player.name,
+         "mode": "build"}])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    server.add_turns(player.conversation(
+        player.write(Path("rel.txt"), "relative\n"),
+        player.shell('baton report done --summary "wrote it without an identity"'),
+        {"text": "Reported."}))
+    assert not {"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
+                "GIT_COMMITTER_EMAIL", "EMAIL"} & set(os.environ)
+    assert "user." not in git(repo, "config", "--local", "--list")
+    result = run(baton, player.env(server, GIT_CONFIG_GLOBAL=str(bare)))
+    assert result.returncode == 0, attempt_logs(repo)[-4000:]
+    assert task_of(baton, 1)["state"] == "landed"
+    branch = f"baton/{baton.json('status', '--json')['plan']['slug']}/1-no-identity"
+    assert_contained(repo, branch, "rel.txt")

@@ -107,6 +107,27 @@ def test_guarded_holds_a_checkpoint_task_that_never_asked(repo, baton):
                                status(baton)["plan"]["integration_branch"])
 
 
+def test_run_approve_answers_the_checkpoints_an_earlier_run_stopped_at(repo, baton):
+    """A guarded run stops at an agent's question and at a task held before landing (exit
+    3); `baton run --approve` then answers both yes, as it answers the ones still to come."""
+    agents(repo, {"a": {"1": [{"checkpoint": "drop the old table"},
+                              {"write": "dropped.txt", "content": "x"},
+                              {"report": "done", "summary": "dropped"}],
+                        "2": [{"write": "schema.sql", "content": "DROP TABLE users;\n"},
+                              {"report": "done", "summary": "migrated"}]}})
+    load_plan(baton, [task(1, player="a", checkpoint=True), task(2, player="a", checkpoint=True)],
+              approve=True)
+    assert baton("run").returncode == 3
+    assert [task_status(baton, i)["state"] for i in (1, 2)] == ["checkpoint", "checkpoint"]
+    again = baton("run", "--approve", timeout=120)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert [task_status(baton, i)["state"] for i in (1, 2)] == ["landed", "landed"]
+    files = git(repo, "ls-tree", "-r", "--name-only", status(baton)["plan"]["integration_branch"])
+    assert "dropped.txt" in files and "schema.sql" in files
+    answers = [e["data"] for e in events(baton) if e["kind"] == "task.checkpoint_answered"]
+    assert [a["by"] for a in answers] == ["run --approve"] * 2
+
+
 def test_guarded_hold_answered_no_lands_nothing_and_keeps_the_branch(repo, baton):
     agents(repo, {"a": {"*": [{"write": "risky.txt", "content": "x"},
                               {"report": "done", "summary": "done"}]}})

@@ -312,3 +312,63 @@ def test_discard_counts_tasks_cut_after_it_landed(repo, baton):
     merged = baton("handoff", "merge")
     assert merged.returncode == 0, merged.stdout + merged.stderr
     assert (repo / "one.txt").exists() and not (repo / "two.txt").exists()
+
+
+
+ORDERED_AGENT = """
+import os, subprocess, sys, time
+from pathlib import Path
+task, marks = os.environ["BATON_TASK"], Path(sys.argv[1])
+
+def wait(ok):
+    deadline = time.monotonic() + 120
+    while not ok():
+        assert time.monotonic() < deadline, "waited too long"
+        time.sleep(0.05)
+
+def task_one_landed():
+    refs = subprocess.run(["git", "for-each-ref", "--format=%(refname)",
+                           "refs/heads/baton/*/integration"],
+                          capture_output=True, text=True).stdout.split()
+    return any(subprocess.run(["git", "cat-file", "-e", f"{r}:1.txt"]).returncode == 0
+               for r in refs)
+
+if task == "1":
+    wait(lambda: (marks / "2-started").exists())  # task 2's worktree is cut: it lacks 1.txt
+elif task == "2":
+    (marks / "2-started").touch()
+    wait(task_one_landed)  # task 2 lands after task 1 all the same
+Path(f"{task}.txt").write_text(task + "\\n")
+subprocess.run(["baton", "report", "done", "--summary", "wrote " + task], check=True)
+"""
+
+
+def test_discard_counts_only_tasks_whose_branch_holds_its_work(repo, baton, tmp_path):
+    """Task 2 was cut before task 1 landed and landed after it: it does not hold task 1's
+    work, so it is not taken along. Task 3 depends only on task 2, but was cut after task 1
+    landed: its branch holds task 1's work (merging it would bring that home), so discarding
+    task 1 alone is refused, naming task 3 as holding its work, not as depending on it."""
+    agent = tmp_path / "ordered_agent.py"
+    agent.write_text(ORDERED_AGENT)
+    argv = [sys.executable, str(agent), str(tmp_path)]
+    (repo / "baton.toml").write_text(f"[players.custom.bot]\ncommand = {json.dumps(argv)}\n"
+                                     "[limits]\nmax_parallel = 2\n")
+    git(repo, "add", "baton.toml")
+    git(repo, "commit", "-q", "-m", "baton.toml")
+    assert baton("trust").returncode == 0
+    run_plan(repo, baton, [task(1, "One"), task(2, "Two"), task(3, "Three", deps=(2,))])
+    names = branches(baton)
+
+    def holds(a: int, b: int) -> bool:
+        return subprocess.run(["git", "merge-base", "--is-ancestor", names[a], names[b]],
+                              cwd=repo).returncode == 0
+
+    assert not holds(1, 2) and holds(1, 3) and holds(2, 3)
+    refused = baton("discard", "1")
+    assert refused.returncode == 2, refused.stdout
+    assert "tasks 3 hold its work" in refused.stderr and "depend on it" not in refused.stderr
+    assert "--with-dependents" in refused.stderr
+    refused = baton("discard", "2")
+    assert refused.returncode == 2 and "tasks 3 depend on it" in refused.stderr, refused.stderr
+    assert baton("discard", "1", "--with-dependents").returncode == 0
+    assert states(baton) == {1: "discarded", 2: "landed", 3: "discarded"}

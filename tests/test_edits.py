@@ -322,7 +322,8 @@ def test_the_current_plan_is_parsed_once_per_revision_and_afresh_after_an_edit(
     parsed: list[int] = []
     real = current_plan.parse_document
     monkeypatch.setattr(current_plan, "parse_document",
-                        lambda raw, source: parsed.append(len(raw["tasks"])) or real(raw, source))
+                        lambda raw, source, **kw: parsed.append(len(raw["tasks"]))
+                        or real(raw, source, **kw))
     assert run(capsys, "approve")[0] == 0
     assert run(capsys, "task-title", "1", "Renamed")[0] == 0
     seen = parsed.copy()

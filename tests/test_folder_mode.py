@@ -123,6 +123,8 @@ def test_git_older_than_2_38_runs_in_the_checkout_itself(repo, tmp_path):
     assert [t["state"] for t in old_git_status["tasks"]] == ["done"] * 3
     assert [t["branch"] for t in old_git_status["tasks"]] == [None] * 3
     assert (repo / "one.txt").read_text() == "1\nafter\n"
+    # the checkout is the tasks' own folder here: what they write in it is their work
+    assert [t["flags"] for t in old_git_status["tasks"]] == [[]] * 3
     assert_one_at_a_time_in(repo, baton)
     # no worktree, no task branch, nothing committed: the work is in the person's checkout
     assert git(repo, "rev-parse", "HEAD") == head

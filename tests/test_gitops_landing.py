@@ -26,6 +26,18 @@ def repo(tmp_path):
     return r
 
 
+@pytest.mark.parametrize("words,version", [
+    ("git version 2.30.2", (2, 30, 2)),
+    ("git version 2.37.1 (Apple Git-137.1)", (2, 37, 1)),
+    ("git version 2.39.0.windows.1", (2, 39, 0)),
+    ("git version 2.38", (2, 38, 0)),
+    ("git version 2.45.2.vfs.0.0", (2, 45, 2)),
+    ("not git at all", None),
+])
+def test_git_version_words_are_read_as_the_version(words, version):
+    assert gitmod.parse_version(words) == version
+
+
 def test_git_basics(repo, tmp_path):
     assert gitmod.supports_worktrees()
     assert gitmod.git_version() >= (2, 38, 0)

@@ -204,6 +204,36 @@ def test_no_secret_reaches_the_store_home_or_json(repo, baton, tmp_path):
     assert all("BATON_NONCE" in s["env_names"] for s in specs)
 
 
+def test_a_secret_from_the_runs_environment_stays_redacted_in_a_terminal_without_it(
+        repo, baton, tmp_path):
+    """The run was started from a shell holding the secrets; `baton logs`, `log` and `status`
+    are read from another one that has none of them: the values the agent echoed (of no
+    known shape) are redacted all the same — by the fingerprints its attempt recorded."""
+    env = {"MY_SERVICE_SECRET": "plain-words-no-shape-42", "API_KEY_PROD": "Shapeless99x",
+           "KEYCLOAK_URL": "kc-host-not-secret-1"}
+    agent = script_agent(tmp_path, "talker", {"*": [
+        {"print": "env says plain-words-no-shape-42, API_KEY_PROD=Shapeless99x."},
+        {"print": "url https://me:plain-words-no-shape-42@example.test/ and kc-host-not-secret-1"},
+        {"report": "failed", "reason": "no: Shapeless99x"}]})
+    write_config(repo, {"talker": agent})
+    load_plan(baton, [task(1, "Talks", player="talker")])
+    assert baton("run", "--approve", timeout=120, env=env).returncode == 1
+    raw = [p for p in files_under(Path(os.environ["BATON_HOME"])) if p.name == "output.log"]
+    assert any("plain-words-no-shape-42" in p.read_text() for p in raw)  # it really leaked
+    assert "MY_SERVICE_SECRET" not in os.environ and "API_KEY_PROD" not in os.environ
+    logs = baton("logs", "1")
+    assert logs.returncode == 0, logs.stderr
+    assert "env says [redacted], API_KEY_PROD=[redacted]." in logs.stdout
+    assert "https://me:[redacted]@example.test/" in logs.stdout
+    assert "kc-host-not-secret-1" in logs.stdout  # KEYCLOAK_URL's name is not a secret's
+    for argv in (["logs", "1"], ["log"], ["log", "--json"], ["status"], ["status", "--json"]):
+        out = baton(*argv).stdout
+        assert "plain-words-no-shape-42" not in out and "Shapeless99x" not in out, (argv, out)
+    with sqlite3.connect(state_dir(repo) / "baton.db") as conn:
+        specs = [r[0] for r in conn.execute("SELECT spec FROM attempts")]
+    assert specs and not any("plain-words" in s or "Shapeless" in s for s in specs)
+
+
 # -- trust with no side doors -----------------------------------------------------------------
 def test_every_path_that_starts_a_conductor_checks_trust(repo, baton, tmp_path):
     """An agent rewrote baton.toml mid-run. Every way to start the conductor or run one of its
@@ -436,6 +466,19 @@ def _nested(tmp_path: Path) -> str:
     (lambda t: _plan(t, [task(1, "Bidi", scope=["src/\u202eevil"])]), "control character"),
     (lambda t: _plan(t, [task(1, "A")], goal=f"g{ESC}]0;x\a"), "control character"),
     (lambda t: "/dev/zero", "larger than"),
+    # invisible code points: a person cannot approve what they cannot see
+    (lambda t: _plan(t, [task(1, "A", prompt="fix the bug\U000e0049\U000e0067\U000e006e")]),
+     "tasks[0] (task 1).prompt: contains U+E0049 at character 12"),
+    (lambda t: _plan(t, [task(1, "Zero\u200bwidth")]), "title: contains U+200B"),
+    (lambda t: _plan(t, [task(1, "A", prompt="a\u200db")]), "contains U+200D"),
+    (lambda t: _plan(t, [task(1, "A")], goal="\ufeffgoal"), "goal: contains U+FEFF"),
+    (lambda t: _plan(t, [task(1, "A", prompt="x\u061cy")]), "contains U+061C"),
+    (lambda t: _plan(t, [task(1, "A")], questions=[{"question": "which\ufff9?"}]),
+     "question: contains U+FFF9"),
+    (lambda t: _plan(t, [task(1, "A", prompt="soft\u00adhyphen")]), "contains U+00AD"),
+    (lambda t: _plan(t, [task(1, "A", scope=["src/\u2060x"])]), "contains U+2060"),
+    (lambda t: _plan(t, [task(1, "A", prompt="e" + "\u0301" * 5)]),
+     "contains U+0301 at character 6 (more than 4 combining marks"),
 ])
 def test_bad_plan_input_is_one_line(repo, baton, tmp_path, make, needle):
     before = baton("plan", "--from", _plan(tmp_path, [task(1, "Good")]))
@@ -466,6 +509,42 @@ def test_bad_config_is_one_line_before_anything_starts(repo, baton, tmp_path, to
     assert not state_dir(repo).exists()
 
 
+def test_visible_text_in_any_script_and_emoji_sequences_are_kept(repo, baton, tmp_path):
+    prompt = ("修复登录错误 · إصلاح الخطأ · می\u200cخواهم · Việt · क्षत्रिय · "
+              "👩\u200d💻 🏳\ufe0f\u200d🌈 👍🏽 ❤\ufe0f")
+    result = baton("plan", "--from", _plan(tmp_path, [task(1, "Ünïcödé 漢字", prompt=prompt)]))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(baton("plan", "--json").stdout)["tasks"][0]["prompt"] == prompt
+    assert "<U+" not in baton("plan").stdout
+    edit = baton("task-prompt", "1", "--text", "hidden\u200b")
+    assert edit.returncode == 2 and "prompt: contains U+200B" in edit.stderr, edit.stderr
+    assert json.loads(baton("plan", "--json").stdout)["tasks"][0]["prompt"] == prompt
+
+
+def test_a_stored_plan_with_invisible_text_is_shown_escaped_and_reaches_the_agent_escaped(
+        repo, baton, tmp_path):
+    """A plan stored before invisible code points were refused still loads; everything that
+    prints it, and the prompt file the agent reads, has them written out as <U+XXXX>."""
+    agent = script_agent(tmp_path, "agent", {"*": [{"report": "done", "summary": "ok"}]})
+    write_config(repo, {"agent": agent})
+    load_plan(baton, [task(1, "Visible")], approve=True)
+    hidden = "Do task 1.\U000e0049\U000e0047\U000e004e\u200b"
+    with sqlite3.connect(state_dir(repo) / "baton.db") as conn:
+        (doc,), = conn.execute("SELECT doc FROM plans")
+        stored = json.loads(doc)
+        stored["tasks"][0].update(title="Visi\u200bble", prompt=hidden)
+        conn.execute("UPDATE plans SET doc = ?", (json.dumps(stored),))
+    shown_prompt = "Do task 1.<U+E0049><U+E0047><U+E004E><U+200B>"
+    assert "Visi<U+200B>ble" in baton("plan").stdout
+    assert task_status(baton, 1)["title"] == "Visi<U+200B>ble"
+    assert baton("run", timeout=120).returncode == 0
+    prompts = list(Path(os.environ["BATON_HOME"]).glob("**/prompt.md"))
+    assert len(prompts) == 1
+    text = prompts[0].read_text()
+    assert shown_prompt in text and "Visi<U+200B>ble" in text
+    assert "\u200b" not in text and "\U000e0049" not in text
+
+
 def test_huge_task_ids_and_missing_folders_on_the_command_line(repo, baton):
     for argv in (["logs", str(10**20)], ["task-title", str(10**20), "x"], ["done", "-1"],
                  ["-C", "/nonexistent/folder", "status"]):
@@ -484,3 +563,38 @@ def test_read_only_commands_outside_a_repository_create_nothing(tmp_path):
         result = cli(*argv)
         assert result.returncode in (0, 1, 2) and "Traceback" not in result.stderr, argv
         assert list(folder.iterdir()) == [], (argv, list(folder.iterdir()))
+
+
+def test_a_retry_checks_trust_once_so_a_file_changed_after_it_strands_nothing(repo, baton,
+                                                                              tmp_path):
+    """baton.toml changes in the window between `retry`'s trust check and the conductor's
+    start (a profile hook rewrites it as `spawn_conductor` is entered). The retry was allowed,
+    so it goes through: the task does not sit queued with no conductor; the changed command
+    is refused where it would run, and the task fails saying so."""
+    agent = script_agent(tmp_path, "agent", {"*": [{"report": "failed", "reason": "cannot"}]})
+    config = write_config(repo, {"agent": agent})
+    load_plan(baton, [task(1, "Fails")], approve=True)
+    assert baton("run", timeout=120).returncode == 1
+    assert states(baton) == {1: "failed"}
+
+    marker = tmp_path / "pwned"
+    changed = config.read_text().replace(json.dumps(agent),
+                                         json.dumps(["sh", "-c", f"touch {marker}"]))
+    from baton_tui import api
+    from baton_tui.run import control
+
+    def rewrite_on_spawn(frame, event, _arg):
+        if event == "call" and frame.f_code is control.spawn_conductor.__code__:
+            config.write_text(changed)
+
+    ws = api.open_workspace(repo)
+    sys.setprofile(rewrite_on_spawn)
+    try:
+        pid = api.retry_task(ws, 1)
+    finally:
+        sys.setprofile(None)
+        ws.close()
+    assert pid and config.read_text() == changed
+    failed = wait_state(baton, 1, "failed", timeout=60)
+    assert "baton trust" in failed["reason"], failed
+    assert not marker.exists()

@@ -89,6 +89,28 @@ def test_take_answered_no_leaves_the_task_taken_over(repo, baton):
     assert task_status(baton, 1)["attempts"] == 1 and task_status(baton, 1)["state"] == "paused"
 
 
+def test_take_refuses_an_interactive_command_changed_since_the_person_trusted_it(repo, baton,
+                                                                                 tmp_path):
+    players(repo, {"a": {"*": [{"write": "half.txt", "content": "x"}, {"hang": True}]}})
+    load_plan(baton, [task(1, player="a")], approve=True)
+    assert baton("run", "--detach").returncode == 0
+    wait_state(baton, 1, "running")
+    ran = tmp_path / "ran"
+    toml = (repo / "baton.toml").read_text()
+    changed = toml.replace(json.dumps([sys.executable, str(AGENTS / "finish_by_hand.py")]),
+                           json.dumps(["touch", str(ran)]))
+    assert changed != toml
+    (repo / "baton.toml").write_text(changed)
+    code, screen = run_in_pty(repo, [sys.executable, "-m", "baton_tui", "take", "1"],
+                              {"Is task 1 done?": "y\n"})
+    assert code == 2, screen
+    assert "baton.toml is changed since you trusted it" in screen
+    assert "players.custom.a.interactive_command" in screen and "baton trust" in screen
+    assert not ran.exists()
+    assert task_status(baton, 1)["state"] == "running"  # refused before anything changed
+    baton("stop", "1")
+
+
 def flags(baton, task_id: int) -> list[dict]:
     return task_status(baton, task_id)["flags"]
 

@@ -169,8 +169,17 @@ def test_a_full_disk_is_one_line_for_an_agents_report_and_recorded_by_the_conduc
     crashed = [e for e in evs if e["kind"] == "conductor.crashed"]
     assert crashed and "disk is full" in crashed[-1]["data"]["error"], [e["kind"] for e in evs]
     assert status(baton)["conductor"] is None
-    # ... and with room again, `baton resume` finishes the run: the report never counted.
+    # ... which `status` says in one line beside "not running", not only conductor.log ...
+    shown = [line for line in baton("status").stdout.splitlines() if "conductor:" in line]
+    assert len(shown) == 1 and "not running — it stopped unexpectedly" in shown[0], shown
+    assert "disk is full" in shown[0] and "baton resume" in shown[0], shown
+    assert "disk is full" in status(baton)["plan"]["conductor_died"]
+    # ... and with room again, `baton resume` finishes the run: the report never counted,
+    # and the task says its report was refused for the full disk (not that it vanished).
     resumed = baton("resume", timeout=120)
     assert resumed.returncode == 1, resumed.stdout + resumed.stderr
     one = status(baton)["tasks"][0]
-    assert one["state"] == "failed" and "without reporting" in one["reason"], one
+    assert one["state"] == "failed", one
+    assert one["reason"].startswith("its report (done) was refused: ") and \
+        "the disk is full" in one["reason"] and "baton retry 1" in one["reason"], one
+    assert status(baton)["plan"]["conductor_died"] is None  # a conductor ran since

@@ -87,16 +87,25 @@ def snapshot_empty() -> Snapshot:
     return empty()
 
 
-def terminal_text(text: str) -> str:
+def terminal_text(text: str, prints: "dict[str, Any] | None" = None) -> str:
     """Agent text as a terminal may show it: secrets redacted (the configured ones too, read
-    once from this repository's and the person's config files), control characters escaped."""
+    once from this repository's and the person's config files, and those of the environment
+    the agent ran with, by the `prints` its attempt recorded), control characters escaped."""
     from baton_tui import redact  # lazy: `status --json` and `log --json` never need it
 
     global _configured_read
     if not _configured_read:
         redact.remember_configured([find_repo().project_config, personal_config_path()])
         _configured_read = True
-    return redact.escape_controls(redact.redact(text))
+    return redact.escape_controls(redact.redact_known(redact.redact(text), prints))
+
+
+def output_text(line: str, prints: "dict[str, Any] | None") -> str:
+    """A line of an attempt's raw output with the secrets of the environment it ran with
+    redacted (`prints`, from its attempt's record), for a view that escapes it itself."""
+    from baton_tui import redact  # lazy: only the app's output view needs it
+
+    return redact.redact_known(redact.redact(line), prints)
 
 
 _configured_read = False
@@ -150,12 +159,14 @@ def latest_log_path(store_path: Path | str, plan_id: int, task_id: int) -> str |
 
 
 def latest_output(store_path: Path | str, plan_id: int, task_id: int
-                  ) -> tuple[str | None, str | None]:
-    """The newest attempt's log file and the player that wrote it (a reassigned task's
-    earlier attempts were another player's)."""
+                  ) -> tuple[str | None, str | None, "dict[str, Any] | None"]:
+    """The newest attempt's log file, the player that wrote it (a reassigned task's
+    earlier attempts were another player's) and its secrets' fingerprints."""
     with store_at(store_path) as store:
         latest = store.latest_attempt(plan_id, task_id)
-    return (latest.log_path, latest.player) if latest else (None, None)
+    if latest is None:
+        return None, None, None
+    return latest.log_path, latest.player, (latest.spec or {}).get("secret_prints")
 
 
 def read_log(path: str | None, offset: int, limit: int = 1 << 20) -> tuple[bytes, int, int]:

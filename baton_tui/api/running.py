@@ -76,9 +76,16 @@ def wait_stopped(ws: "Workspace", task_id: int, timeout: float = 30.0
 
 
 def interactive_argv(ws: "Workspace", player: str, session: str | None) -> list[str] | None:
-    """The player's own interactive session, resumed (None: it has none; a shell then)."""
+    """The player's own interactive session, resumed (None: it has none; a shell then). Its
+    command may come from the repository's baton.toml: refused, as every other path refuses,
+    until the person trusts the file as it is."""
+    from baton_tui.trust import ensure_trusted as ensure  # lazy: only `baton take` needs it
+
     found = ws.catalog.players.get(player)
-    return found.interactive(session) if found is not None else None
+    if found is None:
+        return None
+    ensure(ws, {player}, keys=())
+    return found.interactive(session)
 
 
 def set_budget(ws: "Workspace", tokens: int | None = None, cost: float | None = None,

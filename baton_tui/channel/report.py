@@ -15,7 +15,7 @@ import time
 
 from baton_tui.core.errors import BatonError
 from baton_tui.core import policy
-from baton_tui.store.db import AttemptRow, Store, nonce_matches
+from baton_tui.store.db import AttemptRow, Store, Unwritable, nonce_matches
 from baton_tui.core.events import EventKind
 from baton_tui.core.views import Folder
 
@@ -28,6 +28,7 @@ K = EventKind
 # Exit codes of `baton checkpoint`, as the prompt tells the agent.
 GO, STOP, UNDECIDED = 0, 1, 3
 EVIDENCE_LIMIT = 20000  # characters of a dry run kept with the checkpoint
+REFUSED = "report-refused.json"  # beside the attempt's log: a report the store could not take
 
 
 def _small_id(text: str | None) -> TypeGuard[str]:
@@ -107,14 +108,49 @@ def report(caller: Caller, status: str, message: str | None, *, until: float | N
         raise BatonError("say what happened: --summary \"…\" for done, --reason \"…\" for failed")
     payload = {"status": status, ("summary" if status == "done" else "reason"): text[:4000],
                "ts": time.time(), **({"until": until} if status == "limited" else {})}
-    with caller.store.tx():
-        caller.store.update_attempt(a.id, report=payload)
-        caller.store.append(a.plan_id, a.task_id, K.TASK_REPORTED, {"attempt": a.id, **payload})
+    try:
+        with caller.store.tx():
+            caller.store.update_attempt(a.id, report=payload)
+            caller.store.append(a.plan_id, a.task_id, K.TASK_REPORTED,
+                                {"attempt": a.id, **payload})
+    except Unwritable as exc:
+        _note_refused(a, status, exc.message)
+        raise
     if status == "limited":
         return (f"Baton paused task {a.task_id} at its usage limit. End your turn now; you will "
                 "be resumed in this session when the limit resets.")
     return (f"Baton recorded task {a.task_id} as {status}. End your turn now; "
             f"Baton runs the checks and lands the work.")
+
+
+def _note_refused(a: AttemptRow, status: str, why: str) -> None:
+    """Leave word beside the attempt's log (Baton's home, often another disk than the store)
+    that its report was made and refused, so the task's failure can say why; best effort."""
+    import json  # lazy: only a refused report needs it
+
+    if not a.log_path:
+        return
+    path = os.path.join(os.path.dirname(a.log_path), REFUSED)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            json.dump({"status": status, "why": why}, fh)
+    except OSError:
+        pass  # that disk is full too: the agent's output holds the refusal
+
+
+def refused_report(a: AttemptRow) -> dict | None:
+    """The report an attempt made that the store refused (`_note_refused`), if any."""
+    import json  # lazy: only a task that ended without a report asks
+
+    if not a.log_path:
+        return None
+    try:
+        with open(os.path.join(os.path.dirname(a.log_path), REFUSED)) as fh:
+            found = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def checkpoint(caller: Caller, what: str, evidence: str | None = None,

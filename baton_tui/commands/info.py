@@ -62,24 +62,25 @@ def cmd_logs(args: Namespace) -> int:
     if not attempts:
         raise BatonError(f"task {args.id} has not run yet")
     for attempt in attempts[:-1]:
-        _print_file(attempt.log_path, f"── attempt {attempt.id} ──", final=True)
+        _print_file(attempt.log_path, f"── attempt {attempt.id} ──", final=True,
+                    prints=_prints(attempt))
     last = attempts[-1]
     offset = _print_file(last.log_path, f"── attempt {last.id} ──" if len(attempts) > 1 else None,
-                         final=not args.follow)
+                         final=not args.follow, prints=_prints(last))
     if not args.follow:
         return 0
     while True:
         # Read afresh: an attempt is recorded a moment before its log's path is.
         last = api.attempt(store, last.id) or last
-        offset = _print_file(last.log_path, None, offset)
+        offset = _print_file(last.log_path, None, offset, prints=_prints(last))
         newer = api.attempts(store, plan.id, args.id)[-1]
         if newer.id != last.id:
-            _print_file(last.log_path, None, offset, final=True)
+            _print_file(last.log_path, None, offset, final=True, prints=_prints(last))
             last, offset = newer, 0
             print(f"── attempt {last.id} ──")
             continue
         if last.ended and not (last.shim_pid and api.conductor_alive(last.shim_pid, None)):
-            _print_file(last.log_path, None, offset, final=True)
+            _print_file(last.log_path, None, offset, final=True, prints=_prints(last))
             return 0
         time.sleep(0.3)
 
@@ -101,8 +102,13 @@ def _wait_for_start(store, plan, task_id: int) -> list:
     return api.attempts(store, plan.id, task_id)
 
 
+def _prints(attempt) -> dict | None:
+    """The fingerprints of the secrets the attempt's agent had (its environment's)."""
+    return (attempt.spec or {}).get("secret_prints")
+
+
 def _print_file(path: str | None, header: str | None, offset: int = 0,
-                final: bool = False) -> int:
+                final: bool = False, prints: dict | None = None) -> int:
     """Print a log from `offset` (bytes the agent printed), a chunk at a time: whole lines
     only unless `final` (a secret split across two reads would escape redaction), and a line
     where the log's middle was cut. Returns the offset printed up to."""
@@ -118,7 +124,7 @@ def _print_file(path: str | None, header: str | None, offset: int = 0,
             data = data[: data.rfind(b"\n") + 1]
         if not data:
             break
-        sys.stdout.write(api.terminal_text(data.decode("utf-8", "replace")))
+        sys.stdout.write(api.terminal_text(data.decode("utf-8", "replace"), prints))
         offset += len(data)
     sys.stdout.flush()
     return offset

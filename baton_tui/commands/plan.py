@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from baton_tui import api
 from baton_tui.core.errors import BatonError
+from baton_tui.core.visible import shown
 
 if TYPE_CHECKING:
     from baton_tui.plan.model import PlanDocument
@@ -40,7 +41,7 @@ def render_plan(doc: "PlanDocument", approved: bool, slug: str) -> str:
             lines.append("      " + " · ".join(extras))
     for q in doc.questions:
         lines.append(f"  ? {q.question} — {q.answer or 'recommended: ' + q.recommendation}")
-    return "\n".join(lines)
+    return shown("\n".join(lines))  # a stored plan's invisible code points, written out
 
 
 def cmd_plan(args: Namespace) -> int:
@@ -169,9 +170,9 @@ def _print_questions(questions: list[dict]) -> None:
           "--yes` to take every recommendation):")
     for number, q in enumerate(questions, 1):
         if q.get("answer") is None:
-            print(f"  {number}. {q['question']}")
+            print(f"  {number}. {shown(q['question'])}")
             if q.get("recommendation"):
-                print(f"     Recommendation: {q['recommendation']}")
+                print(f"     Recommendation: {shown(q['recommendation'])}")
 
 
 def _plan_with_planner(ws: api.Workspace, args: Namespace) -> int:

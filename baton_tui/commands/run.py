@@ -151,10 +151,13 @@ def cmd_take(args: Namespace) -> int:
     session opens resumed in the worktree (a shell for players without one); afterwards
     Baton asks whether the task is done and, if so, commits and lands it."""
     ws = api.open_workspace()
+    in_terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    if in_terminal:  # an untrusted interactive command is refused before anything changes
+        api.interactive_argv(ws, api.current_doc(ws).task(args.id).player, None)
     info = api.take_task(ws, args.id)
     print(f"task {args.id}: taken over (its agent stops; its session is saved)")
     print(f"worktree: {info['worktree']}")
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not in_terminal:
         print(f"finish the work there, then `baton done {args.id}` (Baton commits and lands it) "
               f"or `baton retry {args.id}`")
         return 0

@@ -230,8 +230,18 @@ def _discard(snap: Snapshot, task: TaskSnap, with_dependents: bool,
         return (f"task {task.id} cannot be discarded: tasks {id_list(merged)} "
                 "built on it are already merged")
     if victims and not with_dependents:
-        return (f"task {task.id} has landed and tasks {id_list(victims)} depend on it "
-                f"(or were cut after it landed): discard them too with "
+        # Precisely: a dependent (directly or through others) needs its work, and so does a
+        # task whose branch holds it (cut from the integration branch after it landed:
+        # merging that branch would bring the work home). A task cut before it landed does
+        # not, however late it ran or landed.
+        depending = set(built_on(snap, task))
+        holding = [d for d in victims if d not in depending]
+        why = "; ".join(part for part in (
+            f"tasks {id_list(sorted(depending & set(victims)))} depend on it"
+            if depending & set(victims) else "",
+            f"tasks {id_list(holding)} hold its work (cut from the integration branch after it "
+            "landed)" if holding else ""))
+        return (f"task {task.id} has landed and {why}: discard them too with "
                 f"`baton discard {task.id} --with-dependents`")
     live = [d for d in victims if state_of[d] in ACTIVE]
     if live:

@@ -235,6 +235,7 @@ class Snapshot(_Frozen):
     approved: bool
     state: str                     # the plan's word (`plan_word`)
     conductor: dict[str, Any] | None
+    conductor_died: str | None     # why the last conductor stopped unexpectedly (none runs)
     stopped_by: str | None
     budget: dict[str, Any] | None
     base_branch: str | None
@@ -271,6 +272,7 @@ class Snapshot(_Frozen):
             "plan": {"goal": self.goal, "slug": self.slug, "approved": self.approved,
                      "autonomy": self.autonomy, "state": self.state,
                      "stopped_by": self.stopped_by, "budget": self.budget,
+                     "conductor_died": self.conductor_died,
                      "base_branch": self.base_branch, "base_commit": self.base_commit,
                      "integration_branch": self.integration_branch},
             "conductor": self.conductor,

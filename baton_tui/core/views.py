@@ -101,6 +101,7 @@ class PlanView:
         self.failures = 0                         # tasks that failed since that run began
         self.player_limits: dict[str, float] = {}  # player -> when its usage limit resets
         self.landed_tip: str | None = None        # the integration commit of the last landing
+        self.conductor_died: str | None = None    # why the last conductor stopped unexpectedly
 
 
 class Folder:
@@ -143,11 +144,15 @@ class Folder:
     def _plan_event(self, event: Event) -> None:
         data, plan = event.data, self.plan
         if event.kind == K.RUN_FINISHED:
+            plan.conductor_died = None
             plan.last_code = int(data.get("code", 1))
             plan.last_end = event.ts
         elif event.kind == K.RUN_CHECK:
             plan.run_check = {"head": data.get("head"), "exit": data.get("exit")}
+        elif event.kind == K.CONDUCTOR_CRASHED:
+            plan.conductor_died = str(data.get("error") or "no reason recorded")
         elif event.kind in (K.RUN_STARTED, K.RUN_RESUMED):
+            plan.conductor_died = None
             plan.stopped_by = plan.stop_detail = None
             plan.run_started, plan.failures = event.ts, 0
             plan.until_failures, plan.deadline = data.get("until_failures"), data.get("deadline")

@@ -21,6 +21,7 @@ __all__ = [
     "git",
     "run_git",
     "git_version",
+    "parse_version",
     "supports_worktrees",
     "repo_root",
     "common_dir",
@@ -31,6 +32,7 @@ __all__ = [
     "is_dirty",
     "dirty_files",
     "identity_env",
+    "agent_identity_env",
     "git_dirs",
     "BATON_IDENTITY",
     "NO_HOOKS",
@@ -160,10 +162,15 @@ def git_version() -> tuple[int, int, int] | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", proc.stdout)
-    if proc.returncode != 0 or not m:
-        return None
-    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+    return parse_version(proc.stdout) if proc.returncode == 0 else None
+
+
+def parse_version(text: str) -> tuple[int, int, int] | None:
+    """`git --version`'s words as a version: `git version 2.37.1 (Apple Git-137.1)` →
+    (2, 37, 1), `git version 2.39.0.windows.1` → (2, 39, 0)."""
+    m = re.search(r"\bversion (\d+)\.(\d+)(?:\.(\d+))?", text) or \
+        re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text)
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
 
 
 def supports_worktrees() -> bool:
@@ -341,6 +348,26 @@ def identity_env(repo: str | os.PathLike) -> dict:
     if name and email:
         return {}
     return dict(BATON_IDENTITY)
+
+
+def agent_identity_env(repo: str | os.PathLike) -> dict:
+    """What an agent's environment needs so git knows who commits when the person has no
+    identity configured: Baton's, as variables (`git commit`) and as configuration given
+    through the environment (GIT_CONFIG_COUNT, after any the person set), since some CLIs ask
+    `git config user.name` and, finding none, try to write one — into a git config that is
+    read-only to them (Aider crashes so). {} when the person has an identity."""
+    found = identity_env(repo)
+    if not found:
+        return {}
+    try:
+        count = int(os.environ.get("GIT_CONFIG_COUNT") or 0)
+    except ValueError:
+        count = 0
+    return {**found, "GIT_CONFIG_COUNT": str(count + 2),
+            f"GIT_CONFIG_KEY_{count}": "user.name",
+            f"GIT_CONFIG_VALUE_{count}": found["GIT_AUTHOR_NAME"],
+            f"GIT_CONFIG_KEY_{count + 1}": "user.email",
+            f"GIT_CONFIG_VALUE_{count + 1}": found["GIT_AUTHOR_EMAIL"]}
 
 
 _KNOWN_IDENTITY: dict[tuple, tuple[str, str]] = {}

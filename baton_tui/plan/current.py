@@ -112,7 +112,7 @@ def _document(ws: Workspace, row: PlanRow) -> PlanDocument:
     key = (str(ws.paths.store_path), row.id, row.created, row.revision)
     doc = _PARSED.get(key)
     if doc is None:
-        doc = parse_document(row.doc, "stored plan")
+        doc = parse_document(row.doc, "stored plan", stored=True)
         _PARSED.clear()
         _PARSED[key] = doc
     return doc

@@ -13,8 +13,9 @@ import re
 import sys
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from baton_tui.core import visible
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import DEFAULT_AUTONOMY, Autonomy, Mode
 from baton_tui.runners_config import NAME as RUNNER_NAME  # as `[runners.NAME]` (config)
@@ -44,13 +45,19 @@ _CONTROL_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2
 _CONTROL_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-def printable(value: str, one_line: bool = False) -> str:
-    """`value`, or a ValueError naming the first control character it holds."""
+def printable(value: str, one_line: bool = False, info: ValidationInfo | None = None) -> str:
+    """`value`, or a ValueError naming the first control character it holds — or the first
+    code point a person would not see (`core.visible`). A plan stored before that rule
+    still loads (its context says `stored`): front ends and prompts show such text escaped."""
     found = (_CONTROL_LINE if one_line else _CONTROL_TEXT).search(value)
     if found:
         code = ord(found.group(0))
         raise ValueError(f"contains a control character (U+{code:04X}); plan text must be "
                          "printable")
+    if not (info is not None and info.context and info.context.get("stored")):
+        unseen = visible.hidden(value)
+        if unseen:
+            raise ValueError(f"contains {unseen}; plan text must be visible — remove it")
     return value
 
 
@@ -65,8 +72,8 @@ class Question(BaseModel):
 
     @field_validator("question", "recommendation", "answer")
     @classmethod
-    def _printable(cls, value: str | None) -> str | None:
-        return value if value is None else printable(value)
+    def _printable(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return value if value is None else printable(value, info=info)
 
 
 class Task(BaseModel):
@@ -92,24 +99,24 @@ class Task(BaseModel):
 
     @field_validator("title")
     @classmethod
-    def _one_line(cls, value: str) -> str:
+    def _one_line(cls, value: str, info: ValidationInfo) -> str:
         value = value.strip()
         if not value:
             raise ValueError("title must not be empty")
         if "\n" in value or "\r" in value:
             raise ValueError("title must be one line")
-        return printable(value, one_line=True)
+        return printable(value, one_line=True, info=info)
 
     @field_validator("player", "model")
     @classmethod
-    def _name(cls, value: str | None) -> str | None:
-        return value if value is None else printable(value, one_line=True)
+    def _name(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return value if value is None else printable(value, one_line=True, info=info)
 
     @field_validator("skills", "scope")
     @classmethod
-    def _names(cls, value: list[str]) -> list[str]:
+    def _names(cls, value: list[str], info: ValidationInfo) -> list[str]:
         for item in value:
-            printable(item, one_line=True)
+            printable(item, one_line=True, info=info)
         return value
 
     @field_validator("runner")
@@ -122,8 +129,8 @@ class Task(BaseModel):
 
     @field_validator("prompt", "check")
     @classmethod
-    def _text(cls, value: str | None) -> str | None:
-        return value if value is None else printable(value)
+    def _text(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return value if value is None else printable(value, info=info)
 
     @field_validator("model", "check")
     @classmethod
@@ -169,8 +176,8 @@ class PlanDocument(BaseModel):
 
     @field_validator("goal")
     @classmethod
-    def _goal(cls, value: str) -> str:
-        return printable(value)
+    def _goal(cls, value: str, info: ValidationInfo) -> str:
+        return printable(value, info=info)
 
     def task(self, task_id: int) -> Task:
         for task in self.tasks:
@@ -186,10 +193,11 @@ class PlanDocument(BaseModel):
         return self.model_dump(mode="json")
 
 
-def parse_document(raw: Any, source: str = "plan") -> PlanDocument:
-    """Validate a decoded document; every problem becomes one line of a BatonError (exit 2)."""
+def parse_document(raw: Any, source: str = "plan", stored: bool = False) -> PlanDocument:
+    """Validate a decoded document; every problem becomes one line of a BatonError (exit 2).
+    `stored`: a plan already in the store, which loads even with text a newer rule refuses."""
     try:
-        return PlanDocument.model_validate(raw)
+        return PlanDocument.model_validate(raw, context={"stored": True} if stored else None)
     except ValidationError as exc:
         lines = error_lines(exc, raw, f"{source}: ")
         raise BatonError(lines[0], code=2, lines=lines) from None

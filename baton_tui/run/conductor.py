@@ -23,6 +23,7 @@ from typing import Any
 import baton_tui.config  # noqa: F401 — a run needs it: imported before the cue's wait (`_cued`)
 from baton_tui import killpoints, layout, procs
 from baton_tui.core import budget
+from baton_tui.core.errors import BatonError
 from baton_tui.core.events import BROKEN, WAITING, Event, EventKind, State
 from baton_tui.core.slug import integration_branch
 from baton_tui.core.words import Mode
@@ -41,6 +42,7 @@ from baton_tui.run.switch import RunnerSwitch
 from baton_tui.store import foldcache
 from baton_tui.store.db import Unwritable
 from baton_tui.store.snapshot import conductor_info
+from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
 
 K = EventKind
@@ -268,6 +270,11 @@ class Conductor:
         if not command or not self.run.git_mode:
             return COMPLETE
         slug = self.run.plan.slug
+        try:
+            ensure_trusted(self.ws, (), keys=("checks.run",))
+        except BatonError as exc:  # the file changed after the run was asked for
+            self.emit(None, K.RUN_CHECK, head=None, exit=126, output=str(exc))
+            return FAILED
         head = git.rev_parse(self.ws.root, f"refs/heads/{integration_branch(slug)}")
         last = self.run.folder.plan.run_check
         if last and last.get("head") == head:

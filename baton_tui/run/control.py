@@ -46,18 +46,20 @@ def ensure_trusted(ws: Workspace, cur: plans.Current) -> None:
     layout.check_writable(ws.paths)
 
 
-def spawn_conductor(ws: Workspace, early: Early | None = None) -> int:
+def spawn_conductor(ws: Workspace, early: Early | None = None, *, checked: bool = False) -> int:
     """Start the detached conductor (or find the live one); returns its pid.
 
-    A new conductor reads baton.toml afresh and may run its commands, so this is the last
-    door every path goes through (CLI, TUI, MCP): it refuses an untrusted file too, even
-    when the caller already asked (callers ask first, so a refusal changes nothing).
+    A new conductor reads baton.toml afresh and may run its commands, so it refuses an
+    untrusted file here unless the caller `checked` it before recording what it asked for:
+    a second check after the record could refuse a file changed in between and leave the
+    request (a queued task) stranded. Either way nothing untrusted runs: the conductor asks
+    again before each agent, set-up, runner and run-level check it starts.
     `early`, a conductor started ahead (`Early`), is cued instead of starting another."""
     pid = conductor_pid(ws)
     if pid:
         return pid
     cur = plans.current(ws, required=False)
-    if cur is not None:
+    if cur is not None and not checked:
         ensure_trusted(ws, cur)
     proc = early.cue(ws.root) if early is not None else None
     if proc is None:
@@ -125,8 +127,21 @@ def start_run(ws: Workspace, approve: bool = False, until_failures: int | None =
         options.update(run_requested=True, checkpoint_wait=ws.config.limits.checkpoint_wait)
         options["auto_checkpoints"] = approve  # only a pipeline's `run --approve` answers them
         ws.store.update_plan(cur.row.id, options=options)
+        if approve:
+            _answer_waiting(ws, cur)
         ws.store.append(cur.row.id, None, K.RUN_STARTED, {"approve": approve, **stops})
-        return spawn_conductor(ws, early)
+        return spawn_conductor(ws, early, checked=True)
+
+
+def _answer_waiting(ws: Workspace, cur: plans.Current) -> None:
+    """`run --approve` answers checkpoints yes as they come — and the ones an earlier run
+    stopped at, still waiting (an agent's question, or a task held before landing)."""
+    for task in cur.doc.tasks:
+        view = cur.view(task.id)
+        if view.answerable:
+            ws.store.append(cur.row.id, task.id, K.TASK_CHECKPOINT_ANSWERED,
+                            {"checkpoint": view.pending_checkpoint, "answer": "yes",
+                             "by": "run --approve"})
 
 
 def resume_run(ws: Workspace, early: Early | None = None) -> int:
@@ -137,7 +152,7 @@ def resume_run(ws: Workspace, early: Early | None = None) -> int:
     ensure_trusted(ws, cur)
     ws.store.update_plan(cur.row.id, options=_with_budget(ws, dict(cur.row.options)))
     ws.store.append(cur.row.id, None, K.RUN_RESUMED, stop_conditions(ws))
-    return spawn_conductor(ws, early)
+    return spawn_conductor(ws, early, checked=True)
 
 
 def pause_run(ws: Workspace) -> None:
@@ -173,11 +188,11 @@ def retry_task(ws: Workspace, task_id: int, feedback: str | None = None) -> int 
     Under a plan whose approval an edit voided, the task (and its feedback) waits for the
     approval; None is returned then."""
     cur = _allowed(ws, Action.RETRY_TASK, task_id)
-    ensure_trusted(ws, cur)
+    ensure_trusted(ws, cur)  # once, before the record: a refusal later would strand the task
     ws.store.append(cur.row.id, task_id, K.TASK_QUEUED, {"feedback": feedback, "by": "retry"})
     if cur.doc.task(task_id).mode == Mode.BUILD and not cur.row.approved:
         return None
-    return spawn_conductor(ws)
+    return spawn_conductor(ws, checked=True)
 
 
 def take_task(ws: Workspace, task_id: int) -> dict[str, Any]:
@@ -246,7 +261,7 @@ def mark_done(ws: Workspace, task_id: int) -> None:
                     {"summary": "taken over and finished by you" if took_over else "done by hand",
                      "by": "person", "took_over": took_over})
     if starts:
-        spawn_conductor(ws)
+        spawn_conductor(ws, checked=True)
 
 
 def answer_checkpoint(ws: Workspace, task_id: int, yes: bool) -> None:
@@ -260,7 +275,7 @@ def answer_checkpoint(ws: Workspace, task_id: int, yes: bool) -> None:
     ws.store.append(cur.row.id, task_id, K.TASK_CHECKPOINT_ANSWERED,
                     {"checkpoint": pending, "answer": "yes" if yes else "no", "by": "person"})
     if starts:
-        spawn_conductor(ws)
+        spawn_conductor(ws, checked=True)
 
 
 def start_task(ws: Workspace, task_id: int) -> int:
@@ -268,7 +283,7 @@ def start_task(ws: Workspace, task_id: int) -> int:
     cur = _allowed(ws, Action.START_TASK, task_id)
     ensure_trusted(ws, cur)
     ws.store.append(cur.row.id, task_id, K.TASK_QUEUED, {"by": "start"})
-    return spawn_conductor(ws)
+    return spawn_conductor(ws, checked=True)
 
 
 def last_run_code(ws: Workspace) -> int | None:

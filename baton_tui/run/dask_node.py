@@ -195,7 +195,7 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
     trusted = job.get("trusted")
     if trusted and file_hash(repo / "baton.toml") == trusted:
         ws.store.set_trust(str(ws.paths.project_config), trusted)
-    doc = parse_document(job["doc"], "job")
+    doc = parse_document(job["doc"], "job", stored=True)
     task = doc.task(int(job["task"]))
     plan_id = ws.store.insert_plan(job.get("slug") or "plan", doc.dump())
     ws.store.update_plan(plan_id, approved=True)

@@ -21,6 +21,7 @@ from baton_tui.core.words import Mode
 from baton_tui.gitops import git, landing, onbranch, worktrees
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome, reading_output
+from baton_tui.channel.report import refused_report
 from baton_tui.run import outside
 from baton_tui.run import integration, logcap, refguard
 from baton_tui.store.db import AttemptRow, PlanRow
@@ -189,6 +190,9 @@ class Finisher:
             reason = f"silent for {int(attempt.spec['silenced'])}s: stopped (its branch is kept)"
         elif attempt.spec.get("lost"):  # a cluster runner's attempt whose worker went away
             reason = str(attempt.spec["lost"])
+        elif (refused := refused_report(attempt)) is not None:
+            reason = (f"its report ({str(refused.get('status'))[:10]}) was refused: "
+                      f"{str(refused.get('why'))[:300]} — make room, then `baton retry {task.id}`")
         elif attempt.exit_status is None:
             reason = "the agent's process vanished without reporting"
         else:

@@ -22,7 +22,7 @@ from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.core.slug import task_branch
 from baton_tui.players.base import AttemptContext
 from baton_tui.paths import own_module, private_file, write_private
-from baton_tui.redact import SECRETS_VAR
+from baton_tui.redact import SECRETS_VAR, fingerprints
 from baton_tui.run import outside, readonly, refguard
 from baton_tui import layout
 from baton_tui.run import integration, spawner
@@ -222,7 +222,8 @@ def prepare_research(ws: Workspace, plan: PlanRow, task: Task, attempt_no: int) 
 def agent_env(ws: Workspace, plan: PlanRow, task: Task, attempt_id: int, nonce: str,
               secret_names: Sequence[str] = ()) -> dict[str, str]:
     """What Baton adds to the person's environment for an agent. `BATON_SECRETS` names the
-    configured variables (never their values), so `baton report` redacts them too."""
+    configured variables (never their values), so `baton report` redacts them too; a git
+    identity where the person has none (`git.agent_identity_env`)."""
     env = {
         "BATON_TASK": str(task.id), "BATON_ATTEMPT": str(attempt_id), "BATON_NONCE": nonce,
         "BATON_STATE": str(ws.paths.store_path),
@@ -230,6 +231,8 @@ def agent_env(ws: Workspace, plan: PlanRow, task: Task, attempt_id: int, nonce: 
     }
     if secret_names:
         env[SECRETS_VAR] = ",".join(sorted(secret_names))
+    if ws.paths.is_git:  # no identity configured: Baton's, so no agent's git trips on it
+        env.update(git.agent_identity_env(ws.root))
     return env
 
 
@@ -302,7 +305,9 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
             "resume_message": resume_message,
             # the person's checkout, read-only to the agent where the OS allows it
             "readonly": readonly.layout(ws, workdir.path) if ws.config.worktree.protect_checkout
-            else None}
+            else None,
+            # its secrets' fingerprints: a terminal without them redacts its output all the same
+            "secret_prints": fingerprints({**os.environ, **added})}
     store.update_attempt(attempt_id, spec=spec, log_path=str(log_path),
                          **({"session_id": named_session} if named_session else {}))
     outside.before(ws, folder, ahead)

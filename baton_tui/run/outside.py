@@ -30,7 +30,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from baton_tui.gitops.git import GitError, run_git
+from baton_tui.gitops.git import GitError, run_git, supports_worktrees
 from baton_tui.gitops.onbranch import head_ref
 from baton_tui.paths import baton_home, common_dir_of, personal_config_path
 from baton_tui.paths import write_private
@@ -57,9 +57,11 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _checkout(ws: "Workspace") -> dict[str, Any]:
-    """Changed and untracked files of the person's checkout, with their stats."""
+    """Changed and untracked files of the person's checkout, with their stats — none where
+    the tasks run in the checkout itself (folder mode: no git, or git older than 2.38, which
+    has no `merge-tree --write-tree` for worktrees to land by): there it is their own folder."""
     root = ws.root
-    if not ws.paths.is_git:
+    if not ws.paths.is_git or not supports_worktrees():
         return {}
     spec = ["--", "."]
     home = baton_home().resolve()

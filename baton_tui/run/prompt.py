@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from baton_tui.core.visible import shown
 from baton_tui.core.words import Mode
 from baton_tui.skills import render_skills
 
@@ -79,15 +80,17 @@ def compose(doc: "PlanDocument", task: "Task", skills: list["Skill"],
             artifacts: dict[int, str], feedback: str | None = None,
             resume_message: str | None = None, can_shell: bool = True,
             in_output: bool = False) -> str:
-    """The whole prompt, in the order an agent should read it."""
-    parts = [f"# Task {task.id}: {task.title}", "", f"Goal of the whole plan: {doc.goal}", "",
-             task.prompt.strip(), ""]
+    """The whole prompt, in the order an agent should read it. The person's words are given
+    as every front end shows them (`shown`): a code point they could not see reaches the
+    agent written out, never hidden."""
+    parts = [f"# Task {task.id}: {shown(task.title)}", "",
+             f"Goal of the whole plan: {shown(doc.goal)}", "", shown(task.prompt.strip()), ""]
     if artifacts:
         parts += ["## Inputs from the tasks this one depends on", ""]
         for dep_id, text in sorted(artifacts.items()):
             parts += [f"### From task {dep_id}", text.strip(), ""]
     if feedback:
-        parts += ["## Feedback on the previous attempt", feedback.strip(), ""]
+        parts += ["## Feedback on the previous attempt", shown(feedback.strip()), ""]
     if resume_message:
         parts += ["## Resuming", resume_message.strip(), ""]
     rendered = render_skills(skills)

@@ -130,7 +130,7 @@ class RunState:
             self.spoke.update(e.task_id for e in new
                               if e.kind in AGENT_EVENTS and e.task_id is not None)
         if row.revision != self.revision:
-            self.doc = parse_document(row.doc, "stored plan")
+            self.doc = parse_document(row.doc, "stored plan", stored=True)
             self.revision = row.revision
             self.by_id = {t.id: t for t in self.doc.tasks}
             self.ready = Ready(self.doc, self.folder, self.git_mode, row.approved)
@@ -160,7 +160,7 @@ def load(store: Store, git_mode: bool, max_parallel: int) -> tuple[RunState, lis
     folder = foldcache.cached(store, row.id) or Folder()
     new = store.events(row.id, after=folder.last_id)
     folder.feed(new)
-    doc = parse_document(row.doc, "stored plan")
+    doc = parse_document(row.doc, "stored plan", stored=True)
     state = RunState.of(row, doc, folder, git_mode, max_parallel, started_after)
     state.spoke.update(e.task_id for e in new if e.kind in AGENT_EVENTS and e.task_id is not None)
     return state, new

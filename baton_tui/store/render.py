@@ -40,7 +40,9 @@ def render_status(status: dict) -> str:
     lines = [f"plan {plan['slug']} · {plan['state']} · {plan['autonomy']} · "
              f"{'approved' if plan['approved'] else 'not approved'}",
              f"goal: {plan['goal']}",
-             f"conductor: pid {conductor['pid']}" if conductor else "conductor: not running"]
+             f"conductor: pid {conductor['pid']}" if conductor else "conductor: not running"
+             + (f" — it stopped unexpectedly: {plan['conductor_died']}; `baton resume` "
+                "reattaches to its agents" if plan.get("conductor_died") else "")]
     if plan.get("stopped_by"):
         lines.append(f"stopped by {plan['stopped_by']}: no new task starts — `baton resume` "
                      "continues")

@@ -23,6 +23,7 @@ from baton_tui.core.events import PENDING, State
 from baton_tui.core.words import Mode
 from baton_tui.core.snapshot import _AT, Snapshot, TaskSnap, describe, empty, plan_word
 from baton_tui.core.views import Folder, PlanView, TaskView
+from baton_tui.core.visible import shown
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ def _whole(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, fold
         plan_id=plan.id, slug=plan.slug, goal=goal,
         autonomy=policy.level(autonomy), approved=plan.approved,
         stopped_by=folder.plan.stopped_by,
+        conductor_died=None if conductor is not None else folder.plan.conductor_died,
         budget=budget.status(plan.options.get("budget"), tasks, folder, now),
         state=plan_word(plan.approved, tasks, conductor is not None,
                         bool(check and check.get("exit") not in (0, None))),
@@ -107,9 +109,13 @@ def _about(plan: PlanRow) -> list:
     """What a snapshot shows of the plan's document besides its tasks: goal, autonomy and
     the planner's questions (question, recommendation, answer)."""
     doc = plan.doc
-    return [doc.get("goal", ""), doc.get("autonomy"),
-            [[q.get("question", ""), q.get("recommendation", ""), q.get("answer")]
-             for q in doc.get("questions", [])]]
+    return [shown(doc.get("goal", "")), doc.get("autonomy"),
+            [[shown(q.get("question", "")), shown(q.get("recommendation", "")),
+              _shown(q.get("answer"))] for q in doc.get("questions", [])]]
+
+
+def _shown(text: str | None) -> str | None:
+    return None if text is None else shown(text)
 
 
 # States `describe` has more words for than the state's own (with no blocker, limit or edit).
@@ -133,10 +139,10 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
     flags, decisions = view.flags, view.decisions
     # Positional, in `TaskSnap._fields` order (one tuple per task: see `_Frozen`).
     return tuple.__new__(TaskSnap, (
-        spec["id"], spec["title"], get("prompt", ""), player, get("model"),
+        spec["id"], shown(spec["title"]), shown(get("prompt", "")), player, get("model"),
         get("effort"), mode, tuple(get("depends_on", ())),
         tuple(get("skills", ())), tuple(get("scope", ())),
-        bool(get("checkpoint")), get("check"),
+        bool(get("checkpoint")), _shown(get("check")),
         task_branch(plan.slug, spec["id"], spec["title"]) if build_task else None,  # branch
         view.workdir if build_task else None, level, str(state), words,            # worktree…
         None,                                                                        # unready

@@ -102,6 +102,7 @@ def tail_log(store_path: Path, plan_id: int, task_id: int,
     """
     reader = api.step_reader(player) if player else None
     path: str | None = None
+    prints = None
     offset = 0
     pending = b""
     checked = 0.0
@@ -109,9 +110,9 @@ def tail_log(store_path: Path, plan_id: int, task_id: int,
         now = time.monotonic()
         if now - checked > 1.0:
             checked = now
-            newest, wrote = api.latest_output(store_path, plan_id, task_id)
+            newest, wrote, found = api.latest_output(store_path, plan_id, task_id)
             if newest != path and newest:
-                path, pending = newest, b""
+                path, pending, prints = newest, b"", found
                 offset = max(0, api.log_size(path) - first_bytes)
                 name = wrote or player
                 reader = api.step_reader(name) if name else None
@@ -122,7 +123,8 @@ def tail_log(store_path: Path, plan_id: int, task_id: int,
                 chunk = pending + data
                 *lines, pending = chunk.split(b"\n")
                 if lines:
-                    text = [ln.decode("utf-8", "replace").rstrip("\r") for ln in lines]
+                    text = [api.output_text(ln.decode("utf-8", "replace").rstrip("\r"), prints)
+                            for ln in lines]
                     steps = [s for ln in text for s in reader.feed(ln)] if reader else []
                     post(text[-max_batch_lines:], False, steps[-max_batch_lines:])
         time.sleep(batch)
