@@ -159,7 +159,7 @@ class LocalRunner:
             workdir = launcher.prepare_research(ws, plan, task, request.attempt_no)
         else:
             workdir = launcher.prepare_build(ws, plan, task, refresh=request.refresh,
-                                             aside=self.turns.aside)
+                                             aside=self.turns.aside, spare=request.spare)
             if workdir.conflicts:
                 feedback = ((feedback + "\n\n") if feedback else "") + (
                     "Your branch now includes the latest integration branch, and these "

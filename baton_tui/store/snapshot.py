@@ -152,7 +152,9 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
         view.pending_checkpoint is not None and view.checkpoint_answer is None,      # answerable
         tuple(dict(d) for d in decisions) if decisions else (),                      # decisions
         view.needs_approval, view.limit, bool(view.reassigned),
-        get("runner") or "local", view.node, view.job))                            # runner…
+        get("runner") or "local", view.node, view.job,                             # runner…
+        (f"recycled for task {view.recycled_for} (its work is on its branch)"
+         if view.recycled_for is not None and build_task else None)))               # reason
 
 
 def _summary(folder: Folder, columns: list[tuple], running: bool, now: float) -> dict[str, Any]:
