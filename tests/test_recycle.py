@@ -50,6 +50,7 @@ def test_a_clean_landed_worktree_serves_the_next_task_and_its_branch_keeps_the_w
     files = {str(p.relative_to(new)) for p in new.rglob("*") if p.is_file()
              and ".git" not in p.parts}
     assert files == set(g(repo, "ls-tree", "-r", "--name-only", tip).splitlines())
+    g(repo, "worktree", "prune")  # git's record of it follows the move: nothing to prune
     worktree_list = g(repo, "worktree", "list", "--porcelain")
     assert f"worktree {new}" in worktree_list and f"worktree {old}\n" not in worktree_list
 

@@ -2,7 +2,7 @@
 
 A fresh worktree is a whole checkout: in a repository of a few thousand files, seconds of
 `reset --hard` under load, paid by every task. A landed task's worktree already holds nearly
-the right files: moved to the new task's place (`git worktree move`) and switched to the new
+the right files: moved to the new task's place (as `git worktree move` does) and switched to the new
 task's branch cut at the integration tip (`git switch -c`, which rewrites only the files
 that differ, as `reset --keep` would), it is ready in a fraction of that. The landed branch
 keeps its work: the switch creates the new branch and leaves the old one where it is.
@@ -20,7 +20,7 @@ from pathlib import Path
 from .git import NO_HOOKS, git_dirs
 from .landing import is_ancestor
 from .refs import known_parents, read_ref
-from .worktrees import _WORKTREE_LOCK, MakingSteps, changed_paths
+from .worktrees import _WORKTREE_LOCK, MakingSteps, admin_dirs, changed_paths
 
 __all__ = ["recyclable", "recycle"]
 
@@ -55,17 +55,36 @@ def recyclable(repo: str | os.PathLike, worktree: Path, branch: str, landed: str
 
 def recycle(repo: str | os.PathLike, old: Path, new: Path, branch: str, tip: str,
             making: MakingSteps) -> bool:
-    """Move the worktree at `old` to `new` and switch it to a new `branch` at `tip`, as
-    recorded steps of `new`'s making (a kill meanwhile is undone as any half-made worktree:
-    its old branch holds all it had). False when git refused a step; after a refused
-    switch the folder is at `new`, still on its old branch, for the caller to undo."""
+    """Move the worktree at `old` to `new` and switch it to a new `branch` at `tip`, the
+    switch a recorded step of `new`'s making (a kill meanwhile is undone as any half-made
+    worktree: its old branch holds all it had). False when it could not be moved or git
+    refused the switch; after a refused switch the folder is at `new`, still on its old
+    branch, for the caller to undo."""
     if read_ref(repo, f"refs/heads/{branch}") is not None or new.exists():
         return False  # the new task's branch or place is taken: made the usual way
-    with _WORKTREE_LOCK:  # git's worktree records change one at a time (worktrees.py)
-        code, _output = making.run(["git", "worktree", "move", "--", str(old), str(new)],
-                                   repo, "worktree-add")
-    if code != 0:
+    if not _move(repo, old, new, making):
         return False
     code, _output = making.run(["git", *NO_HOOKS, "switch", "--quiet", "--no-track", "-c",
                                 branch, tip], new, "worktree-add")
+    return code == 0
+
+
+def _move(repo: str | os.PathLike, old: Path, new: Path, making: MakingSteps) -> bool:
+    """`git worktree move old new`, done as git does it — rename the folder, point git's
+    record of it at the new place — without a process, when the worktree names its record
+    by an absolute path (else git moves it)."""
+    with _WORKTREE_LOCK:  # git's worktree records change one at a time (worktrees.py)
+        admins = admin_dirs(repo, old)
+        try:
+            pointer = (old / ".git").read_text(encoding="utf-8").strip()
+        except OSError:
+            return False
+        if len(admins) == 1 and pointer.startswith("gitdir: ") \
+                and os.path.isabs(pointer[len("gitdir: "):]):
+            new.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(old, new)
+            (admins[0] / "gitdir").write_text(f"{new / '.git'}\n", encoding="utf-8")
+            return True
+        code, _output = making.run(["git", "worktree", "move", "--", str(old), str(new)],
+                                   repo, "worktree-add")
     return code == 0
