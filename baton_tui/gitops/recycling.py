@@ -20,7 +20,7 @@ from pathlib import Path
 from .git import NO_HOOKS, git_dirs
 from .landing import is_ancestor
 from .refs import known_parents, read_ref
-from .worktrees import _WORKTREE_LOCK, MakingSteps, admin_dirs, changed_paths
+from .worktrees import _WORKTREE_LOCK, MakingSteps, changed_paths
 
 __all__ = ["recyclable", "recycle"]
 
@@ -72,18 +72,19 @@ def recycle(repo: str | os.PathLike, old: Path, new: Path, branch: str, tip: str
 def _move(repo: str | os.PathLike, old: Path, new: Path, making: MakingSteps) -> bool:
     """`git worktree move old new`, done as git does it — rename the folder, point git's
     record of it at the new place — without a process, when the worktree names its record
-    by an absolute path (else git moves it)."""
+    by an absolute path and the record names it back (else git moves it)."""
     with _WORKTREE_LOCK:  # git's worktree records change one at a time (worktrees.py)
-        admins = admin_dirs(repo, old)
         try:
             pointer = (old / ".git").read_text(encoding="utf-8").strip()
+            admin = Path(pointer[len("gitdir: "):]) if pointer.startswith("gitdir: ") else None
+            back = (admin / "gitdir").read_text(encoding="utf-8").strip() if admin else ""
         except OSError:
             return False
-        if len(admins) == 1 and pointer.startswith("gitdir: ") \
-                and os.path.isabs(pointer[len("gitdir: "):]):
+        if admin is not None and admin.is_absolute() \
+                and os.path.abspath(back) == os.path.abspath(old / ".git"):
             new.parent.mkdir(parents=True, exist_ok=True)
             os.rename(old, new)
-            (admins[0] / "gitdir").write_text(f"{new / '.git'}\n", encoding="utf-8")
+            (admin / "gitdir").write_text(f"{new / '.git'}\n", encoding="utf-8")
             return True
         code, _output = making.run(["git", "worktree", "move", "--", str(old), str(new)],
                                    repo, "worktree-add")
