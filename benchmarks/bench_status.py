@@ -8,6 +8,13 @@ store (most tasks started, progress and usage, some done and landed, a few faile
 then times `python -m baton_tui status --json` and `python -c pass` alternately (so a busy
 machine slows both alike) and prints the ratio of the medians.
 
+Each plan is timed three ways (`--cases`):
+  cached   nothing happens between two statuses (the kept snapshot is read back as it is)
+  live     a conductor is recorded as running (a sleeping process of the benchmark's own) and
+           a run's worth of events (`--events`, untimed) comes before every status: a
+           second terminal watching a live run
+  stale    the same events before every status, with no run: a cache that new events outdate
+
 Both are timed with bytecode available, as an installed Baton has it: the timed processes may
 write `.pyc` files (`PYTHONDONTWRITEBYTECODE` is dropped for them) into a cache folder of the
 run's own (`PYTHONPYCACHEPREFIX`, so the checkout is not touched), filled by the untimed warm-up
@@ -22,7 +29,8 @@ Shapes:
   wide     every task depends on task 1
 
     python benchmarks/bench_status.py [--sizes 100,10000] [--shapes chain,layered,wide]
-                                      [--runs N] [--json]
+                                      [--cases cached,live,stale] [--events 30] [--runs N]
+                                      [--json]
 """
 
 from __future__ import annotations
@@ -139,17 +147,69 @@ def wall(argv: list[str], cwd: Path) -> float:
     return time.perf_counter() - start
 
 
-def measure(repo: Path, runs: int) -> tuple[float, float, float]:
+class Run:
+    """What happens between two statuses of a case: nothing (`cached`), or `per_status`
+    events of a run going on, with a conductor recorded (`live`) or none (`stale`)."""
+
+    def __init__(self, repo: Path, case: str, per_status: int):
+        from baton_tui.paths import find_repo
+        from baton_tui.store.db import Store
+
+        self.case, self.per_status, self.step = case, per_status, 0
+        self.store = Store(find_repo(repo).store_path)
+        self.plan_id = self.store.current_plan().id
+        self.n = len(self.store.current_plan().doc["tasks"])
+        self.sleeper: subprocess.Popen | None = None
+        if case == "live":
+            from baton_tui import procs
+
+            self.sleeper = subprocess.Popen(["sleep", "3600"])
+            self.store.set_conductor(self.sleeper.pid, procs.start_token(self.sleeper.pid),
+                                     self.plan_id)
+
+    def before_status(self) -> None:
+        """A live run's traffic: progress and usage of a few running tasks, now and then one
+        finishing and landing (the same for every case, so the ratios compare)."""
+        if self.case == "cached":
+            return
+        with self.store.tx():
+            for _ in range(self.per_status):
+                self.step += 1
+                task = 1 + (self.step * 7919) % self.n
+                if self.step % 10 == 0:
+                    self.store.append(self.plan_id, task, "task.done", {"summary": "ok"})
+                    self.store.append(self.plan_id, task, "task.landed")
+                elif self.step % 10 == 5:
+                    self.store.append(self.plan_id, task, "task.started",
+                                      {"attempt": self.step})
+                elif self.step % 2:
+                    self.store.append(self.plan_id, task, "task.progress",
+                                      {"message": f"step {self.step}"})
+                else:
+                    self.store.append(self.plan_id, task, "task.usage", {"tokens": 100})
+
+    def close(self) -> None:
+        if self.sleeper is not None:
+            self.store.clear_conductor(self.sleeper.pid)
+            self.sleeper.kill()
+            self.sleeper.wait()
+        self.store.close()
+
+
+def measure(repo: Path, runs: int, run: Run) -> tuple[float, float, float]:
     """Medians of status and of `python -c pass`, and the first status alone: it folds every
     event and caches the fold in the store (the ones after it start from that fold)."""
     status_cmd = [sys.executable, "-m", "baton_tui", "status", "--json"]
     base_cmd = [sys.executable, "-c", "pass"]
+    run.before_status()
     first = wall(status_cmd, repo)
     for _ in range(2):  # warm the page cache and the bytecode cache
+        run.before_status()
         wall(status_cmd, repo)
         wall(base_cmd, repo)
     status_times, base_times = [], []
     for _ in range(runs):
+        run.before_status()
         status_times.append(wall(status_cmd, repo))
         base_times.append(wall(base_cmd, repo))
     return statistics.median(status_times), statistics.median(base_times), first
@@ -159,12 +219,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,10000")
     parser.add_argument("--shapes", default="mixed,chain,layered,wide")
+    parser.add_argument("--cases", default="cached,live,stale")
+    parser.add_argument("--events", type=int, default=30,
+                        help="events a live run adds before each status (live, stale)")
     parser.add_argument("--runs", type=int, default=11,
                         help="timed runs per case (at most 5 for plans over 1,000 tasks)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     shapes = [s for s in args.shapes.split(",") if s]
+    cases = [c for c in args.cases.split(",") if c]
     rows = []
     global PYCACHE
     with tempfile.TemporaryDirectory(prefix="baton-bench-") as tmp:
@@ -178,21 +242,27 @@ def main() -> int:
                     continue  # the original benchmark plan has one size
                 repo, setup = build_repo(Path(tmp), shape, n)
                 runs = args.runs if n <= 1000 else min(args.runs, 5)
-                status_s, base_s, first_s = measure(repo, runs)
-                rows.append({"shape": shape, "tasks": n, "events": setup["events"],
-                             "status_s": round(status_s, 4), "python_pass_s": round(base_s, 4),
-                             "ratio": round(status_s / base_s, 2), "runs": runs,
-                             "first_status_s": round(first_s, 4),
-                             "plan_from_s": round(setup["plan_from_s"], 3),
-                             "approve_s": round(setup["approve_s"], 3),
-                             "target": 4 if n <= 100 else 20})
-                if not args.json:
-                    r = rows[-1]
-                    print(f"{shape:>8} {n:>6} tasks {r['events']:>6} events: status --json "
-                          f"{status_s * 1000:8.1f} ms, python -c pass {base_s * 1000:6.1f} ms, "
-                          f"ratio {r['ratio']:6.2f} (target ≤ {r['target']}); first status "
-                          f"{first_s * 1000:.0f} ms; plan --from "
-                          f"{r['plan_from_s']:.2f} s, approve {r['approve_s']:.2f} s", flush=True)
+                for case in cases:
+                    run = Run(repo, case, args.events)
+                    try:
+                        status_s, base_s, first_s = measure(repo, runs, run)
+                    finally:
+                        run.close()
+                    rows.append({"shape": shape, "tasks": n, "case": case,
+                                 "events": setup["events"],
+                                 "status_s": round(status_s, 4), "python_pass_s": round(base_s, 4),
+                                 "ratio": round(status_s / base_s, 2), "runs": runs,
+                                 "first_status_s": round(first_s, 4),
+                                 "plan_from_s": round(setup["plan_from_s"], 3),
+                                 "approve_s": round(setup["approve_s"], 3),
+                                 "target": 4 if n <= 100 else 20})
+                    if not args.json:
+                        r = rows[-1]
+                        print(f"{shape:>8} {n:>6} tasks {case:>6} {r['events']:>6} events: status --json "
+                              f"{status_s * 1000:8.1f} ms, python -c pass {base_s * 1000:6.1f} ms, "
+                              f"ratio {r['ratio']:6.2f} (target ≤ {r['target']}); first status "
+                              f"{first_s * 1000:.0f} ms; plan --from "
+                              f"{r['plan_from_s']:.2f} s, approve {r['approve_s']:.2f} s", flush=True)
     if args.json:
         print(json.dumps(rows, indent=2))
     return 0

@@ -14,6 +14,12 @@ its total ÷ N. The figure is Baton ÷ baseline (target ≤ 1.3). Both also coun
 processes they start (Baton's through a `git` shim first on its PATH; the baseline's by its own
 loop), per task. Run: ``python benchmarks/bench_task_overhead.py [--tasks N] [--runs R]``. Not a test;
 nothing is asserted.
+
+``--scope`` gives each task a scope (the file it writes), so the scope check is counted too;
+``--independent`` makes the tasks independent and runs them one at a time
+(`BATON_MAX_PARALLEL=1`): each start then may take over the worktree of the task that landed
+before it instead of checking out a new one; ``--files N`` puts N files in the repository (a
+checkout's cost grows with them).
 """
 
 from __future__ import annotations
@@ -30,6 +36,11 @@ import time
 from pathlib import Path
 
 
+FILES = 30  # files in the benchmark repository (`--files`)
+SCOPE = False  # each task scoped to the file it writes (`--scope`)
+INDEPENDENT = False  # independent tasks, one at a time (`--independent`)
+
+
 def setup(base: Path, name: str) -> tuple[Path, dict[str, str]]:
     home = base / f"home-{name}"
     home.mkdir()
@@ -42,8 +53,10 @@ def setup(base: Path, name: str) -> tuple[Path, dict[str, str]]:
         env.pop(var, None)
     repo = base / f"repo-{name}"
     repo.mkdir()
-    for i in range(30):
-        (repo / f"file{i}.txt").write_text(f"line {i}\n" * 40)
+    for i in range(FILES):
+        folder = repo / f"dir{i // 100}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"file{i}.txt").write_text(f"line {i}\n" * 40)
     for argv in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
                  ["git", "commit", "-q", "-m", "initial"]):
         subprocess.run(argv, cwd=repo, env=env, check=True, capture_output=True)
@@ -92,14 +105,16 @@ def run_baton(base: Path, n: int, script: Path) -> tuple[float, dict[str, float]
     agent = [sys.executable, "-m", "baton_tui.demo.agent", str(script)]
     (repo / "baton.toml").write_text(f"[players.custom.bench]\ncommand = {json.dumps(agent)}\n")
     tasks = [{"id": t, "title": f"Task {t}", "prompt": f"Task {t}.", "player": "bench",
-              "depends_on": [t - 1] if t > 1 else []} for t in range(1, n + 1)]
+              "depends_on": [t - 1] if t > 1 and not INDEPENDENT else [],
+              **({"scope": [f"out/t{t}.txt"]} if SCOPE else {})} for t in range(1, n + 1)]
     (base / "plan.json").write_text(json.dumps({"version": 1, "goal": "overhead benchmark",
                                                 "tasks": tasks}))
     run(*baton, "plan", "--from", str(base / "plan.json"))
     run(*baton, "trust")
     run(*baton, "approve")
     shim, git_log = git_shim(base)
-    env = {**env, "PATH": f"{shim}{os.pathsep}{env.get('PATH', '')}"}
+    env = {**env, "PATH": f"{shim}{os.pathsep}{env.get('PATH', '')}",
+           **({"BATON_MAX_PARALLEL": "1"} if INDEPENDENT else {})}
     run(*baton, "run")
     counts = git_counts(git_log)
     events = [json.loads(line) for line in run(*baton, "log", "--json").stdout.splitlines()]
@@ -195,12 +210,17 @@ def run_baseline(base: Path, n: int, script: Path) -> tuple[float, int, dict[str
 
 
 def main() -> int:
+    global FILES, SCOPE, INDEPENDENT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=12)
+    parser.add_argument("--files", type=int, default=30)
+    parser.add_argument("--scope", action="store_true")
+    parser.add_argument("--independent", action="store_true")
     parser.add_argument("--runs", type=int, default=1,
                         help="baseline and Baton, one after the other, this many times; "
                              "the medians are shown")
     args = parser.parse_args()
+    FILES, SCOPE, INDEPENDENT = args.files, args.scope, args.independent
     plains, bats, ratios, runs, plain_runs = [], [], [], [], []
     for _ in range(args.runs):
         base = Path(tempfile.mkdtemp(prefix="baton-bench-overhead-"))

@@ -1,13 +1,19 @@
 """A poller's snapshots are built again only for the tasks that may have changed; after every
 batch of events they must equal a snapshot built afresh, field by field and in
-`status --json`, and the tasks nothing touched must be the very same objects."""
+`status --json`, and the tasks nothing touched must be the very same objects. The same holds
+for `baton status`, which catches the tasks it kept in the store up on new events: during a
+live run, after its conductor crashed, and once resumed."""
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import time
 
 import pytest
 
+from baton_tui import procs
 from baton_tui.store import snapshot
 from baton_tui.core.views import Folder
 from baton_tui.store.db import Store
@@ -96,3 +102,134 @@ def test_an_edit_builds_the_whole_plan_again(tmp_path):
         store.append(plan_id, 4, K.TASK_APPROVAL_VOIDED, {"edit": "task-title"})
         again = reader.read(store, now=NOW)
         assert again.task(4).title == "Renamed" and again.task(1) is not first.task(1)
+
+
+# `baton status` (a process of its own each time) catches the tasks it kept up on new events --
+
+def _fresh(store: Store, plan_id: int, upto: int, conductor, now: float):
+    """The snapshot built from every event up to `upto`, folded afresh."""
+    folder = Folder().feed(e for e in store.events(plan_id) if e.id <= upto)
+    return snapshot.build(store.plan(plan_id), folder, conductor,
+                          snapshot.folder_mode(store, folder), now,
+                          snapshot.unready_players(store))
+
+
+def _same(got, fresh) -> None:
+    assert [(a.id, n, x, y) for a, b in zip(got.tasks, fresh.tasks)
+            for n, x, y in zip(a._fields, a, b) if x != y] == []
+    assert got == fresh and got.below == fresh.below and got.by_id == fresh.by_id
+    assert got.as_json() == fresh.as_json()
+    assert [t.id for t in got.rows] == [t.id for t in fresh.rows]
+
+
+@pytest.fixture
+def caught_up(monkeypatch):
+    """Every plan keeps its tasks; counts the reads that caught the kept ones up on events."""
+    monkeypatch.setattr(snapshot, "CACHE_TASKS", 1)
+    calls = []
+    real = snapshot._caught_up
+
+    def counted(*args):
+        tasks = real(*args)
+        calls.append(tasks is not None)
+        return tasks
+
+    monkeypatch.setattr(snapshot, "_caught_up", counted)
+    return calls
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_status_caught_up_on_a_live_runs_events_is_the_fresh_build(tmp_path, seed, caught_up):
+    rng = random.Random(seed)
+    n = 60
+    sleeper = subprocess.Popen(["sleep", "600"])  # the live conductor, as far as status sees
+    try:
+        with Store(tmp_path / "baton.db") as store:
+            plan_id = store.insert_plan("live", _doc(n))
+            store.set_conductor(sleeper.pid, procs.start_token(sleeper.pid), plan_id)
+            conductor = snapshot.conductor_info(store)
+            assert conductor is not None
+            clock = NOW
+            snapshot.read(store, now=clock)
+            for _ in range(40):
+                batch = [_event(rng, n, clock) for _ in range(rng.randint(1, 6))]
+                if rng.random() < 0.05:
+                    batch.append((None, K.PLAN_APPROVED, {}))  # words every task again
+                with store.tx():
+                    for task_id, kind, data in batch:
+                        store.append(plan_id, task_id, kind, data)
+                clock += rng.choice([0.0, 1.0, 40.0, 1000.0])
+                got = snapshot.read(store, now=clock)
+                _same(got, _fresh(store, plan_id, store.last_event_id(), conductor, clock))
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert sum(caught_up) > 20  # most reads caught up rather than building every task
+
+
+def test_caught_up_tasks_are_kept_again_after_many_events(tmp_path, caught_up, monkeypatch):
+    monkeypatch.setattr(snapshot, "KEEP_AFTER", 3)
+    with Store(tmp_path / "baton.db") as store:
+        plan_id = store.insert_plan("kept", _doc(30))
+        snapshot.read(store, now=NOW)
+        for task_id in (1, 2, 3, 6):
+            store.append(plan_id, task_id, K.TASK_STARTED, {"attempt": task_id, "base": "abc",
+                                                            "branch": f"b/{task_id}"})
+        store.append(plan_id, 1, K.TASK_FAILED, {"reason": "broke"})  # blocks 4 and 5
+        _same(snapshot.read(store, now=NOW + 5), _fresh(store, plan_id, 10**9, None, NOW + 5))
+        kept = json.loads(store.conn.execute(
+            "SELECT value FROM meta WHERE key = ?", (f"snap:{plan_id}",)).fetchone()[0]
+            .split("\n")[0])
+        assert kept["last"] == store.last_event_id()              # kept as of the last event
+        _same(snapshot.read(store, now=NOW + 9), _fresh(store, plan_id, 10**9, None, NOW + 9))
+    assert caught_up == [True]                                    # the second read: none new
+
+
+@pytest.mark.slow
+def test_status_while_a_real_conductor_runs_crashes_and_resumes(repo, baton, caught_up):
+    """A real run, its conductor killed between moving the integration branch and recording
+    the landing, then resumed: every status on the way equals the fresh build."""
+    from helpers.run_kit import load_plan, task, wait_for, wait_idle, write_config, script_agent
+    from baton_tui.paths import find_repo
+
+    steps = [{"progress": "half"}, {"write": "f{}.txt", "content": "x\n"},
+             {"report": "done", "summary": "ok"}]
+    script = {str(i): [dict(s, write=s["write"].format(i)) if "write" in s else s for s in steps]
+              for i in range(1, 5)}
+    write_config(repo, {"agent": script_agent(repo.parent, "a", script)})
+    load_plan(baton, [task(1), task(2), task(3, deps=[1]), task(4, deps=[2, 3])], approve=True)
+    gate = repo.parent / "gate"
+    with Store(find_repo(repo).store_path) as store:
+        plan_id = store.current_plan_id()
+
+        def compared() -> object:
+            """A status compared with the fresh build of the same events (a read the
+            conductor wrote during is read again)."""
+            for _ in range(50):
+                before, conductor = store.last_event_id(), snapshot.conductor_info(store)
+                now = time.time()
+                got = snapshot.read(store, now=now)
+                if store.last_event_id() == before and \
+                        snapshot.conductor_info(store) == conductor:
+                    _same(got, _fresh(store, plan_id, before, conductor, now))
+                    return got
+            raise AssertionError("the store never stood still for a read")
+
+        started = baton("run", "--detach", env={"BATON_KILL_AT": f"landed:when={gate}"})
+        assert started.returncode == 0, started.stderr
+        assert compared().conductor is not None
+        base = store.current_plan().base_commit
+        integration = store.current_plan().integration_branch
+        wait_for(lambda: subprocess.run(["git", "rev-parse", integration], cwd=repo,
+                                        capture_output=True, text=True).stdout.strip()
+                 not in ("", base), 60, what="the first landing to move the branch")
+        assert compared().conductor is not None       # the conductor waits at its kill point
+        gate.write_text("")
+        wait_for(lambda: snapshot.conductor_info(store) is None, 60, what="the crash")
+        after_crash = compared()
+        assert after_crash.conductor is None
+        assert baton("resume").returncode in (0, 1)
+        final = wait_idle(baton)
+        assert {t["state"] for t in final["tasks"]} == {"landed"}
+        assert {t.state for t in compared().tasks} == {"landed"}
+    assert any(caught_up)

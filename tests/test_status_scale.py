@@ -154,6 +154,21 @@ def test_every_snapshot_field_by_name(store):
                                   {"script": "not here — install it"})
 
 
+def test_a_recycled_worktree_reads_as_none_with_its_reason_until_one_is_made_again(store):
+    def built():
+        return snapshot.build(store.plan(1), Folder().feed(store.events(1)), None, False, 2e9)
+
+    store.append(1, 1, K.TASK_RECYCLED, {"to": 8, "workdir": "/w/1"})
+    one = built().task(1)
+    assert one.worktree is None and one.state == "landed"
+    assert one.worktree_reason == "recycled for task 8 (its work is on its branch)"
+    assert one.as_json()["worktree"] is None
+    assert one.as_json()["worktree_reason"] == one.worktree_reason
+    store.append(1, 1, K.TASK_STARTED, {"attempt": 9, "workdir": "/w/1-again"})  # taken, say
+    again = built().task(1)
+    assert again.worktree == "/w/1-again" and again.worktree_reason is None
+
+
 def test_the_status_json_layout_is_the_same_json(store):
     status = snapshot.read(store).as_json()
     text = status_json(status)
@@ -181,6 +196,7 @@ def test_each_task_in_status_json_has_its_pinned_keys_in_order(store):
             "cost": task.cost, "attempts": task.attempts,
             "player_ready": task.unready is None, "player_problem": task.unready,
             "runner": task.runner, "node": task.node, "job": task.job,
+            "worktree_reason": task.worktree_reason,
         }
         got = task.as_json()
         assert list(got) == list(expected) and got == expected
@@ -300,14 +316,14 @@ def test_kept_tasks_are_not_read_after_anything_they_came_from_changed(store, mo
     _exactly(snapshot.read(store, now=2e9), _fresh(store, 2e9))
 
 
-def test_no_tasks_are_kept_while_a_run_is_live_or_for_a_small_plan(store, monkeypatch):
+def test_a_small_plan_keeps_no_tasks_and_a_live_runs_plan_keeps_them(store, monkeypatch):
     snapshot.read(store, now=2e9)
     assert not _kept(store)                                         # 8 tasks: built each time
     monkeypatch.setattr(snapshot, "CACHE_TASKS", 1)
     monkeypatch.setattr(snapshot, "conductor_info", lambda s: {"pid": 1, "started": 0,
                                                               "plan": 1})
     assert snapshot.read(store, now=2e9).state == "running"
-    assert not _kept(store)
+    assert _kept(store)                                   # its new events are caught up on
 
 
 def test_status_json_loads_no_argparse_typing_or_hashlib(repo, baton):

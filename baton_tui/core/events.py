@@ -75,6 +75,7 @@ class EventKind(StrEnum):
     TASK_STOP_REQUESTED = "task.stop_requested"
     TASK_REASSIGNED = "task.reassigned"
     TASK_APPROVAL_VOIDED = "task.approval_voided"  # edited mid-run: only it waits for approval
+    TASK_RECYCLED = "task.recycled"    # landed: its worktree now serves another task
     # the plan
     PLAN_CREATED = "plan.created"
     PLAN_ARCHIVED = "plan.archived"

@@ -100,6 +100,11 @@ class Repaired(TypedDict, total=False):
     commit: str
 
 
+class Recycled(TypedDict, total=False):
+    to: int                 # the task its worktree now serves
+    workdir: str            # where that worktree was
+
+
 class Stopped(TypedDict, total=False):
     by: str                 # failures | deadline | budget
     detail: str
@@ -111,7 +116,7 @@ PAYLOADS: dict[EventKind, type] = {
     K.TASK_FLAGGED: Flagged, K.TASK_USAGE: Usage, K.TASK_REPORTED: Reported,
     K.RUN_STARTED: RunStarted, K.RUN_RESUMED: RunStarted, K.RUN_STOPPED: Stopped,
     K.RUN_REPAIRED: Repaired,
-    K.TASK_REASSIGNED: Reassigned,
+    K.TASK_REASSIGNED: Reassigned, K.TASK_RECYCLED: Recycled,
     **{kind: Ended for kind in (K.TASK_DONE, K.TASK_FAILED, K.TASK_PAUSED, K.TASK_PARKED,
                                 K.TASK_LANDED, K.TASK_MERGED, K.TASK_DISCARDED)},
 }

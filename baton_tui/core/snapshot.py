@@ -120,6 +120,7 @@ class TaskSnap(_Frozen):
     runner: str                    # where it runs: `local` or a `[runners.NAME]`
     node: str | None               # the worker its attempt ran on (None: local, not started)
     job: str | None                # the engine's key for its attempt (None: local)
+    worktree_reason: str | None    # why it has no worktree though it had one (recycled)
 
     def as_json(self) -> dict[str, Any]:
         """The task in `status --json` (pinned keys first)."""
@@ -142,6 +143,7 @@ _JSON_FIELDS = (
     ("needs_approval", "needs_approval"), ("wall", "wall"), ("tokens", "tokens"),
     ("cost", "cost"), ("attempts", "attempts"), ("player_ready", None),
     ("player_problem", "unready"), ("runner", "runner"), ("node", "node"), ("job", "job"),
+    ("worktree_reason", "worktree_reason"),
 )
 _JSON_KEYS = tuple(key for key, _ in _JSON_FIELDS)
 _json_values = itemgetter(*(TaskSnap._fields.index(field or "id") for _, field in _JSON_FIELDS))

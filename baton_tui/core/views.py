@@ -42,6 +42,7 @@ class TaskView:
         self.base: str | None = None           # the integration commit its branch was cut from
         self.branch: str | None = None
         self.workdir: str | None = None
+        self.recycled_for: int | None = None   # landed, its worktree now another task's
         self.cut_event: int | None = None      # the event that (last) cut its branch
         self.landed_event: int | None = None
         self.ever_landed = False
@@ -226,7 +227,8 @@ def _started(view: TaskView, event: Event) -> None:
     data = event.data
     view.finish_only = None
     view.attempt = data.get("attempt", view.attempt)
-    view.workdir = data.get("workdir") or view.workdir
+    if data.get("workdir"):
+        view.workdir, view.recycled_for = data["workdir"], None
     view.job, view.node = data.get("job"), data.get("node")
     if event.kind == K.TASK_STARTED:
         view.attempts += 1
@@ -279,6 +281,10 @@ def _landed(view: TaskView, event: Event) -> None:
     view.lost_landing = False
 
 
+def _recycled(view: TaskView, event: Event) -> None:
+    view.recycled_for, view.workdir = event.data.get("to"), None
+
+
 def _progress(view: TaskView, event: Event) -> None:
     if event.data.get("node"):  # a cluster runner's worker took the attempt
         view.node = event.data["node"]
@@ -323,7 +329,7 @@ _DETAIL: dict[str, Callable[[TaskView, Event], None]] = {
     K.TASK_LANDED: _landed, K.TASK_PROGRESS: _progress, K.TASK_REPORTED: _reported,
     K.TASK_USAGE: _usage, K.TASK_FLAGGED: _flagged, K.TASK_CHECK: _check,
     K.TASK_PAUSED: _paused, K.TASK_REASSIGNED: _reassigned,
-    K.TASK_APPROVAL_VOIDED: _approval_voided,
+    K.TASK_APPROVAL_VOIDED: _approval_voided, K.TASK_RECYCLED: _recycled,
 }
 
 

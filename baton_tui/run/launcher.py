@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from baton_tui import killpoints, procs
 from baton_tui.core.errors import BatonError
-from baton_tui.gitops import git, landing, making, refs, worktrees
+from baton_tui.gitops import git, landing, making, recycling, refs, worktrees
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.core.slug import task_branch
 from baton_tui.players.base import AttemptContext
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from typing import Callable, ContextManager
 
     from baton_tui.gitops.making import Making
+    from baton_tui.run.runner import Spare
     from baton_tui.run.spawner import Forked
 
 SETUP_TIMEOUT = 900
@@ -89,7 +90,8 @@ def _undo_unfinished(ws: Workspace, task: Task, path: Path) -> None:
 
 
 def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = False,
-                  aside: "Callable[[], ContextManager]" = nullcontext) -> Workdir:
+                  aside: "Callable[[], ContextManager]" = nullcontext,
+                  spare: "Spare | None" = None) -> Workdir:
     """The task's own worktree and branch, cut from the integration branch (reused on retry).
 
     `refresh` (a retry after a landing conflict) first brings the integration branch into
@@ -97,7 +99,8 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
     `Workdir.base` is the integration commit brought in (what the branch now carries). A
     worktree whose `.git` an agent deleted is repaired, its files kept. `aside`: entered
     while the `[worktree] setup` command runs (the conductor's starts step out of their
-    turn for it, `local.Turns`).
+    turn for it, `local.Turns`). `spare`: a landed task's worktree to take over rather than
+    check out a new one, when it may be (`_take_over`).
     """
     if not _git_mode(ws):
         return Workdir(ws.root, None, None)
@@ -121,12 +124,38 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
             base = _integration_tip(ws, plan)[1]
             conflicts = landing.refresh(path, base) if base else None
         return Workdir(path, base, branch, conflicts=conflicts or [])
+    _integration, base = _integration_tip(ws, plan)
+    if spare is not None and base is not None:
+        taken = _take_over(ws, plan, task, spare, path, branch, base, aside)
+        if taken is not None:
+            return taken
     # Two git processes here in the usual case: `worktree add --no-checkout`, then the
     # checkout (refs are read from their files).
-    _integration, base = _integration_tip(ws, plan)
     work = making.Making(path)
     work.begin()
     worktrees.add_worktree(ws.root, path, branch, base or "HEAD", making=work)
+    return _set_up(ws, path, branch, base, work, aside)
+
+
+def _take_over(ws: Workspace, plan: PlanRow, task: Task, spare: "Spare", path: Path,
+               branch: str, base: str, aside: "Callable[[], ContextManager]") -> Workdir | None:
+    """The landed task's worktree `spare`, moved to this task's place and switched to its new
+    branch at `base` (`recycling.recycle`), then set up; None when it may not be (not clean,
+    not landed, moved on) or git refused: the task's worktree is then made the usual way.
+    The landed task's `task.recycled` says where its worktree went."""
+    old = Path(spare.path)
+    if not (old / ".git").is_file() or making.pending(old) or outside.pinned(ws, old) \
+            or not recycling.recyclable(ws.root, old, spare.branch, spare.landed, base):
+        return None
+    work = making.Making(path)
+    work.begin()
+    done = recycling.recycle(ws.root, old, path, branch, base, work)
+    if not old.exists():  # moved: whatever came of the switch, it is no longer the task's
+        ws.store.append(plan.id, spare.task_id, EventKind.TASK_RECYCLED,
+                        {"to": task.id, "workdir": str(old)})
+    if not done:
+        making.undo(ws.root, path)  # a clean tree on a landed branch: nothing is lost
+        return None
     return _set_up(ws, path, branch, base, work, aside)
 
 

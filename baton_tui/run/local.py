@@ -2,7 +2,7 @@
 
 A start prepares the task's worktree (`launcher.prepare_build`/`prepare_research`) and
 spawns the shim (`launcher.start_attempt`: forked by the warm spawner where it can be) on a
-worker thread, taking turns on the cores (`Turns`). The shim's exit wakes the loop through
+worker thread, the worktree made in turn on the cores (`Turns`). The shim's exit wakes the loop through
 a pidfd where the platform has one, so no thread is tied up waiting for a running agent.
 Output is read in bounded chunks from each attempt's log; a stop signals the agent's whole
 process group. What is known of every live attempt — its record as of the last look, its
@@ -63,13 +63,16 @@ def exited(shim: "subprocess.Popen[bytes] | Forked") -> asyncio.Future[object]:
 
 
 class Turns:
-    """Starts take turns on the machine's cores, in the order they were asked for (the ready
-    queue's rank). A start is mostly CPU — git making a worktree, composing the prompt,
-    forking the shim — so eight begun at once on two cores share them and all end late
-    together, the best-ranked with the rest; taking turns, the first ones start at once and
-    the mean start comes about twice as early, for the same last one. A start steps out of
-    its turn while its `[worktree] setup` command runs (`aside`): a long install must not
-    hold the others up."""
+    """Starts take turns on the machine's cores for what is heavy in them, in the order they
+    were asked for (the ready queue's rank): git making a worktree (a checkout) is CPU and
+    disk, so eight begun at once on two cores share them and all end late together, the
+    best-ranked with the rest; taking turns, the first ones start at once and the mean start
+    comes about twice as early, for the same last one. Only the worktree is made in turn:
+    the rest of a start (the prompt, the store's records, forking the shim) is light, and a
+    turn held through it kept the others waiting (at 32 slots, 73 % of start time went to
+    waiting for a turn). A start
+    steps out of its turn while its `[worktree] setup` command runs (`aside`): a long
+    install must not hold the others up."""
 
     def __init__(self, width: int | None = None):
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
@@ -142,8 +145,7 @@ class LocalRunner:
             # agent ran since it began) — asked before this start's turn, so the starts
             # waiting for theirs share one look (a big checkout's `git status` takes seconds).
             ahead = outside.ahead(ws, quiet)
-            with self.turns:
-                return self._begin(ws, request, ahead)
+            return self._begin(ws, request, ahead)
         except launcher.SetupFailed as exc:
             raise StartFailed(str(exc), exc.output) from exc
         except (BatonError, OSError, ValueError, NotImplementedError) as exc:
@@ -155,16 +157,17 @@ class LocalRunner:
     def _begin(self, ws: Workspace, request: StartRequest, ahead: Future[object]
                ) -> "tuple[int, subprocess.Popen[bytes] | Forked]":
         task, plan, feedback = request.task, request.plan, request.feedback
-        if task.mode == Mode.RESEARCH:
-            workdir = launcher.prepare_research(ws, plan, task, request.attempt_no)
-        else:
-            workdir = launcher.prepare_build(ws, plan, task, refresh=request.refresh,
-                                             aside=self.turns.aside)
-            if workdir.conflicts:
-                feedback = ((feedback + "\n\n") if feedback else "") + (
-                    "Your branch now includes the latest integration branch, and these "
-                    "files conflict — resolve the conflict markers (keep both sides' "
-                    "intent): " + ", ".join(workdir.conflicts))
+        with self.turns:  # the checkout: the heavy part (the rest waits on locks, or forks)
+            if task.mode == Mode.RESEARCH:
+                workdir = launcher.prepare_research(ws, plan, task, request.attempt_no)
+            else:
+                workdir = launcher.prepare_build(ws, plan, task, refresh=request.refresh,
+                                                 aside=self.turns.aside, spare=request.spare)
+        if workdir.conflicts:
+            feedback = ((feedback + "\n\n") if feedback else "") + (
+                "Your branch now includes the latest integration branch, and these "
+                "files conflict — resolve the conflict markers (keep both sides' "
+                "intent): " + ", ".join(workdir.conflicts))
         return launcher.start_attempt(
             ws, plan, request.doc, task, workdir, artifacts=request.artifacts,
             feedback=feedback, resume_message=request.resume_message,

@@ -45,6 +45,18 @@ class StartRequest:
     resume_message: str | None = None  # continue a saved session with this message
     session_id: str | None = None     # the session to continue, when the player has one
     refresh: bool = False             # bring the integration branch into its worktree first
+    spare: Spare | None = None        # a landed task's worktree it may take over
+
+
+@dataclass(frozen=True)
+class Spare:
+    """A landed task's worktree that a starting task may take over instead of checking out
+    one of its own (`gitops.recycling`), as far as the conductor knows."""
+
+    task_id: int
+    path: str
+    branch: str
+    landed: str | None                # the integration commit its landing made
 
 
 class StartFailed(Exception):

@@ -103,7 +103,8 @@ class Starter:
         return StartRequest(
             plan=run.plan, doc=run.doc, task=task, attempt_no=len(tried) + 1,
             artifacts=self.artifacts(task), feedback=feedback, resume_message=resume_message,
-            session_id=session, refresh=task.mode == Mode.BUILD and view.lost_landing)
+            session_id=session, refresh=task.mode == Mode.BUILD and view.lost_landing,
+            spare=run.take_spare(task))
 
     def start(self, task: Task, resume_message: str | None) -> None:
         """Start an attempt: the runner sets it up and spawns it off the loop, and the other

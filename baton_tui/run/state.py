@@ -14,12 +14,13 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from baton_tui.core.errors import BatonError
-from baton_tui.core.events import AGENT_EVENTS, Event
+from baton_tui.core.events import AGENT_EVENTS, Event, EventKind, State
 from baton_tui.core.views import Folder, TaskView
+from baton_tui.core.words import Mode
 from baton_tui.plan.model import PlanDocument, Task, parse_document
 from baton_tui.run.finish import Intent
 from baton_tui.run.ready import Ready
-from baton_tui.run.runner import AttemptHandle
+from baton_tui.run.runner import AttemptHandle, Spare
 from baton_tui.run.supervisor import Watch
 from baton_tui.store import foldcache
 from baton_tui.store.db import Store
@@ -49,6 +50,9 @@ class Tracked:
         return self.handle.task_id
 
 
+SPARE_EXTRA = 2  # spare worktrees kept in mind beyond `max_parallel`
+
+
 @dataclass(eq=False)
 class RunState:
     """The state the conductor's collaborators share (one run, one plan)."""
@@ -68,6 +72,9 @@ class RunState:
     making_ahead: dict[int, asyncio.Future[None]] = field(default_factory=dict)
     made_ahead: set[int] = field(default_factory=set)
     wanted_ahead: deque[int] = field(default_factory=deque)
+    # Landed tasks' worktrees a starting task may take over (`launcher._take_over`), the
+    # latest landed last: its files are the nearest to the integration tip.
+    spare: deque[Spare] = field(default_factory=deque)
     intents: dict[int, Intent] = field(default_factory=dict)  # what the person asked of each
     pause_requested: bool = False
     hard_stop: set[int] = field(default_factory=set)   # running tasks a hard budget pauses
@@ -87,8 +94,36 @@ class RunState:
            max_parallel: int, started_after: int = 0) -> "RunState":
         """A run's state over `doc`'s tasks as `folder` has them (its ready queue built)."""
         ready = Ready(doc, folder, git_mode, plan.approved)
-        return cls(plan=plan, doc=doc, folder=folder, ready=ready, git_mode=git_mode,
-                   max_parallel=max_parallel, started_after=started_after)
+        run = cls(plan=plan, doc=doc, folder=folder, ready=ready, git_mode=git_mode,
+                  max_parallel=max_parallel, started_after=started_after)
+        for task_id in folder.tasks:  # landed in an earlier run
+            run.note_landed(task_id, None)
+        return run
+
+    def note_landed(self, task_id: int, landed: str | None) -> None:
+        """A landed build task's worktree becomes a spare; at most `max_parallel` plus a few
+        are kept in mind (a start takes the latest; the oldest are left as they are)."""
+        view = self.view(task_id)
+        if not (self.git_mode and view.state == State.LANDED and view.workdir and view.branch):
+            return
+        self.spare.append(Spare(task_id, view.workdir, view.branch, landed))
+        while len(self.spare) > self.max_parallel + SPARE_EXTRA:
+            self.spare.popleft()
+
+    def take_spare(self, task: Task) -> Spare | None:
+        """A spare worktree for `task`'s start: only for a build task with no worktree of
+        its own yet (none made ahead or being made), and only a spare whose task is still
+        landed in that worktree."""
+        if task.mode != Mode.BUILD or task.runner != "local" or not self.git_mode \
+                or self.view(task.id).workdir or task.id in self.made_ahead \
+                or task.id in self.making_ahead:
+            return None
+        while self.spare:
+            spare = self.spare.pop()
+            view = self.view(spare.task_id)
+            if view.state == State.LANDED and view.workdir == spare.path:
+                return spare
+        return None
 
     # views ---------------------------------------------------------------------------------
     def view(self, task_id: int) -> TaskView:
@@ -129,6 +164,9 @@ class RunState:
             self.folder.feed(new)
             self.spoke.update(e.task_id for e in new
                               if e.kind in AGENT_EVENTS and e.task_id is not None)
+            for event in new:
+                if event.kind == EventKind.TASK_LANDED and event.task_id is not None:
+                    self.note_landed(event.task_id, event.data.get("commit"))
         if row.revision != self.revision:
             self.doc = parse_document(row.doc, "stored plan", stored=True)
             self.revision = row.revision

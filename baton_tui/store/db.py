@@ -253,12 +253,24 @@ class Store:
         if task_id is not None:
             sql += " AND task_id = ?"
             args.append(task_id)
+        return self._events(sql + " ORDER BY id", args)
+
+    def history(self, plan_id: int, task_ids: list[int], upto: int) -> list[Event]:
+        """The events up to `upto` that fold these tasks' views: their own and the plan's
+        (an approval clears every task's `needs_approval`) — a few tasks' views, rebuilt
+        without folding the whole plan."""
+        marks = ",".join("?" * len(task_ids))
+        return self._events(
+            "SELECT * FROM events WHERE plan_id = ? AND id <= ? AND (task_id IS NULL OR "
+            f"task_id IN ({marks})) ORDER BY id", [plan_id, upto, *task_ids])
+
+    def _events(self, sql: str, args: list[Any]) -> list[Event]:
         # Plain tuples, and no JSON decoding of the empty payload most events carry: a
         # 10,000-task plan's log is ~76,000 rows.
         cur = self.conn.cursor()
         cur.row_factory = None
-        rows = cur.execute(sql.replace("*", "id, plan_id, task_id, kind, data, ts", 1)
-                           + " ORDER BY id", args).fetchall()
+        rows = cur.execute(sql.replace("*", "id, plan_id, task_id, kind, data, ts", 1),
+                           args).fetchall()
         loads = json.loads
         return [Event(i, p, t, k, loads(d) if d != "{}" else {}, ts) for i, p, t, k, d, ts in rows]
 

@@ -102,6 +102,8 @@ def _details(task: dict) -> list[str]:
         lines.append(f"{pad}branch {task['branch']}")
     if task.get("worktree") and task["state"] not in SETTLED:
         lines.append(f"{pad}worktree {task['worktree']}")
+    elif task.get("worktree_reason") and task["state"] not in SETTLED:
+        lines.append(f"{pad}worktree {task['worktree_reason']}")
     if task.get("checkpoint"):
         lines.append(f"{pad}asks: {task['checkpoint']['what']}  "
                      f"(baton checkpoint-answer {task['id']} yes|no)")

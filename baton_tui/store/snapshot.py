@@ -19,7 +19,7 @@ from baton_tui.core import budget
 from baton_tui.core import policy
 from baton_tui.store import foldcache
 from baton_tui.store.db import PlanRow, Store
-from baton_tui.core.events import PENDING, State
+from baton_tui.core.events import PENDING, EventKind, State
 from baton_tui.core.words import Mode
 from baton_tui.core.snapshot import _AT, Snapshot, TaskSnap, describe, empty, plan_word
 from baton_tui.core.views import Folder, PlanView, TaskView
@@ -158,7 +158,9 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
         view.pending_checkpoint is not None and view.checkpoint_answer is None,      # answerable
         tuple(dict(d) for d in decisions) if decisions else (),                      # decisions
         view.needs_approval, view.limit, bool(view.reassigned),
-        get("runner") or "local", view.node, view.job))                            # runner…
+        get("runner") or "local", view.node, view.job,                             # runner…
+        (f"recycled for task {view.recycled_for} (its work is on its branch)"
+         if view.recycled_for is not None and build_task else None)))               # reason
 
 
 def _summary(folder: Folder, columns: list[tuple], running: bool, now: float) -> dict[str, Any]:
@@ -225,7 +227,8 @@ def read(store: Store, now: float | None = None) -> Snapshot:
     """The current plan's snapshot, read from the store.
 
     A plan of `CACHE_TASKS` tasks or more keeps its built tasks in the store (see `_cached`):
-    while no event comes and the plan is not edited, the next read starts from them.
+    the next read starts from them, building again only the tasks that events came for since
+    (a live run's), or none while nothing happened and the plan was not edited.
     """
     conductor = conductor_info(store)
     plan = store.current_plan()
@@ -233,16 +236,16 @@ def read(store: Store, now: float | None = None) -> Snapshot:
         return empty(conductor)
     now = time.time() if now is None else now
     unready = unready_players(store)
-    # Kept only with no live run, and a live run's events outdate them: not worth a look then.
-    snap = _cached(store, plan, now, unready) if conductor is None else None
+    snap = _cached(store, plan, now, unready, conductor)
     if snap is not None:
         return snap
     folder = foldcache.folded(store, plan.id)
     mode = folder_mode(store, folder)
     tasks, order = _tasks(plan, folder, mode, now, unready)
     snap = _whole(plan, folder, conductor, mode, now, tasks, order)
-    if len(tasks) >= CACHE_TASKS and conductor is None:  # (a live run's would outdate it)
-        _keep(store, plan, folder, mode, unready, tasks, order, snap.below)
+    if len(tasks) >= CACHE_TASKS:
+        walls = {at: folder.tasks[t.id].wall for at, t in enumerate(tasks) if t.started_at}
+        _keep(store, plan, folder, mode, unready, tasks, order, snap.below, walls)
     return snap
 
 
@@ -252,13 +255,19 @@ def read(store: Store, now: float | None = None) -> Snapshot:
 # to outdate it keeps the built tasks too, in the `meta` table as JSON (data, never code),
 # under a key that holds everything they were built from: a hash of the code that builds
 # them, the plan's id, revision, document (its CRC) and slug, folder mode, the players found
-# unready and the time zone (`paused until 15:00`), with the last event folded. Only two
+# unready and the time zone (`paused until 15:00`), with the last event folded. Events after
+# that one (a live run's, a few per second) are caught up on: only the tasks they came for
+# are folded again, from their own events, and built again with the ones whose blocker
+# moved; up to `CATCH_UP` such events, beyond which building everything is as cheap. Only two
 # things in a task depend on the clock, and they are worked out again on every read: the wall
 # time of a running task (from its wall before this stretch, kept for it) and the words of a
 # task whose player has a usage limit recorded (`waiting for codex's limit, resets 14:05`
 # holds only until then). The rest of the snapshot — budget, summary, the plan's word, the
 # indexes — is built around the tasks as ever.
 CACHE_TASKS = 1000  # a smaller plan builds its tasks about as fast as it reads them back
+CATCH_UP = 2000     # new events the kept tasks are brought up to date with (more: build all)
+REBUILT_MAX = 500   # tasks built again from their events when catching up (more: build all)
+KEEP_AFTER = 200    # new events caught up on before the caught-up tasks are kept instead
 _TUPLES = tuple(_AT[name] for name in ("depends_on", "skills", "scope", "flags", "decisions"))
 _code: str | None = None
 
@@ -279,10 +288,12 @@ def _cache_key(plan: PlanRow, mode: bool, unready: dict[str, str]) -> list:
 
 
 def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict[str, str],
-          tasks: list[TaskSnap], order: list[int], below: dict[int, list[int]]) -> bool:
+          tasks: list[TaskSnap], order: list[int], below: dict[int, list[int]],
+          wall_of: dict[int, float]) -> bool:
     """Keep the built tasks for the next reader (best effort, like the fold). Kept only when
-    reading them back gives the very same tasks (JSON carries no tuple, no NaN)."""
-    walls = [[at, folder.tasks[t.id].wall] for at, t in enumerate(tasks) if t.started_at]
+    reading them back gives the very same tasks (JSON carries no tuple, no NaN). `wall_of`:
+    each running task's wall time before its current stretch, by its position."""
+    walls = [[at, wall] for at, wall in sorted(wall_of.items())]
     head = {"key": _cache_key(plan, mode, unready), "last": folder.last_id,
             "unbranched": folder.plan.unbranched}
     # Field by field (a column of every task's values each): read back with one `zip`.
@@ -303,9 +314,10 @@ def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict
     return foldcache.keep_meta(store, f"snap:{plan.id}", "snap:", text)
 
 
-def _cached(store: Store, plan: PlanRow, now: float,
-            unready: dict[str, str]) -> Snapshot | None:
-    """The snapshot from the tasks `_keep` kept, when nothing they were built from changed."""
+def _cached(store: Store, plan: PlanRow, now: float, unready: dict[str, str],
+            conductor: dict[str, Any] | None) -> Snapshot | None:
+    """The snapshot from the tasks `_keep` kept, when nothing they were built from changed
+    but events: those are caught up on (see `_caught_up`)."""
     try:
         row = store.conn.execute("SELECT value FROM meta WHERE key = ?",
                                  (f"snap:{plan.id}",)).fetchone()
@@ -316,21 +328,99 @@ def _cached(store: Store, plan: PlanRow, now: float,
         head = json.loads(text[:cut])
         last = int(head["last"])
         mode = folder_mode(store, Folder()) or bool(head["unbranched"])
-        if head["key"] != _cache_key(plan, mode, unready) or store.conn.execute(
-                "SELECT 1 FROM events WHERE id > ? AND plan_id = ? LIMIT 1",
-                (last, plan.id)).fetchone():
+        if head["key"] != _cache_key(plan, mode, unready):
             return None
+        new = store.events(plan.id, after=last)
+        if len(new) > CATCH_UP or any(e.kind == EventKind.PLAN_APPROVED for e in new):
+            return None  # (an approval words every task again)
         data = json.loads(text[cut + 1:])
         folder = Folder()
         folder.plan = object.__new__(PlanView)
         folder.plan.__dict__ = data["plan"]
         folder.last_id = last
-        tasks = _rebuilt(data["columns"], dict(data["walls"]), folder.plan.player_limits,
-                         unready, now)
-        return _whole(plan, folder, None, mode, now, tasks, data["order"], dict(data["below"]),
-                      data["about"])
+        columns, walls = data["columns"], {int(at): wall for at, wall in data["walls"]}
+        if not new:
+            tasks = _rebuilt(columns, walls, folder.plan.player_limits, unready, now)
+        else:
+            caught = _caught_up(store, plan, folder, new, columns, walls, mode, unready, now)
+            if caught is None:
+                return None
+            tasks = caught
+        snap = _whole(plan, folder, conductor, mode, now, tasks, data["order"],
+                      {int(k): v for k, v in data["below"]}, data["about"])
+        if len(new) >= KEEP_AFTER:
+            _keep(store, plan, folder, mode, unready, tasks, data["order"], snap.below, walls)
+        return snap
     except Exception:  # sqlite3.Error, or a record this code did not write: build afresh
         return None
+
+
+def _caught_up(store: Store, plan: PlanRow, folder: Folder, new: list, columns: list[list],
+               walls: dict[int, float], mode: bool, unready: dict[str, str],
+               now: float) -> list[TaskSnap] | None:
+    """The kept tasks brought up to date with `new` events, or None when that would cost
+    about what building everything does. `folder` holds the kept plan view; it gets the
+    views of the tasks built again, and the new events (so it ends as a whole fold would
+    for them). `walls` is updated for the tasks built again."""
+    touched = sorted({e.task_id for e in new if e.task_id is not None})
+    if len(touched) > REBUILT_MAX:
+        return None
+    ids = columns[_AT["id"]]
+    position = {task_id: at for at, task_id in enumerate(ids)}
+    folder.tasks = _views(store, plan, touched, folder.last_id)
+    folder.feed(new)
+    if folder.plan.unbranched and not mode:
+        return None  # an attempt ran with no branch: no task has one any more
+    kept_states = columns[_AT["state"]]
+    blocked_of = columns[_AT["blocked_by"]]
+    blank = TaskView()
+    if any(str((folder.tasks.get(i) or blank).state) != kept_states[position[i]]
+           for i in touched if i in position):
+        states = dict(zip(ids, kept_states))
+        states.update((i, (folder.tasks.get(i) or blank).state) for i in touched)
+        blocked = blocked_by(dict(zip(ids, columns[_AT["depends_on"]])), states)
+        moved = [i for i, was in zip(ids, blocked_of) if blocked.get(i) != was
+                 and i not in folder.tasks]
+        if len(touched) + len(moved) > REBUILT_MAX:
+            return None
+        if moved:  # no new events of their own: their views, as of now
+            folder.tasks.update(_views(store, plan, moved, folder.last_id))
+    else:
+        blocked = {i: b for i, b in zip(ids, blocked_of) if b}
+    tasks = _rebuilt(columns, walls, folder.plan.player_limits, unready, now)
+    limits = {p: at for p, at in folder.plan.player_limits.items() if at > now}
+    levels_of = columns[_AT["level"]]
+    for task_id, view in folder.tasks.items():
+        at = position.get(task_id)
+        if at is None:
+            continue
+        task = _task(plan, _spec(tasks[at]), view, blocked.get(task_id), levels_of[at], mode,
+                     now, limits)
+        tasks[at] = _unready(task, unready) if unready else task
+        if view.started_at:
+            walls[at] = view.wall
+        else:
+            walls.pop(at, None)
+    return tasks
+
+
+def _views(store: Store, plan: PlanRow, task_ids: list[int], upto: int) -> dict[int, TaskView]:
+    """These tasks' views folded from their events up to event `upto` (the plan's own events
+    folded with them, into a plan view thrown away); a fresh view for a task with none."""
+    if not task_ids:
+        return {}
+    views = Folder().feed(store.history(plan.id, task_ids, upto)).tasks
+    return {task_id: views.get(task_id) or TaskView() for task_id in task_ids}
+
+
+def _spec(task: TaskSnap) -> dict[str, Any]:
+    """A task's entry in the plan's document, as far as `_task` reads it, from the task built
+    from it (decoding a 10,000-task document to build a few tasks again would cost more than
+    the building)."""
+    return {"id": task.id, "title": task.title, "prompt": task.prompt, "player": task.player,
+            "model": task.model, "effort": task.effort, "mode": task.mode,
+            "depends_on": task.depends_on, "skills": task.skills, "scope": task.scope,
+            "checkpoint": task.checkpoint, "check": task.check, "runner": task.runner}
 
 
 def _rebuilt(columns: list[list], walls: dict[int, float], limits: dict[str, float],

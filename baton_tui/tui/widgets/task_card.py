@@ -65,6 +65,8 @@ def _extras(task: TaskSnap) -> list[str]:
         extra.append(f"check: {task.check}")
     if task.branch:
         extra.append(task.branch)
+    if task.worktree_reason:  # (a landed task: its branch shows, so the line is there)
+        extra.append("worktree recycled")
     return extra
 
 
