@@ -16,6 +16,9 @@ the final `result` (`subtype`, `is_error`, `result`, `duration_ms`, `session_id`
 `usage`). On failure the stream may end without a result and the error goes to stderr (the log
 holds both). A session resumes with `--resume <session_id>`. The catalog is what
 `cursor-agent models` lists for the signed-in account (cached); it has no effort levels.
+
+Written from the documentation of Cursor Agent 2026.06.30-1a2b3c4; never run against the real
+CLI (not installable here): tests/agents/cursor_replay.py replays that version's formats.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ class CursorAgentPlayer(CliPlayer):
     key_vars = ("CURSOR_API_KEY",)
     install = "curl https://cursor.com/install -fsS | bash, then `cursor-agent login`"
     models = ()                # asked of Cursor itself: see `catalog`
+    replayed_version = "2026.06.30-1a2b3c4"
     efforts = ()               # model variants carry it (`…-thinking`), not a flag
     interactive_resume = ("--resume",)
     research_shell = False
