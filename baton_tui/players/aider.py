@@ -40,7 +40,7 @@ from baton_tui.players.decoding import (
 )
 from baton_tui.players.kinds import CliPlayer
 from baton_tui.players.limits import AIDER_RATE_LIMITED, contains_any, printed_at, wait_seconds
-from baton_tui.players.litellm_names import known_model
+from baton_tui.players.litellm_names import can_judge_bare_names, known_model
 
 # MODEL_ALIASES of aider 0.86.2 (aider/models.py): the short names `--model` accepts.
 ALIASES = ("sonnet", "haiku", "opus", "4", "4o", "4-turbo", "35turbo", "35-turbo", "3",
@@ -101,6 +101,13 @@ class AiderPlayer(CliPlayer):
         return (f"player 'aider' cannot start model {model!r} (an Aider alias — "
                 f"{', '.join(ALIASES[:6])}, … — or a litellm name such as openai/gpt-4o or "
                 "anthropic/claude-sonnet-4-5)")
+
+    def model_unchecked(self, model: str | None) -> str | None:
+        if model is None or "/" in model or model in (self.catalog() or ()) or \
+                can_judge_bare_names():
+            return None
+        return (f"Aider's model map cannot be read here (Aider is not installed), so model "
+                f"{model!r} is not checked")
 
     # ----------------------------------------------------------------- command lines
     def _argv(self, ctx: AttemptContext, message_file: Path, restore: bool) -> Launch:

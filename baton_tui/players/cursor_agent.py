@@ -115,6 +115,12 @@ class CursorAgentPlayer(CliPlayer):
         return (f"player 'cursor-agent' cannot start model {model!r} (not in `cursor-agent "
                 f"models`: {', '.join(catalog[:8])}{', …' if len(catalog) > 8 else ''})")
 
+    def model_unchecked(self, model: str | None) -> str | None:
+        if model is None or model in self.extra_models or self.catalog() is not None:
+            return None
+        return (f"`cursor-agent models` did not answer here, so model {model!r} is not checked "
+                "(Cursor refuses a name it lacks when the task starts)")
+
     # ----------------------------------------------------------------- command lines
     def _argv(self, ctx: AttemptContext, message: str) -> Launch:
         exe = ctx.bin or self.bin or self.executable() or self.binary

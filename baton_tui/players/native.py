@@ -220,6 +220,14 @@ class OpenAIPlayer(_NativeBase):
             return super().catalog()
         return tuple(dict.fromkeys([*served, *self.extra_models]))
 
+    def model_unchecked(self, model: str | None) -> str | None:
+        base, _key = self._endpoint()
+        if model is None or model in self.extra_models or base is None or \
+                self.served() is not None:
+            return None
+        return (f"the endpoint at {base} did not list its models, so model {model!r} is not "
+                "checked")
+
     def model_problem(self, model: str | None) -> str | None:
         if model is None or model in self.extra_models:
             return None

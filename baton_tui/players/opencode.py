@@ -156,6 +156,12 @@ class OpenCodePlayer(CliPlayer):
         return (f"player 'opencode' cannot start model {model!r} (not in `opencode models`: "
                 f"{shown}; names are provider/model)")
 
+    def model_unchecked(self, model: str | None) -> str | None:
+        if model is None or model in self.extra_models or self.catalog() is not None:
+            return None
+        return (f"`opencode models` did not answer here, so model {model!r} is not checked "
+                "(OpenCode refuses a name it lacks when the task starts)")
+
     # ----------------------------------------------------------------- command lines
     def _config(self, ctx: AttemptContext) -> str:
         command = mcp_command()
