@@ -209,13 +209,18 @@ def test_claude_build_command(tmp_path):
     assert (launch.env.get("IS_SANDBOX") == "1") == (os.geteuid() == 0)
 
 
-def test_claude_research_is_read_only_and_keeps_the_report(tmp_path):
-    argv = ClaudeCodePlayer("claude").launch(ctx(tmp_path, mode="research")).argv
-    assert argv[argv.index("--tools") + 1] == "Read,Grep,Glob"
+def test_claude_research_may_run_commands_but_not_edit_and_the_planner_only_reads(tmp_path):
+    player = ClaudeCodePlayer("claude")
+    argv = player.launch(ctx(tmp_path, mode="research")).argv
+    assert argv[argv.index("--tools") + 1] == "Read,Grep,Glob,Bash"     # no Write, no Edit
     assert argv[argv.index("--permission-mode") + 1] == "dontAsk"
-    assert argv[argv.index("--allowedTools") + 1] == "mcp__baton__baton_report"
+    assert argv[argv.index("--allowedTools") + 1] == "mcp__baton__baton_report,Bash"
     assert "--dangerously-skip-permissions" not in argv
     assert "--mcp-config" in argv
+    assert player.research_shell is True     # so Baton's prompt names `baton report`
+    planner = player.launch(ctx(tmp_path, mode="research", planning=True)).argv
+    assert planner[planner.index("--tools") + 1] == "Read,Grep,Glob"   # the person's checkout
+    assert planner[planner.index("--allowedTools") + 1] == "mcp__baton__baton_report"
 
 
 def test_claude_resume_command(tmp_path):

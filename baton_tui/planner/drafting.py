@@ -201,7 +201,8 @@ def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
     ctx = AttemptContext(task_id=0, mode=Mode.RESEARCH, prompt_path=prompt_path, prompt=message,
                          worktree=ws.root, attempt_dir=folder, env=env,
                          session_id=session.get("session_id") if resume else None,
-                         resume_message=message if resume else None, bin=player.bin)
+                         resume_message=message if resume else None, bin=player.bin,
+                         planning=True)
     launch = (player.resume(ctx) if resume and session.get("session_id") else None) \
         or player.launch(ctx)
     before = _tree_state(ws.root)

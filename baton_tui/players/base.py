@@ -10,8 +10,10 @@ Implementing a player:
   * `detect()` — installed? signed in? which version? (only ready players are offered)
   * `models`, `default_model`, `efforts` — the catalog (`models = None`: any name accepted);
     `model_problem` refuses a name, `model_unchecked` says why one could not be judged
-  * `launch(ctx)` — argv + extra env for build or research; research must be really read-only
-    and still let the report through (shell `baton report` or the MCP tools)
+  * `launch(ctx)` — argv + extra env for build or research; research may run commands (tests,
+    linters) where the CLI can but offers no editing tool (its worktree is thrown away), and
+    the planner (`ctx.planning`, in the person's checkout) gets neither; both still let the
+    report through (shell `baton report` or the MCP tools)
   * `resume(ctx)` — argv to continue a saved session (`ctx.session_id`), or None
   * `decoder()` — a fresh `Decoder` of its output format (decoding.py): the one place that
     reads the agent's output. Everything else is a fold of its events, done here:
@@ -72,6 +74,9 @@ class AttemptContext:
     session_id: str | None = None
     resume_message: str | None = None
     bin: str | None = None
+    # The planner: research in the person's own checkout, so no shell at all (a research
+    # task's throwaway worktree may run commands; its writes are discarded).
+    planning: bool = False
 
 
 @dataclass
