@@ -218,6 +218,24 @@ def test_doctor_says_which_adapters_never_met_their_real_cli(baton, tmp_path):
         assert f"! {real}:" not in out.stdout
 
 
+def test_each_replayed_cli_plans(player, baton, repo, tmp_path):
+    """Cursor Agent, Goose and Amp as the planner (AI_PROVIDER): read-only in the person's
+    checkout, the final message becomes the plan, and nothing of the run stays there."""
+    plan = {"version": 1, "goal": "g", "tasks": [
+        {"id": 1, "title": "Limiter", "prompt": "Write limiter.py", "player": player.name}]}
+    env = player.script([player.write(repo / "stray.txt", "no"),
+                         {"text": "The plan:\n" + json.dumps(plan)}])
+    out = baton("plan", "--goal", "add a limiter", env={**env, "AI_PROVIDER": player.name})
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert [t["title"] for t in baton.json("plan", "--json")["tasks"]] == ["Limiter"]
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+    argv = player.calls()[0]
+    if player.name == "goose":
+        assert "--no-profile" in argv and "--with-builtin" not in argv
+    if player.name == "cursor-agent":
+        assert "--force" not in argv and argv[argv.index("--mode") + 1] == "ask"
+
+
 def test_cursor_models_come_from_cursor_itself(baton, tmp_path):
     from helpers.scripted_players import CursorAgent
 
