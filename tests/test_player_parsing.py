@@ -403,3 +403,24 @@ def test_a_wait_an_agent_printed_counts_from_when_it_was_printed_not_when_read()
     assert unread is not None and unread >= time.time() + 19
     with reading_output(time.time() + 60):  # a clock ahead of ours: never later than now
         assert AiderPlayer().outcome(log).limit_until <= time.time() + 20.5
+
+
+def test_aider_research_runs_the_commands_its_reply_proposes_in_rounds(tmp_path):
+    from baton_tui.players.aider import AiderPlayer
+    from baton_tui.players.aider_research import last_reply, proposed
+
+    player = AiderPlayer("aider")
+    research = player.launch(ctx(tmp_path, mode="research")).argv
+    assert research[research.index("-m") + 1] == "baton_tui.players.aider_research"
+    aider = research[research.index("--") + 1:]
+    assert aider[0] == "aider" and "--dry-run" in aider and "ask" in aider
+    message = Path(aider[aider.index("--message-file") + 1]).read_text()
+    assert message.startswith("# Task 3: x") and "```bash block" in message
+    planner = player.launch(ctx(tmp_path, mode="research", planning=True)).argv
+    assert planner[0] == "aider" and "baton_tui.players.aider_research" not in planner
+    assert player.launch(ctx(tmp_path)).argv[0] == "aider"            # build: Aider alone
+    history = ("#### # Task 3\n#### Run the tests\n\nLet me run them.\n```bash\n$ pytest -q\n"
+               "ruff check .\n```\n> Tokens: 1k sent\n")
+    assert proposed(last_reply(history)) == ["pytest -q", "ruff check ."]
+    assert proposed("```bash\npytest\n```\nBATON: done fine") == []    # it reported
+    assert proposed(last_reply("#### ```bash\nrm -rf /\n```\n\nNothing to run.")) == []

@@ -349,6 +349,12 @@ class Aider(RealPlayer):
             turns.append({"text": "\n\n".join([*body, *report])})
         return turns
 
+    def research_commands(self, commands: list[str], *after: dict) -> list[dict]:
+        """Aider proposes the commands in a reply of their own; Aider `/run`s them, and its
+        next reply (with their output in the chat) goes on."""
+        proposal = {"text": "Let me run them.\n```bash\n" + "\n".join(commands) + "\n```"}
+        return [proposal, *self.conversation(*after)]
+
     def throttled(self, attempts: int) -> list[dict]:
         """Each attempt's one call, tried three times by the SDK; a retry continues the
         conversation, so its turns wait for "Continue the task" (Aider's own retries of the
