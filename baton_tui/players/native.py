@@ -88,6 +88,8 @@ class _NativeBase(NativePlayer):
                 "--transcript", str(Path(ctx.attempt_dir) / "transcript.json")]
         if ctx.effort:
             argv += ["--effort", ctx.effort]
+        if ctx.planning:   # the person's own checkout: no shell
+            argv.append("--no-shell")
         return argv
 
     def launch(self, ctx: AttemptContext) -> Launch:
