@@ -127,9 +127,9 @@ def test_every_player_with_a_catalog_refuses_nonsense(name, baton, tmp_path, ser
     assert baton("plan", "--json").stdout == before
 
 
-def test_a_name_baton_cannot_judge_is_let_through_with_the_reason_at_approve(baton, tmp_path):
-    """Codex with a provider of the person's own: any name, and approving says why it was
-    not checked (never silently)."""
+def test_a_name_baton_cannot_judge_is_let_through_with_the_reason(baton, tmp_path):
+    """Codex with a provider of the person's own: any name, and editing and approving say
+    why it was not checked (never silently)."""
     codex_home = tmp_path / "codex-home"
     codex_home.mkdir()
     (codex_home / "config.toml").write_text(
@@ -137,7 +137,10 @@ def test_a_name_baton_cannot_judge_is_let_through_with_the_reason_at_approve(bat
         'base_url = "http://127.0.0.1:9/v1"\nenv_key = "MINE_KEY"\n')
     env = {"CODEX_HOME": str(codex_home), "MINE_KEY": "k"}
     assert load(baton, tmp_path, "codex", env=env, model="my-local-model").returncode == 0
+    out = baton("task-model", "1", "another-local-model", env=env)     # at edit time
+    assert out.returncode == 0 and "baton: note: task 1: your Codex config's model_provider " \
+        "'mine' is your own, so model 'another-local-model' is not checked" in out.stderr
     out = baton("approve", env=env)
     assert out.returncode == 0, out.stderr
     assert ("task 1: your Codex config's model_provider 'mine' is your own, so model "
-            "'my-local-model' is not checked") in out.stderr
+            "'another-local-model' is not checked") in out.stderr
