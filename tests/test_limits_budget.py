@@ -11,14 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from baton_tui.config import Config
-
 from helpers.run_kit import (
     DEMO_AGENT, events, git, load_plan, status, task, task_status, wait_idle, wait_state,
 )
 
 pytestmark = pytest.mark.slow
 AGENTS = Path(__file__).resolve().parent / "agents"
+SAMPLE_CONFIG = Path(__file__).resolve().parent / "data" / "product_page_baton.toml"
 
 
 def agents(repo, scripts: dict[str, dict], limits: str = "", top: str = "") -> None:
@@ -170,41 +169,16 @@ def test_a_player_without_costs_reads_cost_unknown_never_zero(repo, baton):
     assert "cost unknown" in text and "$0.0000" not in text
 
 
-def test_the_sample_config_loads_verbatim(tmp_path):
-    import tomllib
+def test_the_product_pages_sample_config_loads_verbatim(repo):
+    """tests/data/product_page_baton.toml is the product page's sample `baton.toml` as published
+    (a copy: CI runs on a checkout of this repository alone), loaded as a repository's own."""
+    from baton_tui.config import load_config
 
-    sample = """\
-planner = "claude-code"
-autonomy = "guarded"
-
-[players]
-default = "claude-code"
-research = "codex"
-
-[limits]
-max_parallel = 4
-pause_on_usage_limit = true
-probe = ["5m", "15m", "30m", "1h"]
-budget_tokens = 2000000
-budget_cost = 25.0
-budget_time = "4h"
-budget_hard = false
-
-[supervision]
-loop_repeats = 5
-idle_turns = 30
-
-[autopilot]
-stop_after_failures = 3
-deadline = "18:30"
-
-[worktree]
-copy = [".env"]
-"""
-    config = Config.model_validate(tomllib.loads(sample))
-    assert config.limits.pause_on_usage_limit and config.limits.budget_time == 4 * 3600
-    assert config.limits.probe == [300, 900, 1800, 3600]
-    assert config.autopilot.deadline == "18:30" and config.autopilot.stop_after_failures == 3
+    (repo / "baton.toml").write_bytes(SAMPLE_CONFIG.read_bytes())
+    config = load_config(repo).config
+    assert config.planner == "claude-code" and config.autonomy == "guarded"
+    assert config.players.default == "claude-code" and config.players.research == "opencode"
+    assert config.limits.max_parallel == 3 and config.limits.pause_on_usage_limit
 
 
 def test_ai_provider_names_the_planner_and_baton_planner_wins(repo, monkeypatch):

@@ -13,8 +13,12 @@ import json
 import os
 import socket
 
+import pytest
+
 from conftest import write_plan
 from helpers.real_cli_kit import CODEX, NPM_BIN, require_cli
+from helpers.real_players import AIDER_PLAYER, OPENCODE_PLAYER
+from helpers.scripted_players import CursorAgent, Goose
 
 
 def personal(tmp_path, body: str) -> dict[str, str]:
@@ -92,3 +96,51 @@ def test_custom_players_take_any_name_unless_their_config_lists_models(baton, tm
     assert "player 'picky' cannot start model 'nonsense-model' (its models: fast, thorough)" \
         in out.stderr
     assert baton("task-model", "1", "thorough", env=env).returncode == 0
+
+
+CATALOGUED = ["claude-code", "codex", "gemini", "aider", "amp", "cursor-agent", "goose",
+              "opencode", "anthropic", "openai"]
+
+
+@pytest.mark.parametrize("name", CATALOGUED)
+def test_every_player_with_a_catalog_refuses_nonsense(name, baton, tmp_path, server):
+    """`baton task-model N nonsense` is refused (exit 2, one line naming it, the plan left as
+    it was) on every player whose catalog Baton can read: Cursor Agent's and OpenCode's come
+    from the CLI itself (a replay, the real OpenCode), Aider's bare names from the installed
+    Aider's model map, Goose's from its provider's names."""
+    env: dict[str, str] = {"OPENAI_BASE_URL": ""}
+    if name == "cursor-agent":
+        env.update(CursorAgent(tmp_path).env())
+    elif name == "goose":
+        env.update(Goose(tmp_path).env())
+    elif name == "opencode":
+        OPENCODE_PLAYER.require()
+        env.update(OPENCODE_PLAYER.env(server))
+    elif name == "aider":                 # its bare names are the installed Aider's model map
+        AIDER_PLAYER.require()
+        env.update(AIDER_PLAYER.env(server))
+    assert load(baton, tmp_path, name, env=env).returncode == 0
+    before = baton("plan", "--json").stdout
+    out = baton("task-model", "1", "nonsense", env=env)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert [ln for ln in out.stderr.splitlines() if "'nonsense'" in ln], out.stderr
+    assert baton("plan", "--json").stdout == before
+
+
+def test_a_name_baton_cannot_judge_is_let_through_with_the_reason(baton, tmp_path):
+    """Codex with a provider of the person's own: any name, and editing and approving say
+    why it was not checked (never silently)."""
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        'model_provider = "mine"\n[model_providers.mine]\nname = "Mine"\n'
+        'base_url = "http://127.0.0.1:9/v1"\nenv_key = "MINE_KEY"\n')
+    env = {"CODEX_HOME": str(codex_home), "MINE_KEY": "k"}
+    assert load(baton, tmp_path, "codex", env=env, model="my-local-model").returncode == 0
+    out = baton("task-model", "1", "another-local-model", env=env)     # at edit time
+    assert out.returncode == 0 and "baton: note: task 1: your Codex config's model_provider " \
+        "'mine' is your own, so model 'another-local-model' is not checked" in out.stderr
+    out = baton("approve", env=env)
+    assert out.returncode == 0, out.stderr
+    assert ("task 1: your Codex config's model_provider 'mine' is your own, so model "
+            "'another-local-model' is not checked") in out.stderr

@@ -138,10 +138,11 @@ def test_build_task_edits_reports_and_lands_with_tokens_and_cost(repo, baton, mo
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
-def test_research_is_read_only_and_reports(repo, baton, model_server, provider):
+def test_research_cannot_edit_runs_commands_and_reports(repo, baton, model_server, provider):
     server = model_server([
         {"tool": "write_file", "input": {"path": "notes.txt", "content": "should not exist"}},
         {"tool": "read_file", "input": {"path": "README.md"}},
+        {"tool": "run_command", "input": {"command": "wc -l README.md"}},
         report("README holds one heading"),
         {"text": "Reported."},
     ])
@@ -149,14 +150,15 @@ def test_research_is_read_only_and_reports(repo, baton, model_server, provider):
     result = baton("run", "--approve")
     assert result.returncode == 0, result.stdout + result.stderr
     task = task_of(baton)
-    assert task["state"] == "done", task          # a changed worktree would have failed it
+    assert task["state"] == "done", task
     model = server.model_requests()
     offered = tool_names(model[0], provider)
-    assert {"read_file", "list_files", "grep", "baton_report"} <= offered
-    assert not offered & {"write_file", "edit_file", "run_command"}
+    assert {"read_file", "list_files", "grep", "run_command", "baton_report"} <= offered
+    assert not offered & {"write_file", "edit_file"}
     refused = tool_results(model[1], provider)[0]
     assert "not available in a read-only research task" in refused
     assert "# sample" in tool_results(model[2], provider)[-1]
+    assert "1 README.md" in tool_results(model[3], provider)[-1]     # its shell ran
     reported = events(baton, "task.reported")
     assert reported[-1]["data"]["summary"] == "README holds one heading"
     assert not (repo / "notes.txt").exists()

@@ -135,6 +135,20 @@ def test_a_write_during_planning_is_caught_and_no_plan_is_made(planner_repo, bat
     assert branches.strip() == ""  # planning never creates branches
 
 
+def test_a_players_own_cache_is_not_the_planner_changing_the_repository(planner_repo, baton,
+                                                                        repo):
+    """Aider writes its tag cache into the repository it reads: planning goes on, and the
+    cache it created is cleared again (a cache the person already had is left alone)."""
+    mine = repo / ".aider.chat.history.md"
+    mine.write_text("the person's own\n")
+    planner_repo([{"write": ".aider.tags.cache.v4/cache.db", "then": plan_doc([task(1, "a")])}])
+    result = baton("plan", "--goal", "g")
+    assert result.returncode == 0, result.stderr
+    assert [t["title"] for t in baton.json("plan", "--json")["tasks"]] == ["a"]
+    assert not (repo / ".aider.tags.cache.v4").exists()
+    assert mine.read_text() == "the person's own\n"
+
+
 def test_planning_never_creates_branches_or_worktrees(planner_repo, baton, repo):
     planner_repo([plan_doc([task(1, "a")])])
     assert baton("plan", "--goal", "g").returncode == 0

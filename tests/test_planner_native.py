@@ -1,6 +1,7 @@
 """The planner on a native API route, against the scripted model server over HTTP.
 
-The route runs read-only (no write tools are offered); the model's final message holds the
+The route runs read-only (no write tools and no shell are offered: the planner reads the
+person's own checkout); the model's final message holds the
 JSON answer. The session continues after the person's answers.
 """
 
@@ -40,6 +41,8 @@ def test_native_planner_asks_then_plans_without_writing(repo, baton, model_serve
     assert doc["questions"][0]["answer"] == "reuse it"
     assert not (repo / "planner-wrote.txt").exists()  # the write did not happen
     requests = [r for r in srv.requests if not r.get("side")]
+    first = json.dumps(requests[0].get("json") or requests[0].get("body"))
+    assert '"read_file"' in first and '"run_command"' not in first and '"write_file"' not in first
     # The answer went back into the same conversation: the last request carries the history.
     last = json.dumps(requests[-1].get("json") or requests[-1].get("body"))
     assert "reuse it" in last and "README.md" in last

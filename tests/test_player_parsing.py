@@ -209,13 +209,18 @@ def test_claude_build_command(tmp_path):
     assert (launch.env.get("IS_SANDBOX") == "1") == (os.geteuid() == 0)
 
 
-def test_claude_research_is_read_only_and_keeps_the_report(tmp_path):
-    argv = ClaudeCodePlayer("claude").launch(ctx(tmp_path, mode="research")).argv
-    assert argv[argv.index("--tools") + 1] == "Read,Grep,Glob"
+def test_claude_research_may_run_commands_but_not_edit_and_the_planner_only_reads(tmp_path):
+    player = ClaudeCodePlayer("claude")
+    argv = player.launch(ctx(tmp_path, mode="research")).argv
+    assert argv[argv.index("--tools") + 1] == "Read,Grep,Glob,Bash"     # no Write, no Edit
     assert argv[argv.index("--permission-mode") + 1] == "dontAsk"
-    assert argv[argv.index("--allowedTools") + 1] == "mcp__baton__baton_report"
+    assert argv[argv.index("--allowedTools") + 1] == "mcp__baton__baton_report,Bash"
     assert "--dangerously-skip-permissions" not in argv
     assert "--mcp-config" in argv
+    assert player.research_shell is True     # so Baton's prompt names `baton report`
+    planner = player.launch(ctx(tmp_path, mode="research", planning=True)).argv
+    assert planner[planner.index("--tools") + 1] == "Read,Grep,Glob"   # the person's checkout
+    assert planner[planner.index("--allowedTools") + 1] == "mcp__baton__baton_report"
 
 
 def test_claude_resume_command(tmp_path):
@@ -398,3 +403,24 @@ def test_a_wait_an_agent_printed_counts_from_when_it_was_printed_not_when_read()
     assert unread is not None and unread >= time.time() + 19
     with reading_output(time.time() + 60):  # a clock ahead of ours: never later than now
         assert AiderPlayer().outcome(log).limit_until <= time.time() + 20.5
+
+
+def test_aider_research_runs_the_commands_its_reply_proposes_in_rounds(tmp_path):
+    from baton_tui.players.aider import AiderPlayer
+    from baton_tui.players.aider_research import last_reply, proposed
+
+    player = AiderPlayer("aider")
+    research = player.launch(ctx(tmp_path, mode="research")).argv
+    assert research[research.index("-m") + 1] == "baton_tui.players.aider_research"
+    aider = research[research.index("--") + 1:]
+    assert aider[0] == "aider" and "--dry-run" in aider and "ask" in aider
+    message = Path(aider[aider.index("--message-file") + 1]).read_text()
+    assert message.startswith("# Task 3: x") and "```bash block" in message
+    planner = player.launch(ctx(tmp_path, mode="research", planning=True)).argv
+    assert planner[0] == "aider" and "baton_tui.players.aider_research" not in planner
+    assert player.launch(ctx(tmp_path)).argv[0] == "aider"            # build: Aider alone
+    history = ("#### # Task 3\n#### Run the tests\n\nLet me run them.\n```bash\n$ pytest -q\n"
+               "ruff check .\n```\n> Tokens: 1k sent\n")
+    assert proposed(last_reply(history)) == ["pytest -q", "ruff check ."]
+    assert proposed("```bash\npytest\n```\nBATON: done fine") == []    # it reported
+    assert proposed(last_reply("#### ```bash\nrm -rf /\n```\n\nNothing to run.")) == []

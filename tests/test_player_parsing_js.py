@@ -129,6 +129,10 @@ def test_opencode_command_lines(tmp_path, monkeypatch):
     rules = list(config["agent"]["baton-research"]["permission"].items())
     assert rules[0] == ("*", "deny") and ("read", "allow") in rules   # the last match wins
     assert ("baton_*", "allow") in rules and all(v == "allow" for _k, v in rules[1:])
+    assert ("bash", "allow") in rules and not {"edit", "write"} & dict(rules).keys()
+    planner = player.launch(ctx(tmp_path, mode="research", planning=True))
+    config = json.loads(planner.env["OPENCODE_CONFIG_CONTENT"])
+    assert "bash" not in config["agent"]["baton-research"]["permission"]   # denied by "*"
     resumed = player.resume(ctx(tmp_path, session_id=SID, resume_message="Go on."))
     assert resumed.argv[resumed.argv.index("--session") + 1] == SID
     assert resumed.stdin_file.read_text().startswith("Go on.")
@@ -224,7 +228,11 @@ def test_gemini_command_lines_and_its_view_of_gemini_home(tmp_path, monkeypatch)
     research = player.launch(ctx(tmp_path, mode="research"))
     assert research.argv[research.argv.index("--approval-mode") + 1] == "default"
     policy = Path(research.argv[research.argv.index("--admin-policy") + 1]).read_text()
-    assert all(f'toolName = "{t}"' in policy for t in ("write_file", "run_shell_command"))
+    assert all(f'toolName = "{t}"\ndecision = "deny"' in policy for t in ("write_file", "replace"))
+    assert 'toolName = "run_shell_command"\ndecision = "allow"' in policy
+    planner = player.launch(ctx(tmp_path, mode="research", planning=True))
+    policy = Path(planner.argv[planner.argv.index("--admin-policy") + 1]).read_text()
+    assert 'toolName = "run_shell_command"\ndecision = "deny"' in policy
     assert research.argv[research.argv.index("--allowed-mcp-server-names") + 1] == "baton"
     resumed = player.resume(ctx(tmp_path, session_id=GSID))
     assert resumed.argv[resumed.argv.index("--resume") + 1] == GSID

@@ -12,7 +12,9 @@ inherits them. No vendor is reached.
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -117,6 +119,41 @@ def test_research_reads_reports_over_mcp_and_writes_nothing(player, server, bato
     summary = [data_of(e).get("summary") for e in events_of(baton, 1)
                if (e.get("kind") or e.get("type")) == "task.done"]
     assert summary == ["README.md is a one-line heading: sample"]
+
+
+def test_research_runs_the_test_suite_and_nothing_of_it_lands(player, server, baton, repo,
+                                                              tmp_path):
+    """The page's flaky-test example: a research task runs `pytest` with the CLI's own shell
+    (Aider: its own `/run`), the model reads the result, the report lands — and nothing the
+    run wrote (pytest's caches, bytecode) reaches a branch or the person's checkout."""
+    (repo / "test_sample.py").write_text("def test_adds():\n    assert 1 + 1 == 2\n")
+    git(repo, "add", "test_sample.py")
+    git(repo, "commit", "-q", "-m", "a test")
+    tip = git(repo, "rev-parse", "main")
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Run the tests", "prompt": "Run the test suite; does it pass?",
+         "player": player.name, "mode": "research"},
+    ])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    wt = worktree(repo, baton, 1, "-research-1")
+    # It names no file: Aider would add a file its reply names and ask the model again.
+    pytest_cmd = f"{shlex.quote(sys.executable)} -m pytest -q"
+    server.add_turns(player.research_commands(
+        [pytest_cmd], player.report("done", "the suite passes: 1 passed"), {"text": "Reported."}))
+    result = run(baton, player.env(server), timeout=240)
+    assert result.returncode == 0, attempt_logs(repo)[-4000:]
+    assert task_of(baton, 1)["state"] == "done"
+    summary = [data_of(e).get("summary") for e in events_of(baton, 1)
+               if (e.get("kind") or e.get("type")) == "task.done"]
+    assert summary == ["the suite passes: 1 passed"]
+    calls = model_calls(server, player)
+    assert any("1 passed" in json.dumps(c["json"]) for c in calls[1:]), \
+        "pytest's result never reached the model"
+    assert git(repo, "status", "--porcelain") == ""            # the person's checkout
+    assert git(repo, "rev-parse", "main") == tip
+    for branch in git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/").split():
+        assert git(repo, "rev-parse", branch) == tip, branch        # no task branch moved on
+    assert not wt.exists()                                       # the throwaway worktree
 
 
 def test_429_is_retried_then_fails_visibly(player, server, baton, repo, tmp_path):

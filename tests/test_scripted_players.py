@@ -67,7 +67,8 @@ def test_build_edits_reports_and_lands(player, baton, repo, tmp_path):
     if player.name == "cursor-agent":
         assert "--force" in argv and argv[argv.index("--workspace") + 1] == str(wt)
     if player.name == "goose":
-        assert "--no-profile" in argv and argv[argv.index("--with-builtin") + 1] == "developer"
+        assert "--no-profile" not in argv and \
+            argv[argv.index("--with-builtin") + 1] == "developer"
 
 
 def test_research_cannot_write_and_still_reports(player, baton, repo, tmp_path):
@@ -87,6 +88,7 @@ def test_research_cannot_write_and_still_reports(player, baton, repo, tmp_path):
     if player.name == "goose":
         assert "# sample" in logs and "outside the folder this task may read" in logs
         assert "--with-builtin" not in player.calls()[0]
+        assert "--no-profile" in player.calls()[0]   # an extension of the person's could write
     if player.name == "cursor-agent":
         assert "--force" not in player.calls()[0]
     if player.name == "amp":
@@ -153,6 +155,85 @@ def test_a_baton_line_counts_only_with_exit_0(baton, repo, tmp_path):
     assert out.returncode == 1, out.stdout + out.stderr
     failed = [data_of(e) for e in events_of(baton, 1) if e.get("kind") == "task.failed"]
     assert "counts only with exit status 0" in failed[-1]["reason"], failed
+
+
+def test_goose_builds_with_the_persons_own_extensions(baton, repo, tmp_path):
+    """A build task runs Goose with the person's profile: an extension their config.yaml
+    enables works unchanged (research leaves it out: see the research test above)."""
+    from helpers.scripted_players import Goose
+
+    player = Goose(tmp_path)
+    config = tmp_path / "xdg" / "goose" / "config.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text("GOOSE_PROVIDER: openai\nextensions:\n  notes:\n    enabled: true\n"
+                      "    name: notes\n    type: builtin\n")
+    load(baton, tmp_path, player)
+    env = player.script([{"tool": "notes__hello", "args": {}},
+                         *player.report("build", "done", "used my notes")])
+    out = baton("run", "--approve", env={**env, "XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    assert out.returncode == 0, out.stdout + out.stderr + attempt_logs(repo)[-3000:]
+    assert "notes from the person's profile" in attempt_logs(repo)
+    assert done_summaries(baton) == ["used my notes"]
+
+
+def test_goose_refuses_a_model_its_provider_lacks_or_says_why_it_cannot_know(baton, tmp_path):
+    from helpers.scripted_players import Goose
+
+    player = Goose(tmp_path)
+    env = player.env()                    # GOOSE_PROVIDER=openai: OpenAI's names
+    load(baton, tmp_path, player, title="Pick")
+    assert baton("task-model", "1", "gpt-4o", env=env).returncode == 0
+    out = baton("task-model", "1", "nonsense", env=env)
+    assert out.returncode == 2
+    assert "player 'goose' cannot start model 'nonsense' (Goose's provider 'openai'" in out.stderr
+    listed = tmp_path / "personal.toml"
+    listed.write_text('[players.goose]\nmodels = ["my-gateway-model"]\n')
+    assert baton("task-model", "1", "my-gateway-model",
+                 env={**env, "BATON_CONFIG": str(listed)}).returncode == 0
+    local = {**env, "GOOSE_PROVIDER": "ollama"}   # a provider whose names Baton cannot know
+    assert baton("task-model", "1", "qwen3-coder:30b", env=local).returncode == 0
+    out = baton("approve", env=local)
+    assert out.returncode == 0, out.stderr
+    assert "goose's provider 'ollama' has no model list Baton can read, so model " \
+        "'qwen3-coder:30b' is not checked" in out.stdout + out.stderr
+
+
+def test_doctor_says_which_adapters_never_met_their_real_cli(baton, tmp_path):
+    """Amp, Cursor Agent and Goose were only ever run against replays; doctor says so, naming
+    the version whose documented formats the replay (and the adapter) follow."""
+    from baton_tui.players.builtin import BUILTIN_CLASSES
+    from helpers.scripted_players import PROFILES
+
+    out = baton("doctor")
+    for profile in PROFILES:
+        version = BUILTIN_CLASSES[profile.name].replayed_version
+        assert version, profile.name
+        assert (f"! {profile.name}: Baton's adapter has never been run against the real "
+                f"{profile.name} CLI, only against replays of the formats {profile.name} "
+                f"{version} documents") in out.stdout
+        replay = profile(tmp_path)                  # the replay answers as that version
+        listed = json.loads(baton("players", "--json", env=replay.env()).stdout)
+        assert next(p for p in listed if p["name"] == profile.name)["version"] == version
+    for real in ("claude-code", "codex", "opencode", "gemini", "aider"):
+        assert f"! {real}:" not in out.stdout
+
+
+def test_each_replayed_cli_plans(player, baton, repo, tmp_path):
+    """Cursor Agent, Goose and Amp as the planner (AI_PROVIDER): read-only in the person's
+    checkout, the final message becomes the plan, and nothing of the run stays there."""
+    plan = {"version": 1, "goal": "g", "tasks": [
+        {"id": 1, "title": "Limiter", "prompt": "Write limiter.py", "player": player.name}]}
+    env = player.script([player.write(repo / "stray.txt", "no"),
+                         {"text": "The plan:\n" + json.dumps(plan)}])
+    out = baton("plan", "--goal", "add a limiter", env={**env, "AI_PROVIDER": player.name})
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert [t["title"] for t in baton.json("plan", "--json")["tasks"]] == ["Limiter"]
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+    argv = player.calls()[0]
+    if player.name == "goose":
+        assert "--no-profile" in argv and "--with-builtin" not in argv
+    if player.name == "cursor-agent":
+        assert "--force" not in argv and argv[argv.index("--mode") + 1] == "ask"
 
 
 def test_cursor_models_come_from_cursor_itself(baton, tmp_path):

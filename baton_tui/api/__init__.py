@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         parse_list as parse_list, dependents as dependents, player_facts as player_facts,
         known_player_facts as known_player_facts, refusal as refusal, plan_goal as plan_goal,
         trust_preview as trust_preview, plan_answer as plan_answer, planner_session as planner_session,
+        model_notes as model_notes,
     )
     from baton_tui.api.running import (
         conductor_ahead as conductor_ahead, start_run as start_run, resume_run as resume_run,
@@ -105,7 +106,7 @@ _PROVIDERS = {
         "current_doc", "current_plan", "read_plan_text", "load_plan", "store_plan",
         "edit_task", "add_task", "remove_task", "set_autonomy", "approve", "parse_ids",
         "parse_list", "dependents", "player_facts", "known_player_facts", "refusal",
-        "plan_goal", "trust_preview", "plan_answer", "planner_session",
+        "plan_goal", "trust_preview", "plan_answer", "planner_session", "model_notes",
     ),
     "baton_tui.api.running": (
         "conductor_ahead", "start_run", "resume_run", "pause_run", "ensure_trusted",

@@ -15,7 +15,7 @@ from baton_tui.core.words import Mode
 from baton_tui.plan.current import (
     Current, add_task as add, approve as approve_plan, current, edit_task as edit,
     known_player_facts as known, player_facts as facts, remove_task as remove,
-    set_autonomy as change, store_new_plan,
+    set_autonomy as change, store_new_plan, unchecked_models,
 )
 from baton_tui.plan.edits import parse_ids as parse_id_list, parse_list as parse_word_list
 from baton_tui.plan.model import PlanDocument, parse_document, parse_text, read_source
@@ -54,6 +54,11 @@ def store_plan(ws: "Workspace", raw: dict[str, Any], source: str, new: bool = Fa
 
 def edit_task(ws: "Workspace", task_id: int, field: str, value: Any) -> "PlanDocument":
     return edit(ws, task_id, field, value)
+
+
+def model_notes(ws: "Workspace", doc: "PlanDocument", task_id: int) -> list[str]:
+    """Why a task's model could not be checked (its player cannot know its names here)."""
+    return unchecked_models(ws, [doc.task(task_id)])
 
 
 def add_task(ws: "Workspace", title: str, player: str, mode: str = Mode.BUILD,

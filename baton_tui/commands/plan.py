@@ -97,6 +97,9 @@ def cmd_task_field(args: Namespace) -> int:
         if args.field == "player" else ""
     print(f"task {args.id}: {args.field.replace('depends_on', 'deps')} = "
           f"{json.dumps(shown) if not isinstance(shown, str) else shown}{extra}")
+    if args.field in ("model", "player"):
+        for note in api.model_notes(ws, doc, args.id):
+            print(f"baton: note: {note}", file=sys.stderr)
     return 0
 
 

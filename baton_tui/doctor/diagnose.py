@@ -41,6 +41,9 @@ def diagnose(ws: Workspace) -> tuple[list[str], int]:
             lines.append(f"✓ {found.name}{' ' + found.version if found.version else ''}")
         else:
             lines.append(f"· {found.name}: {found.reason}" + (f" — {found.fix}" if found.fix else ""))
+        untried = replay_only(ws, found.name)
+        if untried:
+            lines.append(f"  {untried}")
     planner = ws.config.planner
     source = planner_source(ws)
     chosen = detected.get(planner)
@@ -53,6 +56,17 @@ def diagnose(ws: Workspace) -> tuple[list[str], int]:
                  "cannot run — "
                  "set `planner` in config or BATON_PLANNER to a ready player")
     return lines, 1
+
+
+def replay_only(ws: Workspace, name: str) -> str | None:
+    """A plain warning when a player's adapter has never been run against its real CLI."""
+    player = ws.catalog.players.get(name)
+    version = player.replayed_version if player else None
+    if not version:
+        return None
+    return (f"! {name}: Baton's adapter has never been run against the real {name} CLI, only "
+            f"against replays of the formats {name} {version} documents; a newer {name} may "
+            "not work with it")
 
 
 def planner_source(ws: Workspace) -> str:

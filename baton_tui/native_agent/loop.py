@@ -39,8 +39,10 @@ short final message."""
 
 BUILD_NOTE = (" Make the change with write_file / edit_file; run_command is your shell in the "
               "worktree (tests, linters). Do not commit, push or switch branches.")
-RESEARCH_NOTE = (" READ-ONLY: read, list and search only; you have no tool that writes. Put your "
-                 "findings in the baton_report summary.")
+RESEARCH_NOTE = (" READ-ONLY: read, list and search; you have no tool that edits. Where you have "
+                 "run_command you may run commands (tests, linters): this worktree is thrown "
+                 "away and nothing written in it lands. Put your findings in the baton_report "
+                 "summary.")
 
 
 def _save(path: Path, data: dict) -> None:
@@ -65,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume-message", default=None)
     p.add_argument("--max-turns", type=int, default=MAX_TURNS)
     p.add_argument("--cwd", type=Path, default=None, help="the worktree (default: the cwd)")
+    p.add_argument("--no-shell", action="store_true",
+                   help="no run_command (the planner, in the person's own checkout)")
     return p
 
 
@@ -109,7 +113,7 @@ def _run_tools(toolbox: Toolbox, calls: list[Call]) -> list[tuple[Call, str, boo
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     root = (args.cwd or Path.cwd()).resolve()
-    toolbox = Toolbox(root, args.mode)
+    toolbox = Toolbox(root, args.mode, shell=not args.no_shell)
 
     def on_signal(signum: int, _frame: Any) -> None:
         toolbox.kill_child()

@@ -1,8 +1,10 @@
 """The tool surface the model is offered: names, descriptions, JSON schemas and limits.
 
 Both providers build their tool lists from `TOOL_SPECS`, so a tool is described once. Research
-mode offers only `READ_TOOLS`; build mode adds `WRITE_TOOLS`. A `ToolError`'s message goes back
-to the model as the tool's (error) result, and `summarize` is the one-line log form of a call.
+mode offers `READ_TOOLS` and the shell (`SHELL_TOOL`: tests, linters in its throwaway worktree;
+not to the planner, which reads the person's own checkout); build mode adds `WRITE_TOOLS`.
+A `ToolError`'s message goes back to the model as the tool's (error) result, and `summarize`
+is the one-line log form of a call.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ TOOL_SPECS: dict[str, dict[str, Any]] = {
 }
 READ_TOOLS = ("read_file", "list_files", "grep", "baton_report", "baton_checkpoint")
 WRITE_TOOLS = ("write_file", "edit_file", "run_command")
+SHELL_TOOL = "run_command"
 
 
 def summarize(name: str, args: Any) -> str:

@@ -1,8 +1,9 @@
 """The tools of one attempt, confined to its worktree: `Toolbox` dispatches a model's call.
 
 Every path is resolved (symlinks included) and must stay inside the worktree; `.git` is never
-writable. Research mode does not offer the writing tools and refuses a call to one. The shell
-is `shell.Shell`; the report tools call `baton_tui.channel.report` in-process.
+writable. Research mode does not offer the editing tools and refuses a call to one; it keeps the
+shell unless it plans (`shell=False`: the person's own checkout). The shell is `shell.Shell`;
+the report tools call `baton_tui.channel.report` in-process.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from baton_tui.native_agent.shell import Shell
 from baton_tui.native_agent.specs import (
     READ_LIMIT,
     READ_TOOLS,
+    SHELL_TOOL,
     WRITE_TOOLS,
     ToolError,
     clip,
@@ -29,10 +31,11 @@ from baton_tui.native_agent.specs import (
 class Toolbox:
     """The tools of one attempt, confined to its worktree."""
 
-    def __init__(self, root: Path, mode: str):
+    def __init__(self, root: Path, mode: str, shell: bool = True):
         self.root = root.resolve()
         self.mode = mode
-        self.names = READ_TOOLS if mode == Mode.RESEARCH else READ_TOOLS + WRITE_TOOLS
+        research = READ_TOOLS + ((SHELL_TOOL,) if shell else ())
+        self.names = research if mode == Mode.RESEARCH else READ_TOOLS + WRITE_TOOLS
         self.shell = Shell(self.root)
 
     # paths ------------------------------------------------------------------

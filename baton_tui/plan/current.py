@@ -16,7 +16,7 @@ from typing import Any, Iterable
 from baton_tui.core.errors import BatonError
 from baton_tui.gitops import git
 from baton_tui.plan import edits
-from baton_tui.plan.model import PlanDocument, parse_document
+from baton_tui.plan.model import PlanDocument, Task, parse_document
 from baton_tui.core.slug import slugify, unique_slug
 from baton_tui.plan.validate import ensure_valid
 from baton_tui import readiness
@@ -255,6 +255,14 @@ def set_autonomy(ws: Workspace, level: str) -> None:
     ws.store.append(cur.row.id, None, K.PLAN_AUTONOMY, {"from": previous, "to": level})
 
 
+def unchecked_models(ws: Workspace, tasks: Iterable[Task]) -> list[str]:
+    """Why a task's model could not be judged (its player cannot list its models here)."""
+    players = ws.catalog.players
+    notes = [(task.id, players[task.player].model_unchecked(task.model))
+             for task in tasks if task.model and task.player in players]
+    return [f"task {task_id}: {note}" for task_id, note in notes if note]
+
+
 def approve(ws: Workspace) -> tuple[PlanRow, list[str]]:
     """Approve the whole plan; record the person's branch and commit. Returns warnings."""
     cur = current(ws)
@@ -262,7 +270,7 @@ def approve(ws: Workspace) -> tuple[PlanRow, list[str]]:
     validate(ws, cur.doc, "plan")
     readiness.detect(ws, {t.player for t in cur.doc.tasks if not cur.started(t.id)})
     cur.refuse(ws, Action.APPROVE)   # names each task on a player that cannot start here
-    warnings: list[str] = []
+    warnings = unchecked_models(ws, [t for t in cur.doc.tasks if not cur.started(t.id)])
     branch = commit = None
     if ws.paths.is_git:
         try:

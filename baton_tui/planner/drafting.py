@@ -35,6 +35,7 @@ from baton_tui.players import steps
 from baton_tui.players.base import AttemptContext
 from baton_tui.core.events import EventKind
 from baton_tui.core.words import Mode
+from baton_tui.gitops import worktrees
 from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
 
@@ -155,12 +156,33 @@ def ready_players(ws: Workspace) -> set[str]:
     return {name for name, p in ws.catalog.players.items() if p.runs_agent and p.detect().ready}
 
 
-def _tree_state(root: Path) -> str:
+def _tree_state(root: Path) -> set[str]:
+    """The checkout's `git status` entries (untracked files one by one)."""
     try:
-        return subprocess.run(["git", "status", "--porcelain=v1", "-uall"], cwd=root,
-                              capture_output=True, text=True, timeout=60).stdout
+        out = subprocess.run(["git", "status", "--porcelain=v1", "-uall", "-z"], cwd=root,
+                             capture_output=True, text=True, timeout=60).stdout
     except (OSError, subprocess.SubprocessError):
-        return ""
+        return set()
+    return {entry for entry in out.split("\0") if entry}
+
+
+def _planner_changes(root: Path, before: set[str]) -> list[str]:
+    """What the planner changed in the checkout. A player's own droppings (Aider's tag cache
+    and chat history, say) are not the planner changing the repository: the files of them
+    this run created are removed again (and their folders, once empty); the rest is returned."""
+    new = sorted(_tree_state(root) - before)
+    for entry in new:
+        path = Path(entry[3:])
+        if entry.startswith("??") and worktrees.is_dropping(str(path)):
+            (root / path).unlink(missing_ok=True)
+            for folder in path.parents:
+                if folder == Path(".") or not worktrees.is_dropping(str(folder)):
+                    break
+                try:
+                    (root / folder).rmdir()
+                except OSError:
+                    break
+    return [entry for entry in new if not worktrees.is_dropping(entry[3:])]
 
 
 class _Watchdog:
@@ -201,7 +223,8 @@ def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
     ctx = AttemptContext(task_id=0, mode=Mode.RESEARCH, prompt_path=prompt_path, prompt=message,
                          worktree=ws.root, attempt_dir=folder, env=env,
                          session_id=session.get("session_id") if resume else None,
-                         resume_message=message if resume else None, bin=player.bin)
+                         resume_message=message if resume else None, bin=player.bin,
+                         planning=True)
     launch = (player.resume(ctx) if resume and session.get("session_id") else None) \
         or player.launch(ctx)
     before = _tree_state(ws.root)
@@ -231,11 +254,11 @@ def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
             raise BatonError(f"the planner was silent for {int(stall)}s and was stopped", code=1)
     if hasattr(stdin, "close"):
         stdin.close()
-    after = _tree_state(ws.root)
-    if after != before:
+    changed = _planner_changes(ws.root, before)
+    if changed:
         raise BatonError("the planner changed the repository although it runs read-only; "
                          "planning stopped (nothing of it was kept as a plan). Changes:\n"
-                         + after[:2000], code=1)
+                         + "\n".join(changed)[:2000], code=1)
     text = log_path.read_text(encoding="utf-8", errors="replace")
     outcome = player.outcome(text)
     if outcome.session_id:

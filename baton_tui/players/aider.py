@@ -9,6 +9,8 @@ lands after the report), no lint/test/shell-command loops of its own, no update 
 analytics (`--no-analytics`: `--analytics-disable` would write the person's ~/.aider).
 Research: `--chat-mode ask --dry-run` — ask mode proposes no edits and a dry run writes none;
 files the model names are still added read-only (`--yes-always`), which is how Aider reads.
+Commands its reply proposes (the tests, a linter) run through Aider's own `/run` in rounds
+(aider_research.py), in the throwaway worktree; the planner gets no such rounds.
 Its chat history lives in the task's run folder (one per task, outside the worktree), so a
 resumed attempt continues the same conversation with `--restore-chat-history`; only its tag
 cache (`.aider.tags.cache.v4`) lands in the worktree, and Baton never commits `.aider*`.
@@ -26,6 +28,8 @@ import re
 from pathlib import Path
 
 from baton_tui.core.words import Mode
+from baton_tui.paths import own_module, write_private
+from baton_tui.players.aider_research import HOW
 from baton_tui.players.base import AttemptContext, Launch
 from baton_tui.players.decoding import (
     Decoder,
@@ -40,7 +44,7 @@ from baton_tui.players.decoding import (
 )
 from baton_tui.players.kinds import CliPlayer
 from baton_tui.players.limits import AIDER_RATE_LIMITED, contains_any, printed_at, wait_seconds
-from baton_tui.players.litellm_names import known_model
+from baton_tui.players.litellm_names import can_judge_bare_names, known_model
 
 # MODEL_ALIASES of aider 0.86.2 (aider/models.py): the short names `--model` accepts.
 ALIASES = ("sonnet", "haiku", "opus", "4", "4o", "4-turbo", "35turbo", "35-turbo", "3",
@@ -102,6 +106,13 @@ class AiderPlayer(CliPlayer):
                 f"{', '.join(ALIASES[:6])}, … — or a litellm name such as openai/gpt-4o or "
                 "anthropic/claude-sonnet-4-5)")
 
+    def model_unchecked(self, model: str | None) -> str | None:
+        if model is None or "/" in model or model in (self.catalog() or ()) or \
+                can_judge_bare_names():
+            return None
+        return (f"Aider's model map cannot be read here (Aider is not installed), so model "
+                f"{model!r} is not checked")
+
     # ----------------------------------------------------------------- command lines
     def _argv(self, ctx: AttemptContext, message_file: Path, restore: bool) -> Launch:
         exe = ctx.bin or self.bin or self.executable() or self.binary or "aider"
@@ -122,10 +133,16 @@ class AiderPlayer(CliPlayer):
             argv += ["--model", ctx.model]
         if ctx.effort:
             argv += ["--reasoning-effort", ctx.effort]
+        if ctx.mode == Mode.RESEARCH and not ctx.planning:   # commands run in rounds
+            argv = own_module("baton_tui.players.aider_research", str(ctx.attempt_dir), "--",
+                              *argv)
         # Wide lines: rich wraps at 80 columns off a terminal, splitting the report line.
         return Launch(argv, {"COLUMNS": "4000", "AIDER_CHECK_UPDATE": "false"})
 
     def launch(self, ctx: AttemptContext) -> Launch:
+        if ctx.mode == Mode.RESEARCH and not ctx.planning:   # it is told how to run commands
+            message = write_private(ctx.attempt_dir / "aider-research.md", ctx.prompt + HOW)
+            return self._argv(ctx, message, restore=False)
         return self._argv(ctx, ctx.prompt_path, restore=False)
 
     def resume(self, ctx: AttemptContext) -> Launch | None:

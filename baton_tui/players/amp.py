@@ -14,6 +14,10 @@ usage), `user` (tool_result), and the final `result` (`subtype`, `is_error`, `re
 `duration_ms`, `num_turns`, `usage`). A thread continues with `amp threads continue <id>`.
 Out of credits or rate limited, the result's error says so; a reset it names (limits.py)
 pauses the task until then.
+
+Written from the documentation of Amp 0.0.1790142911 (the npm build, whose Linux binary talks
+only to Amp's own server): never run against a real Amp session here;
+tests/agents/amp_replay.py replays that version's formats.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ class AmpPlayer(CliPlayer):
     credential_files = (".local/share/amp/secrets.json", ".config/amp/secrets.json")
     install = "npm i -g @ampcode/cli, then `amp login` (or export AMP_API_KEY)"
     models = ("smart", "rush")     # Amp's modes (`--mode`): it chooses the model itself
+    replayed_version = "0.0.1790142911"
     efforts = ()
     research_shell = False
 

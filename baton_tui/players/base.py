@@ -8,9 +8,12 @@ per-attempt settings go into files under the attempt's own directory.
 
 Implementing a player:
   * `detect()` — installed? signed in? which version? (only ready players are offered)
-  * `models`, `default_model`, `efforts` — the catalog (`models = None`: any name accepted)
-  * `launch(ctx)` — argv + extra env for build or research; research must be really read-only
-    and still let the report through (shell `baton report` or the MCP tools)
+  * `models`, `default_model`, `efforts` — the catalog (`models = None`: any name accepted);
+    `model_problem` refuses a name, `model_unchecked` says why one could not be judged
+  * `launch(ctx)` — argv + extra env for build or research; research may run commands (tests,
+    linters) where the CLI can but offers no editing tool (its worktree is thrown away), and
+    the planner (`ctx.planning`, in the person's checkout) gets neither; both still let the
+    report through (shell `baton report` or the MCP tools)
   * `resume(ctx)` — argv to continue a saved session (`ctx.session_id`), or None
   * `decoder()` — a fresh `Decoder` of its output format (decoding.py): the one place that
     reads the agent's output. Everything else is a fold of its events, done here:
@@ -71,6 +74,9 @@ class AttemptContext:
     session_id: str | None = None
     resume_message: str | None = None
     bin: str | None = None
+    # The planner: research in the person's own checkout, so no shell at all (a research
+    # task's throwaway worktree may run commands; its writes are discarded).
+    planning: bool = False
 
 
 @dataclass
@@ -107,6 +113,9 @@ class Player:
     runs_agent: bool = True         # False: no agent runs; the task's approved check does
     check_is_task: bool = False     # True: the check is the whole task (never run twice)
     retries_limits_itself: bool = False  # it retries a limit on its own: `halt` may stop it
+    # Set when the adapter was never run against the real CLI, only against replays of the
+    # formats this version of it documents (`baton doctor` says so).
+    replayed_version: str | None = None
 
     def __init__(self, bin_path: str | None = None, env: dict[str, str] | None = None,
                  extra_models: list[str] | None = None):
@@ -125,6 +134,11 @@ class Player:
         if model is None or catalog is None or model in catalog:
             return None
         return f"player {self.name!r} cannot start model {model!r} (its models: {', '.join(catalog)})"
+
+    def model_unchecked(self, model: str | None) -> str | None:
+        """Why `model` is let through without being judged (the player's catalog cannot be
+        known here: a provider of the person's own, say), or None when it was judged."""
+        return None
 
     def effort_problem(self, effort: str | None) -> str | None:
         if effort is None or effort in self.efforts:

@@ -1,8 +1,10 @@
 """Claude Code (`claude`): headless `-p … --output-format stream-json`, MCP report, resume.
 
 Build: `--dangerously-skip-permissions` in the task's worktree (Claude Code refuses that flag
-as root unless `IS_SANDBOX=1`, which Baton sets for root only). Research is really read-only:
-`--tools Read,Grep,Glob --permission-mode dontAsk` offers no write or shell tool at all, and
+as root unless `IS_SANDBOX=1`, which Baton sets for root only). Research offers no editing tool:
+`--tools Read,Grep,Glob,Bash --permission-mode dontAsk` with Bash allowed, so it can run the
+tests or a linter in its throwaway worktree (whatever that writes is discarded) and report
+with `baton report`; the planner, which reads the person's own checkout, gets no Bash either.
 `--allowedTools mcp__baton__baton_report` lets the report through `baton mcp`. The MCP server
 is registered per attempt with `--mcp-config <attempt dir>/claude-mcp.json --strict-mcp-config`;
 the person's own settings are never edited.
@@ -56,14 +58,14 @@ from baton_tui.players.limits import (
 
 REPORT_TOOL = "mcp__baton__baton_report"
 CHECKPOINT_TOOL = "mcp__baton__baton_checkpoint"
-RESEARCH_TOOLS = "Read,Grep,Glob"
+PLANNER_TOOLS = "Read,Grep,Glob"
+RESEARCH_TOOLS = "Read,Grep,Glob,Bash"
 
 
 
 class ClaudeCodePlayer(CliPlayer):
     """Anthropic's Claude Code CLI."""
 
-    research_shell = False  # read-only profile: the report goes over MCP
     name = "claude-code"
     binary = "claude"
     interactive_resume = ("--resume",)
@@ -110,11 +112,18 @@ class ClaudeCodePlayer(CliPlayer):
         return path
 
     def _system_note(self, ctx: AttemptContext) -> str:
-        if ctx.mode == Mode.RESEARCH:
+        if ctx.mode == Mode.RESEARCH and ctx.planning:
             return ("You are running headless under Baton, in a READ-ONLY research task: you have "
                     "no shell and no write tools, and must not change any file. When you are done "
                     f"call the {REPORT_TOOL} tool (status \"done\" with your findings as the "
                     "summary, or \"failed\" with the reason); that is how this task reports.")
+        if ctx.mode == Mode.RESEARCH:
+            return ("You are running headless under Baton, in a READ-ONLY research task, in a "
+                    "throwaway worktree: you have no write tools; you may run commands (tests, "
+                    "linters) with Bash, and anything they write there is discarded. When you "
+                    "are done run `baton report done --summary \"…\"` with Bash, or call the "
+                    f"{REPORT_TOOL} tool (status \"done\" with your findings as the summary, or "
+                    "\"failed\" with the reason); that is how this task reports.")
         return ("You are running headless under Baton. Work only in the current directory (your "
                 "own git worktree). Report exactly as the task's rules say: run `baton report "
                 "done --summary \"…\"` with your Bash tool, or call the "
@@ -124,9 +133,12 @@ class ClaudeCodePlayer(CliPlayer):
         exe = ctx.bin or self.bin or self.executable() or self.binary or "claude"
         argv = [exe, "-p", "--output-format", "stream-json", "--verbose"]
         env: dict[str, str] = {}
-        if ctx.mode == Mode.RESEARCH:
-            argv += ["--tools", RESEARCH_TOOLS, "--permission-mode", "dontAsk",
+        if ctx.mode == Mode.RESEARCH and ctx.planning:
+            argv += ["--tools", PLANNER_TOOLS, "--permission-mode", "dontAsk",
                      "--allowedTools", REPORT_TOOL]
+        elif ctx.mode == Mode.RESEARCH:
+            argv += ["--tools", RESEARCH_TOOLS, "--permission-mode", "dontAsk",
+                     "--allowedTools", f"{REPORT_TOOL},Bash"]
         else:
             argv += ["--dangerously-skip-permissions",
                      "--allowedTools", f"{REPORT_TOOL},{CHECKPOINT_TOOL}"]
@@ -155,7 +167,7 @@ class ClaudeCodePlayer(CliPlayer):
             return None
         message = (ctx.resume_message or "Continue the task where you left off.").strip()
         message += ("\n\nWhen the task is finished, report it as Baton's rules say "
-                    + (f"(the {REPORT_TOOL} tool)." if ctx.mode == Mode.RESEARCH else
+                    + (f"(the {REPORT_TOOL} tool)." if ctx.planning else
                        "(`baton report done --summary \"…\"`, or the baton_report tool)."))
         return self._argv(ctx, message)
 

@@ -112,6 +112,16 @@ class CodexPlayer(CliPlayer):
                 f"{', '.join(catalog[:6])}, …; another name your provider serves goes in "
                 "[players.codex] models)")
 
+    def model_unchecked(self, model: str | None) -> str | None:
+        if model is None or model in self.extra_models:
+            return None
+        home = self.codex_home()
+        if self._configured_provider(home) is None:
+            return None
+        name = self._config(home).get("model_provider")
+        return (f"your Codex config's model_provider {name!r} is your own, so model {model!r} "
+                "is not checked (its names are that provider's)")
+
     def codex_home(self) -> Path:
         env = {**os.environ, **self.env}
         if env.get("CODEX_HOME"):

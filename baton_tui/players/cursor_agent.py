@@ -16,6 +16,9 @@ the final `result` (`subtype`, `is_error`, `result`, `duration_ms`, `session_id`
 `usage`). On failure the stream may end without a result and the error goes to stderr (the log
 holds both). A session resumes with `--resume <session_id>`. The catalog is what
 `cursor-agent models` lists for the signed-in account (cached); it has no effort levels.
+
+Written from the documentation of Cursor Agent 2026.06.30-1a2b3c4; never run against the real
+CLI (not installable here): tests/agents/cursor_replay.py replays that version's formats.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ class CursorAgentPlayer(CliPlayer):
     key_vars = ("CURSOR_API_KEY",)
     install = "curl https://cursor.com/install -fsS | bash, then `cursor-agent login`"
     models = ()                # asked of Cursor itself: see `catalog`
+    replayed_version = "2026.06.30-1a2b3c4"
     efforts = ()               # model variants carry it (`…-thinking`), not a flag
     interactive_resume = ("--resume",)
     research_shell = False
@@ -110,6 +114,12 @@ class CursorAgentPlayer(CliPlayer):
             return None
         return (f"player 'cursor-agent' cannot start model {model!r} (not in `cursor-agent "
                 f"models`: {', '.join(catalog[:8])}{', …' if len(catalog) > 8 else ''})")
+
+    def model_unchecked(self, model: str | None) -> str | None:
+        if model is None or model in self.extra_models or self.catalog() is not None:
+            return None
+        return (f"`cursor-agent models` did not answer here, so model {model!r} is not checked "
+                "(Cursor refuses a name it lacks when the task starts)")
 
     # ----------------------------------------------------------------- command lines
     def _argv(self, ctx: AttemptContext, message: str) -> Launch:

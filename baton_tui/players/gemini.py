@@ -7,7 +7,10 @@ overrides — `thinkingLevel` for the Gemini 3 family, `thinkingBudget` for 2.5 
 Gemini CLI's own default). New sessions get their id up front (`--session-id`); resume is
 `--resume <id>`. Build: `--approval-mode yolo`. Research: `--approval-mode default`, where a
 headless run is offered no write or shell tool at all, plus an admin-tier policy that denies
-them anyway (the person's own policies cannot allow them back) and only Baton's MCP server.
+the editing tools anyway (the person's own policies cannot allow them back) and allows its
+shell, so it can run the tests or a linter in its throwaway worktree (what that writes is
+discarded) and report with `baton report`; only Baton's MCP server. The planner, in the
+person's own checkout, has the shell denied too.
 
 Events: `init` (session_id, model), `message` (assistant text in deltas), `tool_use`,
 `tool_result` (status, error), `result` (status, error, stats). On a 429 Gemini CLI retries by
@@ -65,7 +68,8 @@ MODELS = ("auto", "pro", "flash", "flash-lite", "auto-gemini-3", "auto-gemini-2.
           "gemini-3-flash", "gemini-3.1-flash-lite", "gemini-3.5-flash-lite", "gemma-4-31b-it",
           "gemma-4-26b-a4b-it")
 REPORT_TOOL = "mcp_baton_baton_report"
-RESEARCH_DENIED = ("write_file", "replace", "run_shell_command")
+RESEARCH_DENIED = ("write_file", "replace")
+SHELL_TOOL = "run_shell_command"
 THINKING = {"low": ("LOW", 1024), "high": ("HIGH", 24576)}   # medium: Gemini CLI's default
 RETRY = re.compile(r"^Attempt \d+ failed(?::| with)(?P<rest>.*?)\. Retrying (?:after (?P<ms>\d+)"
                    r"ms|with backoff)")
@@ -77,7 +81,6 @@ class GeminiPlayer(CliPlayer):
     name = "gemini"
     binary = "gemini"
     install = "npm i -g @google/gemini-cli"
-    research_shell = False      # research has no shell: the report goes over MCP
     models = MODELS
     default_model = None        # Gemini CLI's own (`auto`: it routes each request)
     efforts = ("low", "medium", "high")
@@ -120,9 +123,11 @@ class GeminiPlayer(CliPlayer):
         argv = [exe, "-o", "stream-json", "--skip-trust", *session]
         if ctx.mode == Mode.RESEARCH:
             policy = ctx.attempt_dir / "gemini-research-policy.toml"
+            rules = {**{tool: "deny" for tool in RESEARCH_DENIED},
+                     SHELL_TOOL: "deny" if ctx.planning else "allow"}
             policy.write_text("".join(
-                f'[[rule]]\ntoolName = "{tool}"\ndecision = "deny"\npriority = 900\n\n'
-                for tool in RESEARCH_DENIED), encoding="utf-8")
+                f'[[rule]]\ntoolName = "{tool}"\ndecision = "{decision}"\npriority = 900\n\n'
+                for tool, decision in rules.items()), encoding="utf-8")
             argv += ["--approval-mode", "default", "--admin-policy", str(policy),
                      "--allowed-mcp-server-names", "baton"]
         else:
@@ -144,7 +149,7 @@ class GeminiPlayer(CliPlayer):
         message = (ctx.resume_message or "Continue the task where you left off.").strip()
         message += ("\n\nWhen the task is finished, report it as Baton's rules say "
                     + (f"(the {REPORT_TOOL} tool: this task has no shell)."
-                       if ctx.mode == Mode.RESEARCH else
+                       if ctx.planning else
                        "(`baton report done --summary \"…\"`, or the baton_report tool)."))
         return self._argv(ctx, message[:ARGV_PROMPT_LIMIT], ["--resume", ctx.session_id])
 

@@ -2,27 +2,30 @@
 from Goose's documented headless flags and its stream-json events (not installable here).
 
 Baton names each run's session (`--name baton-<task>-<random>`, recorded before the agent
-starts, since Goose's stream never prints an id) and resumes it with `--resume --name`. Every
-run is `--no-profile` — the person's default extensions stay out of an unattended run — with
-GOOSE_MODE=auto (the approve modes refuse to run headless) and Baton's report tools added for
-this run only with `--with-extension "baton mcp"`: Goose starts its stdio extensions with its
-own environment, so the attempt's BATON_* variables reach the server without entering argv.
-Build adds Goose's `developer` extension (shell, write, edit, tree). Research cannot trim that
-extension to its reading tools, so it gets none of it: Baton lends a read-only server of its
-own (read_tools.py: read, list, search inside the worktree) and the report goes over MCP.
+starts, since Goose's stream never prints an id) and resumes it with `--resume --name`. A build
+runs with the person's own profile (their default extensions work unchanged) plus Goose's
+`developer` extension (shell, write, edit, tree); research runs `--no-profile`, since an
+extension of theirs could write: Goose cannot trim `developer` to its reading tools either, so
+research gets none of it and Baton lends a read-only server of its own instead (read_tools.py:
+read, list, search inside the worktree). Every run has GOOSE_MODE=auto (the approve modes
+refuse to run headless) and Baton's report tools added for this run only with
+`--with-extension "baton mcp"`: Goose starts its stdio extensions with its own environment, so
+the attempt's BATON_* variables reach the server without entering argv.
 
 Events (one object a line): `message` (a Goose message: `content` items `text`, `toolRequest`
 {toolCall: {value: {name, arguments}}}, `toolResponse`), `notification`, `error` {error} on a
 failed run (then exit 1, no `complete`), and `complete` {total_tokens, input_tokens,
 output_tokens, cost_usd} on success. A provider's limit arrives as the `error` text; a reset
 it names pauses the task until then. Goose's models are its provider's and it has no
-headless listing, so any model name is accepted (Goose itself refuses one it cannot start).
+headless listing: goose_models.py says which names Baton can judge, and why not for the others.
+
+Written from Goose 1.21.1's documentation; never run against the real CLI (it cannot be
+installed here): tests/agents/goose_replay.py replays that version's formats.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import uuid
 from pathlib import Path
@@ -44,10 +47,9 @@ from baton_tui.players.decoding import (
     said,
     text_of,
 )
+from baton_tui.players.goose_models import config_value, provider_names
 from baton_tui.players.kinds import CliPlayer
 from baton_tui.players.limits import limit_in
-
-_PROVIDER = re.compile(r"(?m)^\s*GOOSE_PROVIDER\s*:\s*\S")
 
 
 class GoosePlayer(CliPlayer):
@@ -56,9 +58,10 @@ class GoosePlayer(CliPlayer):
     name = "goose"
     binary = "goose"
     install = "see block.github.io/goose (download_cli.sh), then `goose configure`"
-    models = None              # its provider's names: see the module docstring
+    models = None              # its provider's names: see `catalog`
     efforts = ()
     research_shell = False
+    replayed_version = "1.21.1"
 
     def config_file(self) -> Path:
         env = {**os.environ, **self.env}
@@ -67,17 +70,54 @@ class GoosePlayer(CliPlayer):
         home = Path(env.get("HOME") or Path.home())
         return Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "goose" / "config.yaml"
 
+    def _setting(self, key: str) -> str | None:
+        """GOOSE_PROVIDER or GOOSE_MODEL: the environment's, else `goose configure`'s."""
+        value = {**os.environ, **self.env}.get(key)
+        if value:
+            return value.strip()
+        try:
+            return config_value(self.config_file().read_text(encoding="utf-8"), key)
+        except OSError:
+            return None
+
     def signed_in(self) -> str | None:
         """A provider chosen: GOOSE_PROVIDER, or the one `goose configure` saved."""
-        if {**os.environ, **self.env}.get("GOOSE_PROVIDER"):
+        if self._setting("GOOSE_PROVIDER"):
             return None
-        try:
-            if _PROVIDER.search(self.config_file().read_text(encoding="utf-8")):
-                return None
-        except OSError:
-            pass
         return "not signed in (no provider: GOOSE_PROVIDER is unset and `goose configure` was " \
                "never run)"
+
+    # ----------------------------------------------------------------- catalog
+    def catalog(self) -> tuple[str, ...] | None:
+        """The names of the person's provider where Baton knows them (goose_models.py), their
+        configured GOOSE_MODEL and `[players.goose] models`; None when it cannot know."""
+        names = provider_names(self._setting("GOOSE_PROVIDER"), {**os.environ, **self.env})
+        if names is None:
+            return None
+        configured = self._setting("GOOSE_MODEL")
+        return tuple(dict.fromkeys([*names.listed, *([configured] if configured else []),
+                                    *self.extra_models]))
+
+    def model_problem(self, model: str | None) -> str | None:
+        provider = self._setting("GOOSE_PROVIDER")
+        names = provider_names(provider, {**os.environ, **self.env})
+        if model is None or names is None or names.takes(model) or \
+                model in (self.catalog() or ()):
+            return None
+        return (f"player 'goose' cannot start model {model!r} (Goose's provider {provider!r} "
+                f"takes {names.label}: {', '.join(names.listed[:5])}, …; a gateway's own name "
+                "goes in [players.goose] models)")
+
+    def model_unchecked(self, model: str | None) -> str | None:
+        if model is None or self.catalog() is not None:
+            return None
+        provider = self._setting("GOOSE_PROVIDER")
+        if provider is None:
+            return (f"goose has no provider chosen yet, so model {model!r} cannot be checked "
+                    "(run `goose configure`)")
+        return (f"goose's provider {provider!r} has no model list Baton can read, so model "
+                f"{model!r} is not checked (Goose refuses a name its provider lacks when the "
+                "task starts)")
 
     def detect(self) -> Detection:
         found = super().detect()
@@ -105,11 +145,11 @@ class GoosePlayer(CliPlayer):
               resume: bool) -> Launch:
         exe = ctx.bin or self.bin or self.executable() or self.binary
         argv = [exe, "run", "--output-format", "stream-json", "--name", session,
-                "-i", str(message_file), "--no-profile"]
+                "-i", str(message_file)]
         if resume:
             argv.append("--resume")
-        if ctx.mode == Mode.RESEARCH:
-            argv += ["--with-extension", self._read_server(ctx)]
+        if ctx.mode == Mode.RESEARCH:   # none of the person's extensions: one could write
+            argv += ["--no-profile", "--with-extension", self._read_server(ctx)]
         else:
             argv += ["--with-builtin", "developer"]
         argv += ["--with-extension", "baton mcp"]     # `baton` is the shim first on PATH

@@ -60,6 +60,11 @@ def _bare_names(home: str) -> frozenset[str] | None:
     return None
 
 
+def can_judge_bare_names() -> bool:
+    """Whether a model map (Aider's own) can be read here to judge a bare name."""
+    return _bare_names(os.environ.get("HOME") or str(Path.home())) is not None
+
+
 def known_model(name: str) -> bool:
     """Whether litellm can route `name` (a bare name is accepted where no map can be read)."""
     provider, _, rest = name.partition("/")

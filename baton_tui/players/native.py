@@ -88,6 +88,8 @@ class _NativeBase(NativePlayer):
                 "--transcript", str(Path(ctx.attempt_dir) / "transcript.json")]
         if ctx.effort:
             argv += ["--effort", ctx.effort]
+        if ctx.planning:   # the person's own checkout: no shell
+            argv.append("--no-shell")
         return argv
 
     def launch(self, ctx: AttemptContext) -> Launch:
@@ -219,6 +221,14 @@ class OpenAIPlayer(_NativeBase):
         if served is None:
             return super().catalog()
         return tuple(dict.fromkeys([*served, *self.extra_models]))
+
+    def model_unchecked(self, model: str | None) -> str | None:
+        base, _key = self._endpoint()
+        if model is None or model in self.extra_models or base is None or \
+                self.served() is not None:
+            return None
+        return (f"the endpoint at {base} did not list its models, so model {model!r} is not "
+                "checked")
 
     def model_problem(self, model: str | None) -> str | None:
         if model is None or model in self.extra_models:

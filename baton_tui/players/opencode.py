@@ -6,9 +6,11 @@ skips the title request a new session otherwise spends a model call on. Baton's 
 travel in `OPENCODE_CONFIG_CONTENT`, which OpenCode merges last over the person's own config
 (theirs, if they set the variable, is kept and ours merged into it): the `baton` MCP server
 with the attempt's BATON_* variables, and for research an agent of Baton's own whose
-permissions deny every tool but reading, searching and Baton's own — OpenCode then does not
-offer the others at all, nor a repository's custom tools (its `plan` agent alone is not
-read-only: its bash writes).
+permissions deny every tool but reading, searching, its shell and Baton's own — OpenCode then
+does not offer the others at all (no edit or write tool), nor a repository's custom tools.
+The shell lets research run the tests or a linter in its throwaway worktree (what that writes
+is discarded) and report with `baton report`; the planner, in the person's own checkout, has
+no shell (its `plan` agent alone is not read-only: its bash writes).
 `PWD` is set to the worktree: OpenCode resolves relative paths and runs bash in `$PWD`,
 not in its working directory, so an inherited PWD would send the agent's work elsewhere.
 
@@ -60,8 +62,9 @@ from baton_tui.players.model_lists import listed_models
 
 RESEARCH_AGENT = "baton-research"
 # OpenCode evaluates the last matching rule: deny everything, then allow the readers back.
-RESEARCH_PERMISSION = {"*": "deny", "read": "allow", "grep": "allow", "glob": "allow",
-                       "list": "allow", "baton_*": "allow"}
+PLANNER_PERMISSION = {"*": "deny", "read": "allow", "grep": "allow", "glob": "allow",
+                      "list": "allow", "baton_*": "allow"}
+RESEARCH_PERMISSION = {**PLANNER_PERMISSION, "bash": "allow"}
 # Provider keys OpenCode picks up from the environment (its models.dev providers' `env`).
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY",
             "OPENROUTER_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "XAI_API_KEY",
@@ -87,7 +90,6 @@ class OpenCodePlayer(CliPlayer):
     name = "opencode"
     binary = "opencode"
     install = "npm i -g opencode-ai"
-    research_shell = False      # research has no bash: the report goes over MCP
     models = ()                 # asked of OpenCode itself: see `catalog`
     default_model = None        # the person's configured default
     efforts = ("low", "medium", "high")   # `--variant`: the provider's reasoning effort
@@ -156,6 +158,12 @@ class OpenCodePlayer(CliPlayer):
         return (f"player 'opencode' cannot start model {model!r} (not in `opencode models`: "
                 f"{shown}; names are provider/model)")
 
+    def model_unchecked(self, model: str | None) -> str | None:
+        if model is None or model in self.extra_models or self.catalog() is not None:
+            return None
+        return (f"`opencode models` did not answer here, so model {model!r} is not checked "
+                "(OpenCode refuses a name it lacks when the task starts)")
+
     # ----------------------------------------------------------------- command lines
     def _config(self, ctx: AttemptContext) -> str:
         command = mcp_command()
@@ -165,7 +173,7 @@ class OpenCodePlayer(CliPlayer):
         if ctx.mode == Mode.RESEARCH:
             ours["agent"] = {RESEARCH_AGENT: {
                 "mode": "primary", "description": "Baton's read-only research task",
-                "permission": dict(RESEARCH_PERMISSION)}}
+                "permission": dict(PLANNER_PERMISSION if ctx.planning else RESEARCH_PERMISSION)}}
         try:
             theirs = json.loads(self._env().get("OPENCODE_CONFIG_CONTENT") or "{}")
         except ValueError:
@@ -196,7 +204,7 @@ class OpenCodePlayer(CliPlayer):
             return None
         message = (ctx.resume_message or "Continue the task where you left off.").strip()
         message += ("\n\nWhen the task is finished, report it as Baton's rules say "
-                    + ("(the baton_report tool: this task has no shell)." if ctx.mode == Mode.RESEARCH
+                    + ("(the baton_report tool: this task has no shell)." if ctx.planning
                        else "(`baton report done --summary \"…\"`, or the baton_report tool)."))
         path = ctx.attempt_dir / "resume-message.md"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -226,17 +226,20 @@ class Finisher:
 
     def _finish_research(self, task: Task, attempt: AttemptRow, workdir: Path,
                          report: dict) -> State:
+        """Research may run commands (tests, linters) in its throwaway worktree: what they
+        wrote there (caches, reports, a stray edit) is discarded, never a failure — kept under
+        a ref of Baton's own for inspection, landing nowhere."""
+        kept: dict[str, str] = {}
         if self.ws.paths.is_git and workdir != self.ws.root:
             changed = worktrees.changed_paths(workdir)
             if changed:
                 ref = f"refs/baton/{self.plan.slug}/research-{task.id}-{attempt.id}"
-                worktrees.snapshot(workdir, ref, f"Stray writes of research task {task.id}")
-                self.emit(task, K.TASK_FAILED, attempt=attempt.id, kept=ref,
-                          reason=f"research task changed files ({', '.join(changed[:5])}): "
-                                 f"nothing landed; kept under {ref} for inspection")
-                return State.FAILED
+                worktrees.snapshot(workdir, ref, f"What research task {task.id} left behind")
+                kept = {"kept": ref, "discarded": f"{len(changed)} file(s) it wrote "
+                        f"({', '.join(changed[:5])}): nothing landed; kept under {ref}"}
             worktrees.remove_worktree(self.ws.root, workdir)
-        self.emit(task, K.TASK_DONE, summary=report.get("summary", ""), attempt=attempt.id)
+        self.emit(task, K.TASK_DONE, summary=report.get("summary", ""), attempt=attempt.id,
+                  **kept)
         return State.DONE
 
     def _finish_build(self, task: Task, attempt: AttemptRow, workdir: Path, report: dict) -> State:

@@ -42,10 +42,11 @@ def rules(task: "Task", can_shell: bool = True, in_output: bool = False) -> str:
                   "fails it.",
                   "- You may send short progress notes with `baton_report` status progress."]
     if task.mode == Mode.RESEARCH:
-        lines.append("- This is a READ-ONLY research task: read, list and search, but do not "
-                     "create, change or delete any file. A changed worktree fails the task. Put "
-                     "your findings in the report summary: it is handed to the tasks that "
-                     "depend on this one.")
+        lines.append("- This is a READ-ONLY research task: read, list and search, and run "
+                     "commands (tests, linters) where your tools allow, but do not set out to "
+                     "change files: this worktree is thrown away and nothing written in it "
+                     "lands. Put your findings in the report summary: it is handed to the "
+                     "tasks that depend on this one.")
     else:
         lines.append("- Work only inside the current directory (your own git worktree and "
                      "branch). Do not commit, push, or switch branches: Baton commits and lands "

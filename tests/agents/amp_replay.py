@@ -5,8 +5,10 @@ would, calls Baton's MCP report with the environment its settings file gives the
 prints the events Amp prints. `--version` answers like Amp. Each run's argv is appended to
 $FAKE_AMP_LOG; the turns come from $FAKE_AMP_TURNS (one JSON list per run).
 
-Turns: {"tool", "input"} · {"limit": "message"} (a failed result, exit 1) · {"sleep": seconds}
-(waits on "the model"; a SIGTERM then ends the run with exit 0, as some CLIs do).
+Turns: {"tool", "input"} · {"text"} (an assistant message; the last one is the result) ·
+{"limit": "message"} (a failed result, exit 1) · {"sleep": seconds} (waits on "the model"; a
+SIGTERM then ends the run with exit 0, as some CLIs do). It follows Amp 0.0.1790142911's
+documented formats.
 """
 
 import json
@@ -39,7 +41,13 @@ def emit(event):
 
 emit({"type": "system", "subtype": "init", "cwd": os.getcwd(), "tools": ["Bash", "edit_file"],
       "mcp_servers": [{"name": name, "status": "connected"} for name in mcp]})
+final = "Done."
 for turn in turns:
+    if "text" in turn:
+        final = turn["text"]
+        emit({"type": "assistant", "message": {"content": [{"type": "text", "text": final}],
+              "usage": {"input_tokens": 100, "output_tokens": 10}}})
+        continue
     if "limit" in turn:
         emit({"type": "result", "subtype": "error_during_execution", "is_error": True,
               "error": turn["limit"], "num_turns": 1, "duration_ms": 5})
@@ -64,5 +72,5 @@ for turn in turns:
         result = subprocess.run(args["cmd"], shell=True, capture_output=True, text=True).stdout
     emit({"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t",
           "content": result}]}})
-emit({"type": "result", "subtype": "success", "is_error": False, "result": "Done.", "num_turns": 2,
+emit({"type": "result", "subtype": "success", "is_error": False, "result": final, "num_turns": 2,
       "duration_ms": 10})

@@ -7,7 +7,8 @@ list a line); its turns come from $FAKE_CURSOR_TURNS (one JSON list per run).
 Turns: {"text"} an assistant message (all of them form the final `result`) · {"shell": cmd} ·
 {"write": {"path", "content"}} · {"read": path} · {"limit": message} (to stderr, exit 1, no
 result, as Cursor fails) · {"sleep": seconds} (a SIGTERM then exits 0) · {"exit": code} (the
-run still ends with a success result, then exits with `code`).
+run still ends with a success result, then exits with `code`). It follows Cursor Agent
+2026.06.30-1a2b3c4's documented formats.
 """
 
 import json

@@ -4,8 +4,10 @@ events (Goose is not installable here). Like Goose it names its extensions after
 as a real stdio MCP server with its own environment and calls its tools over MCP, offers the
 `developer` tools (write, shell) only with `--with-builtin developer`, refuses to run headless
 unless GOOSE_MODE=auto, and keeps named sessions ($FAKE_GOOSE_SESSIONS) that `--resume --name`
-continues. `--version` answers like Goose. Each run's argv goes to $FAKE_GOOSE_LOG; its turns
-come from $FAKE_GOOSE_TURNS (one JSON list per run).
+continues. Without `--no-profile` it loads the person's profile: every extension their
+config.yaml (`goose configure`'s) enables, whose tool `<name>__hello` answers. `--version`
+answers like Goose. Each run's argv goes to $FAKE_GOOSE_LOG; its turns come from
+$FAKE_GOOSE_TURNS (one JSON list per run). It follows Goose 1.21.1's documented formats.
 
 Turns: {"text"} · {"tool": name, "args": {…}} (`write`, `shell`, or `<extension>__<tool>`) ·
 {"error": message} (an `error` event, exit 1) · {"sleep": seconds} (a SIGTERM then exits 0).
@@ -60,6 +62,25 @@ sessions[name]["runs"] += 1
 json.dump(sessions, open(store_path, "w"))
 instructions = open(values("-i")[0]).read()
 developer = "developer" in ",".join(values("--with-builtin")).split(",")
+def profile_extensions():
+    """The extensions the person's config.yaml enables (`extensions:` → NAME → enabled: true)."""
+    home = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.environ["HOME"], ".config")
+    try:
+        lines = open(os.path.join(home, "goose", "config.yaml")).read().splitlines()
+    except OSError:
+        return set()
+    found, section, current = set(), False, None
+    for line in lines:
+        if not line.startswith(" "):
+            section = line.rstrip() == "extensions:"
+        elif section and line.startswith("  ") and not line.startswith("   "):
+            current = line.strip().rstrip(":")
+        elif section and current and line.strip() == "enabled: true":
+            found.add(current)
+    return found
+
+
+profile = set() if "--no-profile" in argv else profile_extensions()
 extensions = {}
 for command in values("--with-extension"):
     words = shlex.split(command)
@@ -106,6 +127,8 @@ async def main():
             ext, _, short = tool.rpartition("__")
             if ext in extensions:
                 status, text = "success", await call_extension(stack, servers, ext, short, args)
+            elif ext in profile and short == "hello":
+                status, text = "success", f"{ext} from the person's profile"
             elif developer and tool == "write":
                 with open(args["path"], "w") as fh:
                     fh.write(args["content"])

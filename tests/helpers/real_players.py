@@ -70,7 +70,8 @@ class RealPlayer:
     # path and its shell's `pwd > where.txt` leave (a CLI without one of them leaves less)
     stop_lead: int = 1           # model turns before the one it is stopped in (a shell echo)
     refused_turns: tuple[int, ...] = (2, 3)   # research: the model turns whose input shows
-                                              # the refused writes (none for a CLI without tools)
+    # the refused writes (none for a CLI without tools; only the write tool's where research
+    # has a shell: what that writes in the throwaway worktree is discarded)
 
     def __repr__(self) -> str:
         return self.name
@@ -79,6 +80,10 @@ class RealPlayer:
         """One task's scripted turns, as this CLI's requests take them: one turn a request.
         A tool-calling CLI sends a request per tool result; Aider sends one per reply."""
         return list(steps)
+
+    def research_commands(self, commands: list[str], *after: dict) -> list[dict]:
+        """A research task's turns: run `commands` with the CLI's own shell, then `after`."""
+        return self.conversation(*(self.shell(c) for c in commands), *after)
 
     def throttled(self, attempts: int) -> list[dict]:
         """Turns that answer `attempts` attempts with a plain 429 (no reset time)."""
@@ -150,9 +155,10 @@ class ClaudeCode(RealPlayer):
     cli = CLAUDE
     protocol = "anthropic"
     build_tools = frozenset({"Write", "Bash", "mcp__baton__baton_report"})
-    research_tools = frozenset({"Read", "mcp__baton__baton_report"})
-    research_withheld = frozenset({"Write", "Bash", "Edit"})
+    research_tools = frozenset({"Read", "Bash", "mcp__baton__baton_report"})
+    research_withheld = frozenset({"Write", "Edit"})
     refusals = ("No such tool available",)
+    refused_turns = (2,)          # research: its write is refused; its shell runs
     relative_files = ("where.txt",)   # its Write tool takes absolute paths only
     reset_slack = 0          # the limit event carries the exact reset time
 
@@ -342,6 +348,12 @@ class Aider(RealPlayer):
         if body or report:
             turns.append({"text": "\n\n".join([*body, *report])})
         return turns
+
+    def research_commands(self, commands: list[str], *after: dict) -> list[dict]:
+        """Aider proposes the commands in a reply of their own; Aider `/run`s them, and its
+        next reply (with their output in the chat) goes on."""
+        proposal = {"text": "Let me run them.\n```bash\n" + "\n".join(commands) + "\n```"}
+        return [proposal, *self.conversation(*after)]
 
     def throttled(self, attempts: int) -> list[dict]:
         """Each attempt's one call, tried three times by the SDK; a retry continues the

@@ -40,9 +40,10 @@ class OpenCode(RealPlayer):
     cli = OPENCODE
     protocol = "chat"
     build_tools = frozenset({"write", "bash", "baton_baton_report"})
-    research_tools = frozenset({"read", "baton_baton_report"})
-    research_withheld = frozenset({"write", "edit", "bash", "task"})
+    research_tools = frozenset({"read", "bash", "baton_baton_report"})
+    research_withheld = frozenset({"write", "edit", "task"})
     refusals = ("unavailable tool",)
+    refused_turns = (2,)          # research: its write is refused; its shell runs
     reset_slack = 30
     HOLD = {"retry-after": "60"}   # OpenCode's own retry waits a minute: Baton stops it first
 
@@ -116,9 +117,10 @@ class Gemini(RealPlayer):
     cli = GEMINI
     protocol = "gemini"
     build_tools = frozenset({"write_file", "run_shell_command", "mcp_baton_baton_report"})
-    research_tools = frozenset({"read_file", "mcp_baton_baton_report"})
-    research_withheld = frozenset({"write_file", "replace", "run_shell_command"})
+    research_tools = frozenset({"read_file", "run_shell_command", "mcp_baton_baton_report"})
+    research_withheld = frozenset({"write_file", "replace"})
     refusals = ("not found",)
+    refused_turns = (2,)          # research: its write is refused; its shell runs
     reset_slack = 30
 
     def env(self, server: ScriptedServer, **extra: str) -> dict[str, str]:

@@ -19,6 +19,7 @@ outputs = json.loads(script_path.read_text())
 out = outputs[min(turn, len(outputs) - 1)]
 print("reading README.md", flush=True)
 if "write" in out:
+    Path(out["write"]).parent.mkdir(parents=True, exist_ok=True)
     Path(out["write"]).write_text("planner was here\n")
     out = out["then"]
 print(out["raw"] if "raw" in out else json.dumps(out), flush=True)
