@@ -5,6 +5,8 @@ and the run continues to the end, its worktrees where they were made."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from argparse import Namespace
 from pathlib import Path
@@ -64,6 +66,17 @@ def test_quit_mid_run_pauses_says_so_and_the_kept_demo_continues(tmp_path, monke
     after_quit = tasks_now(repo)
     assert not any(t["state"] == "running" for t in after_quit.values()), after_quit
     assert any(t["state"] == "paused" for t in after_quit.values()), after_quit
+
+    # From a plain shell (the person's own BATON_HOME) the kept sample's run is not resumed
+    # on the wrong home and a model that is gone: one line says which command continues it.
+    for argv in (["resume"], ["run"], ["retry", "2"]):
+        plain = subprocess.run([sys.executable, "-m", "baton_tui", *argv], cwd=repo,
+                               capture_output=True, text=True, timeout=60)
+        assert plain.returncode == 2, (argv, plain.stdout, plain.stderr)
+        assert plain.stderr.splitlines() == [
+            "baton: this is a sample kept by `baton demo --tui`: its run needs the demo's "
+            f"scripted model and home — `baton demo --tui --dir {base}` continues it"]
+    assert tasks_now(repo) == after_quit  # nothing started, nothing changed
 
     def watch_it_finish() -> int:
         seen["home"] = os.environ["BATON_HOME"]

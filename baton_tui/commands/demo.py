@@ -16,6 +16,7 @@ from argparse import Namespace
 from pathlib import Path
 
 from baton_tui import api
+from baton_tui.commands.kept_demo import mark_kept
 from baton_tui.core.errors import BatonError
 from baton_tui.demo.sample import start_model_server, write_sample
 from baton_tui.demo.tui_demo import start_server
@@ -137,6 +138,8 @@ def _demo_tui(args: Namespace) -> int:
         os.chdir(repo)
         if not again and main(["trust"]) != 0:
             return 1
+        if not again:
+            mark_kept(repo, home, base)
         if again and _paused(repo):
             print(f"continuing the paused run of the sample at {repo}", flush=True)
             ws = api.open_workspace(repo)
