@@ -11,11 +11,26 @@ import sys
 from importlib import import_module
 from types import SimpleNamespace
 
-from baton_tui.core.words import Autonomy, Mode, ReportStatus  # the standard library's enum only
+from baton_tui.core.words import (  # the standard library's enum only
+    BUILTIN_PLAYERS, Autonomy, Mode, ReportStatus,
+)
 
 TYPE_CHECKING = False  # argparse is imported when a parser is built (see `_quick`)
 if TYPE_CHECKING:
     import argparse
+    import typing
+    from pathlib import Path
+
+EXAMPLES = """examples:
+  baton plan --goal "add rate limiting to the API"   draft a plan (the planner may ask first)
+  baton plan --from plan.json                        load a plan you wrote
+  baton task-player 2 codex                          give task 2 to another player
+  baton approve && baton run                         approve the whole plan, then run it
+  baton status                                       from a second terminal, while it runs
+  baton handoff review && baton handoff merge        read the combined diff, then merge it
+  eval "$(baton completion bash)"                    complete commands, players and ids
+
+"""
 
 EXIT_CODES = """exit codes:
   0    plan complete (or the command did what it said)
@@ -37,6 +52,49 @@ def task_id(text: str) -> int:
 
         raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a task id (1 to {MAX_TASK_ID})")
     return int(text)
+
+
+def _number(text: str, kind: type, least: float, what: str) -> float:
+    """An option's number: a whole one (`kind=int`) or any finite one, at least `least` — a
+    negative budget or NaN would switch a limit off without a word, and JSON has no NaN."""
+    import argparse  # lazy: as in `task_id`
+
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or value != value or value in (float("inf"), float("-inf")) \
+            or value < least:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not {what}")
+    return value
+
+
+def count(text: str) -> int:
+    """A number of tokens: a whole number, 0 or more."""
+    return int(_number(text, int, 0, "a whole number of 0 or more"))
+
+
+def at_least_one(text: str) -> int:
+    """A number of failures: a whole number, 1 or more."""
+    return int(_number(text, int, 1, "a whole number of 1 or more"))
+
+
+def amount(text: str) -> float:
+    """An amount of money: a finite number, 0 or more."""
+    return _number(text, float, 0, "an amount of 0 or more (such as 2.50)")
+
+
+class _Complete:
+    """A shell completer for one argument (argcomplete calls it): the work, and its imports,
+    happen in `commands/completion.py` only when a shell asks."""
+
+    def __init__(self, kind: str, *words: str):
+        self.kind, self.words = kind, words
+
+    def __call__(self, **context: object) -> list[str]:
+        from baton_tui.commands import completion  # lazy: only a completing shell needs it
+
+        return completion.candidates(self.kind, self.words, context.get("parsed_args"))
 
 
 REPORT_STATUSES = tuple(s.value for s in ReportStatus)
@@ -68,10 +126,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """
     import argparse  # lazy: `baton status` and `baton report` parse without argparse (`_quick`)
 
-    parser = argparse.ArgumentParser(
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> "typing.NoReturn":
+            """A usage error is one line, as every other refusal (exit 2)."""
+            where = self.prog.removeprefix("baton").strip()
+            self.exit(2, f"baton: {_shown(f'{where}: ' if where else '')}{_shown(message)} — "
+                      f"`{self.prog} --help` says more\n")
+
+    parser = Parser(
         prog="baton", description="Approval-first conductor for coding agents. "
         "With no command, opens the full-screen app.",
-        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EXAMPLES + EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="store_true", help="print the version")
     parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -86,8 +151,18 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             p = sub.add_parser(name)
         else:
             p = sub.add_parser(name, help=help_text, description=help_text)
+            public.append(name)
         p.set_defaults(handler=target)
         return p
+
+    public: list[str] = []  # for `unknown_command`: those in the help, and every one
+    setattr(parser, "public_commands", public)
+    setattr(parser, "commands", sub.choices)
+
+    def task_arg(q: argparse.ArgumentParser) -> None:
+        """A task id positional, completed with the current plan's ids."""
+        q.add_argument("id", type=task_id, metavar="N", help="the task's id (see `baton plan`)"
+                       ).completer = _Complete("ids")  # type: ignore[attr-defined]
 
     p = add("plan", "plan:cmd_plan", "draft, load, answer or print the current plan")
     src = p.add_mutually_exclusive_group()
@@ -102,83 +177,117 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="with --goal: interrogate the goal first, or write a spec to plan against")
     p.add_argument("--json", action="store_true", help="print the v1 plan document")
 
-    def task_cmd(name: str, field: str, value_help: str) -> None:
+    modes = "|".join(m.value for m in Mode)
+    players = ", ".join(BUILTIN_PLAYERS)
+
+    def task_cmd(name: str, field: str, value_help: str, metavar: str, arg_help: str,
+                 complete: _Complete | None = None) -> None:
+        """`baton task-NAME N VALUE`. The value is checked by the plan, not here: whether an
+        effort or model fits depends on the task's player, and its refusal says why."""
         q = add(f"task-{name}", "plan:cmd_task_field", f"set a task's {value_help}")
-        q.add_argument("id", type=task_id, metavar="N")
-        q.add_argument("value", metavar=name.upper())
+        task_arg(q)
+        value = q.add_argument("value", metavar=metavar, help=arg_help)
+        if complete is not None:
+            value.completer = complete  # type: ignore[attr-defined]
         q.set_defaults(field=field)
 
-    task_cmd("player", "player", "player (model and effort reset to its defaults)")
-    task_cmd("model", "model", "model")
-    task_cmd("effort", "effort", "effort (low, medium, high)")
-    task_cmd("mode", "mode", "mode (build, research, manual)")
-    task_cmd("title", "title", "title")
-    task_cmd("deps", "depends_on", "dependencies (comma-separated ids, empty for none)")
-    task_cmd("scope", "scope", "scope (comma-separated paths or globs)")
-    task_cmd("check", "check", "check command (run with sh -c after the report)")
-    task_cmd("checkpoint", "checkpoint", "checkpoint flag (on or off)")
-    task_cmd("skills", "skills", "skills (comma-separated names)")
-    task_cmd("runner", "runner", "runner (local, or a [runners.NAME] from config)")
+    task_cmd("player", "player", "player (model and effort reset to its defaults)", "PLAYER",
+             f"one of {players}, or a custom player of baton.toml (`baton players` says "
+             "which are ready)", _Complete("players"))
+    task_cmd("model", "model", "model", "MODEL", "a model of the task's player, or `default` "
+             "for the player's own", _Complete("models"))
+    task_cmd("effort", "effort", "effort (low, medium, high)", "low|medium|high",
+             "where the task's player has efforts; `default` for the player's own",
+             _Complete("words", "low", "medium", "high", "default"))
+    task_cmd("mode", "mode", "mode (build, research, manual)", modes,
+             "build edits files in its own worktree; research is read-only; manual waits for "
+             "`baton done N`", _Complete("words", *(m.value for m in Mode)))
+    task_cmd("title", "title", "title", "TITLE", "one line")
+    task_cmd("deps", "depends_on", "dependencies (comma-separated ids, empty for none)", "IDS",
+             "task ids, comma-separated: 1,2 ('' for none)", _Complete("ids"))
+    task_cmd("scope", "scope", "scope (comma-separated paths or globs)", "GLOBS",
+             "paths or globs, comma-separated: src/api/*,tests/test_api.py")
+    task_cmd("check", "check", "check command (run with sh -c after the report)", "CMD",
+             "a shell command run in the task's worktree; its exit status decides ('' for none)")
+    task_cmd("checkpoint", "checkpoint", "checkpoint flag (on or off)", "on|off",
+             "on: in guarded mode the task stops at `baton checkpoint` before its risky step",
+             _Complete("words", "on", "off"))
+    task_cmd("skills", "skills", "skills (comma-separated names)", "NAMES",
+             "skill names, comma-separated ('' for none)", _Complete("skills"))
+    task_cmd("runner", "runner", "runner (local, or a [runners.NAME] from config)", "RUNNER",
+             "local, or a [runners.NAME] of the configuration (`baton runners`)",
+             _Complete("runners"))
     q = add("task-prompt", "plan:cmd_task_prompt", "set a task's prompt (from --text or stdin)")
-    q.add_argument("id", type=task_id, metavar="N")
-    q.add_argument("--text")
+    task_arg(q)
+    q.add_argument("--text", help="the prompt (without it, read from stdin)")
     q = add("task-add", "plan:cmd_task_add", "add a task to the plan")
-    q.add_argument("--title", required=True)
-    q.add_argument("--player", required=True)
+    q.add_argument("--title", required=True, help="one line")
+    q.add_argument("--player", required=True, metavar="PLAYER",
+                   help=f"one of {players}, or a custom player of baton.toml"
+                   ).completer = _Complete("players")  # type: ignore[attr-defined]
     q.add_argument("--mode", default=Mode.BUILD.value, choices=[m.value for m in Mode])
-    q.add_argument("--deps", default="")
-    q.add_argument("--text", default="")
+    q.add_argument("--deps", default="", metavar="IDS", help="task ids it waits for: 1,2"
+                   ).completer = _Complete("ids")  # type: ignore[attr-defined]
+    q.add_argument("--text", default="", help="the prompt")
     q = add("task-remove", "plan:cmd_task_remove", "remove a task nothing depends on")
-    q.add_argument("id", type=task_id, metavar="N")
+    task_arg(q)
     add("approve", "plan:cmd_approve", "approve the whole plan")
     q = add("autonomy", "plan:cmd_autonomy", "print or change the plan's autonomy (any time; "
             "never voids approval)")
-    q.add_argument("level", nargs="?", choices=[a.value for a in Autonomy])
+    q.add_argument("level", nargs="?", choices=[a.value for a in Autonomy],
+                   help="guarded: checkpoints wait for you; watch: stalls and loops are "
+                   "flagged too; autopilot: a failed task is retried once, then parked")
     add("trust", "info:cmd_trust", "trust this repository's baton.toml (records its hash)")
 
     q = add("run", "run:cmd_run", "run the approved plan (a view on the conductor)")
     q.add_argument("--approve", action="store_true", help="approve the plan (and checkpoints)")
     q.add_argument("--detach", action="store_true", help="start the conductor and return")
-    q.add_argument("--until-failures", type=int, metavar="N",
+    q.add_argument("--until-failures", type=at_least_one, metavar="N",
                    help="after N failures nothing new starts (exit 1)")
     q.add_argument("--deadline", metavar="T",
                    help="a clock time (18:30) or a duration (2h): then nothing new starts (exit 3)")
     q = add("resume", "run:cmd_resume", "continue a paused or interrupted run")
-    q.add_argument("--detach", action="store_true")
+    q.add_argument("--detach", action="store_true", help="start the conductor and return")
     q = add("status", "info:cmd_status", "plan, conductor and task states")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help="as JSON (for scripts)")
     q = add("logs", "info:cmd_logs", "a task's agent output")
-    q.add_argument("id", type=task_id, metavar="N")
-    q.add_argument("-f", "--follow", action="store_true")
+    task_arg(q)
+    q.add_argument("-f", "--follow", action="store_true", help="keep printing as it runs")
     q = add("log", "info:cmd_log", "the run's event log")
     q.add_argument("--json", action="store_true", help="JSON lines")
     q = add("retry", "run:cmd_retry", "run a failed, parked or paused task again")
-    q.add_argument("id", type=task_id, metavar="N")
-    q.add_argument("--feedback", default=None)
+    task_arg(q)
+    q.add_argument("--feedback", default=None, help="what to do differently this time")
     q = add("stop", "run:cmd_stop", "stop a running task (its work is kept)")
-    q.add_argument("id", type=task_id, metavar="N")
+    task_arg(q)
     q = add("take", "run:cmd_take", "take a task over in its worktree (its agent stops, session "
             "saved)")
-    q.add_argument("id", type=task_id, metavar="N")
+    task_arg(q)
     q = add("budget", "run:cmd_budget", "print or change the plan's budget")
-    q.add_argument("--tokens", type=int, metavar="N")
-    q.add_argument("--cost", type=float, metavar="X", help="USD")
+    q.add_argument("--tokens", type=count, metavar="N", help="tokens all agents may use")
+    q.add_argument("--cost", type=amount, metavar="X", help="what all agents may cost, in USD")
     q.add_argument("--time", metavar="D", help="run wall time, e.g. 2h")
     q = add("done", "run:cmd_done", "mark a manual task done, or a task you took over (it lands)")
-    q.add_argument("id", type=task_id, metavar="N")
+    task_arg(q)
     q = add("checkpoint-answer", "run:cmd_checkpoint_answer", "answer a task's checkpoint")
-    q.add_argument("id", type=task_id, metavar="N")
-    q.add_argument("answer", choices=["yes", "no"])
+    task_arg(q)
+    q.add_argument("answer", choices=["yes", "no"], help="yes: go ahead; no: stop")
 
     q = add("handoff", "handoff:cmd_handoff", "review or merge the landed work")
     hs = q.add_subparsers(dest="action", metavar="ACTION", required=True)
-    r = hs.add_parser("review", help="the combined diff of landed tasks")
-    r.add_argument("--task", type=task_id, metavar="N")
-    r.add_argument("--json", action="store_true")
+    text = "the combined diff of landed tasks, and what was decided for you on the way"
+    r = hs.add_parser("review", help=text, description=text + ". Changes nothing.")
+    r.add_argument("--task", type=task_id, metavar="N", help="one task's diff only"
+                   ).completer = _Complete("ids")  # type: ignore[attr-defined]
+    r.add_argument("--json", action="store_true", help="the same as JSON")
     r.add_argument("--stat", action="store_true", help="files and line counts only")
-    hs.add_parser("merge", help="merge landed task branches onto your branch in plan order")
+    text = "merge landed task branches onto your branch in plan order"
+    hs.add_parser("merge", help=text, description=text + ". Each merge is checked first; it "
+                  "stops at the first conflict with your tree untouched, naming the files and "
+                  "the command that finishes by hand. Run again, it skips what is merged. "
+                  "Exit 0 all merged, 1 stopped at a conflict, 2 dirty tree or wrong branch.")
     q = add("discard", "handoff:cmd_discard", "discard a task's work (and its dependents')")
-    q.add_argument("id", type=task_id, metavar="N")
+    task_arg(q)
     q.add_argument("--with-dependents", action="store_true")
     q = add("gc", "handoff:cmd_gc", "remove worktrees of merged or discarded work")
     q.add_argument("--dry-run", action="store_true")
@@ -191,7 +300,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     add("doctor", "info:cmd_doctor", "check this machine and say how to fix what is missing")
     q = add("completion", "completion:cmd_completion", "print shell completion code: "
             "eval \"$(baton completion bash)\"")
-    q.add_argument("shell", choices=("bash", "zsh", "fish"))
+    q.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell to complete in")
     q = add("demo", "demo:cmd_demo", "run a sample plan end to end, offline")
     q.add_argument("--keep", action="store_true", help="keep the sample repository")
     q.add_argument("--dir", help="where to make the sample repository")
@@ -236,6 +345,10 @@ def main(argv: list[str] | None = None) -> int:
         fast = first in ("status", "report", "log", "checkpoint", "attempt", "logs", "run",
                          "resume")
         parser = build_parser(first if fast else None)
+        unknown = unknown_command(parser, argv)
+        if unknown:
+            print(f"baton: {_shown(unknown)}", file=sys.stderr)
+            return 2
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # argparse: --help is 0, a usage error is 2
@@ -262,7 +375,12 @@ def main(argv: list[str] | None = None) -> int:
         module, func = args.handler.split(":")
         handler = getattr(import_module(f"baton_tui.commands.{module}"), func)
         args.baton = main  # a command that runs others (the demo) runs them as the CLI does
-        return int(handler(args) or 0)
+        folder = _folder_state_to_be(args.command)
+        try:
+            return int(handler(args) or 0)
+        finally:
+            if folder is not None and folder.exists():
+                print(FOLDER_MODE.format(root=folder.parent.parent), file=sys.stderr)
     except BatonError as exc:
         for line in exc.lines:  # errors often quote bad input: never let it drive the terminal
             print(f"baton: {_shown(line)}", file=sys.stderr)
@@ -272,6 +390,55 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:
+        db = sys.modules.get("baton_tui.store.db")  # (never loaded: not the store's error)
+        damaged = db.damaged(exc) if db is not None else None
+        if damaged is None:
+            raise
+        print(f"baton: {_shown(damaged.message)}", file=sys.stderr)
+        return damaged.code
+
+
+FOLDER_MODE = ("baton: note: {root} is not in a git repository, so Baton works here in folder "
+               "mode: its state is in {root}/.baton/, tasks run in this folder itself one at "
+               "a time, with no branches and nothing to merge at handoff (`git init` first "
+               "for worktrees and branches)")
+# Commands that only read, or that Baton and agents run: they never create the state.
+_READERS = frozenset({"status", "log", "logs", "report", "checkpoint", "attempt", "conductor",
+                      "mcp", "players", "runners", "doctor", "completion", "demo"})
+
+
+def _folder_state_to_be(command: str) -> "Path | None":
+    """The `.baton/state` a command may create in a folder outside git (folder mode), when
+    it does not exist yet: its first creation gets one line saying what folder mode is."""
+    if command in _READERS:
+        return None
+    from baton_tui.paths import find_repo  # lazy: only commands that may write need it
+
+    paths = find_repo()
+    return None if paths.is_git or paths.state_dir.exists() else paths.state_dir
+
+
+def unknown_command(parser: "argparse.ArgumentParser", argv: list[str]) -> str | None:
+    """One line for a command `baton` does not have, with the public commands it may have
+    meant — not argparse's list of every name, the internal ones among them."""
+    public, every = getattr(parser, "public_commands", None), getattr(parser, "commands", {})
+    words = iter(argv)
+    for word in words:
+        if word == "-C":
+            next(words, None)
+        elif word == "--" or not word.startswith("-"):
+            break
+    else:
+        return None
+    if public is None or word == "--" or word in every:
+        return None
+    import difflib  # lazy: only a mistyped command needs it
+
+    close = difflib.get_close_matches(word, public, n=3, cutoff=0.6) \
+        or [name for name in public if name.startswith(word[:3])][:3]
+    meant = f" — did you mean {' or '.join(close)}?" if close else ""
+    return f"unknown command {word[:40]!r}{meant} (`baton --help` lists them)"
 
 
 def entry() -> None:

@@ -18,14 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from baton_tui import redact
 from baton_tui.config_files import env_overrides, file_hash, merge, read_sources
 from baton_tui.core.errors import BatonError
-from baton_tui.core.words import DEFAULT_AUTONOMY, Autonomy
+from baton_tui.core.words import BUILTIN_PLAYERS, DEFAULT_AUTONOMY, Autonomy
 from baton_tui.runners_config import RunnersConfig, project_runner_keys
 from baton_tui.validation import error_lines
 
-BUILTIN_PLAYERS = (
-    "claude-code", "codex", "opencode", "gemini", "aider", "cursor-agent", "goose", "amp",
-    "anthropic", "openai", "script",
-)
 RESERVED_PLAYER_KEYS = ("default", "research", "custom")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}

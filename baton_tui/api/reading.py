@@ -32,12 +32,14 @@ def open_workspace(start: Path | str | None = None) -> "Workspace":
 def open_store(create: bool = False) -> "Store | None":
     """This repository's store for reading, or None when Baton never ran here."""
     paths = find_repo()
-    if not paths.store_path.exists() and not create:
-        return None
+    if not create and (not paths.store_path.exists() or not paths.store_path.stat().st_size):
+        return None  # (an empty file: a first write that had not begun, or cut to nothing)
     try:
         store = Store(paths.store_path, create=create)
         store.check_readable()
         return store
+    except BatonError:  # damaged (`store.rows.Damaged`): its own line says what to do
+        raise
     except Exception as exc:  # sqlite3.DatabaseError and friends
         raise BatonError(f"{paths.store_path}: cannot read Baton's store: {exc}") from None
 

@@ -16,6 +16,7 @@ from argparse import Namespace
 from pathlib import Path
 
 from baton_tui import api
+from baton_tui.commands.kept_demo import mark_kept
 from baton_tui.core.errors import BatonError
 from baton_tui.demo.sample import start_model_server, write_sample
 from baton_tui.demo.tui_demo import start_server
@@ -102,7 +103,12 @@ def cmd_demo(args: Namespace) -> int:
 def _demo_tui(args: Namespace) -> int:
     """`baton demo --tui`: the full app on the sample repository, with the scripted planner
     and players (the native `anthropic` route on the scripted model server) — no key, offline.
-    Type any goal, answer the question, edit the plan, approve, run, and hand it off."""
+    Type any goal, answer the question, edit the plan, approve, run, and hand it off.
+
+    The demo's run lives on its own home (`DIR/baton-home`) and its own model server, which
+    stops when the app quits: a run left mid-way is paused, and `baton demo --tui --dir DIR`
+    opens that sample again, with both, and continues it (a plain `baton resume` there
+    would look for the worktrees in the person's home and ask a model that is gone)."""
     main = args.baton
     from baton_tui.tui.launch import run_app  # lazy: textual, for `demo --tui` only
 
@@ -110,34 +116,48 @@ def _demo_tui(args: Namespace) -> int:
         raise BatonError("the demo needs git 2.38 or newer (it shows worktrees and landing)")
     base = Path(args.dir).resolve() if args.dir else Path(tempfile.mkdtemp(prefix="baton-demo-"))
     base.mkdir(parents=True, exist_ok=True)
-    repo = base / "textstats"
-    if repo.exists():
-        raise BatonError(f"{repo} already exists: pick another --dir")
-    repo.mkdir()
+    repo, home = base / "textstats", base / "baton-home"
+    again = repo.exists()
+    if again and not (home.is_dir() and (repo / ".git").exists()):
+        raise BatonError(f"{repo} already exists and is not a kept demo: pick another --dir")
+    kept = bool(args.keep or args.dir)
     names = (*_MODEL_ENV, "BATON_HOME", "BATON_PLANNER")
     saved_env = {name: os.environ.get(name) for name in names}
     previous = Path.cwd()
     server = start_server()
-    os.environ.update({"BATON_HOME": str(base / "baton-home"), "BATON_PLANNER": "anthropic",
+    os.environ.update({"BATON_HOME": str(home), "BATON_PLANNER": "anthropic",
                        "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "demo-key"})
     for name in ("NO_PROXY", "no_proxy"):
         os.environ[name] = ",".join(x for x in (saved_env[name], "127.0.0.1", "localhost") if x)
     try:
-        write_sample(repo)
-        _git(repo, "init", "-q", "-b", "main")
-        _git(repo, "add", "-A")
-        _git(repo, "commit", "-q", "-m", "textstats: reading text")
+        if not again:
+            write_sample(repo)
+            _git(repo, "init", "-q", "-b", "main")
+            _git(repo, "add", "-A")
+            _git(repo, "commit", "-q", "-m", "textstats: reading text")
         os.chdir(repo)
-        if main(["trust"]) != 0:
+        if not again and main(["trust"]) != 0:
             return 1
+        if not again:
+            mark_kept(repo, home, base)
+        if again and _paused(repo):
+            print(f"continuing the paused run of the sample at {repo}", flush=True)
+            ws = api.open_workspace(repo)
+            try:
+                api.resume_run(ws)
+            finally:
+                ws.close()
         code = run_app()
-        ws = api.open_workspace(repo)
-        try:
-            if api.snapshot(ws.store).conductor_pid:  # the demo's model stops with it
-                api.pause_run(ws)
-        finally:
-            ws.close()
-        print(f"the sample is kept at {repo}" if args.keep or args.dir else "demo finished")
+        paused = _pause(repo)
+        if paused and kept:
+            print(f"the run is paused, not finished: the demo's scripted model stops with the "
+                  f"app. `baton demo --tui --dir {base}` continues it (the sample is kept at "
+                  f"{repo})")
+        elif paused:
+            print("the run was paused and the sample removed: `baton demo --tui --dir DIR` "
+                  "keeps a sample you can come back to")
+        else:
+            print(f"the sample is kept at {repo}" if kept else "demo finished")
         return code
     finally:
         server.stop()
@@ -147,6 +167,34 @@ def _demo_tui(args: Namespace) -> int:
             else:
                 os.environ[name] = value
         os.chdir(previous)
-        if not (args.keep or args.dir):
+        if not kept:
             subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True)
             shutil.rmtree(base, ignore_errors=True)
+
+
+def _pause(repo: Path) -> bool:
+    """Pause the run the app leaves behind (its model stops with the demo): True if one was
+    going."""
+    ws = api.open_workspace(repo)
+    try:
+        pid = api.snapshot(ws.store).conductor_pid
+        if not pid:
+            return False
+        api.pause_run(ws)
+        # Its agents stop in their sessions while the model still answers; a conductor that
+        # does not go within the minute is left to `baton resume`'s reconciling.
+        api.wait_conductor(pid, 60.0)
+        return True
+    finally:
+        ws.close()
+
+
+def _paused(repo: Path) -> bool:
+    """The kept sample has a run that stopped mid-way (paused, or cut off)."""
+    ws = api.open_workspace(repo)
+    try:
+        snap = api.snapshot(ws.store)
+        return any(t.state in (api.State.PAUSED, api.State.RUNNING, api.State.QUEUED)
+                   for t in snap.tasks) and snap.conductor_pid is None
+    finally:
+        ws.close()

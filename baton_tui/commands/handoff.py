@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from argparse import Namespace
 
 from baton_tui import api
+from baton_tui.core.jsontext import dumps
 
 FOLDER_MODE = "folder mode: the tasks worked in this folder directly — there is nothing to merge"
 
@@ -24,7 +24,7 @@ def cmd_handoff(args: Namespace) -> int:
 def _review(ws: api.Workspace, args: Namespace) -> int:
     data = api.review(ws, args.task)
     if args.json:
-        print(json.dumps({k: v for k, v in data.items() if k != "onto"}, indent=2))
+        print(dumps({k: v for k, v in data.items() if k != "onto"}, indent=2))
         return 0
     _decided(data.get("decided") or [])
     sections = data["tasks"]

@@ -8,12 +8,12 @@ summaries) is printed with secrets redacted and control characters escaped
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 
 from baton_tui import api
 from baton_tui.core.errors import BatonError
+from baton_tui.core.jsontext import dumps
 
 TYPE_CHECKING = False  # argparse stays unimported on `baton status` (see `cli._quick`)
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def cmd_log(args: Namespace) -> int:
         return 0
     for event in api.events(store):
         if args.json:
-            print(json.dumps(event.as_json()))
+            print(dumps(event.as_json()))  # JSON lines: never NaN, whatever the store holds
         else:
             stamp = time.strftime("%H:%M:%S", time.localtime(event.ts))
             task = f" #{event.task_id}" if event.task_id else ""
@@ -140,7 +140,7 @@ def cmd_trust(args: Namespace) -> int:
 def cmd_players(args: Namespace) -> int:
     found = list(api.detect_players(api.open_workspace()).values())
     if args.json:
-        print(json.dumps([d.as_json() for d in found], indent=2))
+        print(dumps([d.as_json() for d in found], indent=2))
         return 0
     for d in found:
         mark = "ready" if d.ready else "—"
@@ -153,7 +153,7 @@ def cmd_runners(args: Namespace) -> int:
     """`baton runners [--json]`: 0 when every runner is reachable and its workers match."""
     found = api.runners(api.open_workspace())
     if args.json:
-        print(json.dumps(found, indent=2))
+        print(dumps(found, indent=2))
     else:
         print("\n".join(api.runner_lines(found)))
     fine = all(r["reachable"] and r["versions_match"] is not False for r in found)

@@ -18,6 +18,7 @@ from typing import Any
 
 from baton_tui import api
 from baton_tui.api import EventKind
+from baton_tui.commands.kept_demo import refuse_outside_the_demo
 
 K = EventKind
 
@@ -109,6 +110,7 @@ def follow(ws: api.Workspace, pid: int | None, since: int) -> int:
 def cmd_run(args: Namespace) -> int:
     with api.conductor_ahead() as early:  # it starts up while we open and approve
         ws = api.open_workspace()
+        refuse_outside_the_demo(ws)
         since = api.last_event_id(ws.store)
         if args.approve:
             cur = api.current_plan(ws)
@@ -128,6 +130,7 @@ def cmd_run(args: Namespace) -> int:
 def cmd_resume(args: Namespace) -> int:
     with api.conductor_ahead() as early:  # it starts up while we open the repository
         ws = api.open_workspace()
+        refuse_outside_the_demo(ws)
         since = api.last_event_id(ws.store)
         pid = api.resume_run(ws, early)
     if args.detach:
@@ -137,7 +140,9 @@ def cmd_resume(args: Namespace) -> int:
 
 
 def cmd_retry(args: Namespace) -> int:
-    pid = api.retry_task(api.open_workspace(), args.id, args.feedback)
+    ws = api.open_workspace()
+    refuse_outside_the_demo(ws)
+    pid = api.retry_task(ws, args.id, args.feedback)
     if pid is None:
         print(f"task {args.id} queued again{' with your feedback' if args.feedback else ''} — "
               "it starts once you approve the plan (`baton approve`)")

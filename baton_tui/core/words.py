@@ -33,3 +33,10 @@ class ReportStatus(StrEnum):
 
 
 DEFAULT_AUTONOMY = Autonomy.GUARDED
+
+# The players Baton knows without configuration (`players/builtin.py` has one adapter for each
+# but `script`); a person's `[players.custom.NAME]` adds to them.
+BUILTIN_PLAYERS = (
+    "claude-code", "codex", "opencode", "gemini", "aider", "cursor-agent", "goose", "amp",
+    "anthropic", "openai", "script",
+)

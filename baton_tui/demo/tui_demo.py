@@ -3,7 +3,8 @@
 The planner and every task run on Baton's native `anthropic` player, whose model is the
 scripted model server on 127.0.0.1. Besides the per-task scripts of `baton demo`, the
 server answers the planner: it reads the package, asks one question, then drafts the
-sample plan for whatever goal was typed (it is a script, and says nothing else).
+sample plan for whatever goal was typed — and says so in its first message (it is a
+script; it never pretends to have read the goal).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ def planner_turns() -> list[dict]:
     """Read, ask, then draft (the goal is filled in from what the person typed)."""
     plan = {"version": 1, "autonomy": Autonomy.GUARDED, "tasks": tasks()}
     return [
-        {"text": "Reading the package before planning.",
+        {"text": "This is the demo's scripted planner: whatever the goal and the answer, it "
+                 "drafts the same sample plan (word and line counts for textstats). Reading "
+                 "the package before planning.",
          "tools": [{"tool": "list_files", "input": {"path": "."}},
                    {"tool": "read_file", "input": {"path": "textstats/core.py"}}]},
         {"text": json.dumps({"questions": [QUESTION]})},

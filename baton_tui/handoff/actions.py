@@ -86,6 +86,17 @@ def review(ws: Workspace, only: int | None = None) -> dict[str, Any]:
     if only is not None and not tasks:
         raise BatonError(f"task {only} has not landed: nothing to review")
     combined = integration_branch(cur.row.slug)
+    if git.rev_parse(ws.root, combined) is None:
+        raise BatonError(
+            f"the integration branch {combined} is gone (deleted?): the landed work is still "
+            "on the task branches (`git branch --list 'baton/*'`)" if tasks else
+            "no task has landed yet: there is nothing to review (`baton status` says where "
+            "the run is)")
+    missing = [t.branch for t in tasks if git.rev_parse(ws.root, t.branch) is None]
+    if missing:
+        raise BatonError(f"task branch {missing[0]} is gone (deleted?): its work cannot be "
+                         f"reviewed; `baton discard` the task{'s' if len(missing) > 1 else ''} "
+                         "whose branch is gone, or restore it from the reflog")
     discarded_landed = any(v.ever_landed and v.state == State.DISCARDED
                            for v in cur.folder.tasks.values())
     if discarded_landed and only is None:

@@ -22,8 +22,10 @@ from pathlib import Path
 
 from baton_tui import killpoints
 from baton_tui.core.events import Event
+from baton_tui.core.jsontext import dumps as to_json
 from baton_tui.store.rows import (  # the records and helpers callers take from here too
-    ATTEMPT_FIELDS, RESERVE, SCHEMA, SCHEMA_VERSION, AttemptRow, PlanRow, Unwritable, clean,
+    ATTEMPT_FIELDS, RESERVE, SCHEMA, SCHEMA_VERSION, AttemptRow, Damaged, PlanRow, Unwritable,
+    clean,
     hash_nonce, make_private, nonce_matches,
 )
 
@@ -31,11 +33,11 @@ TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 
 if TYPE_CHECKING:
     from typing import Any, Iterator
 
-__all__ = ["AttemptRow", "PlanRow", "SCHEMA", "Store", "Unwritable", "hash_nonce",
-           "nonce_matches"]
+__all__ = ["AttemptRow", "Damaged", "PlanRow", "SCHEMA", "Store", "Unwritable", "damaged",
+           "hash_nonce", "nonce_matches"]
 
-# Every store connection this process holds open, for `close_all`.
-_connections: set[sqlite3.Connection] = set()
+# Every store connection this process holds open, with its file, for `close_all` and `damaged`.
+_connections: dict[sqlite3.Connection, Path] = {}
 
 
 def close_all() -> None:
@@ -49,6 +51,23 @@ def close_all() -> None:
         except sqlite3.Error:  # opened on another thread: freed with it
             pass
     _connections.clear()
+
+
+def damaged(exc: BaseException) -> Damaged | None:
+    """sqlite's word for a damaged file ("database disk image is malformed", met on a page
+    only when a query reaches it) as one line naming the store this process has open; None
+    for any other error."""
+    if type(exc) is not sqlite3.DatabaseError or not _connections:
+        return None
+    return Damaged(next(reversed(_connections.values())), str(exc))
+
+
+def _is_json(text: str | None) -> bool:
+    try:
+        json.loads(text or "null")
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 def _inserted(cur: sqlite3.Cursor) -> int:
@@ -113,8 +132,10 @@ class Store:
             conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?immutable=1", uri=True,
                                    timeout=30.0, isolation_level=None)
             conn.row_factory = sqlite3.Row
+        except sqlite3.DatabaseError as exc:  # not a database (any more): truncated, overwritten
+            raise Damaged(self.path, str(exc)) from None
         self._conn = conn
-        _connections.add(conn)
+        _connections[conn] = self.path
         if self._empty is not None:
             self._empty.close()
             self._empty = None
@@ -138,7 +159,7 @@ class Store:
                     conn.execute("PRAGMA journal_mode = WAL")
                 conn.executescript(SCHEMA)
             conn.execute("PRAGMA user_version").fetchone()  # opens the file now, not later
-        except sqlite3.OperationalError:
+        except sqlite3.DatabaseError:
             conn.close()
             raise
         return conn
@@ -158,7 +179,7 @@ class Store:
             make_private(Path(f"{self.path}{suffix}"), 0o600)
 
     def close(self) -> None:
-        _connections.discard(self._conn)  # first: a close that fails leaves it to its thread
+        _connections.pop(self._conn, None)  # type: ignore[arg-type]  # first: a close that fails leaves it to its thread
         for conn in (self._conn, self._empty):
             if conn is not None:
                 conn.close()
@@ -235,7 +256,7 @@ class Store:
         """Append one event (secrets redacted, control characters escaped); returns its id."""
         cur = self._write(
             "INSERT INTO events (plan_id, task_id, kind, data, ts) VALUES (?, ?, ?, ?, ?)",
-            (plan_id, task_id, kind, json.dumps(clean(data or {})), time.time()),
+            (plan_id, task_id, kind, to_json(clean(data or {})), time.time()),
         )
         if self._conn is not None and self._conn.in_transaction:
             self._held = getattr(self, "_held", 0) + 1  # a boundary once COMMIT writes it
@@ -272,7 +293,12 @@ class Store:
         rows = cur.execute(sql.replace("*", "id, plan_id, task_id, kind, data, ts", 1),
                            args).fetchall()
         loads = json.loads
-        return [Event(i, p, t, k, loads(d) if d != "{}" else {}, ts) for i, p, t, k, d, ts in rows]
+        try:
+            return [Event(i, p, t, k, loads(d) if d != "{}" else {}, ts)
+                    for i, p, t, k, d, ts in rows]
+        except ValueError:  # (json's error is one) a row written by something else than Baton
+            bad = next(i for i, _p, _t, _k, d, _ts in rows if not _is_json(d))
+            raise Damaged(self.path, f"event {bad} is not JSON") from None
 
     def task_base(self, plan_id: int, task_id: int) -> str | None:
         """The commit a task's branch was cut from (recorded when its worktree was made)."""
@@ -286,14 +312,17 @@ class Store:
         return int(row[0] or 0)
 
     # plans ----------------------------------------------------------------
-    @staticmethod
-    def _plan(row: sqlite3.Row) -> PlanRow:
+    def _plan(self, row: sqlite3.Row) -> PlanRow:
+        try:
+            transcript, options = json.loads(row["transcript"]), json.loads(row["options"])
+        except ValueError:
+            raise Damaged(self.path, f"plan {row['id']}'s record is not JSON") from None
         return PlanRow(
             id=row["id"], slug=row["slug"], doc_text=row["doc"], created=row["created"],
             revision=row["revision"], archived=bool(row["archived"]), approved=bool(row["approved"]),
             approved_at=row["approved_at"], base_branch=row["base_branch"],
-            base_commit=row["base_commit"], transcript=json.loads(row["transcript"]),
-            options=json.loads(row["options"]),
+            base_commit=row["base_commit"], transcript=transcript, options=options,
+            store_path=self.path,
         )
 
     def current_plan_id(self) -> int | None:
@@ -329,7 +358,13 @@ class Store:
             revision=row["revision"], archived=bool(row["archived"]), approved=bool(row["approved"]),
             approved_at=row["approved_at"], base_branch=row["base_branch"],
             base_commit=row["base_commit"], transcript=known.transcript,
-            options=json.loads(row["options"]))
+            options=self._options(row), store_path=self.path)
+
+    def _options(self, row: sqlite3.Row) -> dict[str, Any]:
+        try:
+            return json.loads(row["options"])  # type: ignore[no-any-return]
+        except ValueError:
+            raise Damaged(self.path, f"plan {row['id']}'s record is not JSON") from None
 
     def plan_ids(self) -> list[int]:
         """Every plan ever stored, archived ones included, oldest first."""
@@ -342,7 +377,10 @@ class Store:
     # meta: small documents of Baton's own (the planner's session) ----------------
     def get_meta(self, key: str) -> Any:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        try:
+            return json.loads(row[0]) if row else None
+        except ValueError:
+            raise Damaged(self.path, f"its {key!r} record is not JSON") from None
 
     def set_meta(self, key: str, value: Any) -> None:
         """Store `value` as JSON under `key`; None deletes it."""
@@ -350,7 +388,7 @@ class Store:
             self._write("DELETE FROM meta WHERE key = ?", (key,))
         else:
             self._write("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                                     (key, json.dumps(value)))
+                                     (key, to_json(value)))
 
     def slugs(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT slug FROM plans")}
@@ -358,7 +396,7 @@ class Store:
     def insert_plan(self, slug: str, doc: dict[str, Any], transcript: list[Any] | None = None) -> int:
         cur = self._write(
             "INSERT INTO plans (slug, doc, created, transcript) VALUES (?, ?, ?, ?)",
-            (slug, json.dumps(doc), time.time(), json.dumps(clean(transcript or []))),
+            (slug, to_json(doc), time.time(), to_json(clean(transcript or []))),
         )
         return _inserted(cur)
 
@@ -369,7 +407,7 @@ class Store:
             fields["transcript"] = clean(fields["transcript"])
         for key in ("doc", "transcript", "options"):
             if key in fields:
-                fields[key] = json.dumps(fields[key])
+                fields[key] = to_json(fields[key])
         for key in ("approved", "archived"):
             if key in fields:
                 fields[key] = int(bool(fields[key]))
@@ -378,11 +416,13 @@ class Store:
                                  (*fields.values(), plan_id))
 
     # attempts -------------------------------------------------------------
-    @staticmethod
-    def _attempt(row: sqlite3.Row) -> AttemptRow:
+    def _attempt(self, row: sqlite3.Row) -> AttemptRow:
         values = {k: row[k] for k in ATTEMPT_FIELDS}
-        values["spec"] = json.loads(values["spec"] or "{}")
-        values["report"] = json.loads(values["report"]) if values["report"] else None
+        try:
+            values["spec"] = json.loads(values["spec"] or "{}")
+            values["report"] = json.loads(values["report"]) if values["report"] else None
+        except ValueError:
+            raise Damaged(self.path, f"attempt {values['id']}'s record is not JSON") from None
         values["collected"] = bool(values["collected"])
         return AttemptRow(**values)
 
@@ -392,15 +432,15 @@ class Store:
         cur = self._write(
             "INSERT INTO attempts (plan_id, task_id, nonce_hash, player, spec, log_path) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            (plan_id, task_id, hash_nonce(nonce), player, json.dumps(spec), log_path),
+            (plan_id, task_id, hash_nonce(nonce), player, to_json(spec), log_path),
         )
         return _inserted(cur)
 
     def update_attempt(self, attempt_id: int, **fields: Any) -> None:
         if "spec" in fields:
-            fields["spec"] = json.dumps(fields["spec"])
+            fields["spec"] = to_json(fields["spec"])
         if "report" in fields and fields["report"] is not None:
-            fields["report"] = json.dumps(clean(fields["report"]))
+            fields["report"] = to_json(clean(fields["report"]))
         if "collected" in fields:
             fields["collected"] = int(bool(fields["collected"]))
         cols = ", ".join(f"{k} = ?" for k in fields)
@@ -424,7 +464,7 @@ class Store:
     def note_attempt(self, attempt_id: int, key: str, value: Any) -> None:
         """Set one key of an attempt's spec in place (the conductor may write others)."""
         self._write("UPDATE attempts SET spec = json_set(spec, ?, json(?)) WHERE id = ?",
-                    (f"$.{key}", json.dumps(value), attempt_id))
+                    (f"$.{key}", to_json(value), attempt_id))
 
     def attempt(self, attempt_id: int) -> AttemptRow | None:
         row = self.conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()

@@ -9,6 +9,7 @@ import json
 import time
 
 from baton_tui.core.events import SETTLED, State
+from baton_tui.core.jsontext import cleaned
 from baton_tui.core.snapshot import describe, tasks_json
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
@@ -118,7 +119,14 @@ def _details(task: dict) -> list[str]:
 def status_json(status: dict) -> str:
     """`baton status --json`: the same object as `json.dumps(status, indent=2)` gives, laid
     out one task to a line. Each part goes through json's C encoder (an indent switches it
-    off, and at 10,000 tasks the pretty-printer alone took longer than everything else)."""
+    off, and at 10,000 tasks the pretty-printer alone took longer than everything else).
+    Always JSON: a number that is not finite (a damaged store's) is written as null."""
+    text = _status_json(status)
+    bad = cleaned(text)
+    return text if bad is None else _status_json(bad)
+
+
+def _status_json(status: dict) -> str:
     dumps = json.dumps
     parts = []
     for key, value in status.items():
@@ -137,6 +145,12 @@ def snapshot_json(snap: Any) -> str:
     by `core.snapshot.tasks_json`, without making the dictionary of each first."""
     if not snap.tasks:
         return status_json(snap.as_json())
+    text = _snapshot_json(snap)
+    bad = cleaned(text)
+    return text if bad is None else _status_json(bad)
+
+
+def _snapshot_json(snap: Any) -> str:
     dumps = json.dumps
     head = type(snap)(**{**snap.fields(), "tasks": ()}).as_json()  # all but the tasks
     parts = []

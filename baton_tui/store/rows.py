@@ -95,6 +95,17 @@ class Unwritable(BatonError):
         super().__init__(f"cannot write Baton's store {path}: {why}")
 
 
+class Damaged(BatonError):
+    """The store cannot be read: a truncated or overwritten file, a row that is not JSON.
+    One line naming the file and what to do, exit 2 — never a traceback."""
+
+    def __init__(self, path: Path, what: str):
+        super().__init__(
+            f"Baton's store {path} is damaged ({what}): to start afresh, move it aside "
+            f"(`mv {path} {path}.damaged`, and its -wal and -shm files) — its plans and run "
+            "history go with it; task branches and worktrees stay in git")
+
+
 def clean(value: Any) -> Any:
     """Secrets redacted, control characters escaped (`redact.clean`), imported on the first
     write: a store opened to read, as `baton status` does, never loads the redaction rules."""
@@ -130,7 +141,7 @@ class PlanRow(_Record):
 
     __slots__ = ("id", "slug", "_doc", "doc_text", "created", "revision", "archived",
                  "approved", "approved_at", "base_branch", "base_commit", "transcript",
-                 "options")
+                 "options", "store_path")
 
     id: int
     slug: str
@@ -145,15 +156,20 @@ class PlanRow(_Record):
     base_commit: str | None
     transcript: list[Any]
     options: dict[str, Any]
+    store_path: Path | None  # the store it was read from (named when its text is damaged)
 
     def __init__(self, doc: dict[str, Any] | None = None, doc_text: str | None = None,
-                 **fields: Any):
-        super().__init__(_doc=doc, doc_text=doc_text, **fields)
+                 store_path: Path | None = None, **fields: Any):
+        super().__init__(_doc=doc, doc_text=doc_text, store_path=store_path, **fields)
 
     @property
     def doc(self) -> dict[str, Any]:
         if self._doc is None:
-            self._doc = json.loads(self.doc_text or "{}")
+            try:
+                self._doc = json.loads(self.doc_text or "{}")
+            except ValueError:
+                raise Damaged(self.store_path or Path("(unknown)"),
+                              f"plan {self.id}'s document is not JSON") from None
         return self._doc
 
     @property
