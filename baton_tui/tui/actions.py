@@ -29,6 +29,8 @@ from baton_tui.tui.words import AUTONOMY_NOTES, MODE_NOTES
 if TYPE_CHECKING:
     from textual.worker import Worker
 
+    from baton_tui.tui.screens.add_task import NewTask
+
 DEFAULT = "(default)"  # the picker value for "the player's default"
 Handler = Callable[["TaskActions"], Coroutine[Any, Any, None]]
 
@@ -250,18 +252,27 @@ class TaskActions:
         ready, _ = await ready_players(self.app)
         focused = app.plan_pane.selected_task
         default = api.default_player(app.ws) or (focused.player if focused else ready[0])
-        new = await app.push_screen_wait(screens.AddTaskModal(ready, default, [],
-                                                              blink=app.blink))
-        if new is None:
-            return
+        added: list[int] = []
         voided = app.board.approved
-        ok, new_id = await app.engine_call("add task", api.add_task, new.title, new.player,
-                                           new.mode, new.deps, "")
-        if ok:
-            app.post_message(PlanEdited(new_id, "add", voided))
-            app.notify(f"task #{new_id} added — press e to write its prompt"
-                       + (" · approval voided" if voided else ""))
-            app.select_after_refresh = new_id
+
+        async def submit(new: NewTask) -> str | None:
+            """Add it on the engine thread; a refusal goes back to the form, not a toast."""
+            try:
+                added.append(await app.engine.call(api.add_task, new.title, new.player,
+                                                   new.mode, new.deps, new.prompt, new.check))
+            except api.BatonError as exc:
+                return " ".join(exc.lines)
+            app.poke()
+            return None
+
+        if await app.push_screen_wait(screens.AddTaskModal(ready, default, [], submit,
+                                                           blink=app.blink)) is None:
+            return
+        new_id = added[0]
+        app.post_message(PlanEdited(new_id, "add", voided))
+        app.notify(f"task #{new_id} added — press e to edit its prompt"
+                   + (" · approval voided" if voided else ""))
+        app.select_after_refresh = new_id
 
     @worker("remove task")
     async def remove_task(self) -> None:

@@ -1,0 +1,77 @@
+"""The new-task form (`n`): prompt and check fields, and a refusal shown inside the form with
+what was typed kept — at 80×24."""
+
+from __future__ import annotations
+
+from helpers.tui_support import drive, planned, settle, task, wait_for, ws
+
+from baton_tui.plan.current import current
+from baton_tui.tui.screens.add_task import AddTaskModal
+
+__all__ = ["ws", "planned"]
+
+
+async def open_form(pilot, app) -> None:
+    await wait_for(pilot, lambda: app.focused is app.plan_pane)
+    await pilot.press("n")
+    await wait_for(pilot, lambda: isinstance(app.screen, AddTaskModal))
+    await pilot.pause()
+
+
+def field(app, name: str):
+    return app.screen.query_one(f"#{name}")
+
+
+def test_the_form_takes_a_prompt_and_a_check(planned):
+    async def script(pilot, app, seen):
+        await open_form(pilot, app)
+        await pilot.press(*"Write the docs")
+        field(app, "prompt").value = "Document the limiter in docs/limits.md."
+        field(app, "check").value = "test -f docs/limits.md"
+        field(app, "deps").value = "2"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not isinstance(app.screen, AddTaskModal))
+        await settle(pilot)
+        assert app.plan_pane.selected_task.id == 5
+
+    drive(planned, script, size=(80, 24))
+    new = task(planned, 5)
+    assert (new.title, new.prompt, new.check, new.depends_on) == (
+        "Write the docs", "Document the limiter in docs/limits.md.", "test -f docs/limits.md",
+        [2])
+
+
+def test_a_refused_task_keeps_what_was_typed_and_says_why_in_the_form(planned):
+    """A `script` task is its check: without one the engine refuses; the form stays open
+    with the title and prompt, the reason under them; adding the check then succeeds."""
+    async def script(pilot, app, seen):
+        await open_form(pilot, app)
+        await pilot.press(*"Run the linter")
+        field(app, "prompt").value = "ruff over src"
+        field(app, "player").value = "script"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "✗" in str(field(app, "refused").render()))
+        assert isinstance(app.screen, AddTaskModal)
+        assert "check" in str(field(app, "refused").render())
+        assert field(app, "title").value == "Run the linter"
+        assert field(app, "prompt").value == "ruff over src"
+        assert len(current(planned).doc.tasks) == 4  # nothing added
+        field(app, "check").value = "ruff check src"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not isinstance(app.screen, AddTaskModal))
+        await settle(pilot)
+
+    drive(planned, script, size=(80, 24))
+    new = task(planned, 5)
+    assert (new.title, new.player, new.check) == ("Run the linter", "script", "ruff check src")
+
+
+def test_an_empty_title_is_refused_in_the_form(planned):
+    async def script(pilot, app, seen):
+        await open_form(pilot, app)
+        field(app, "prompt").value = "typed first"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "needs a title" in str(field(app, "refused").render()))
+        assert field(app, "prompt").value == "typed first"
+
+    drive(planned, script, size=(80, 24))
