@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from baton_tui import api
 from baton_tui.api import BatonError, Snapshot
-from baton_tui.tui import attention, bindings
+from baton_tui.tui import attention, bindings, run_record
 from baton_tui.tui.actions import TaskActions
 from baton_tui.tui.bindings import PLAN_ACTIONS, RULE_OF
 from baton_tui.tui.conversation import converse, slash
@@ -232,6 +232,11 @@ class BatonApp(App[int]):
             self.refresh_keys()
             if not {t.player for t in event.board.tasks} <= (self._facts_for or set()):
                 self.refresh_player_facts()  # a task moved to a player not looked at yet
+        for line in run_record.record(old, event.board, first=self.board_count == 1):
+            if line.startswith(" "):  # the run's totals, under the line that ended it
+                self.chat.lines(line)
+            else:
+                self.chat.say("baton", line)
         for call in attention.calls(old, event.board, first=self.board_count == 1,
                                     changed=changed):
             self.call_attention(call)
