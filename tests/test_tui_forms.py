@@ -1,12 +1,14 @@
 """The new-task form (`n`): prompt and check fields, and a refusal shown inside the form with
-what was typed kept — at 80×24."""
+what was typed kept — at 80×24; the dependency checklist under NO_COLOR; the graph's titles."""
 
 from __future__ import annotations
 
-from helpers.tui_support import drive, planned, settle, task, wait_for, ws
+from helpers.tui_support import drive, planned, settle, shown_lines, task, wait_for, ws
 
 from baton_tui.plan.current import current
 from baton_tui.tui.screens.add_task import AddTaskModal
+from baton_tui.tui.screens.dag import DagScreen
+from baton_tui.tui.screens.pickers import PickManyModal, TickList
 
 __all__ = ["ws", "planned"]
 
@@ -75,3 +77,37 @@ def test_an_empty_title_is_refused_in_the_form(planned):
         assert field(app, "prompt").value == "typed first"
 
     drive(planned, script, size=(80, 24))
+
+
+def test_no_color_dependency_checklist_ticks_with_a_glyph(planned, monkeypatch):
+    """Under NO_COLOR shade says nothing: a ticked row has ✓ in its box, an unticked none."""
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def script(pilot, app, seen):
+        await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        app.plan_pane.select(4)  # depends on #2 and #3, not on #1
+        await pilot.pause()
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickManyModal))
+        await pilot.pause()
+        ticks = app.screen.query_one(TickList)
+        rows = [line for line in shown_lines(ticks) if "#" in line]
+        assert app.no_color and len(rows) == 3
+        assert [row.split("#")[0].strip() for row in rows] == ["▐ ▌", "▐✓▌", "▐✓▌"], rows
+        await pilot.press("space")  # tick #1: its box shows it at once
+        await pilot.pause()
+        assert "✓" in shown_lines(ticks)[0]
+
+    drive(planned, script, size=(80, 24))
+
+
+def test_the_graph_view_shows_titles_beside_ids(planned):
+    async def script(pilot, app, seen):
+        await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        await pilot.press("g")
+        await wait_for(pilot, lambda: isinstance(app.screen, DagScreen))
+        await pilot.pause()
+        text = " ".join(shown_lines(app.screen.query_one("#dag-lines")))
+        assert "#1 Study the rate limiter" in text and "#4 Run the suite←2,3" in text
+
+    drive(planned, script, size=(120, 40))

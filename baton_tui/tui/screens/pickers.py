@@ -14,6 +14,8 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, SelectionList
+from rich.segment import Segment
+from textual.strip import Strip
 from textual.widgets.option_list import Option
 from textual.widgets.selection_list import Selection
 
@@ -108,6 +110,21 @@ class TextModal(_Dialog[str | None]):
         self.dismiss(event.value)
 
 
+class TickList(SelectionList[int]):
+    """A SelectionList whose ticked rows carry a ✓ and unticked ones a blank: Textual's box
+    holds an X in both, told apart only by shade — nothing at all under NO_COLOR."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        segments = list(strip)
+        index = self.scroll_offset.y + y
+        if len(segments) < 4 or index >= self.option_count:
+            return strip
+        ticked = self.get_option_at_index(index).value in self.selected
+        segments[1] = Segment("✓" if ticked else " ", segments[1].style)
+        return Strip(segments, strip.cell_length)
+
+
 class PickManyModal(_Dialog[list[T] | None], Generic[T]):
     """Tick any of `choices` (space toggles); enter returns the ticked values in order."""
 
@@ -125,8 +142,8 @@ class PickManyModal(_Dialog[list[T] | None], Generic[T]):
         with self.frame():
             if self.note:
                 yield Label(self.note, classes="note")
-            yield SelectionList[int](*[Selection(c.label, i, c.value in self.chosen)
-                                       for i, c in enumerate(self.choices)], id="many")
+            yield TickList(*[Selection(c.label, i, c.value in self.chosen)
+                             for i, c in enumerate(self.choices)], id="many")
 
     def on_mount(self) -> None:
         self.query_one(SelectionList).focus()
