@@ -8,7 +8,7 @@ from helpers.tui_support import drive, planned, settle, shown_lines, task, wait_
 from baton_tui.plan.current import current
 from baton_tui.tui.screens.add_task import AddTaskModal
 from baton_tui.tui.screens.dag import DagScreen
-from baton_tui.tui.screens.pickers import PickManyModal, TickList
+from baton_tui.tui.screens.pickers import ChoiceModal, PickManyModal, TickList
 
 __all__ = ["ws", "planned"]
 
@@ -111,3 +111,45 @@ def test_the_graph_view_shows_titles_beside_ids(planned):
         assert "#1 Study the rate limiter" in text and "#4 Run the suite←2,3" in text
 
     drive(planned, script, size=(120, 40))
+
+
+def test_the_player_picker_opens_at_once_while_players_are_detected(planned, monkeypatch):
+    """Detection held until the test lets it go: R opens the picker for the task selected
+    then, saying it is detecting; keys typed meanwhile never move the plan's cursor."""
+    import threading
+
+    from baton_tui import api
+
+    gate = threading.Event()
+    real = api.detect_players
+
+    def slow(ws):
+        gate.wait(30)
+        return real(ws)
+
+    monkeypatch.setattr(api, "detect_players", slow)
+
+    async def script(pilot, app, seen):
+        await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        app.plan_pane.select(3)  # on `other`
+        await pilot.pause()
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceModal))
+        await pilot.pause()
+        assert "detecting players" in str(app.screen.query_one("#note").render())
+        await pilot.press("j", "k", "down")  # typed while it detects
+        assert app.plan_pane.selected_task.id == 3
+        gate.set()
+        await wait_for(pilot, lambda: app.screen.query_one("#choices").option_count > 0)
+        assert "model and effort reset" in str(app.screen.query_one("#note").render())
+        options = app.screen.query_one("#choices")
+        labels = [str(options.get_option_at_index(i).prompt).strip()
+                  for i in range(options.option_count)]
+        assert "● other" in labels
+        options.highlighted = labels.index("demo")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.plan_pane.selected_task.id == 3
+
+    drive(planned, script, size=(80, 24), detect_players=False)
+    assert task(planned, 3).player == "demo"

@@ -123,12 +123,23 @@ class TaskActions:
 
     @worker("choose player")
     async def pick_player(self) -> None:
-        task = self.focused_task()
-        ready, missing = await ready_players(self.app)
-        note = ("not offered (not ready): " + "; ".join(missing)) if missing else ""
-        value = await self.app.push_screen_wait(ChoiceModal(
-            f"player of #{task.id}", [Choice(n, n) for n in ready], task.player,
-            note=note + ("\n" if note else "") + "model and effort reset to its defaults"))
+        task = self.focused_task()  # the task selected when R was pressed
+
+        async def players() -> tuple[list[Choice[str]], str]:
+            ready, missing = await ready_players(self.app)
+            note = ("not offered (not ready): " + "; ".join(missing)) if missing else ""
+            return ([Choice(n, n) for n in ready],
+                    note + ("\n" if note else "") + "model and effort reset to its defaults")
+
+        title = f"player of #{task.id}"
+        if self.app.detections is not None:  # found already: no wait
+            choices, note = await players()
+            picker = ChoiceModal(title, choices, task.player, note=note)
+        else:  # open at once: detecting the CLIs may take seconds, and keys typed
+            # meanwhile belong to the picker, not to the plan's cursor under it
+            picker = ChoiceModal(title, [], task.player, note="detecting players…",
+                                 loading=players)
+        value = await self.app.push_screen_wait(picker)
         if value is not None and value != task.player:
             await self.edit(task, "player", value)
 

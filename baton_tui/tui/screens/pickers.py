@@ -7,7 +7,7 @@ None of them writes state: `ChoiceModal[str]` returns a choice, `TextModal` a li
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Awaitable, Callable, Generic, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -49,30 +49,56 @@ class _Dialog(ModalScreen[T]):
         self.dismiss(None)
 
 
+Loading = Callable[[], Awaitable[tuple[list[Choice[T]], str]]]
+
+
 class ChoiceModal(_Dialog[T | None], Generic[T]):
-    """Pick one of `choices`; the current value starts highlighted."""
+    """Pick one of `choices`; the current value starts highlighted. With `loading` (slow to
+    find, e.g. detecting players) it opens at once saying so, and takes the keys meanwhile —
+    none reach the plan under it — then shows the choices and note `loading` returns."""
 
     def __init__(self, title: str, choices: list[Choice[T]], current: T | None = None,
-                 note: str = "") -> None:
+                 note: str = "", loading: Loading[T] | None = None) -> None:
         super().__init__(title, "enter choose · esc cancel")
         self.choices = choices
         self.current = current
         self.note = note
+        self.load_choices = loading
 
     def compose(self) -> ComposeResult:
         with self.frame():
-            if self.note:
-                yield Label(self.note, classes="note")
-            options = [Option(("● " if c.value == self.current else "  ") + c.label, id=str(i))
-                       for i, c in enumerate(self.choices)]
-            yield OptionList(*options, id="choices")
+            note = Label(self.note, classes="note", id="note")
+            note.display = bool(self.note)
+            yield note
+            yield OptionList(*self._options(), id="choices")
+
+    def _options(self) -> list[Option]:
+        return [Option(("● " if c.value == self.current else "  ") + c.label, id=str(i))
+                for i, c in enumerate(self.choices)]
 
     def on_mount(self) -> None:
+        self._highlight()
+        self.query_one(OptionList).focus()
+        if self.load_choices is not None:
+            self.run_worker(self._load(self.load_choices), exit_on_error=False,
+                            description="find the choices")
+
+    def _highlight(self) -> None:
         options = self.query_one(OptionList)
         for i, choice in enumerate(self.choices):
             if choice.value == self.current:
                 options.highlighted = i
-        options.focus()
+
+    async def _load(self, loading: Loading[T]) -> None:
+        self.choices, self.note = await loading()
+        label = self.query_one("#note", Label)
+        label.update(self.note)
+        label.display = bool(self.note)
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options(self._options())
+        self._highlight()
+        self.load_choices = None  # loaded: what is shown is the choices
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
