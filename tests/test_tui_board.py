@@ -153,3 +153,21 @@ class TestTerminalSurface:
             assert app.theme != before and app.theme in ("textual-light", "textual-dark")
 
         drive(deep, script, size=(120, 40))
+
+
+def test_a_card_names_an_agentless_player_from_the_players_facts(ws):
+    """`script` runs no agent (PlayerFacts.check_is_task): its card says the check is the
+    task once the facts are read; an agent's card names its model instead."""
+    store_new_plan(ws, parse_document({"version": 1, "goal": "Facts", "tasks": [
+        {"id": 1, "title": "Lint", "prompt": "", "player": "script", "check": "true"},
+        {"id": 2, "title": "Write", "prompt": "p", "player": "demo"}]}))
+
+    async def script(pilot, app, seen):
+        await wait_for(pilot, lambda: app.player_facts is not None)
+        await pilot.pause()
+        lines = " ".join(shown_lines(app.query_one("#cards")))
+        assert app.player_facts.check_is_task("script")
+        assert "script (its check is the task)" in lines
+        assert "demo (its check is the task)" not in lines and "demo · default model" in lines
+
+    drive(ws, script, size=(120, 40))

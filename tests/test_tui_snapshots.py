@@ -45,6 +45,8 @@ async def loaded(pilot, plan: bool = True) -> None:
     await wait_for(pilot, lambda: len(app.query_one("#chat-log").lines) > 0)
     if plan:
         await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        # the players' facts (read after the first frame) decide a `script` card's words
+        await wait_for(pilot, lambda: app.player_facts is not None)
     await pilot.pause()
 
 

@@ -41,6 +41,7 @@ from baton_tui.tui.widgets.chat_pane import ChatPane
 from baton_tui.tui.widgets.header import BatonHeader
 from baton_tui.tui.widgets.key_bar import Key, KeyBar
 from baton_tui.tui.widgets.plan_pane import PlanPane
+from baton_tui.tui.widgets.task_list import TaskList
 
 
 class BatonApp(App[int]):
@@ -179,7 +180,8 @@ class BatonApp(App[int]):
                             exit_on_error=False, description="read the players")
 
     async def _load_facts(self, names: list[str]) -> None:
-        self.player_facts = await self.engine.call(api.known_player_facts, names)
+        self.player_facts = facts = await self.engine.call(api.known_player_facts, names)
+        self.plan_pane.query_one("#cards", TaskList).set_agentless(facts.check_is_task)
         self.refresh_keys()
 
     def poke(self) -> None:
