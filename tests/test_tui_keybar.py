@@ -139,8 +139,8 @@ def test_help_groups_keys_by_what_they_change_and_says_why_each_letter(remapped)
         text = " ".join(console.export_text().split())
         for group in ("the selected task's fields", "the selected task's run", "the plan"):
             assert group in text
-        assert "Shift" in text and "player (who Runs it)" in text
-        assert "mode (Mode)" not in text  # remapped: the letter's reason no longer holds
+        assert "Shift" in text and "player — who Runs it" in text
+        assert "mode — Mode" not in text  # remapped: the letter's reason no longer holds
         await pilot.press("escape")
 
     drive(remapped, script, size=(120, 40))

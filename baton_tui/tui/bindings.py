@@ -85,12 +85,12 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 # Why each letter: shown beside the default key (a remapped key has its own reason).
 MNEMONIC = {
-    "prompt": "edit", "player": "who Runs it", "model": "mOdel (m marks done)",
-    "effort": "ctrl: the e of edit, for effort", "mode": "Mode", "deps": "depends on",
-    "scope": "Scope: the wider s", "check": "check", "checkpoint": "Checkpoint, beside c check",
+    "prompt": "edit", "player": "who Runs it", "model": "mOdel; m marks done",
+    "effort": "ctrl and the e of edit", "mode": "Mode", "deps": "depends on",
+    "scope": "Scope, the wider s", "checkpoint": "Checkpoint, beside c check",
     "runner": "where it runs", "start": "fire", "stop": "x out", "answer": "yes or no",
-    "done": "mark", "add": "new", "remove": "Delete", "run": "Execute", "pause": "pause",
-    "autonomy": "Autonomy, beside a approve", "handoff": "Handoff", "graph": "graph",
+    "done": "mark", "add": "new", "remove": "Delete", "run": "Execute",
+    "autonomy": "Autonomy, beside a approve", "handoff": "Handoff",
 }
 SCHEME = ("lowercase keys change the selected task; Shift marks the bigger step beside one "
           "(S scope by s skills, C checkpoint by c check, A autonomy by a approve) or the "

@@ -38,11 +38,11 @@ def keys_table(rows: list[KeyRow]) -> Table:
         group = [by_id[i] for i in ids if i in by_id and i not in listed]
         if not group:
             continue
-        table.add_row(Text(title, style="bold underline"), "", "", "")
+        table.add_row("", Text(title, style="bold underline"), "", "")
         for row in group:
             listed.add(row.id)
             why = MNEMONIC.get(row.id)
-            does = row.description + (f" ({why})" if why and row.remapped is False else "")
+            does = row.description + (f" — {why}" if why and not row.remapped else "")
             table.add_row(row.keys, does, row.id,
                           "ready" if row.reason is None else Text(row.reason, style="dim"))
     table.add_row("ctrl+p", "command palette", "", "ready")

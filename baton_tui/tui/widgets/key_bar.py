@@ -21,7 +21,7 @@ def bar_text(keys: list[Key], fixed: list[Key], width: int, lead: str = "",
     def size(entries: list[Key]) -> int:
         return sum(len(k) + 1 + len(d) + len(GAP) for k, d in entries)
 
-    room = width - size(fixed) - (len(lead) + 1 if lead else 0) - 1
+    room = width - size(fixed) - (len(lead) + len(GAP) if lead else 0) - 1
     shown: list[Key] = []
     for entry in keys:
         if size([*shown, entry]) > room:
@@ -30,7 +30,7 @@ def bar_text(keys: list[Key], fixed: list[Key], width: int, lead: str = "",
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(" ")
     if lead:
-        text.append(lead + " ", style="italic")
+        text.append(lead + GAP, style="italic")
     for entries, faint in ((shown, dim), (fixed, False)):
         for key, does in entries:
             text.append(key, style="bold reverse" if not faint else "reverse dim")
