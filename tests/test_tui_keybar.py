@@ -161,3 +161,33 @@ def test_the_palette_lists_batons_commands_only_and_opens_the_keys(trusted):
         await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
 
     drive(trusted, script, size=(80, 24))
+
+
+def test_moving_between_a_running_and_a_waiting_task_rebuilds_no_footer(trusted):
+    """The key bar changes with the task (x stop on the running one) without Textual's
+    bindings refresh, and is not redrawn between two tasks that allow the same keys."""
+    plan_id = current(trusted).row.id
+    api.approve(trusted)
+    trusted.store.append(plan_id, 1, "task.started", {"base": "0" * 40})
+
+    async def script(pilot, app, seen):
+        await on_plan(pilot, app)
+        await wait_for(pilot, lambda: app.board.task(1).state == "running")
+        rebuilt, redrawn = [], []
+        app.refresh_bindings = lambda: rebuilt.append(1)
+        real = app.key_bar.refresh
+        app.key_bar.refresh = lambda *a, **k: (redrawn.append(1), real(*a, **k))[1]
+        app.plan_pane.select(1)
+        await pilot.pause()
+        assert "x stop" in bar(app)
+        for task_id in (2, 1, 2):
+            app.plan_pane.select(task_id)
+            await pilot.pause()
+            assert ("x stop" in bar(app)) == (task_id == 1)
+        assert rebuilt == []
+        before = len(redrawn)
+        app.plan_pane.select(3)  # waiting like #2: the same keys, no redraw
+        await pilot.pause()
+        assert len(redrawn) == before
+
+    drive(trusted, script, size=(80, 24))
