@@ -134,9 +134,10 @@ class TestTerminalSurface:
     def test_footer_keeps_help_and_quit_at_80x24(self, deep):
         async def script(pilot, app, seen):
             await pilot.pause(0.2)
-            keys = {k.description: k for k in app.screen.query("FooterKey")}
-            for label in ("help", "quit"):
-                assert keys[label].region.width and keys[label].region.right <= 80, label
+            words = app.key_bar.plain
+            assert app.key_bar.region.right <= 80 and len(words.rstrip()) <= 80
+            for label in ("? help", "q quit"):
+                assert label in words, label
 
         drive(deep, script, size=(80, 24))
 
@@ -152,3 +153,21 @@ class TestTerminalSurface:
             assert app.theme != before and app.theme in ("textual-light", "textual-dark")
 
         drive(deep, script, size=(120, 40))
+
+
+def test_a_card_names_an_agentless_player_from_the_players_facts(ws):
+    """`script` runs no agent (PlayerFacts.check_is_task): its card says the check is the
+    task once the facts are read; an agent's card names its model instead."""
+    store_new_plan(ws, parse_document({"version": 1, "goal": "Facts", "tasks": [
+        {"id": 1, "title": "Lint", "prompt": "", "player": "script", "check": "true"},
+        {"id": 2, "title": "Write", "prompt": "p", "player": "demo"}]}))
+
+    async def script(pilot, app, seen):
+        await wait_for(pilot, lambda: app.player_facts is not None)
+        await pilot.pause()
+        lines = " ".join(shown_lines(app.query_one("#cards")))
+        assert app.player_facts.check_is_task("script")
+        assert "script (its check is the task)" in lines
+        assert "demo (its check is the task)" not in lines and "demo · default model" in lines
+
+    drive(ws, script, size=(120, 40))

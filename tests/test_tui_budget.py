@@ -27,7 +27,7 @@ class TestBudget:
         drive(planned, script)
         assert limits(planned)["time"] == 3600
         text = said[-1]
-        assert "budget set: 1h of run time" in text, text
+        assert "budget set: 1h00m of run time" in text, text
         assert "refused" not in text and "{" not in text
 
     def test_tokens_cost_and_time_together_are_all_saved(self, planned):

@@ -64,6 +64,7 @@ class TestWrapping:
             app.plan_pane.focus()
             await pilot.press("j", "R")
             await wait_for(pilot, lambda: isinstance(app.screen, ChoiceModal), timeout=30)
+            await wait_for(pilot, lambda: app.screen.load_choices is None, timeout=30)
             await pilot.pause()
             note = app.screen.note.split("\n")[0]
             assert note.startswith("not offered (not ready): ") and len(note) > 80, note

@@ -130,6 +130,7 @@ class TestFieldEdits:
         async def script(pilot, app, seen):
             await goto(pilot, app, 2)
             await open_modal(pilot, app, "R", ChoiceModal)
+            await wait_for(pilot, lambda: app.screen.load_choices is None)  # detected
             offered = [c.value for c in app.screen.choices]
             assert {"demo", "other", "script"} <= set(offered)
             for name, found in app.detections.items():

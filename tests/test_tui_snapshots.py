@@ -19,7 +19,9 @@ from baton_tui.tui.screens.approve import ApproveModal
 from baton_tui.tui.screens.checkpoint import CheckpointModal
 from baton_tui.tui.screens.dag import DagScreen
 from baton_tui.tui.screens.handoff import HandoffScreen
-from baton_tui.tui.screens.pickers import ConfirmModal
+from baton_tui.tui.screens.add_task import AddTaskModal
+from baton_tui.tui.screens.help import HelpScreen
+from baton_tui.tui.screens.pickers import ConfirmModal, PickManyModal
 from baton_tui.tui.screens.prompt_editor import PromptEditor
 from baton_tui.tui.screens.task_detail import TaskDetail
 
@@ -45,6 +47,8 @@ async def loaded(pilot, plan: bool = True) -> None:
     await wait_for(pilot, lambda: len(app.query_one("#chat-log").lines) > 0)
     if plan:
         await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        # the players' facts (read after the first frame) decide a `script` card's words
+        await wait_for(pilot, lambda: app.player_facts is not None)
     await pilot.pause()
 
 
@@ -274,3 +278,51 @@ class TestPart3:
 
     def test_discard_confirm(self, repo, snap_compare, size):
         self._handoff_dialog(repo, snap_compare, size, ["down", "x"])
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestPart3Keys:
+    """Issue 29's part 3: the keys grouped in help, the new-task form refusing in place, the
+    dependency checklist's ticks as glyphs."""
+
+    def test_help_keys(self, planned, snap_compare, size):
+        app = make(planned)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=size, run_before=before)
+
+    def test_add_task_refused_in_the_form(self, planned, snap_compare, size):
+        app = make(planned)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, AddTaskModal))
+            await pilot.pause()
+            await pilot.press(*"Run the linter")
+            app.screen.query_one("#prompt").value = "ruff over src"
+            app.screen.query_one("#player").value = "script"
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: "✗" in str(app.screen.query_one("#refused").render()))
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=size, run_before=before)
+
+    def test_dependency_checklist(self, planned, snap_compare, size, monkeypatch):
+        monkeypatch.setenv("NO_COLOR", "1")
+        app = make(planned)
+
+        async def before(pilot):
+            await loaded(pilot)
+            app.plan_pane.select(4)
+            await pilot.pause()
+            await pilot.press("d")
+            await wait_for(pilot, lambda: isinstance(app.screen, PickManyModal))
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=size, run_before=before)

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         snapshot_empty as snapshot_empty, terminal_text as terminal_text,
         output_text as output_text, fmt_duration as fmt_duration,
         status_text as status_text, status_json as status_json, events as events,
+        summary_lines as summary_lines,
         last_event_id as last_event_id, attempts as attempts, attempt as attempt,
         latest_log_path as latest_log_path, latest_output as latest_output, read_log as read_log,
         log_size as log_size, step_reader as step_reader, task_detail as task_detail,
@@ -98,8 +99,8 @@ _PROVIDERS = {
     "baton_tui.api.reading": (
         "open_workspace", "open_store", "sibling", "check_config", "store_at", "snapshot",
         "live_conductor", "snapshot_reader", "snapshot_empty", "terminal_text", "output_text",
-        "fmt_duration",
-        "status_text", "status_json", "events", "last_event_id", "attempts", "attempt",
+        "fmt_duration", "status_text", "status_json", "events", "summary_lines", "last_event_id",
+        "attempts", "attempt",
         "latest_log_path", "latest_output", "read_log", "log_size", "step_reader", "task_detail",
     ),
     "baton_tui.api.plans": (

@@ -62,8 +62,8 @@ def model_notes(ws: "Workspace", doc: "PlanDocument", task_id: int) -> list[str]
 
 
 def add_task(ws: "Workspace", title: str, player: str, mode: str = Mode.BUILD,
-             deps: list[int] | None = None, prompt: str = "") -> int:
-    return add(ws, title, player, mode, deps, prompt)
+             deps: list[int] | None = None, prompt: str = "", check: str | None = None) -> int:
+    return add(ws, title, player, mode, deps, prompt, check)
 
 
 def remove_task(ws: "Workspace", task_id: int) -> None:

@@ -127,6 +127,13 @@ def status_text(status: dict[str, Any]) -> str:
     return render_status(status)
 
 
+def summary_lines(summary: dict[str, Any] | None) -> list[str]:
+    """A run's totals and each player's use, as `baton status` ends with them."""
+    from baton_tui.store.render import summary_lines as lines  # lazy, as status_text
+
+    return lines(summary)
+
+
 def status_json(status: "dict[str, Any] | Snapshot") -> str:
     """`baton status --json`'s text: one task to a line. From a `Snapshot` it is the same
     text as from its `as_json()`, written faster (10,000 tasks are many dictionaries)."""

@@ -217,14 +217,14 @@ def edit_task(ws: Workspace, task_id: int, field: str, value: Any) -> PlanDocume
 
 
 def add_task(ws: Workspace, title: str, player: str, mode: str = Mode.BUILD,
-             deps: list[int] | None = None, prompt: str = "") -> int:
+             deps: list[int] | None = None, prompt: str = "", check: str | None = None) -> int:
     cur = current(ws)
     assert cur is not None
     removed = cur.row.options.get("removed_ids", [])
     next_id = max([t.id for t in cur.doc.tasks] + removed) + 1
     readiness.refuse_unready(ws, player)
     new_doc, new_id = edits.add_task(cur.doc, title, player, mode, deps, prompt, next_id,
-                                     ws.catalog)
+                                     ws.catalog, check)
     if ws.config.runners.default != "local":  # new tasks run where the config says
         new_doc = edits.set_field(new_doc, new_id, "runner", ws.config.runners.default)
     save_edit(ws, cur, new_doc, "task-add", new_id)

@@ -62,15 +62,17 @@ def set_field(doc: PlanDocument, task_id: int, field: str, value: Any,
 
 def add_task(doc: PlanDocument, title: str, player: str, mode: str = Mode.BUILD,
              deps: list[int] | None = None, prompt: str = "", next_id: int | None = None,
-             catalog: "Catalog | None" = None) -> tuple[PlanDocument, int]:
-    """Append a task with the next free id; returns the new document and that id."""
+             catalog: "Catalog | None" = None, check: str | None = None
+             ) -> tuple[PlanDocument, int]:
+    """Append a task with the next free id; returns the new document and that id. A check
+    comes with it (a `script` task is refused without one)."""
     new_id = next_id or (max(t.id for t in doc.tasks) + 1)
     model, effort = catalog.defaults(player) if catalog is not None and player in catalog.players \
         else (None, None)
     raw = doc.dump()
     raw["tasks"].append({"id": new_id, "title": title, "prompt": prompt or title, "player": player,
                          "model": model, "effort": effort, "mode": mode,
-                         "depends_on": deps or []})
+                         "depends_on": deps or [], **({"check": check} if check else {})})
     return parse_document(raw, "task-add"), new_id
 
 

@@ -59,16 +59,23 @@ def render_status(status: dict) -> str:
         lines.append(f"  #{task['id']:<3}{task['title'][:width]:<{width}}  "
                      f"{describe_state(task):<22} {task['mode']:<8} {who}{extra}")
         lines.extend(_details(task))
-    summary = status.get("summary")
-    if summary and summary["wall"]:
-        speed = f" · speedup {summary['speedup']}×" if summary["speedup"] else ""
-        tokens = f" · {summary['tokens']} tokens" if summary["tokens"] else ""
-        lines.append(f"run: wall {fmt_secs(summary['wall'])} · task time "
-                     f"{fmt_secs(summary['task_time'])}{speed}{tokens}{money(summary['cost'])}")
-        for name, use in sorted((summary.get("players") or {}).items()):
-            lines.append(f"  {name}: {use['tasks']} task(s) · {fmt_secs(use['task_time'])} · "
-                         f"{use['tokens']} tokens{money(use['cost'])}")
+    lines += summary_lines(status.get("summary"))
     return "\n".join(lines)
+
+
+def summary_lines(summary: dict | None) -> list[str]:
+    """The run's totals — wall time, task time, speedup, tokens, cost — and each player's
+    (the end of `baton status`, and the app's record of a finished run). None: not run."""
+    if not summary or not summary["wall"]:
+        return []
+    speed = f" · speedup {summary['speedup']}×" if summary["speedup"] else ""
+    tokens = f" · {summary['tokens']} tokens" if summary["tokens"] else ""
+    lines = [f"run: wall {fmt_secs(summary['wall'])} · task time "
+             f"{fmt_secs(summary['task_time'])}{speed}{tokens}{money(summary['cost'])}"]
+    for name, use in sorted((summary.get("players") or {}).items()):
+        lines.append(f"  {name}: {use['tasks']} task(s) · {fmt_secs(use['task_time'])} · "
+                     f"{use['tokens']} tokens{money(use['cost'])}")
+    return lines
 
 
 def money(cost: float | None) -> str:

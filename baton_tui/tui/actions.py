@@ -29,6 +29,8 @@ from baton_tui.tui.words import AUTONOMY_NOTES, MODE_NOTES
 if TYPE_CHECKING:
     from textual.worker import Worker
 
+    from baton_tui.tui.screens.add_task import NewTask
+
 DEFAULT = "(default)"  # the picker value for "the player's default"
 Handler = Callable[["TaskActions"], Coroutine[Any, Any, None]]
 
@@ -121,12 +123,23 @@ class TaskActions:
 
     @worker("choose player")
     async def pick_player(self) -> None:
-        task = self.focused_task()
-        ready, missing = await ready_players(self.app)
-        note = ("not offered (not ready): " + "; ".join(missing)) if missing else ""
-        value = await self.app.push_screen_wait(ChoiceModal(
-            f"player of #{task.id}", [Choice(n, n) for n in ready], task.player,
-            note=note + ("\n" if note else "") + "model and effort reset to its defaults"))
+        task = self.focused_task()  # the task selected when R was pressed
+
+        async def players() -> tuple[list[Choice[str]], str]:
+            ready, missing = await ready_players(self.app)
+            note = ("not offered (not ready): " + "; ".join(missing)) if missing else ""
+            return ([Choice(n, n) for n in ready],
+                    note + ("\n" if note else "") + "model and effort reset to its defaults")
+
+        title = f"player of #{task.id}"
+        if self.app.detections is not None:  # found already: no wait
+            choices, note = await players()
+            picker = ChoiceModal(title, choices, task.player, note=note)
+        else:  # open at once: detecting the CLIs may take seconds, and keys typed
+            # meanwhile belong to the picker, not to the plan's cursor under it
+            picker = ChoiceModal(title, [], task.player, note="detecting players…",
+                                 loading=players)
+        value = await self.app.push_screen_wait(picker)
         if value is not None and value != task.player:
             await self.edit(task, "player", value)
 
@@ -250,18 +263,27 @@ class TaskActions:
         ready, _ = await ready_players(self.app)
         focused = app.plan_pane.selected_task
         default = api.default_player(app.ws) or (focused.player if focused else ready[0])
-        new = await app.push_screen_wait(screens.AddTaskModal(ready, default, [],
-                                                              blink=app.blink))
-        if new is None:
-            return
+        added: list[int] = []
         voided = app.board.approved
-        ok, new_id = await app.engine_call("add task", api.add_task, new.title, new.player,
-                                           new.mode, new.deps, "")
-        if ok:
-            app.post_message(PlanEdited(new_id, "add", voided))
-            app.notify(f"task #{new_id} added — press e to write its prompt"
-                       + (" · approval voided" if voided else ""))
-            app.select_after_refresh = new_id
+
+        async def submit(new: NewTask) -> str | None:
+            """Add it on the engine thread; a refusal goes back to the form, not a toast."""
+            try:
+                added.append(await app.engine.call(api.add_task, new.title, new.player,
+                                                   new.mode, new.deps, new.prompt, new.check))
+            except api.BatonError as exc:
+                return " ".join(exc.lines)
+            app.poke()
+            return None
+
+        if await app.push_screen_wait(screens.AddTaskModal(ready, default, [], submit,
+                                                           blink=app.blink)) is None:
+            return
+        new_id = added[0]
+        app.post_message(PlanEdited(new_id, "add", voided))
+        app.notify(f"task #{new_id} added — press e to edit its prompt"
+                   + (" · approval voided" if voided else ""))
+        app.select_after_refresh = new_id
 
     @worker("remove task")
     async def remove_task(self) -> None:

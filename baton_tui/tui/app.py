@@ -19,14 +19,15 @@ from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Horizontal
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input
+from textual.binding import Binding
+from textual.widgets import Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from baton_tui import api
 from baton_tui.api import BatonError, Snapshot
-from baton_tui.tui import attention, bindings
+from baton_tui.tui import attention, bindings, run_record
 from baton_tui.tui.actions import TaskActions
-from baton_tui.tui.bindings import PLAN_ACTIONS, RULE_OF, TASK_KEYS
+from baton_tui.tui.bindings import PLAN_ACTIONS, RULE_OF
 from baton_tui.tui.conversation import converse, slash
 from baton_tui.tui.engine import EngineThread
 from baton_tui.tui.messages import (
@@ -38,7 +39,9 @@ from baton_tui.tui.screens.handoff import HandoffScreen
 from baton_tui.tui.screens.help import HelpScreen, KeyRow
 from baton_tui.tui.widgets.chat_pane import ChatPane
 from baton_tui.tui.widgets.header import BatonHeader
+from baton_tui.tui.widgets.key_bar import Key, KeyBar
 from baton_tui.tui.widgets.plan_pane import PlanPane
+from baton_tui.tui.widgets.task_list import TaskList
 
 
 class BatonApp(App[int]):
@@ -56,6 +59,7 @@ class BatonApp(App[int]):
     header: BatonHeader
     chat: ChatPane
     plan_pane: PlanPane
+    key_bar: KeyBar
 
     def __init__(self, ws: api.Workspace, *, planner: Planner | None = None,
                  clock: Callable[[], float] = time.time, poll_interval: float = 0.25,
@@ -84,7 +88,7 @@ class BatonApp(App[int]):
         self._wake = threading.Event()
         self._stopped = threading.Event()
         self._focus_plan_next = True
-        self._disabled: frozenset[str] = frozenset()
+        self._key_shown: dict[str, tuple[str, str, str]] | None = None
         self._plan_keys: dict[str, Any] | None = None
         self._reasons_for: tuple | None = None
         self._plan_reasons: dict[Any, str | None] = {}
@@ -99,16 +103,18 @@ class BatonApp(App[int]):
         self.header = BatonHeader(self.ws.root.name)
         self.chat = ChatPane(blink=self.blink)
         self.plan_pane = PlanPane()
+        self.key_bar = KeyBar()
         yield self.header
         with Horizontal(id="panes"):
             yield self.chat
             yield self.plan_pane
-        yield Footer()
+        yield self.key_bar
 
     def on_mount(self) -> None:
         if self.keymap:
             self.set_keymap(self.keymap)
         self.chat.query_one("#chat-input", Input).focus()
+        self.refresh_keys()
         reader = api.snapshot_reader()
         try:
             first: tuple[Snapshot, int] | None = first_board(self.ws.store_path, reader,
@@ -174,8 +180,9 @@ class BatonApp(App[int]):
                             exit_on_error=False, description="read the players")
 
     async def _load_facts(self, names: list[str]) -> None:
-        self.player_facts = await self.engine.call(api.known_player_facts, names)
-        self.refresh_bindings()
+        self.player_facts = facts = await self.engine.call(api.known_player_facts, names)
+        self.plan_pane.query_one("#cards", TaskList).set_agentless(facts.check_is_task)
+        self.refresh_keys()
 
     def poke(self) -> None:
         """Ask the poller to read the store now (after an engine command)."""
@@ -224,9 +231,14 @@ class BatonApp(App[int]):
             self._focus_plan_next = False
             pane.focus()
         if keys_changed(old, event.board, changed):
-            self.refresh_bindings()
+            self.refresh_keys()
             if not {t.player for t in event.board.tasks} <= (self._facts_for or set()):
                 self.refresh_player_facts()  # a task moved to a player not looked at yet
+        for line in run_record.record(old, event.board, first=self.board_count == 1):
+            if line.startswith(" "):  # the run's totals, under the line that ended it
+                self.chat.lines(line)
+            else:
+                self.chat.say("baton", line)
         for call in attention.calls(old, event.board, first=self.board_count == 1,
                                     changed=changed):
             self.call_attention(call)
@@ -262,12 +274,40 @@ class BatonApp(App[int]):
         return box.has_focus and bool(box.value)
 
     @on(PlanPane.CursorMoved)
-    def _cursor_moved(self) -> None:
-        # Redraw the footer only when what the keys may do changed with the task.
-        disabled = frozenset(a for a in TASK_KEYS if self.why_not(a))
-        if disabled != self._disabled:
-            self._disabled = disabled
-            self.refresh_bindings()
+    @on(events.DescendantFocus)
+    def refresh_keys(self) -> None:
+        """Show the keys that apply now in the key bar (it redraws only when they change).
+        No `refresh_bindings`: no Footer on this screen reads them, and a key's
+        availability is asked when it is pressed."""
+        if not self.key_bar.is_mounted:
+            return
+        chat = not self.plan_pane.has_focus
+        shown = self.key_display()
+        # The chat input keeps printable keys: from there, the palette and ctrl+q.
+        fixed = [("^p", "palette"), ("^q", "quit")] if chat else [shown["help"][:2],
+                                                                   shown["quit"][:2]]
+        swap: Key = ("tab", "plan" if chat else "chat")
+        if self.board.empty:
+            self.key_bar.show([], [swap, *fixed], lead="type a goal, enter sends" if chat else "")
+            return
+        keys: list[Key] = [shown[k][:2] for k in bindings.NOW
+                           if self.why_not(shown[k][2]) is None
+                           and not (k == "approve" and self.board.approved)]  # done already
+        if chat:  # plan keys after a tab: shown dim, behind the tab that reaches them
+            self.key_bar.show(keys, fixed, lead="tab plan:", dim=True)
+        else:
+            self.key_bar.show([*keys[:4], swap, shown["graph"][:2], *keys[4:]], fixed)
+
+    def key_display(self) -> dict[str, tuple[str, str, str]]:
+        """Each key's id -> (its first key as shown, after remapping; label; action)."""
+        if self._key_shown is None:
+            self._key_shown = {}
+            for binding in bindings.all_bindings():
+                first = bindings.keys_of(binding, self.keymap)[0]
+                self._key_shown[binding.id or ""] = (
+                    self.get_key_display(Binding(first, binding.action)), binding.description,
+                    binding.action.removeprefix("app."))
+        return self._key_shown
 
     @on(PlanStored)
     def _plan_stored(self) -> None:
@@ -386,7 +426,8 @@ class BatonApp(App[int]):
             shown = ", ".join(self.get_key_display(binding.__class__(k, binding.action))
                               for k in bindings.keys_of(binding, self.keymap))
             action = binding.action.removeprefix("app.")
-            rows.append(KeyRow(shown, binding.description, binding.id or "", self.why_not(action)))
+            rows.append(KeyRow(shown, binding.description, binding.id or "", self.why_not(action),
+                               (binding.id or "") in self.keymap))
         return rows
 
     def action_toggle_theme(self) -> None:
@@ -397,7 +438,13 @@ class BatonApp(App[int]):
         self.push_screen(HelpScreen(self.key_rows()))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        """Baton's commands only (not Textual's own: its help panel, screenshot, quit)."""
+        yield SystemCommand("keys", "every key, grouped by what it changes, and why some "
+                            "are dimmed", self.action_help)
+        yield SystemCommand("light/dark", "switch the theme (key ctrl+t)",
+                            self.action_toggle_theme)
+        yield SystemCommand("quit", "leave Baton; a run goes on without it (key q)",
+                            self.action_quit)
         for binding in bindings.PLAN:
             action = binding.action.removeprefix("app.")
             if action in PLAN_ACTIONS:

@@ -66,6 +66,38 @@ CHAT = [
 ]
 
 
+# The key bar's order: of the plan keys that apply now, the step the plan waits on comes
+# first, then the selected task's run, then its fields (ids; `?` lists every key).
+NOW = ("answer", "handoff", "run", "approve", "retry", "done", "stop", "pause", "detail",
+       "prompt", "player", "model", "effort", "start", "mode", "deps", "add", "remove",
+       "check", "title", "scope", "skills", "checkpoint", "runner", "autonomy")
+
+# The help screen's groups: keys sorted by what they change.
+GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("the selected task's fields", ("prompt", "title", "player", "model", "effort", "mode",
+                                    "deps", "skills", "scope", "check", "checkpoint",
+                                    "runner")),
+    ("the selected task's run", ("detail", "start", "stop", "retry", "answer", "done")),
+    ("the plan", ("add", "remove", "approve", "run", "pause", "autonomy", "handoff", "graph")),
+    ("moving and the app", ("down", "up", "page-down", "page-up", "first", "last", "swap",
+                            "help", "quit", "theme")),
+)
+
+# Why each letter: shown beside the default key (a remapped key has its own reason).
+MNEMONIC = {
+    "prompt": "edit", "player": "who Runs it", "model": "mOdel; m marks done",
+    "effort": "ctrl and the e of edit", "mode": "Mode", "deps": "depends on",
+    "scope": "Scope, the wider s", "checkpoint": "Checkpoint, beside c check",
+    "runner": "where it runs", "start": "fire", "stop": "x out", "answer": "yes or no",
+    "done": "mark", "add": "new", "remove": "Delete", "run": "Execute",
+    "autonomy": "Autonomy, beside a approve", "handoff": "Handoff",
+}
+SCHEME = ("lowercase keys change the selected task; Shift marks the bigger step beside one "
+          "(S scope by s skills, C checkpoint by c check, A autonomy by a approve) or the "
+          "whole plan (E execute it, H hand it off, D delete a task); R (who Runs it) and "
+          "M (Mode) are Shift because r retries and m marks done")
+
+
 def all_bindings() -> list[Binding]:
     return [*PLAN, *APP]
 

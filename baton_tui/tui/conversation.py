@@ -19,6 +19,7 @@ from baton_tui.tui.planner_port import (
     DraftPlan, PlannerFailed, PlannerQuestion, PlannerSpec, ResearchStep,
 )
 from baton_tui.tui.screens.pickers import ConfirmModal
+from baton_tui.tui.words import fmt_tokens
 
 NO_PLANNER = ("the planner is not available yet — load a plan with `baton plan --from FILE` "
               "(or /plan FILE here)")
@@ -96,27 +97,10 @@ async def plan_goal(app: Host, goal: str, skill: str | None = None) -> None:
     await converse(app, goal, new=bool(new), skill=skill, fresh=True)
 
 
-def _count(tokens: float) -> str:
-    for size, unit in ((1e6, "M"), (1e3, "k")):
-        if tokens >= size:
-            return f"{tokens / size:.1f}".removesuffix(".0") + unit
-    return f"{tokens:g}"
-
-
-def _duration(seconds: float) -> str:
-    """`1h30m`, `45s`, `2d`: the units `--time` takes."""
-    left, parts = round(seconds), []
-    for size, unit in ((86400, "d"), (3600, "h"), (60, "m"), (1, "s")):
-        if left >= size:
-            parts.append(f"{left // size}{unit}")
-            left %= size
-    return "".join(parts) or "0s"
-
-
 def budget_words(amounts: dict[str, Any]) -> str | None:
     """`200k tokens · $5.00 · 1h of run time` — the limits (or the use) that are set."""
-    shown = {"tokens": lambda v: f"{_count(v)} tokens", "cost": lambda v: f"${v:.2f}",
-             "time": lambda v: f"{_duration(v)} of run time"}
+    shown = {"tokens": lambda v: f"{fmt_tokens(v)} tokens", "cost": lambda v: f"${v:.2f}",
+             "time": lambda v: f"{api.fmt_duration(v)} of run time"}
     words = [fmt(amounts[key]) for key, fmt in shown.items() if amounts.get(key) is not None]
     return " · ".join(words) or None
 

@@ -1,5 +1,6 @@
 """What the TUI says about each autonomy level and each mode — one description each, shown
-by the pickers (`A`, `M`) and the approve dialog alike."""
+by the pickers (`A`, `M`) and the approve dialog alike — and how it writes a token count
+(the cards and the chat's budget alike; durations are `api.fmt_duration`'s)."""
 
 from __future__ import annotations
 
@@ -16,3 +17,11 @@ MODE_NOTES: dict[Mode, str] = {
     Mode.RESEARCH: "read-only; may run before approval",
     Mode.MANUAL: "you do it, then mark it done",
 }
+
+
+def fmt_tokens(n: float) -> str:
+    """`950`, `12.3k`, `200k`, `1.5M`."""
+    for size, unit in ((1e6, "M"), (1e3, "k")):
+        if n >= size:
+            return f"{n / size:.1f}".removesuffix(".0") + unit
+    return f"{n:g}"

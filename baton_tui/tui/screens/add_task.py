@@ -1,28 +1,38 @@
-"""The new-task form: title, player, mode, dependencies; returns a NewTask or None."""
+"""The new-task form: title, prompt, player, mode, dependencies and check.
+
+The form hands what was typed to `submit` (the App adds the task on the engine thread) and
+closes only when it is accepted: a refusal is shown inside the form, with everything typed
+still there to correct.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Awaitable, Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select
 
-from baton_tui.api import parse_ids
-from baton_tui.api import BatonError
+from baton_tui.api import BatonError, parse_ids
 from baton_tui.core.words import Mode
 
 
 @dataclass(frozen=True)
 class NewTask:
-    """What `add_task` needs; the prompt starts as the title and is edited with `e`."""
+    """What `add_task` needs; an empty prompt starts as the title (`e` edits it later)."""
 
     title: str
     player: str
     mode: str = Mode.BUILD
     deps: list[int] = field(default_factory=list)
+    prompt: str = ""
+    check: str | None = None
+
+
+Submit = Callable[[NewTask], Awaitable[str | None]]  # None: added; else why it was refused
 
 
 class AddTaskModal(ModalScreen[NewTask | None]):
@@ -30,12 +40,19 @@ class AddTaskModal(ModalScreen[NewTask | None]):
                 Binding("ctrl+s", "save", "add", id="save", priority=True)]
 
     def __init__(self, players: list[str], default_player: str, deps: list[int],
-                 blink: bool = True) -> None:
+                 submit: Submit, blink: bool = True) -> None:
         super().__init__()
         self.players = players
         self.default_player = default_player if default_player in players else players[0]
         self.deps = deps
+        self.submit = submit
         self.blink = blink
+        self.saving = False
+
+    def _input(self, value: str, id: str, placeholder: str = "") -> Input:
+        box = Input(value, placeholder=placeholder, id=id)
+        box.cursor_blink = self.blink
+        return box
 
     def compose(self) -> ComposeResult:
         box = Vertical(classes="dialog form")
@@ -43,19 +60,26 @@ class AddTaskModal(ModalScreen[NewTask | None]):
         box.border_subtitle = "enter/ctrl+s add · esc cancel"
         with box:
             yield Label("title")
-            title = Input(placeholder="one line", id="title")
-            title.cursor_blink = self.blink
-            yield title
-            yield Label("player")
-            yield Select([(p, p) for p in self.players], value=self.default_player,
-                         allow_blank=False, id="player")
-            yield Label("mode")
-            yield Select([(str(m), str(m)) for m in Mode], value=str(Mode.BUILD),
-                         allow_blank=False, id="mode")
-            yield Label("depends on (ids, comma-separated)")
-            deps = Input(",".join(map(str, self.deps)), id="deps")
-            deps.cursor_blink = self.blink
-            yield deps
+            yield self._input("", "title", "one line")
+            yield Label("prompt")
+            yield self._input("", "prompt", "empty: the title (e edits it in full later)")
+            with Horizontal(classes="pair"):
+                with Vertical():
+                    yield Label("player")
+                    yield Select([(p, p) for p in self.players], value=self.default_player,
+                                 allow_blank=False, id="player")
+                with Vertical():
+                    yield Label("mode")
+                    yield Select([(str(m), str(m)) for m in Mode], value=str(Mode.BUILD),
+                                 allow_blank=False, id="mode")
+            with Horizontal(classes="pair"):
+                with Vertical():
+                    yield Label("depends on (ids)")
+                    yield self._input(",".join(map(str, self.deps)), "deps", "e.g. 1, 3")
+                with Vertical():
+                    yield Label("check (sh -c, in its worktree)")
+                    yield self._input("", "check", "empty: none")
+            yield Label("", id="refused")
 
     def on_mount(self) -> None:
         self.query_one("#title", Input).focus()
@@ -64,20 +88,39 @@ class AddTaskModal(ModalScreen[NewTask | None]):
         event.stop()
         self.action_save()
 
+    def refuse(self, why: str) -> None:
+        """Say why inside the form; what was typed stays."""
+        self.query_one("#refused", Label).update(f"✗ {why}")
+
     def action_save(self) -> None:
-        if not self.query("#title"):
-            return  # ctrl+s beat the form's mount
+        if not self.query("#title") or self.saving:
+            return  # ctrl+s beat the form's mount, or an add is on its way
         title = self.query_one("#title", Input).value.strip()
         if not title:
-            self.notify("a task needs a title", severity="warning")
+            self.refuse("a task needs a title")
             return
         try:
             deps = parse_ids(self.query_one("#deps", Input).value)
         except BatonError as exc:
-            self.notify(exc.message, severity="error")
+            self.refuse(exc.message)
             return
-        self.dismiss(NewTask(title, str(self.query_one("#player", Select).value),
-                             str(self.query_one("#mode", Select).value), deps))
+        new = NewTask(title, str(self.query_one("#player", Select).value),
+                      str(self.query_one("#mode", Select).value), deps,
+                      self.query_one("#prompt", Input).value.strip(),
+                      self.query_one("#check", Input).value.strip() or None)
+        self.saving = True
+        self.run_worker(self._submit(new), group="add", exit_on_error=False,
+                        description="add task")
+
+    async def _submit(self, new: NewTask) -> None:
+        try:
+            why = await self.submit(new)
+        finally:
+            self.saving = False
+        if why is None:
+            self.dismiss(new)
+        else:
+            self.refuse(why)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

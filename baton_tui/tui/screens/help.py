@@ -1,4 +1,5 @@
-"""`?`: every key of the plan pane and the app — what it does, and why it is dimmed now."""
+"""`?`: every key of the plan pane and the app, grouped by what it changes — what it does,
+why its letter, and why it is dimmed now."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from baton_tui.tui.bindings import GROUPS, MNEMONIC, SCHEME
+
 
 @dataclass(frozen=True)
 class KeyRow:
@@ -19,17 +22,29 @@ class KeyRow:
     description: str
     id: str
     reason: str | None  # None: applies now
+    remapped: bool = False  # moved by [keys]: its default letter's mnemonic does not apply
 
 
 def keys_table(rows: list[KeyRow]) -> Table:
+    """The keys in groups by what they change; each default key says why its letter."""
     table = Table(box=None, expand=True, show_header=True, padding=(0, 1))
     table.add_column("key", style="bold", no_wrap=True)
     table.add_column("does")
     table.add_column("id", style="dim", no_wrap=True)
     table.add_column("now")
-    for row in rows:
-        table.add_row(row.keys, row.description, row.id,
-                      "ready" if row.reason is None else Text(row.reason, style="dim"))
+    by_id = {row.id: row for row in rows}
+    listed: set[str] = set()
+    for title, ids in (*GROUPS, ("other", tuple(r.id for r in rows))):
+        group = [by_id[i] for i in ids if i in by_id and i not in listed]
+        if not group:
+            continue
+        table.add_row("", Text(title, style="bold underline"), "", "")
+        for row in group:
+            listed.add(row.id)
+            why = MNEMONIC.get(row.id)
+            does = row.description + (f" — {why}" if why and not row.remapped else "")
+            table.add_row(row.keys, does, row.id,
+                          "ready" if row.reason is None else Text(row.reason, style="dim"))
     table.add_row("ctrl+p", "command palette", "", "ready")
     return table
 
@@ -46,6 +61,7 @@ class HelpScreen(ModalScreen[None]):
         box.border_title = "keys"
         box.border_subtitle = "esc close · remap by id in \\[keys] of baton.toml"
         with box:
+            yield Static(SCHEME, classes="note")
             yield Static(keys_table(self.rows))
 
     def action_close(self) -> None:

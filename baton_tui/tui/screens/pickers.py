@@ -7,13 +7,15 @@ None of them writes state: `ChoiceModal[str]` returns a choice, `TextModal` a li
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Awaitable, Callable, Generic, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, SelectionList
+from rich.segment import Segment
+from textual.strip import Strip
 from textual.widgets.option_list import Option
 from textual.widgets.selection_list import Selection
 
@@ -47,30 +49,56 @@ class _Dialog(ModalScreen[T]):
         self.dismiss(None)
 
 
+Loading = Callable[[], Awaitable[tuple[list[Choice[T]], str]]]
+
+
 class ChoiceModal(_Dialog[T | None], Generic[T]):
-    """Pick one of `choices`; the current value starts highlighted."""
+    """Pick one of `choices`; the current value starts highlighted. With `loading` (slow to
+    find, e.g. detecting players) it opens at once saying so, and takes the keys meanwhile —
+    none reach the plan under it — then shows the choices and note `loading` returns."""
 
     def __init__(self, title: str, choices: list[Choice[T]], current: T | None = None,
-                 note: str = "") -> None:
+                 note: str = "", loading: Loading[T] | None = None) -> None:
         super().__init__(title, "enter choose · esc cancel")
         self.choices = choices
         self.current = current
         self.note = note
+        self.load_choices = loading
 
     def compose(self) -> ComposeResult:
         with self.frame():
-            if self.note:
-                yield Label(self.note, classes="note")
-            options = [Option(("● " if c.value == self.current else "  ") + c.label, id=str(i))
-                       for i, c in enumerate(self.choices)]
-            yield OptionList(*options, id="choices")
+            note = Label(self.note, classes="note", id="note")
+            note.display = bool(self.note)
+            yield note
+            yield OptionList(*self._options(), id="choices")
+
+    def _options(self) -> list[Option]:
+        return [Option(("● " if c.value == self.current else "  ") + c.label, id=str(i))
+                for i, c in enumerate(self.choices)]
 
     def on_mount(self) -> None:
+        self._highlight()
+        self.query_one(OptionList).focus()
+        if self.load_choices is not None:
+            self.run_worker(self._load(self.load_choices), exit_on_error=False,
+                            description="find the choices")
+
+    def _highlight(self) -> None:
         options = self.query_one(OptionList)
         for i, choice in enumerate(self.choices):
             if choice.value == self.current:
                 options.highlighted = i
-        options.focus()
+
+    async def _load(self, loading: Loading[T]) -> None:
+        self.choices, self.note = await loading()
+        label = self.query_one("#note", Label)
+        label.update(self.note)
+        label.display = bool(self.note)
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options(self._options())
+        self._highlight()
+        self.load_choices = None  # loaded: what is shown is the choices
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -108,6 +136,21 @@ class TextModal(_Dialog[str | None]):
         self.dismiss(event.value)
 
 
+class TickList(SelectionList[int]):
+    """A SelectionList whose ticked rows carry a ✓ and unticked ones a blank: Textual's box
+    holds an X in both, told apart only by shade — nothing at all under NO_COLOR."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        segments = list(strip)
+        index = self.scroll_offset.y + y
+        if len(segments) < 4 or index >= self.option_count:
+            return strip
+        ticked = self.get_option_at_index(index).value in self.selected
+        segments[1] = Segment("✓" if ticked else " ", segments[1].style)
+        return Strip(segments, strip.cell_length)
+
+
 class PickManyModal(_Dialog[list[T] | None], Generic[T]):
     """Tick any of `choices` (space toggles); enter returns the ticked values in order."""
 
@@ -125,8 +168,8 @@ class PickManyModal(_Dialog[list[T] | None], Generic[T]):
         with self.frame():
             if self.note:
                 yield Label(self.note, classes="note")
-            yield SelectionList[int](*[Selection(c.label, i, c.value in self.chosen)
-                                       for i, c in enumerate(self.choices)], id="many")
+            yield TickList(*[Selection(c.label, i, c.value in self.chosen)
+                             for i, c in enumerate(self.choices)], id="many")
 
     def on_mount(self) -> None:
         self.query_one(SelectionList).focus()

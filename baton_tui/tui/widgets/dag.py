@@ -33,18 +33,23 @@ class Piece(NamedTuple):
 
 
 def shape(board: Snapshot) -> tuple:
-    """What the layout depends on: the tasks, their order, levels and inputs."""
-    return tuple((t.id, t.level, t.depends_on) for t in board.rows)
+    """What the layout depends on: the tasks, their order, levels, inputs and titles."""
+    return tuple((t.id, t.level, t.depends_on, t.title) for t in board.rows)
 
 
-def _place(task: TaskSnap | None) -> tuple[int, tuple[int, ...]] | None:
+def _place(task: TaskSnap | None) -> tuple[int, tuple[int, ...], str] | None:
     """Where one task sits in the layout: its level and inputs (None: not on the board)."""
-    return None if task is None else (task.level, task.depends_on)
+    return None if task is None else (task.level, task.depends_on, task.title)
 
 
-def dag_lines(board: Snapshot, width: int) -> tuple[list[list[Piece]], dict[int, int]]:
+TITLE = 28  # the longest title the full view shows beside an id
+
+
+def dag_lines(board: Snapshot, width: int, titles: bool = False
+              ) -> tuple[list[list[Piece]], dict[int, int]]:
     """Every level as rows of `#id←deps` tokens wrapped to `width` (continuations indented
-    under the first task), and the line each task is on."""
+    under the first task), and the line each task is on; `titles`: `#id title←deps`, a
+    title cut to TITLE characters (the full view has the room)."""
     by_level: dict[int, list] = {}
     for task in board.rows:
         by_level.setdefault(task.level, []).append(task)
@@ -55,6 +60,9 @@ def dag_lines(board: Snapshot, width: int) -> tuple[list[list[Piece]], dict[int,
         line, used = [Piece(prefix, dim=True)], len(prefix)
         for task in by_level[level]:
             label = f"#{task.id}"
+            if titles:
+                name = task.title if len(task.title) <= TITLE else task.title[:TITLE - 1] + "…"
+                label += f" {name}"
             deps = "←" + ",".join(map(str, task.depends_on)) if task.depends_on else ""
             size = len(label) + len(deps)
             if len(line) > 1 and used + INDENT + size > width:
@@ -114,8 +122,9 @@ def neighbours_text(board: Snapshot, selected: int | None) -> Text:
 class DagLines(ScrollView, can_focus=False):
     """The graph's lines; only the ones on screen are drawn."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, titles: bool = False) -> None:
         super().__init__(id=id)
+        self.titles = titles
         self.board: Snapshot | None = None
         self.selected: int | None = None
         self.lines: list[list[Piece]] = []
@@ -152,7 +161,7 @@ class DagLines(ScrollView, can_focus=False):
         self._width = self.size.width
         if self.board is None or not self._width:
             return  # (not sized yet, or hidden: the resize that sizes it lays it out)
-        self.lines, self.line_of = dag_lines(self.board, max(8, self._width))
+        self.lines, self.line_of = dag_lines(self.board, max(8, self._width), self.titles)
         self._cache.clear()
         self.virtual_size = Size(self._width, len(self.lines))
         self.refresh()
@@ -188,7 +197,7 @@ class DagView(Vertical, can_focus=False):
         self._shape: tuple | None = None
 
     def compose(self) -> ComposeResult:
-        yield DagLines(id="dag-lines")
+        yield DagLines(id="dag-lines", titles=self.has_class("-full"))
         yield Static(id="dag-neighbours")
 
     def show(self, board: Snapshot, selected: int | None = None,

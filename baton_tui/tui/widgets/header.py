@@ -38,32 +38,43 @@ def budget_meter(budget: Any) -> tuple[str, bool] | None:
     return (f"budget {'▰' * filled}{'▱' * (METER - filled)} {share:.0%} {key}", share >= 1)
 
 
-def header_text(repo_name: str, board: Snapshot) -> Text:
-    text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(" baton ", style="bold reverse")
-    text.append(f" {repo_name} ")
+def _parts(repo_name: str, board: Snapshot) -> list[tuple[int, str, str]]:
+    """(rank, words, style) in reading order; rank 0 is kept longest when space runs out."""
     if board.empty:
-        text.append("· no plan yet", style="dim")
-        return text
-    text.append(f"· {board.slug} · ")
-    text.append(board.state, style="bold")
+        return [(1, f" {repo_name} ", ""), (0, "· no plan yet", "dim")]
+    parts = [(6, f" {repo_name} ", ""), (5, f"· {board.slug} ", ""),
+             (0, f"· {board.state}", "bold")]
     approval = "approved" if board.approved else "not approved"
     if approval != board.state:  # "approved · approved" says it twice
-        text.append(" · ")
-        text.append(approval, style="bold" if board.approved else "italic")
-    text.append(f" · autonomy {board.autonomy}")
+        parts.append((4, f" · {approval}", "bold" if board.approved else "italic"))
+    parts.append((3, f" · autonomy {board.autonomy}", ""))
     done = progress(board)
     if done:
-        text.append(f" · {done}")
+        parts.append((1, f" · {done}", ""))
     meter = budget_meter(getattr(board, "budget", None))
     if meter:
-        text.append(" · ")
-        text.append(meter[0], style="bold" if meter[1] else "")
+        parts.append((2, f" · {meter[0]}", "bold" if meter[1] else ""))
     stopped = getattr(board, "stopped_by", None)
     if stopped:
-        text.append(f" · stopped by {stopped}", style="bold")
+        parts.append((0, f" · stopped by {stopped}", "bold"))
     if board.conductor_pid:
-        text.append(f" · conductor pid {board.conductor_pid}", style="dim")
+        parts.append((7, f" · conductor pid {board.conductor_pid}", "dim"))
+    return parts
+
+
+def header_text(repo_name: str, board: Snapshot, width: int | None = None) -> Text:
+    """The header's words; given a `width`, the least needed parts are left out until the
+    rest fits (the state, progress and budget outlast the repository and plan names)."""
+    parts = _parts(repo_name, board)
+    badge = " baton "
+    if width is not None:
+        while len(parts) > 1 and len(badge) + sum(len(w) for _, w, _ in parts) > width:
+            drop = max(range(len(parts)), key=lambda i: (parts[i][0], i))
+            del parts[drop]
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(badge, style="bold reverse")
+    for _rank, words, style in parts:
+        text.append(words, style=style)
     return text
 
 
@@ -71,12 +82,17 @@ class BatonHeader(Static):
     """No clock here: the header changes only when the plan does (stable snapshots)."""
 
     def __init__(self, repo_name: str) -> None:
-        self.shown = header_text(repo_name, snapshot_empty())
+        self.board = snapshot_empty()
+        self.shown = header_text(repo_name, self.board)
         super().__init__(self.shown, id="header")
         self.repo_name = repo_name
 
+    def on_resize(self) -> None:
+        self.show(self.board)
+
     def show(self, board: Snapshot) -> None:
-        text = header_text(self.repo_name, board)
+        self.board = board
+        text = header_text(self.repo_name, board, self.size.width or None)
         if text != self.shown:
             self.shown = text
             self.update(text, layout=False)  # one line, always: no layout pass

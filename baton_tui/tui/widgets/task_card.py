@@ -10,6 +10,7 @@ from rich.text import Text
 
 from baton_tui import api
 from baton_tui.api import ACTIVE, State, TaskSnap
+from baton_tui.tui.words import fmt_tokens
 
 MARKS: dict[str, str] = {  # by `State` (a task's state is its word)
     State.DRAFT: "○", State.QUEUED: "◌", State.RUNNING: "●", State.DONE: "✓",
@@ -25,11 +26,6 @@ WORD_STYLE: dict[str, str] = {
 def fmt_elapsed(seconds: float) -> str:
     """Whole seconds elapsed, written as `status` writes durations."""
     return api.fmt_duration(int(seconds))
-
-
-def fmt_tokens(n: int) -> str:
-    return f"{n / 1_000_000:.1f}M" if n >= 1_000_000 else f"{n / 1000:.1f}k" if n >= 1000 \
-        else str(n)
 
 
 def countdown(until: float, now: float) -> str:
@@ -87,17 +83,19 @@ def card_state(task: TaskSnap) -> str:
     return "blocked" if task.blocked_by else str(task.state)
 
 
-def card_text(task: TaskSnap, selected: bool = False, now: float | None = None) -> Text:
+def card_text(task: TaskSnap, selected: bool = False, now: float | None = None,
+              agentless: bool = False) -> Text:
     """The card's lines; plain words carry the meaning, colour (from CSS) only helps.
-    `now` (the app's clock) adds a limit's countdown."""
+    `now` (the app's clock) adds a limit's countdown; `agentless`: its player runs no agent
+    (`PlayerFacts.check_is_task`), the check is the task."""
     text = Text(no_wrap=True, overflow="ellipsis")
     gutter = "▶ " if selected else "  "
     text.append(gutter, style="bold")
     text.append(f"{MARKS.get(task.state, '·')} #{task.id} ", style="bold")
     text.append(task.title, style="bold" if selected else "")
     text.append(f"  [{task.mode}]", style="dim")
-    if task.player == "script":
-        who = "script (its check is the task)"
+    if agentless:
+        who = f"{task.player} (its check is the task)"
     else:
         who = " · ".join([task.player, task.model or "default model", *(
             [task.effort] if task.effort else [])])

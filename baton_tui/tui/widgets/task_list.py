@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from itertools import accumulate
+from typing import Callable
 
 from rich.segment import Segment
 from textual import events
@@ -50,6 +51,9 @@ class TaskList(ScrollView, can_focus=False):
         self.index: dict[int, int] = {}   # task id -> position
         self.cursor = 0
         self.now: float | None = None
+        # Which players run no agent (their check is the task); from the players' facts,
+        # which arrive after the first frame.
+        self.agentless: Callable[[str], bool] = lambda name: False
         self.heights: list[int] = []      # each card's lines, its margin line included
         self.tops: list[int] = []         # the first line of each card
         self.ticking: set[int] = set()    # positions of cards that show a countdown
@@ -140,6 +144,12 @@ class TaskList(ScrollView, can_focus=False):
                 self._style_key = key
                 self._cards.clear()
 
+    def set_agentless(self, agentless: Callable[[str], bool]) -> None:
+        """The players' facts arrived: cards of agentless players say so."""
+        self.agentless = agentless
+        self._cards.clear()
+        self.refresh()
+
     def _card_at(self, line: int) -> int:
         """The position of the card that holds `line` of the list (-1 above the first)."""
         return bisect_right(self.tops, line) - 1
@@ -170,7 +180,8 @@ class TaskList(ScrollView, can_focus=False):
         edge_name = (f"task-list--edge-{state}" if state in EDGE_STATES
                      else "task-list--edge-selected" if selected else "task-list--edge")
         edge = style + self.get_component_rich_style(edge_name, partial=True)
-        lines = text_lines(self, card_text(task, selected, self.now), width - 1, style)
+        text = card_text(task, selected, self.now, self.agentless(task.player))
+        lines = text_lines(self, text, width - 1, style)
         return [Strip([Segment(EDGE, edge), *line], width) for line in lines]
 
     def on_click(self, event: events.Click) -> None:
