@@ -29,7 +29,8 @@ def test_demo_runs_end_to_end(tmp_path):
     # the plan: six tasks, one research task, dependencies
     assert "Survey the package" in out and "research" in out
     # the run and its summary
-    assert re.search(r"run: wall (?:\d+h)?(?:\d+m)?\d+[sm] · task time (?:\d+h)?(?:\d+m)?\d+[sm] · speedup [\d.]+×", out)
+    span = r"(?:\d+h)?(?:\d+m)?\d+[sm]"
+    assert re.search(rf"run: wall {span} · task time {span} · speedup [\d.]+×", out)
     # the handoff diff stat, then the merge in plan order
     assert "5 landed task(s)" in out
     for n, title in ((2, "Count words"), (3, "Count lines"), (4, "Command line"),
