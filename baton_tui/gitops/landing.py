@@ -20,6 +20,7 @@ from .refs import _read_ref_files, _Unsure, known_parents, read_ref, remember_tr
 __all__ = [
     "LandResult",
     "land",
+    "land_all",
     "merge_tree",
     "is_ancestor",
     "changed_files",
@@ -125,6 +126,18 @@ def land(repo, branch: str, onto_ref: str, message: str, *,
     must never be overwritten). Refs are read from the ref files and a known commit's tree is
     remembered, so a landing costs three git processes in the usual case.
     """
+    return land_all(repo, [(branch, message)], onto_ref, expected_onto=expected_onto)[0]
+
+
+def land_all(repo, branches: list[tuple[str, str]], onto_ref: str, *,
+             expected_onto: str | None = None) -> list[LandResult]:
+    """Land each (branch, message) in turn on ``onto_ref``, as ``land`` would one after
+    another — each merge on top of the one before, a conflicting branch left out — and move
+    ``onto_ref`` once: one ``update-ref --stdin`` transaction from its old value to the last
+    merge, verifying every landed branch is still where it was read. Branches finished
+    together so cost one ref move instead of one each. If the transaction fails (the ref or a
+    branch moved meanwhile) GitError is raised and nothing moved: no landing is half done.
+    """
     ref = _full_ref(onto_ref)
     current = read_ref(repo, ref)
     if current is None:
@@ -133,9 +146,35 @@ def land(repo, branch: str, onto_ref: str, message: str, *,
         raise GitError(["update-ref", ref], "", 1,
                        f"{onto_ref} moved from {expected_onto[:12]} to {current}")
     onto = current
-    tip_ref, tip = _branch_tip(repo, branch)
-    if tip is None:
-        raise GitError(["rev-parse", branch], "", 128, f"no such branch: {branch}")
+    results: list[LandResult] = []
+    verify: dict[str, str] = {}
+    for branch, message in branches:
+        tip_ref, tip = _branch_tip(repo, branch)
+        if tip is None:
+            raise GitError(["rev-parse", branch], "", 128, f"no such branch: {branch}")
+        result = _merge_onto(repo, onto, tip, branch, onto_ref, message)
+        results.append(result)
+        if result.ok and result.commit != onto:
+            onto = result.commit or onto
+            if tip_ref:
+                verify[tip_ref] = tip
+    if onto != current:
+        # The old value makes this a compare-and-swap: raises GitError if the ref moved (or a
+        # task branch did, since it was read).
+        script = f"update {ref} {onto} {current}\n" + "".join(
+            f"verify {name} {tip}\n" for name, tip in verify.items())
+        moved = ", ".join(branch for (branch, _), r in zip(branches, results)
+                          if r.ok and r.message.startswith("landed"))
+        git(repo, *NO_HOOKS, "update-ref", "-m", f"baton: land {moved}", "--stdin",
+            input=script)
+    return results
+
+
+def _merge_onto(repo, onto: str, tip: str, branch: str, onto_ref: str,
+                message: str) -> LandResult:
+    """One landing's merge commit of ``tip`` on ``onto``, made in the object store only (no
+    ref moves): ok with the commit (``onto`` itself when ``tip`` is already in it), or the
+    conflicted files."""
     if tip == onto:
         return LandResult(True, onto, [], f"{branch} is already on {onto_ref}")
     if known_parents(tip) == (onto,):
@@ -157,12 +196,7 @@ def land(repo, branch: str, onto_ref: str, message: str, *,
         input=message if message.endswith("\n") else message + "\n",
         env=identity_env(repo),
     )
-    # The old value makes this a compare-and-swap: raises GitError if the ref moved (or the
-    # task branch did, since it was read).
-    script = f"update {ref} {commit} {onto}\n"
-    if tip_ref:
-        script += f"verify {tip_ref} {tip}\n"
-    git(repo, *NO_HOOKS, "update-ref", "-m", f"baton: land {branch}", "--stdin", input=script)
+    # Facts about the new commit object, true whether or not a ref ever names it.
     remember_tree(commit, tree, [onto, tip])
     # A merge of two trees without droppings has none (whatever it keeps, one side had).
     if worktrees.holds_droppings(onto) is False and worktrees.holds_droppings(tip) is False:

@@ -23,7 +23,7 @@ from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome, reading_output
 from baton_tui.channel.report import refused_report
 from baton_tui.run import outside
-from baton_tui.run import integration, logcap, refguard
+from baton_tui.run import integration, landings, logcap, refguard
 from baton_tui.store.db import AttemptRow, PlanRow
 from baton_tui.core.events import EventKind, State
 from baton_tui.core.views import Folder, TaskView
@@ -33,8 +33,6 @@ K = EventKind
 
 CHECK_TIMEOUT = 1800
 TAIL_LINES = 30
-# Landings touch the integration ref one at a time (and never while it is checked).
-LANDING_LOCK = refguard.LOCK
 
 
 @dataclass
@@ -322,32 +320,53 @@ class Finisher:
         return True
 
     def land(self, task: Task, branch: str | None) -> State:
-        """Land the task branch on the integration branch without checking anything out."""
+        """Land the task branch on the integration branch without checking anything out —
+        together with the other tasks waiting for the landing lock (`landings`)."""
         branch = branch or task_branch(self.plan.slug, task.id, task.title)
         killpoints.reached("land")
-        with LANDING_LOCK:
-            try:
-                integration.tip(self.ws, self.plan)  # rebuilt first if it was deleted
-                result = landing.land(self.ws.root, branch, integration_branch(self.plan.slug),
-                                      f"Land task {task.id}: {task.title}")
-            except (git.GitError, BatonError) as exc:
-                why = exc.message if isinstance(exc, BatonError) else (exc.stderr or str(exc))
-                self.emit(task, K.TASK_FAILED, stage="land", reason=f"landing failed: {why}"[:500]
-                          + " (`baton retry` lands it without running the agent again)")
-                return State.FAILED
+        key = (str(self.ws.paths.store_path), self.plan.id)
+        return landings.together(key, (task, branch), self._land_pass)
+
+    def _land_pass(self, asks: list[landings.Ask[tuple[Task, str]]]) -> None:
+        """Land every ask in one pass under the landing lock: the integration branch checked
+        once, each branch merged on the one before, the branch moved once. A pass that cannot
+        move it (a branch moved meanwhile, a git failure) lands each ask alone instead, so
+        the failure is the task's whose it is."""
+        try:
+            integration.tip(self.ws, self.plan)  # rebuilt first if it was deleted
+            results = landing.land_all(
+                self.ws.root, [(branch, f"Land task {task.id}: {task.title}")
+                               for task, branch in (ask.what for ask in asks)],
+                integration_branch(self.plan.slug))
+        except (git.GitError, BatonError) as exc:
+            if len(asks) > 1:
+                for ask in asks:
+                    self._land_pass([ask])
+                return
+            task = asks[0].what[0]
+            why = exc.message if isinstance(exc, BatonError) else (exc.stderr or str(exc))
+            self.emit(task, K.TASK_FAILED, stage="land", reason=f"landing failed: {why}"[:500]
+                      + " (`baton retry` lands it without running the agent again)")
+            asks[0].state = State.FAILED
+            return
+        for ask, result in zip(asks, results):
             if not result.ok:
-                self.emit(task, K.TASK_FAILED, conflicts=result.conflicts,
+                self.emit(ask.what[0], K.TASK_FAILED, conflicts=result.conflicts,
                           reason="conflict landing on the integration branch: "
                                  + ", ".join(result.conflicts[:8])
                                  + " (branch kept; nothing merged)")
-                return State.FAILED
-            # Recorded before the lock is let go: the refs' check never finds a landing of
-            # Baton's own that the store does not hold yet.
-            if result.commit:
-                refguard.landed(self.ws, self.plan, result.commit)
-            killpoints.reached("landed")
-            self.emit(task, K.TASK_LANDED, commit=result.commit, at=time.time())
-        return State.LANDED
+                ask.state = State.FAILED
+        landed = [(ask, result) for ask, result in zip(asks, results) if result.ok]
+        if not landed:
+            return
+        # Recorded before the lock is let go: the refs' check never finds a landing of
+        # Baton's own that the store does not hold yet.
+        if landed[-1][1].commit:
+            refguard.landed(self.ws, self.plan, landed[-1][1].commit)
+        killpoints.reached("landed")
+        for ask, result in landed:
+            self.emit(ask.what[0], K.TASK_LANDED, commit=result.commit, at=time.time())
+            ask.state = State.LANDED
 
     def _refuse(self, task: Task, attempt: AttemptRow, workdir: Path) -> State | None:
         """After an attempt: refuse a worktree that no longer belongs to this repository

@@ -86,19 +86,33 @@ def _put_back(ws: "Workspace", ref: str, expected: str, found: str | None) -> Mo
 
 def _store_tip(ws: "Workspace", plan: "PlanRow", found: str | None) -> str | None:
     """Where the store says the integration branch is: its last landing, or the approved
-    commit. A landing whose record a crash cut off (the merge of that tip and a finished
-    task's branch, made by Baton) is adopted."""
+    commit. Landings whose record a crash cut off (one pass of them: merges made by Baton,
+    each of the one before and a finished task's branch) are adopted."""
     folder = foldcache.folded(ws.store, plan.id)
     expected = folder.plan.landed_tip or plan.base_commit
     if found and expected and found != expected:
-        proc = git.run_git(ws.root, "rev-parse", "-q", "--verify", f"{found}^1", f"{found}^2")
-        parents = proc.stdout.split() if proc.returncode == 0 else []
         done = {f"refs/heads/{view.branch}" for view in folder.tasks.values()
                 if view.state == State.DONE and view.branch}
-        if len(parents) == 2 and parents[0] == expected and parents[1] in refs.resolve(
-                ws.root, *sorted(done)):
+        if done and _landings_of(ws, expected, found, set(refs.resolve(ws.root, *sorted(done)))):
             expected = found
     return expected
+
+
+def _landings_of(ws: "Workspace", expected: str, found: str, tips: set[str | None]) -> bool:
+    """True when `found` is `expected` with merges on it, one after another, each of a
+    finished task's branch (at most one per task): what one landing pass leaves."""
+    proc = git.run_git(ws.root, "rev-list", "--first-parent", "--parents",
+                       f"--max-count={len(tips) + 1}", found, f"^{expected}", "--")
+    if proc.returncode != 0:
+        return False
+    below, landed = expected, set[str | None]()
+    for line in reversed(proc.stdout.splitlines()):
+        commit, *parents = line.split()
+        if len(parents) != 2 or parents[0] != below or parents[1] not in tips - landed:
+            return False
+        below = commit
+        landed.add(parents[1])
+    return below == found
 
 
 def check_integration(ws: "Workspace", plan: "PlanRow") -> str | None:

@@ -1,0 +1,169 @@
+"""Landings in one pass: tasks waiting for the landing lock together land together.
+
+The branches queued while a landing holds the lock are merged one on another and the
+integration branch moves once, in one `update-ref --stdin` transaction (counted through a
+`git` shim first on PATH). A conflicting branch is left out of the pass and fails alone; a
+crash after the pass moved the branch, before its landings were recorded, loses nothing and
+lands nothing twice: the new conductor adopts the whole pass.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from baton_tui.core.events import EventKind, State
+from baton_tui.core.slug import integration_branch, task_branch
+from baton_tui.gitops import landing
+from baton_tui.plan.model import PlanDocument
+from baton_tui.run import landings, refguard
+from baton_tui.run.finish import Finisher
+from baton_tui.workspace import Workspace
+from helpers.run_kit import events, git, load_plan, script_agent, task, wait_for, write_config
+
+
+def git_shim(where: Path) -> Path:
+    """A `git` first on PATH that logs each command line, then runs the real git."""
+    real = shutil.which("git")
+    assert real, "git is not installed"
+    folder = where / "git-shim"
+    folder.mkdir()
+    log = where / "git-commands.log"
+    (folder / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (folder / "git").chmod(0o755)
+    os.environ["PATH"] = f"{folder}{os.pathsep}{os.environ['PATH']}"
+    return log
+
+
+def ref_moves(log: Path) -> list[str]:
+    return [line for line in log.read_text().splitlines()
+            if "update-ref" in line and "baton: land" in line]
+
+
+def branch_with(repo: Path, branch: str, name: str, content: str) -> None:
+    """A task branch off main holding one commit that writes `name`."""
+    base = git(repo, "rev-parse", "main")
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input=content,
+                          capture_output=True, text=True, check=True).stdout.strip()
+    listing = git(repo, "ls-tree", "main")
+    tree = subprocess.run(["git", "mktree"], cwd=repo, input=f"{listing}\n100644 blob {blob}\t"
+                          f"{name}\n", capture_output=True, text=True, check=True).stdout.strip()
+    commit = git(repo, "commit-tree", tree, "-p", base, "-m", f"work on {name}")
+    git(repo, "update-ref", f"refs/heads/{branch}", commit)
+
+
+def test_branches_land_in_turn_with_one_ref_move_and_a_conflict_left_out(repo, tmp_path,
+                                                                       monkeypatch):
+    monkeypatch.setenv("PATH", os.environ["PATH"])  # the shim's PATH is undone after
+    git(repo, "branch", "integration", "main")
+    branch_with(repo, "a", "a.txt", "a\n")
+    branch_with(repo, "b", "a.txt", "b\n")  # conflicts with a, once a is in
+    branch_with(repo, "c", "c.txt", "c\n")
+    before = git(repo, "rev-parse", "integration")
+    log = git_shim(tmp_path)
+    results = landing.land_all(repo, [("a", "Land a"), ("b", "Land b"), ("c", "Land c")],
+                               "integration")
+    assert [r.ok for r in results] == [True, False, True]
+    assert results[1].conflicts == ["a.txt"]
+    assert len(ref_moves(log)) == 1  # one transaction for both landings
+    tip = git(repo, "rev-parse", "integration")
+    assert tip == results[2].commit
+    # The same history one landing at a time makes: a merge per branch, each on the last.
+    assert git(repo, "rev-parse", f"{tip}^1", f"{tip}^2").split() == [
+        results[0].commit, git(repo, "rev-parse", "c")]
+    assert git(repo, "rev-parse", f"{results[0].commit}^1") == before
+    assert git(repo, "log", "--format=%s", "integration").splitlines()[:2] == ["Land c",
+                                                                               "Land a"]
+
+
+def test_a_pass_that_cannot_move_the_branch_moves_nothing(repo):
+    git(repo, "branch", "integration", "main")
+    branch_with(repo, "a", "a.txt", "a\n")
+    before = git(repo, "rev-parse", "integration")
+    with pytest.raises(landing.GitError):
+        landing.land_all(repo, [("a", "Land a"), ("missing", "Land missing")], "integration")
+    assert git(repo, "rev-parse", "integration") == before
+
+
+def test_landings_waiting_for_the_lock_land_in_one_pass(repo, baton, tmp_path, monkeypatch):
+    """Three finishers ask to land while the lock is held; the first to get it lands all
+    three, with one move of the integration branch, and each hears its own landing."""
+    monkeypatch.setenv("PATH", os.environ["PATH"])
+    write_config(repo, {"agent": script_agent(tmp_path, "a", {})})
+    load_plan(baton, [task(1), task(2), task(3)], approve=True)
+    ws = Workspace(repo)
+    plan = ws.store.current_plan()
+    doc = PlanDocument.model_validate(plan.doc)
+    for t in doc.tasks:
+        branch_with(repo, task_branch(plan.slug, t.id, t.title), f"t{t.id}.txt", f"{t.id}\n")
+    log = git_shim(tmp_path)
+    key = (str(ws.paths.store_path), plan.id)
+    answers: dict[int, State] = {}
+
+    def finish(t) -> None:
+        other = ws.sibling()
+        try:
+            answers[t.id] = Finisher(other, plan, doc).land(t, None)
+        finally:
+            other.close()
+
+    with refguard.LOCK:  # a landing under way
+        threads = [threading.Thread(target=finish, args=(t,)) for t in doc.tasks]
+        for thread in threads:
+            thread.start()
+        wait_for(lambda: key in landings._queues and len(landings._queues[key].waiting) == 3, 60,
+                 what="three landings queued")
+    for thread in threads:
+        thread.join(60)
+    assert answers == {1: State.LANDED, 2: State.LANDED, 3: State.LANDED}
+    assert len(ref_moves(log)) == 1, ref_moves(log)
+    tip = git(repo, "rev-parse", integration_branch(plan.slug))
+    landed = [e for e in events(baton) if e["kind"] == "task.landed"]
+    assert sorted(e["task"] for e in landed) == [1, 2, 3]
+    assert landed[-1]["data"]["commit"] == tip
+    for t in (1, 2, 3):
+        assert git(repo, "show", f"{tip}:t{t}.txt") == str(t)
+    ws.close()
+
+
+def test_a_crash_after_a_pass_moved_the_branch_adopts_every_landing_of_it(repo, baton,
+                                                                         tmp_path):
+    """A pass moved the integration branch for three finished tasks and the conductor died
+    before it recorded any of them: the next conductor's check adopts the whole pass
+    (nothing put back), and landing the tasks again finds each already there (nothing
+    lands twice, nothing is lost)."""
+    write_config(repo, {"agent": script_agent(tmp_path, "a", {})})
+    load_plan(baton, [task(1), task(2), task(3)], approve=True)
+    ws = Workspace(repo)
+    plan = ws.store.current_plan()
+    doc = PlanDocument.model_validate(plan.doc)
+    integration = integration_branch(plan.slug)
+    git(repo, "branch", integration, plan.base_commit)
+    for t in doc.tasks:  # finished: started on its branch, done, not landed
+        branch = task_branch(plan.slug, t.id, t.title)
+        branch_with(repo, branch, f"t{t.id}.txt", f"{t.id}\n")
+        ws.store.append(plan.id, t.id, EventKind.TASK_STARTED, {
+            "player": "agent", "branch": branch, "base": plan.base_commit})
+        ws.store.append(plan.id, t.id, EventKind.TASK_DONE, {"summary": f"task {t.id}"})
+    passed = landing.land_all(repo, [(task_branch(plan.slug, t.id, t.title),
+                                      f"Land task {t.id}: {t.title}") for t in doc.tasks],
+                              integration)
+    tip = passed[-1].commit
+    refguard._expected.clear()  # what a new conductor's process knows
+    assert refguard.check_integration(ws, plan) == tip
+    assert git(repo, "rev-parse", integration) == tip
+    assert not [e for e in events(baton) if e["kind"] == "run.repaired"]
+    states = [Finisher(ws, plan, doc).land(t, None) for t in doc.tasks]  # as `resume` does
+    assert states == [State.LANDED] * 3
+    assert git(repo, "rev-parse", integration) == tip
+    landed = [e for e in events(baton) if e["kind"] == "task.landed"]
+    assert [(e["task"], e["data"]["commit"]) for e in landed] == [(1, tip), (2, tip), (3, tip)]
+    subjects = git(repo, "log", "--format=%s", integration).splitlines()
+    for t in (1, 2, 3):
+        assert subjects.count(f"Land task {t}: Task {t}") == 1, subjects
+    ws.close()
