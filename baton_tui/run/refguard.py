@@ -164,7 +164,7 @@ def record(ws: "Workspace", plan: "PlanRow", attempt_dir: Path) -> None:
         size = log.stat().st_size if log else 0
     except OSError:
         size = 0
-    found = dict(zip(names, refs.resolve(ws.root, *names))) if names else {}
+    found = {name: refs.read_ref(ws.root, name) for name in names}  # files: no process
     write_private(attempt_dir / RECORD, json.dumps({"refs": found, "head_log": size}))
 
 
