@@ -1,10 +1,12 @@
 """Benchmark: a run's makespan against the lower bound of its DAG.
 
-Two DAGs (`--dag`): forty scripted tasks in five levels of eight at `[limits] max_parallel = 8`
-(`--dag 40`, the default), or two hundred in five levels of forty at `max_parallel = 32`
-(`--dag 200`). Every task past the first level depends on two tasks of the level before; each
-task's agent (the demo agent, `baton_tui.demo.agent`) sleeps 2–6 s (fixed seed), writes one
-file and reports. The lower bound is max(critical path, total work ÷ max_parallel); the figure
+Three DAGs (`--dag`): forty scripted tasks in five levels of eight at `[limits] max_parallel = 8`
+(`--dag 40`, the default), two hundred in five levels of forty at `max_parallel = 32`
+(`--dag 200`), or sixteen in four levels of four at `max_parallel = 8` (`--dag 16`; with
+`--files 1900`, a repository the size of mypy's, every start's checkout is a real one).
+Every task past the first level depends on two tasks of the level before; each task's agent
+(the demo agent, `baton_tui.demo.agent`) sleeps 2–6 s (fixed seed), writes one file and
+reports. The lower bound is max(critical path, total work ÷ max_parallel); the figure
 is makespan ÷ lower bound (target ≤ 1.05).
 
 The makespan is measured from `baton run --approve` being typed to its exit (what a person
@@ -20,8 +22,9 @@ Baton's modules are compiled first, as an installed Baton's are (a `PYTHONDONTWR
 checkout would otherwise compile them in every process, the agents' `baton report` too).
 Everything is real: git worktrees and landings, the detached conductor, one shim and one agent
 process per task. Run: ``python benchmarks/bench_makespan.py [--dag 40|200] [--seed S]
-[--scale X] [--runs N]`` (``--scale 0.5`` halves every duration, for a quick look; with
-``--runs`` the ratios' median is printed too). Not a test; nothing is asserted.
+[--scale X] [--runs N] [--files N]`` (``--scale 0.5`` halves every duration, for a quick look;
+with ``--runs`` the ratios' median is printed too). Also printed: how soon the first task
+started, from the command being typed and from the conductor's start. Not a test; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-DAGS = {40: (5, 8, 8), 200: (5, 40, 32)}  # tasks: (levels, width, max_parallel)
+DAGS = {16: (4, 4, 8), 40: (5, 8, 8), 200: (5, 40, 32)}  # tasks: (levels, width, max_parallel)
 LEVELS, WIDTH, PARALLEL = DAGS[40]
 
 
@@ -146,6 +149,8 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary repository")
     parser.add_argument("--dag", type=int, choices=sorted(DAGS), default=40)
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--files", type=int, default=0, help="files in the repository besides "
+                        "its README (100 to a folder)")
     args = parser.parse_args()
     global LEVELS, WIDTH, PARALLEL
     LEVELS, WIDTH, PARALLEL = DAGS[args.dag]
@@ -186,6 +191,10 @@ def one_run(args: argparse.Namespace) -> float:
     baton = [sys.executable, "-m", "baton_tui"]
     run("git", "init", "-q", "-b", "main")
     (repo / "README.md").write_text("# bench\n")
+    for n in range(args.files):
+        folder = repo / f"d{n // 100}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"f{n % 100}.py").write_text(f"line = {n}\n" * 40)
     run("git", "add", "-A")
     run("git", "commit", "-q", "-m", "initial")
 
@@ -230,7 +239,10 @@ def one_run(args: argparse.Namespace) -> float:
                    if deps[t])
 
     print(f"tasks {len(durations)} in {LEVELS} levels of {WIDTH}, max_parallel {PARALLEL}, "
-          f"seed {args.seed}, scale {args.scale}")
+          f"seed {args.seed}, scale {args.scale}, files {args.files + 1}")
+    first_start = min(started_at.values())
+    print(f"first task started  {first_start - typed_at:7.2f} s after the command was typed, "
+          f"{first_start - conductor_at:.2f} s after the conductor started")
     print(f"critical path       {critical:7.2f} s")
     print(f"total work / {PARALLEL}      {work:7.2f} s")
     print(f"lower bound         {bound:7.2f} s")
