@@ -5,7 +5,7 @@ folder read-only (`readonly`). Where it does not (or the read-only view is off),
 through is detected after each attempt, from change times (which no process can set back):
 
 - An attempt's `prompt.md` is written once, before its agent starts: one changed after its
-  attempt began was written by someone else.
+  attempt began was written by someone else (looked at while its attempt may still read it).
 - A sibling's worktree changes while its own agent runs. A changed file there whose change
   time is after the sibling's last attempt ended (the sibling failed, or waits on the person)
   is not its agent's work; Baton would commit it under the sibling's name at a retry.
@@ -69,21 +69,18 @@ def found(ws: "Workspace", plan: "PlanRow", attempt: "AttemptRow",
         return t is not None and began <= t <= ended
 
     hits: dict[int, list[str]] = {}
-    by_task: dict[int, list["AttemptRow"]] = {}
-    for row in ws.store.attempts(plan.id):
+    for row in ws.store.attempts_live_since(plan.id, began):  # prompts it could have reached
         if row.task_id == attempt.task_id or row.started is None or not row.log_path:
             continue
-        by_task.setdefault(row.task_id, []).append(row)
-        prompt = Path(row.log_path).parent / "prompt.md"
-        changed = _changed_at(prompt)
+        changed = _changed_at(Path(row.log_path).parent / "prompt.md")
         if changed is not None and changed > row.started and during(changed):
             hits.setdefault(row.task_id, []).append(f"prompt.md of attempt {row.id}")
-    tasks = foldcache.folded(ws.store, plan.id).tasks
-    for task_id, rows in by_task.items():
-        view = tasks.get(task_id)
-        if view is None or view.state not in QUIET or not view.workdir \
-                or any(row.ended is None for row in rows):
+    for task_id, view in foldcache.folded(ws.store, plan.id).tasks.items():
+        if task_id == attempt.task_id or view.state not in QUIET or not view.workdir:
             continue
+        rows = [row for row in ws.store.attempts(plan.id, task_id) if row.started is not None]
+        if not rows or any(row.ended is None for row in rows):
+            continue  # its own agent may be writing: its files cannot be told from ours
         last_end = max(row.ended for row in rows if row.ended is not None)
         workdir = Path(view.workdir)
         if workdir.resolve() == ws.root.resolve() or not (workdir / ".git").exists():
