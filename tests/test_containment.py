@@ -201,9 +201,9 @@ def _wt_file(task_id: int, name: str) -> Path:
 
 def test_an_agent_cannot_write_a_siblings_worktree_or_prompt_where_the_os_allows(
         repo, baton, tmp_path):
-    """Task 2's agent writes into task 1's worktree and prompt while task 1 runs: both
-    refused (Baton's home is read-only to it, but its own places); task 1 lands its own work
-    only, and its own agent's git still works."""
+    """Task 2's agent writes into task 1's worktree, git's folder for it and its prompt while
+    task 1 runs: all refused (Baton's home and git's `worktrees/` are read-only to it, but its
+    own places); both land their own work only."""
     from baton_tui.run import readonly
 
     if why := readonly.available():
@@ -212,13 +212,14 @@ def test_an_agent_cannot_write_a_siblings_worktree_or_prompt_where_the_os_allows
     write_config(repo, {"waiter": program("ref_mover.py", "main", f"signal:{running}",
                                           f"wait:{done}"),
                         "writer": program("sibling_writer.py", f"wait:{running}", "worktree",
-                                          "prompt", f"signal:{done}")})
+                                          "admin", "prompt", f"signal:{done}")})
     load_plan(baton, [task(1, "Victim", player="waiter"), task(2, "Writer", player="writer")])
     result = baton("run", "--approve", timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
     log = baton("logs", "2").stdout
     assert "worktree injected.txt: refused (Read-only file system)" in log, log
     assert "prompt prompt.md: refused (Read-only file system)" in log, log
+    assert "admin injected: refused (Read-only file system)" in log, log
     assert "written" not in log, log
     assert [task_status(baton, n)["state"] for n in (1, 2)] == ["landed"] * 2
     assert not task_status(baton, 1)["flags"] and not task_status(baton, 2)["flags"]

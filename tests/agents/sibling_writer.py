@@ -4,6 +4,7 @@ work and reports done. It prints what each write did.
 usage: sibling_writer.py STEP...
 steps:
   worktree        injected.txt into every other task's worktree beside its own
+  admin           a file into git's own folder for each of those worktrees (worktrees/<name>)
   prompt          a line into every other task's attempts' prompt.md ($BATON_HOME/runs)
   signal:FILE     FILE written (the test learns the agent got there)
   wait:FILE       until FILE exists (the test did its part)
@@ -35,6 +36,11 @@ for step in sys.argv[1:]:
         for folder in sorted(own.parent.iterdir()):
             if folder != own and (folder / ".git").exists():
                 attempt("worktree", folder / "injected.txt", "planted by a sibling\n")
+    elif what == "admin":
+        for folder in sorted(own.parent.iterdir()):
+            if folder != own and (folder / ".git").is_file():
+                gitdir = (folder / ".git").read_text().split("gitdir:", 1)[1].strip()
+                attempt("admin", Path(gitdir) / "injected", "planted\n")
     elif what == "prompt":
         runs = Path(os.environ["BATON_HOME"]) / "runs"
         mine = f"task-{os.environ['BATON_TASK']}"
