@@ -51,10 +51,10 @@ def rules(task: "Task", can_shell: bool = True, in_output: bool = False) -> str:
         lines.append("- Work only inside the current directory (your own git worktree and "
                      "branch). Do not commit, push, or switch branches: Baton commits and lands "
                      "your work after the report. Writing anywhere else (the person's checkout, "
-                     "its git config or hooks, Baton's files) is refused where the system allows "
-                     "it, and is otherwise flagged and held for the person before anything "
-                     "lands. Do not delete or edit this worktree's `.git`: a task whose worktree "
-                     "no longer belongs to the repository fails.")
+                     "its git config or hooks, Baton's files, other tasks' worktrees) is refused "
+                     "where the system allows it, and is otherwise flagged and held for the "
+                     "person before anything lands. Do not delete or edit this worktree's "
+                     "`.git`: a task whose worktree no longer belongs to the repository fails.")
     if task.scope:
         lines.append("- Keep your edits within: " + ", ".join(task.scope)
                      + ". Edits outside this scope are flagged before landing.")

@@ -145,14 +145,15 @@ def preexec(plan: dict[str, list[str]] | None) -> Any:
         return None
     why = available()
     if why:
-        print(f"baton: the checkout stays writable for this agent ({why}); writes outside "
-              "its worktree are detected, not prevented", flush=True)
+        print(f"baton: the checkout and Baton's home stay writable for this agent ({why}); "
+              "writes outside its worktree are detected, not prevented", flush=True)
         return None
 
     def protect() -> None:
         try:
             enter(plan)
         except BaseException as exc:  # never keep the agent from starting
-            os.write(2, f"baton: could not make the checkout read-only: {exc}\n".encode())
+            os.write(2, f"baton: could not make the checkout and Baton's home read-only: "
+                        f"{exc}\n".encode())
 
     return protect
