@@ -261,13 +261,16 @@ def test_a_write_into_a_quiet_siblings_worktree_and_prompt_is_flagged_on_both(
 
 
 def test_a_failed_siblings_own_files_flag_nothing(repo, baton, tmp_path):
-    """The same two tasks, the second writing only its own worktree: no sibling flag (the
-    failed task's own files were written while its own agent ran)."""
+    """The same two tasks, the second writing only its own worktree: no sibling flag. The
+    failed task's files were written by its own agent, and by its check, which Baton ran
+    after its agent ended while the other task's agent ran."""
     go = tmp_path / "go"
-    write_config(repo, {"failer": program("sibling_writer.py", "fail"),
+    write_config(repo, {"failer": program("sibling_writer.py"),
                         "writer": program("sibling_writer.py", f"wait:{go}")},
                  extra=DETECT_ONLY)
-    load_plan(baton, [task(1, "Fails", player="failer"), task(2, "Own work", player="writer")])
+    load_plan(baton, [task(1, "Fails its check", player="failer",
+                           check="echo built > check-output.txt; false"),
+                      task(2, "Own work", player="writer")])
     outcome: dict = {}
     runner = threading.Thread(target=lambda: outcome.update(
         result=baton("run", "--approve", timeout=180)))
@@ -279,5 +282,5 @@ def test_a_failed_siblings_own_files_flag_nothing(repo, baton, tmp_path):
         go.write_text("go\n")
         runner.join(200)
     assert task_status(baton, 2)["state"] == "landed"
-    assert _wt_file(1, "own-work.txt").exists()
+    assert _wt_file(1, "own-work.txt").exists() and _wt_file(1, "check-output.txt").exists()
     assert not _flags(baton, 1, "sibling") and not _flags(baton, 2, "sibling")

@@ -6,9 +6,10 @@ through is detected after each attempt, from change times (which no process can 
 
 - An attempt's `prompt.md` is written once, before its agent starts: one changed after its
   attempt began was written by someone else (looked at while its attempt may still read it).
-- A sibling's worktree changes while its own agent runs. A changed file there whose change
-  time is after the sibling's last attempt ended (the sibling failed, or waits on the person)
-  is not its agent's work; Baton would commit it under the sibling's name at a retry.
+- A sibling's worktree changes while its own agent runs, and while Baton checks and commits
+  its work. A changed file there whose change time is after all that (the sibling's last
+  attempt ended and its last event was written: it failed, or waits on the person) is not
+  its agent's work; Baton would commit it under the sibling's name at a retry.
 
 Each such write made while an attempt ran flags that attempt's task, naming the sibling and
 the files, and flags the sibling too, naming the writer. Not detected: a write into a
@@ -81,7 +82,10 @@ def found(ws: "Workspace", plan: "PlanRow", attempt: "AttemptRow",
         rows = [row for row in ws.store.attempts(plan.id, task_id) if row.started is not None]
         if not rows or any(row.ended is None for row in rows):
             continue  # its own agent may be writing: its files cannot be told from ours
-        last_end = max(row.ended for row in rows if row.ended is not None)
+        # Baton's own doings after its agent ended (its check, its commit) come before the
+        # task's last event: only what changed after that is someone else's.
+        last_end = max([row.ended for row in rows if row.ended is not None] + [
+            ws.store.last_event_at(plan.id, task_id, EventKind.TASK_FLAGGED) or 0.0])
         workdir = Path(view.workdir)
         if workdir.resolve() == ws.root.resolve() or not (workdir / ".git").exists():
             continue

@@ -494,6 +494,12 @@ class Store:
             "SELECT * FROM attempts WHERE plan_id = ? AND started IS NOT NULL "
             "AND (ended IS NULL OR ended >= ?) ORDER BY id", (plan_id, since))]
 
+    def last_event_at(self, plan_id: int, task_id: int, but: str) -> float | None:
+        """When the task's latest event of any kind but `but` was written."""
+        row = self.conn.execute("SELECT MAX(ts) FROM events WHERE plan_id = ? AND task_id = ? "
+                                "AND kind != ?", (plan_id, task_id, but)).fetchone()
+        return row[0] if row else None
+
     def latest_attempt(self, plan_id: int, task_id: int) -> AttemptRow | None:
         row = self.conn.execute(
             "SELECT * FROM attempts WHERE plan_id = ? AND task_id = ? ORDER BY id DESC LIMIT 1",
