@@ -189,3 +189,98 @@ def test_your_checkouts_head_log_is_read_only_to_agents_where_the_os_allows(repo
     assert "forged" not in (repo / ".git" / "logs" / "HEAD").read_text()
     t1 = task_status(baton, 1)
     assert t1["state"] == "landed" and not t1["flags"], t1
+
+
+# -- sibling tasks' places in Baton's home ----------------------------------------------------
+def _wt_file(task_id: int, name: str) -> Path:
+    import os
+
+    worktrees = Path(os.environ["BATON_HOME"]) / "worktrees"
+    return next(worktrees.glob(f"*/*/{task_id}-*")) / name
+
+
+def test_an_agent_cannot_write_a_siblings_worktree_or_prompt_where_the_os_allows(
+        repo, baton, tmp_path):
+    """Task 2's agent writes into task 1's worktree, git's folder for it and its prompt while
+    task 1 runs: all refused (Baton's home and git's `worktrees/` are read-only to it, but its
+    own places); both land their own work only."""
+    from baton_tui.run import readonly
+
+    if why := readonly.available():
+        pytest.skip(f"no read-only view here ({why}): detection only")
+    running, done = tmp_path / "running", tmp_path / "done"
+    write_config(repo, {"waiter": program("ref_mover.py", "main", f"signal:{running}",
+                                          f"wait:{done}"),
+                        "writer": program("sibling_writer.py", f"wait:{running}", "worktree",
+                                          "admin", "prompt", f"signal:{done}")})
+    load_plan(baton, [task(1, "Victim", player="waiter"), task(2, "Writer", player="writer")])
+    result = baton("run", "--approve", timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    log = baton("logs", "2").stdout
+    assert "worktree injected.txt: refused (Read-only file system)" in log, log
+    assert "prompt prompt.md: refused (Read-only file system)" in log, log
+    assert "admin injected: refused (Read-only file system)" in log, log
+    assert "written" not in log, log
+    assert [task_status(baton, n)["state"] for n in (1, 2)] == ["landed"] * 2
+    assert not task_status(baton, 1)["flags"] and not task_status(baton, 2)["flags"]
+    files = git(repo, "ls-tree", "-r", "--name-only", _integration(repo)).splitlines()
+    assert "injected.txt" not in files and "own-work.txt" in files
+
+
+def test_a_write_into_a_quiet_siblings_worktree_and_prompt_is_flagged_on_both(
+        repo, baton, tmp_path):
+    """Without the read-only view: task 1 failed (its worktree waits for a retry); task 2's
+    agent then plants a file in it and edits its prompt. Task 2 is flagged naming task 1 and
+    the files; task 1 is flagged naming task 2, so a retry never lands the file unseen."""
+    go = tmp_path / "go"
+    write_config(repo, {"failer": program("ref_mover.py", "main", "require:missing.txt"),
+                        "writer": program("sibling_writer.py", f"wait:{go}", "worktree",
+                                          "prompt")}, extra=DETECT_ONLY)
+    load_plan(baton, [task(1, "Victim", player="failer"), task(2, "Writer", player="writer")])
+    outcome: dict = {}
+    runner = threading.Thread(target=lambda: outcome.update(
+        result=baton("run", "--approve", timeout=180)))
+    runner.start()
+    try:
+        wait_for(lambda: task_status(baton, 1)["state"] == "failed", 120,
+                 what="task 1 to fail")
+    finally:
+        go.write_text("go\n")
+        runner.join(200)
+    log = baton("logs", "2").stdout
+    assert "worktree injected.txt: written" in log and "prompt prompt.md: written" in log, log
+    assert _wt_file(1, "injected.txt").exists()
+    writer = _flags(baton, 2, "sibling")
+    assert writer and "task 1" in writer[0]["detail"], task_status(baton, 2)
+    assert "injected.txt" in writer[0]["detail"] and "prompt.md of attempt" in \
+        writer[0]["detail"], writer
+    victim = _flags(baton, 1, "sibling")
+    assert victim and "task 2" in victim[0]["detail"] and "injected.txt" in \
+        victim[0]["detail"], task_status(baton, 1)
+    assert "⚑ sibling" in baton("status").stdout
+
+
+def test_a_failed_siblings_own_files_flag_nothing(repo, baton, tmp_path):
+    """The same two tasks, the second writing only its own worktree: no sibling flag. The
+    failed task's files were written by its own agent, and by its check, which Baton ran
+    after its agent ended while the other task's agent ran."""
+    go = tmp_path / "go"
+    write_config(repo, {"failer": program("sibling_writer.py"),
+                        "writer": program("sibling_writer.py", f"wait:{go}")},
+                 extra=DETECT_ONLY)
+    load_plan(baton, [task(1, "Fails its check", player="failer",
+                           check="echo built > check-output.txt; false"),
+                      task(2, "Own work", player="writer")])
+    outcome: dict = {}
+    runner = threading.Thread(target=lambda: outcome.update(
+        result=baton("run", "--approve", timeout=180)))
+    runner.start()
+    try:
+        wait_for(lambda: task_status(baton, 1)["state"] == "failed", 120,
+                 what="task 1 to fail")
+    finally:
+        go.write_text("go\n")
+        runner.join(200)
+    assert task_status(baton, 2)["state"] == "landed"
+    assert _wt_file(1, "own-work.txt").exists() and _wt_file(1, "check-output.txt").exists()
+    assert not _flags(baton, 1, "sibling") and not _flags(baton, 2, "sibling")

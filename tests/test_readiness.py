@@ -112,3 +112,42 @@ def test_a_checkpoint_task_is_never_given_to_aider(baton, tmp_path):
     out = baton("plan", "--from", str(plan))
     assert out.returncode == 2
     assert "player 'aider' cannot stop at a checkpoint" in out.stderr
+
+
+def test_a_slow_version_never_makes_an_installed_cli_unready_and_a_kept_one_answers(
+        tmp_path, monkeypatch):
+    """A real CLI whose `--version` hangs past the deadline (as Gemini CLI's did under load):
+    still ready; once it has answered, its version is kept for the same binary and answers
+    without running it; a replaced binary is asked again."""
+    import os
+
+    from baton_tui.players import versions
+    from baton_tui.players.gemini import GeminiPlayer
+
+    folder, hang = tmp_path / "bin", tmp_path / "hang"
+    folder.mkdir()
+    cli = folder / "gemini"
+
+    def install(said: str) -> None:
+        cli.write_text(f"#!/bin/sh\n[ -e '{hang}' ] && exec sleep 600\necho '{said}'\n")
+        cli.chmod(0o755)
+
+    install("0.9.9-test")
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("GEMINI_API_KEY", "k" * 24)
+    player = GeminiPlayer()
+
+    hang.touch()  # never answered yet, and now it hangs: given up on, but ready
+    monkeypatch.setattr(versions, "DEADLINE", 2.0)
+    first = player.detect()
+    assert first.ready and first.version is None and first.path == str(cli), first
+    monkeypatch.setattr(versions, "DEADLINE", 120.0)
+    hang.unlink()
+    assert player.detect().version == "0.9.9-test"
+    hang.touch()  # it hangs again: the kept answer, without waiting on it at all
+    again = player.detect()
+    assert again.ready and again.version == "0.9.9-test", again
+    hang.unlink()
+    install("1.0.0-test")  # upgraded: the file changed, so it is asked again
+    os.utime(cli, ns=(0, 0))  # a different stamp even within one clock tick
+    assert player.detect().version == "1.0.0-test"

@@ -102,6 +102,8 @@ def shown(text: str) -> str:
     of it, and what an agent is given. Text without any is returned as it is."""
     if text.isascii() and not _ASCII_CONTROL.search(text):
         return text
+    if "\n" in text:  # line by line: the ASCII lines of a long text (a diff) cost nothing
+        return "\n".join(map(shown, text.split("\n")))
     found = {index for index, _why in _hidden(text)}
     if not found:
         return text

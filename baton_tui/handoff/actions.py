@@ -25,6 +25,7 @@ from baton_tui.core import rules
 from baton_tui.core.rules import Action
 from baton_tui.core.events import LANDED, EventKind, State
 from baton_tui.core.views import Folder
+from baton_tui.core.visible import shown
 from baton_tui.core.words import Mode
 from baton_tui.workspace import Workspace
 
@@ -102,13 +103,22 @@ def review(ws: Workspace, only: int | None = None) -> dict[str, Any]:
     if discarded_landed and only is None:
         # The integration branch still holds discarded work: review only what merge brings.
         combined = combine(ws.root, cur.row.base_commit, [t.branch for t in tasks]) or combined
-    data = git_review(ws.root, cur.row.base_commit, combined, tasks)
+    data = seen_review(git_review(ws.root, cur.row.base_commit, combined, tasks))
     data["onto"] = cur.row.base_branch
     data["decided"] = decided_for_you(cur, only)
     for section in data["tasks"]:  # flags (writes outside the worktree …) are read at handoff
         section["flags"] = [dict(f) for f in cur.view(section["id"]).flags]
     if only is not None:
         data = {**data, **data["tasks"][0]}
+    return data
+
+
+def seen_review(data: dict[str, Any]) -> dict[str, Any]:
+    """The review's diffs and file names as the person may see them (`shown`): an agent's
+    code point that draws nothing is written out (`<U+200B>`), never printed raw."""
+    for part in (data, *data["tasks"]):
+        part["diff"] = shown(part["diff"])
+        part["files"] = [shown(name) for name in part["files"]]
     return data
 
 
@@ -120,7 +130,9 @@ def decided_for_you(cur: plans.Current, only: int | None = None) -> list[dict[st
         view = cur.view(task.id)
         if (only is None or task.id == only) and (view.decisions or view.flags):
             found.append({"id": task.id, "title": task.title,
-                          "decisions": [dict(d) for d in view.decisions],
+                          "decisions": [{**d, **{k: shown(d[k]) for k in ("what", "evidence")
+                                                 if isinstance(d.get(k), str)}}
+                                        for d in view.decisions],
                           "flags": [dict(f) for f in view.flags]})
     return found
 

@@ -14,6 +14,7 @@ from typing import Any
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import LANDED, State
 from baton_tui.core.slug import integration_branch
+from baton_tui.core.visible import shown
 from baton_tui.core.words import Mode
 from baton_tui.gitops import git
 from baton_tui.gitops.handoff import combine
@@ -135,9 +136,9 @@ def load(ws: Workspace) -> HandoffReview:
     if any(v.ever_landed and v.state == State.DISCARDED for v in cur.folder.tasks.values()):
         # The integration branch still holds discarded work: review only what merge brings.
         combined = combine(ws.root, base, [t.branch for t in landed]) or combined
-    diff = diff_text(ws.root, base, combined)
-    sections = {t.id: {"branch": t.branch, "diff": diff_text(
-        ws.root, t.base or git.git(ws.root, "merge-base", base, t.branch), t.branch)}
+    diff = shown(diff_text(ws.root, base, combined))  # agents' text: nothing hidden in it
+    sections = {t.id: {"branch": t.branch, "diff": shown(diff_text(
+        ws.root, t.base or git.git(ws.root, "merge-base", base, t.branch), t.branch))}
         for t in landed}
     files = split_diff(diff)
     tasks = [_task_review(cur, task_id, sections.get(task_id))

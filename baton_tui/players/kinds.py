@@ -7,22 +7,10 @@ them all. Kept apart so that every adapter module can be imported on its own.
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 from baton_tui.players.base import Detection, Player
-
-
-def _version(path: str) -> str | None:
-    """The CLI's own `--version` line (a Node CLI can take seconds to start on a busy
-    machine; a hung one is given up on after half a minute)."""
-    try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30,
-                             stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    text = (out.stdout or out.stderr).strip().splitlines()
-    return text[0][:80] if text else None
+from baton_tui.players.versions import version as cli_version
 
 
 class CliPlayer(Player):
@@ -50,7 +38,7 @@ class CliPlayer(Player):
         if path is None:
             return Detection(self.name, False, f"{self.bin or self.binary} not found on PATH",
                              fix=self.install or f"install {self.name}")
-        version = _version(path)
+        version = cli_version(path)
         missing = self.signed_in()
         if missing:
             return Detection(self.name, False, missing, version, path,

@@ -23,7 +23,7 @@ from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome, reading_output
 from baton_tui.channel.report import refused_report
 from baton_tui.run import outside
-from baton_tui.run import integration, landings, logcap, refguard
+from baton_tui.run import integration, landings, logcap, refguard, siblings
 from baton_tui.store.db import AttemptRow, PlanRow
 from baton_tui.core.events import EventKind, State
 from baton_tui.core.views import Folder, TaskView
@@ -94,6 +94,7 @@ class Finisher:
         if moved := refguard.after(self.ws, self.plan, attempt):
             self.emit(task, K.TASK_FLAGGED, flag="ref", attempt=attempt.id,
                       refs=sorted({m.ref for m in moved}), message=refguard.said(moved))
+        siblings.flag(self.ws, self.plan, attempt, time.time())  # other tasks' places
         self._outside = outside.ahead(self.ws) if attempt.log_path else None
         try:
             return self._decide(task, attempt, intent)

@@ -332,9 +332,10 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
             "prompt_path": str(stdin_path), "base": workdir.base, "branch": workdir.branch,
             "mode": task.mode, "resumed": bool(session_id or resume_message),
             "resume_message": resume_message,
-            # the person's checkout, read-only to the agent where the OS allows it
-            "readonly": readonly.layout(ws, workdir.path) if ws.config.worktree.protect_checkout
-            else None,
+            # the person's checkout and Baton's home (but its own task's places), read-only
+            # to the agent where the OS allows it
+            "readonly": readonly.layout(ws, workdir.path, folder.parent)
+            if ws.config.worktree.protect_checkout else None,
             # its secrets' fingerprints: a terminal without them redacts its output all the same
             "secret_prints": fingerprints({**os.environ, **added})}
     store.update_attempt(attempt_id, spec=spec, log_path=str(log_path),

@@ -2,11 +2,15 @@
 
 On Linux with unprivileged user namespaces the shim starts the agent in a mount namespace of
 its own, in which the person's checkout, the repository's git config and hooks, the person's
-Baton config and Baton's `baton` shim are bind-mounted read-only, while what the agent's own
-worktree needs stays writable (git's objects, refs, logs and worktree folders, Baton's store
-for `baton report`). A second user namespace then locks those mounts, so the agent cannot
-remount them, even as root. The agent sees the same paths and the same files; an ordinary
-write to the checkout fails with "Read-only file system".
+Baton config and Baton's home (every task's worktree and attempt folder, the `baton` shim)
+are bind-mounted read-only, while what the agent's own work needs stays writable: its own
+worktree, its own task's folder of attempts (prompt, log, its player's settings, Aider's chat
+history), git's objects, refs and logs, its own worktree's entry in git's `worktrees/`, and
+Baton's store, which `baton report` and the MCP report tool write (a report is a row there,
+checked against the attempt's nonce). A second user namespace then locks those mounts, so
+the agent cannot remount them, even as root. The agent sees the same paths and the same
+files; an ordinary write to the checkout or to a sibling task's worktree or prompt fails with
+"Read-only file system".
 
 What it does not stop: a process that reaches the checkout through another process's
 `/proc/PID/root` or `/proc/PID/cwd`. Those writes, and every write where namespaces are not
@@ -30,8 +34,7 @@ if TYPE_CHECKING:
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
 MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
-GIT_WRITES = ("objects", "refs", "logs/refs", "worktrees", "packed-refs", "lfs", "modules",
-              "baton")
+GIT_WRITES = ("objects", "refs", "logs/refs", "packed-refs", "lfs", "modules", "baton")
 # The checkout's own HEAD log (`logs/HEAD`) stays read-only: what it records is the person's
 # doing (`refguard` reads it), so an agent must not write it. Without `logs/refs` yet, all of
 # `logs` stays writable (the agent's branch needs a reflog).
@@ -41,20 +44,35 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def layout(ws: "Workspace", workdir: Path) -> dict[str, list[str]] | None:
-    """What to make read-only for an agent working in `workdir`, and the holes to keep
-    writable; None when there is nothing to protect (folder mode, or a checkout that holds
-    the agent's own home or temp folder, which it must write)."""
+def admin_dir(workdir: Path) -> Path | None:
+    """Git's own folder for the linked worktree at `workdir` (`worktrees/<name>` in the
+    common dir), from its `.git` file; None for anything else."""
+    try:
+        text = (workdir / ".git").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    return (workdir / text[len("gitdir:"):].strip()).resolve()
+
+
+def layout(ws: "Workspace", workdir: Path, task_dir: Path | None = None) -> dict[str, list[str]] | None:
+    """What to make read-only for an agent working in `workdir` (its task's attempts in
+    `task_dir`), and the holes to keep writable; None when there is nothing to protect
+    (folder mode, or a checkout that holds the agent's own home or temp folder, which it
+    must write). Baton's home is guarded on the same terms."""
     common = ws.paths.git_common_dir
     root = ws.root.resolve()
     if common is None or workdir.resolve() == root or not sys.platform.startswith("linux"):
         return None
     home = Path(os.environ.get("HOME") or "/").resolve()
     temp = Path(os.environ.get("TMPDIR") or "/tmp").resolve()
-    guarded = [] if _inside(home, root) or _inside(temp, root) else [root]
-    guarded += [common / "config", common / "hooks", personal_config_path(),
-                baton_home() / "bin" / "baton"]
-    holes = [common / name for name in GIT_WRITES] + [baton_home(), workdir]
+    guarded = [p for p in (root, baton_home())
+               if not (_inside(home, p.resolve()) or _inside(temp, p.resolve()))]
+    guarded += [common / "config", common / "hooks", common / "worktrees",
+                personal_config_path(), baton_home() / "bin" / "baton"]
+    holes = [common / name for name in GIT_WRITES] + [workdir]
+    holes += [p for p in (admin_dir(workdir), task_dir) if p is not None]
     if not (common / "logs" / "refs").exists():
         holes.append(common / "logs")
     ro = [str(p.resolve()) for p in guarded if p.exists()]
@@ -127,14 +145,15 @@ def preexec(plan: dict[str, list[str]] | None) -> Any:
         return None
     why = available()
     if why:
-        print(f"baton: the checkout stays writable for this agent ({why}); writes outside "
-              "its worktree are detected, not prevented", flush=True)
+        print(f"baton: the checkout and Baton's home stay writable for this agent ({why}); "
+              "writes outside its worktree are detected, not prevented", flush=True)
         return None
 
     def protect() -> None:
         try:
             enter(plan)
         except BaseException as exc:  # never keep the agent from starting
-            os.write(2, f"baton: could not make the checkout read-only: {exc}\n".encode())
+            os.write(2, f"baton: could not make the checkout and Baton's home read-only: "
+                        f"{exc}\n".encode())
 
     return protect

@@ -487,6 +487,19 @@ class Store:
             args.append(task_id)
         return [self._attempt(r) for r in self.conn.execute(sql + " ORDER BY id", args)]
 
+    def attempts_live_since(self, plan_id: int, since: float) -> list[AttemptRow]:
+        """The plan's attempts that ran at some moment from `since` on (started, and not
+        ended before it): what a later write could still have reached."""
+        return [self._attempt(r) for r in self.conn.execute(
+            "SELECT * FROM attempts WHERE plan_id = ? AND started IS NOT NULL "
+            "AND (ended IS NULL OR ended >= ?) ORDER BY id", (plan_id, since))]
+
+    def last_event_at(self, plan_id: int, task_id: int, but: str) -> float | None:
+        """When the task's latest event of any kind but `but` was written."""
+        row = self.conn.execute("SELECT MAX(ts) FROM events WHERE plan_id = ? AND task_id = ? "
+                                "AND kind != ?", (plan_id, task_id, but)).fetchone()
+        return row[0] if row else None
+
     def latest_attempt(self, plan_id: int, task_id: int) -> AttemptRow | None:
         row = self.conn.execute(
             "SELECT * FROM attempts WHERE plan_id = ? AND task_id = ? ORDER BY id DESC LIMIT 1",
