@@ -98,8 +98,8 @@ class _Complete:
 
 
 REPORT_STATUSES = tuple(s.value for s in ReportStatus)
-_REPORT_OPTIONS = {"--summary": str, "--reason": str, "--until": str, "--tokens": int,
-                   "--cost": float}
+_REPORT_OPTIONS = {"--summary": str, "--reason": str, "--until": str, "--tokens": count,
+                   "--cost": amount}
 
 
 class _Unused:
@@ -321,8 +321,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("--reason")
     q.add_argument("--until", metavar="TIME",
                    help="limited: when the limit resets (epoch seconds or ISO 8601)")
-    q.add_argument("--tokens", type=int, metavar="N", help="tokens this agent used")
-    q.add_argument("--cost", type=float, metavar="X", help="what this agent cost, in USD")
+    q.add_argument("--tokens", type=count, metavar="N", help="tokens this agent used")
+    q.add_argument("--cost", type=amount, metavar="X", help="what this agent cost, in USD")
     q = add("checkpoint", "agent:cmd_checkpoint", "(for agents) ask before an irreversible step")
     q.add_argument("what")
     q.add_argument("--evidence", metavar="FILE|-", help="the dry run's output (- reads stdin)")
@@ -515,7 +515,7 @@ def _quick_report(rest: list[str]) -> dict | None:
             value = given
         try:
             found[name[2:]] = _REPORT_OPTIONS[name](value)
-        except ValueError:
+        except Exception:  # a bad number (argparse's ArgumentTypeError): argparse says why
             return None
     return found
 

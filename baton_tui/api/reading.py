@@ -29,6 +29,12 @@ def open_workspace(start: Path | str | None = None) -> "Workspace":
     return Workspace(start)
 
 
+def state_dir(start: Path | str | None = None) -> Path:
+    """Where Baton keeps the state of the folder holding `start` (default: the working
+    directory), found without opening anything — before a command sets itself up."""
+    return find_repo(start).state_dir
+
+
 def open_store(create: bool = False) -> "Store | None":
     """This repository's store for reading, or None when Baton never ran here."""
     paths = find_repo()
