@@ -98,8 +98,8 @@ class _Complete:
 
 
 REPORT_STATUSES = tuple(s.value for s in ReportStatus)
-_REPORT_OPTIONS = {"--summary": str, "--reason": str, "--until": str, "--tokens": count,
-                   "--cost": amount}
+_REPORT_OPTIONS: dict[str, typing.Callable[[str], object]] = {
+    "--summary": str, "--reason": str, "--until": str, "--tokens": count, "--cost": amount}
 
 
 class _Unused:
@@ -375,12 +375,12 @@ def main(argv: list[str] | None = None) -> int:
         module, func = args.handler.split(":")
         handler = getattr(import_module(f"baton_tui.commands.{module}"), func)
         args.baton = main  # a command that runs others (the demo) runs them as the CLI does
-        folder = _folder_state_to_be(args.command)
+        folder = _folder_notice(args.command)
         try:
             return int(handler(args) or 0)
         finally:
-            if folder is not None and folder.exists():
-                print(FOLDER_MODE.format(root=folder.parent.parent), file=sys.stderr)
+            if folder is not None and folder[1].exists():
+                print(f"baton: note: {_shown(folder[0])}", file=sys.stderr)
     except BatonError as exc:
         for line in exc.lines:  # errors often quote bad input: never let it drive the terminal
             print(f"baton: {_shown(line)}", file=sys.stderr)
@@ -399,24 +399,21 @@ def main(argv: list[str] | None = None) -> int:
         return damaged.code
 
 
-FOLDER_MODE = ("baton: note: {root} is not in a git repository, so Baton works here in folder "
-               "mode: its state is in {root}/.baton/, tasks run in this folder itself one at "
-               "a time, with no branches and nothing to merge at handoff (`git init` first "
-               "for worktrees and branches)")
 # Commands that only read, or that Baton and agents run: they never create the state.
 _READERS = frozenset({"status", "log", "logs", "report", "checkpoint", "attempt", "conductor",
                       "mcp", "players", "runners", "doctor", "completion", "demo"})
 
 
-def _folder_state_to_be(command: str) -> "Path | None":
-    """The `.baton/state` a command may create in a folder outside git (folder mode), when
-    it does not exist yet: its first creation gets one line saying what folder mode is."""
+def _folder_notice(command: str) -> "tuple[str, Path] | None":
+    """The folder mode notice and the `.baton/state` a command may create in a folder outside
+    git, when it does not exist yet: its first creation gets the notice (`api.folder_notice`,
+    which the app shows too)."""
     if command in _READERS:
         return None
-    from baton_tui.paths import find_repo  # lazy: only commands that may write need it
+    from baton_tui import api  # lazy: only commands that may write need it
 
-    paths = find_repo()
-    return None if paths.is_git or paths.state_dir.exists() else paths.state_dir
+    notice = api.folder_notice()
+    return (notice, api.state_dir()) if notice else None
 
 
 def unknown_command(parser: "argparse.ArgumentParser", argv: list[str]) -> str | None:
