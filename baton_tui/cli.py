@@ -225,7 +225,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("--player", required=True, metavar="PLAYER",
                    help=f"one of {players}, or a custom player of baton.toml"
                    ).completer = _Complete("players")  # type: ignore[attr-defined]
-    q.add_argument("--mode", default=Mode.BUILD.value, choices=[m.value for m in Mode])
+    q.add_argument("--mode", default=Mode.BUILD.value, choices=[m.value for m in Mode],
+                   help="build (the default), research or manual")
     q.add_argument("--deps", default="", metavar="IDS", help="task ids it waits for: 1,2"
                    ).completer = _Complete("ids")  # type: ignore[attr-defined]
     q.add_argument("--text", default="", help="the prompt")
@@ -285,18 +286,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     hs.add_parser("merge", help=text, description=text + ". Each merge is checked first; it "
                   "stops at the first conflict with your tree untouched, naming the files and "
                   "the command that finishes by hand. Run again, it skips what is merged. "
-                  "Exit 0 all merged, 1 stopped at a conflict, 2 dirty tree or wrong branch.")
+                  "A task branch deleted by hand stops it the same way. Exit 0 all merged, "
+                  "1 stopped at a conflict or a deleted branch, 2 dirty tree or wrong branch.")
     q = add("discard", "handoff:cmd_discard", "discard a task's work (and its dependents')")
     task_arg(q)
-    q.add_argument("--with-dependents", action="store_true")
+    q.add_argument("--with-dependents", action="store_true",
+                   help="a landed task: discard the tasks built on it too")
     q = add("gc", "handoff:cmd_gc", "remove worktrees of merged or discarded work")
-    q.add_argument("--dry-run", action="store_true")
+    q.add_argument("--dry-run", action="store_true",
+                   help="say what would be removed, and remove nothing")
 
     q = add("players", "info:cmd_players", "which players are ready, and why not")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help="as JSON (for scripts)")
     q = add("runners", "info:cmd_runners", "where tasks can run: each runner, reachable or not, "
             "its workers and what they offer")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help="as JSON (for scripts)")
     add("doctor", "info:cmd_doctor", "check this machine and say how to fix what is missing")
     q = add("completion", "completion:cmd_completion", "print shell completion code: "
             "eval \"$(baton completion bash)\"")
@@ -315,16 +319,18 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("--on-cue", action="store_true")
     q = add("report", "agent:cmd_report",
             "(for agents) report done, failed, progress, or a usage limit (limited)")
-    q.add_argument("status", choices=REPORT_STATUSES)
-    q.add_argument("message", nargs="?", default=None)
-    q.add_argument("--summary")
-    q.add_argument("--reason")
+    q.add_argument("status", choices=REPORT_STATUSES,
+                   help="done (the work is finished), failed, progress, or limited")
+    q.add_argument("message", nargs="?", default=None,
+                   help="what happened, in a line (or --summary / --reason)")
+    q.add_argument("--summary", help="done: what was built")
+    q.add_argument("--reason", help="failed or limited: why")
     q.add_argument("--until", metavar="TIME",
                    help="limited: when the limit resets (epoch seconds or ISO 8601)")
     q.add_argument("--tokens", type=count, metavar="N", help="tokens this agent used")
     q.add_argument("--cost", type=amount, metavar="X", help="what this agent cost, in USD")
     q = add("checkpoint", "agent:cmd_checkpoint", "(for agents) ask before an irreversible step")
-    q.add_argument("what")
+    q.add_argument("what", help="the irreversible step, in a line (it waits for an answer)")
     q.add_argument("--evidence", metavar="FILE|-", help="the dry run's output (- reads stdin)")
     add("mcp", "agent:cmd_mcp", "(for agents) the stdio MCP server with baton_report")
     return parser

@@ -438,3 +438,22 @@ def test_a_command_leaves_with_all_its_output_and_its_exit_code(repo, baton):
     refused = subprocess.run([script, "task-title", "999", "No such task"], cwd=repo,
                              capture_output=True, text=True, timeout=60, env=buffered)
     fails(refused, "999")
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["plan", "--goal", ""], "--goal is empty"),
+    (["plan", "--goal", "   "], "--goal is empty"),
+    (["plan", "--from", ""], "--from is empty"),
+    (["plan", "--skill", "grilling"], "--skill grilling goes with --goal"),
+    (["plan", "--new"], "--new goes with --goal or --from"),
+    (["plan", "--new", "--json"], "--new goes with --goal or --from"),
+])
+def test_plan_options_that_would_do_nothing_are_refused(loaded, baton, argv, needle):
+    """These printed the current plan as if nothing had been asked (an empty goal from a
+    script's unset variable; `--new` alone archived nothing): now one line, exit 2, and the
+    plan as it was."""
+    before = baton.json("status", "--json")["plan"]
+    result = baton(*argv)
+    assert result.stdout == ""
+    assert len(fails(result, needle).splitlines()) == 1
+    assert baton.json("status", "--json")["plan"] == before
