@@ -136,3 +136,20 @@ def test_the_scripted_planner_says_it_ignores_the_goal():
 
     first = planner_turns()[0]["text"]
     assert "whatever the goal and the answer" in first and "same sample plan" in first
+
+
+@pytest.mark.parametrize("tui", [False, True])
+def test_a_dir_that_cannot_be_a_folder_is_one_line(tmp_path, tui):
+    """`baton demo [--tui] --dir F` with F a file, or under one, was a traceback."""
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n")
+    for given, why in ((afile, "that is a file, not a folder"),
+                       (afile / "sub", "cannot make that folder")):
+        result = subprocess.run([sys.executable, "-m", "baton_tui", "demo", *(["--tui"] * tui),
+                                 "--dir", str(given)], cwd=tmp_path, capture_output=True,
+                                text=True, timeout=120)
+        assert result.returncode == 2, (result.stdout, result.stderr)
+        assert result.stderr.splitlines() == [f"baton: --dir {given}: {why}" + (
+            ": name a folder for the demo (it is made if need be)" if given == afile
+            else ": Not a directory")], result.stderr
+    assert afile.read_text() == "mine\n"

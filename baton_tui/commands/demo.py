@@ -33,13 +33,28 @@ def _git(cwd: Path, *args: str) -> str:
                           text=True).stdout
 
 
+def _folder(given: str | None) -> Path:
+    """The demo's folder: `--dir` (made if need be), else a new temporary one."""
+    if not given:
+        return Path(tempfile.mkdtemp(prefix="baton-demo-"))
+    base = Path(given).resolve()
+    if base.exists() and not base.is_dir():
+        raise BatonError(f"--dir {given}: that is a file, not a folder: name a folder for the "
+                         "demo (it is made if need be)")
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BatonError(f"--dir {given}: cannot make that folder: "
+                         f"{exc.strerror or exc}") from None
+    return base
+
+
 def cmd_demo(args: Namespace) -> int:
     if getattr(args, "tui", False):
         return _demo_tui(args)
     if not api.git_supports_worktrees():
         raise BatonError("the demo needs git 2.38 or newer (it shows worktrees and landing)")
-    base = Path(args.dir).resolve() if args.dir else Path(tempfile.mkdtemp(prefix="baton-demo-"))
-    base.mkdir(parents=True, exist_ok=True)
+    base = _folder(args.dir)
     repo = base / "textstats"
     if repo.exists():
         raise BatonError(f"{repo} already exists: pick another --dir")
@@ -100,8 +115,7 @@ def _demo_tui(args: Namespace) -> int:
     the sample, which hosts the same two while it runs: `commands/kept_demo.py`)."""
     if not api.git_supports_worktrees():
         raise BatonError("the demo needs git 2.38 or newer (it shows worktrees and landing)")
-    base = Path(args.dir).resolve() if args.dir else Path(tempfile.mkdtemp(prefix="baton-demo-"))
-    base.mkdir(parents=True, exist_ok=True)
+    base = _folder(args.dir)
     repo, home = base / "textstats", base / "baton-home"
     again = repo.exists()
     if again and not (home.is_dir() and (repo / ".git").exists()):
