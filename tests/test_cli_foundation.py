@@ -457,3 +457,19 @@ def test_plan_options_that_would_do_nothing_are_refused(loaded, baton, argv, nee
     assert result.stdout == ""
     assert len(fails(result, needle).splitlines()) == 1
     assert baton.json("status", "--json")["plan"] == before
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["task-title", "1", ""], "baton: task 1: title: string should have at least 1 character"),
+    (["task-scope", "1", "../../etc/*"],
+     "baton: task 1: scope: scope entry '../../etc/*' must be a path inside the repository"),
+    (["task-add", "--title", "", "--player", "script"],
+     "baton: task-add: task 4: title: string should have at least 1 character"),
+])
+def test_a_refused_edit_names_the_task_not_the_documents_layout(loaded, baton, argv, line):
+    """An edit's problem reads `task 1: title: …`, as the other edits' do — not `edit:
+    tasks[0] (task 1).title: …`, the plan document's layout, which the person never wrote."""
+    before = baton.json("plan", "--json")
+    result = baton(*argv)
+    assert fails(result).splitlines() == [line]
+    assert baton.json("plan", "--json") == before

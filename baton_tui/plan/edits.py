@@ -40,7 +40,7 @@ def _with_task(doc: PlanDocument, task_id: int, **changes: Any) -> PlanDocument:
     for task in raw["tasks"]:
         if task["id"] == task_id:
             task.update(changes)
-    return parse_document(raw, "edit")
+    return parse_document(raw, "", by_task=True)
 
 
 def set_field(doc: PlanDocument, task_id: int, field: str, value: Any,
@@ -73,7 +73,7 @@ def add_task(doc: PlanDocument, title: str, player: str, mode: str = Mode.BUILD,
     raw["tasks"].append({"id": new_id, "title": title, "prompt": prompt or title, "player": player,
                          "model": model, "effort": effort, "mode": mode,
                          "depends_on": deps or [], **({"check": check} if check else {})})
-    return parse_document(raw, "task-add"), new_id
+    return parse_document(raw, "task-add", by_task=True), new_id
 
 
 def remove_task(doc: PlanDocument, task_id: int) -> PlanDocument:
