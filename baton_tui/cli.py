@@ -57,14 +57,14 @@ def task_id(text: str) -> int:
 def _number(text: str, kind: type, least: float, what: str) -> float:
     """An option's number: a whole one (`kind=int`) or any finite one, at least `least` — a
     negative budget or NaN would switch a limit off without a word, and JSON has no NaN."""
-    import argparse  # lazy: as in `task_id`
-
     try:
         value = kind(text)
     except ValueError:
         value = None
     if value is None or value != value or value in (float("inf"), float("-inf")) \
             or value < least:
+        import argparse  # lazy, and only for a refusal: an agent's `report --tokens N` parses without it
+
         raise argparse.ArgumentTypeError(f"{text[:40]!r} is not {what}")
     return value
 
