@@ -34,7 +34,7 @@ EXAMPLES = """examples:
 
 EXIT_CODES = """exit codes:
   0    plan complete (or the command did what it said)
-  1    a task failed or never reported; handoff merge stopped at a conflict
+  1    a task failed or never reported; handoff merge stopped (a conflict, a deleted branch)
   2    bad input, plan not approved, dirty tree or wrong branch
   3    waiting on you or on a usage-limit reset (state saved; `baton resume` continues)
   130  interrupted (state saved)
