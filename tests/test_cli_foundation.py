@@ -473,3 +473,21 @@ def test_a_refused_edit_names_the_task_not_the_documents_layout(loaded, baton, a
     result = baton(*argv)
     assert fails(result).splitlines() == [line]
     assert baton.json("plan", "--json") == before
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["task-player", "1", "clade-code"], "baton: unknown player 'clade-code' — did you mean "
+     "claude-code? (known: claude-code, codex"),
+    (["task-add", "--title", "x", "--player", "codex-cli"], "baton: task-add: task 4: unknown "
+     "player 'codex-cli' — did you mean codex? (known: claude-code"),
+    (["task-player", "1", "zzz"], "baton: unknown player 'zzz' (known: claude-code"),
+    (["plan", "--answer", "1"], "baton: --answer 1 needs the answer too: --answer 1 \"…\" (or "
+     "--answer FILE of `N: text` lines)"),
+])
+def test_a_near_miss_is_told_what_was_meant(loaded, baton, argv, line):
+    """A mistyped player names the closest one; `--answer 1` without its text says so rather
+    than looking for a file called `1`. One line, exit 2, the plan unchanged."""
+    before = baton.json("plan", "--json")
+    lines = fails(baton(*argv)).splitlines()
+    assert len(lines) == 1 and lines[0].startswith(line), lines
+    assert baton.json("plan", "--json") == before

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from argparse import Namespace
 
@@ -170,6 +171,9 @@ def parse_answers(groups: list[list[str]]) -> dict[int, str]:
     answers: dict[int, str] = {}
     for group in groups:
         if len(group) == 1:
+            if group[0].isdigit() and not os.path.exists(group[0]):
+                raise BatonError(f"--answer {group[0]} needs the answer too: --answer "
+                                 f"{group[0]} \"…\" (or --answer FILE of `N: text` lines)")
             text, source = _read_source(group[0])
             for number, line in enumerate(text.splitlines(), 1):
                 if not line.strip():

@@ -48,7 +48,7 @@ def set_field(doc: PlanDocument, task_id: int, field: str, value: Any,
     """Set one task field. Changing the player resets model and effort to its defaults."""
     if field == "player":
         if catalog is not None and value not in catalog.players:
-            raise BatonError(f"unknown player {value!r} (known: {', '.join(catalog.names())})")
+            raise BatonError(catalog.unknown(value))
         model, effort = catalog.defaults(value) if catalog is not None else (None, None)
         return _with_task(doc, task_id, player=value, model=model, effort=effort)
     if field == "effort" and value is not None and value not in EFFORTS:
