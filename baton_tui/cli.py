@@ -34,7 +34,7 @@ EXAMPLES = """examples:
 
 EXIT_CODES = """exit codes:
   0    plan complete (or the command did what it said)
-  1    a task failed or never reported; handoff merge stopped at a conflict
+  1    a task failed or never reported; handoff merge stopped (a conflict, a deleted branch)
   2    bad input, plan not approved, dirty tree or wrong branch
   3    waiting on you or on a usage-limit reset (state saved; `baton resume` continues)
   130  interrupted (state saved)
@@ -57,14 +57,14 @@ def task_id(text: str) -> int:
 def _number(text: str, kind: type, least: float, what: str) -> float:
     """An option's number: a whole one (`kind=int`) or any finite one, at least `least` — a
     negative budget or NaN would switch a limit off without a word, and JSON has no NaN."""
-    import argparse  # lazy: as in `task_id`
-
     try:
         value = kind(text)
     except ValueError:
         value = None
     if value is None or value != value or value in (float("inf"), float("-inf")) \
             or value < least:
+        import argparse  # lazy, and only for a refusal: an agent's `report --tokens N` parses without it
+
         raise argparse.ArgumentTypeError(f"{text[:40]!r} is not {what}")
     return value
 
@@ -98,8 +98,8 @@ class _Complete:
 
 
 REPORT_STATUSES = tuple(s.value for s in ReportStatus)
-_REPORT_OPTIONS = {"--summary": str, "--reason": str, "--until": str, "--tokens": int,
-                   "--cost": float}
+_REPORT_OPTIONS: dict[str, typing.Callable[[str], object]] = {
+    "--summary": str, "--reason": str, "--until": str, "--tokens": count, "--cost": amount}
 
 
 class _Unused:
@@ -225,7 +225,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("--player", required=True, metavar="PLAYER",
                    help=f"one of {players}, or a custom player of baton.toml"
                    ).completer = _Complete("players")  # type: ignore[attr-defined]
-    q.add_argument("--mode", default=Mode.BUILD.value, choices=[m.value for m in Mode])
+    q.add_argument("--mode", default=Mode.BUILD.value, choices=[m.value for m in Mode],
+                   help="build (the default), research or manual")
     q.add_argument("--deps", default="", metavar="IDS", help="task ids it waits for: 1,2"
                    ).completer = _Complete("ids")  # type: ignore[attr-defined]
     q.add_argument("--text", default="", help="the prompt")
@@ -285,18 +286,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     hs.add_parser("merge", help=text, description=text + ". Each merge is checked first; it "
                   "stops at the first conflict with your tree untouched, naming the files and "
                   "the command that finishes by hand. Run again, it skips what is merged. "
-                  "Exit 0 all merged, 1 stopped at a conflict, 2 dirty tree or wrong branch.")
+                  "A task branch deleted by hand stops it the same way. Exit 0 all merged, "
+                  "1 stopped at a conflict or a deleted branch, 2 dirty tree or wrong branch.")
     q = add("discard", "handoff:cmd_discard", "discard a task's work (and its dependents')")
     task_arg(q)
-    q.add_argument("--with-dependents", action="store_true")
+    q.add_argument("--with-dependents", action="store_true",
+                   help="a landed task: discard the tasks built on it too")
     q = add("gc", "handoff:cmd_gc", "remove worktrees of merged or discarded work")
-    q.add_argument("--dry-run", action="store_true")
+    q.add_argument("--dry-run", action="store_true",
+                   help="say what would be removed, and remove nothing")
 
     q = add("players", "info:cmd_players", "which players are ready, and why not")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help="as JSON (for scripts)")
     q = add("runners", "info:cmd_runners", "where tasks can run: each runner, reachable or not, "
             "its workers and what they offer")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help="as JSON (for scripts)")
     add("doctor", "info:cmd_doctor", "check this machine and say how to fix what is missing")
     q = add("completion", "completion:cmd_completion", "print shell completion code: "
             "eval \"$(baton completion bash)\"")
@@ -315,16 +319,18 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("--on-cue", action="store_true")
     q = add("report", "agent:cmd_report",
             "(for agents) report done, failed, progress, or a usage limit (limited)")
-    q.add_argument("status", choices=REPORT_STATUSES)
-    q.add_argument("message", nargs="?", default=None)
-    q.add_argument("--summary")
-    q.add_argument("--reason")
+    q.add_argument("status", choices=REPORT_STATUSES,
+                   help="done (the work is finished), failed, progress, or limited")
+    q.add_argument("message", nargs="?", default=None,
+                   help="what happened, in a line (or --summary / --reason)")
+    q.add_argument("--summary", help="done: what was built")
+    q.add_argument("--reason", help="failed or limited: why")
     q.add_argument("--until", metavar="TIME",
                    help="limited: when the limit resets (epoch seconds or ISO 8601)")
-    q.add_argument("--tokens", type=int, metavar="N", help="tokens this agent used")
-    q.add_argument("--cost", type=float, metavar="X", help="what this agent cost, in USD")
+    q.add_argument("--tokens", type=count, metavar="N", help="tokens this agent used")
+    q.add_argument("--cost", type=amount, metavar="X", help="what this agent cost, in USD")
     q = add("checkpoint", "agent:cmd_checkpoint", "(for agents) ask before an irreversible step")
-    q.add_argument("what")
+    q.add_argument("what", help="the irreversible step, in a line (it waits for an answer)")
     q.add_argument("--evidence", metavar="FILE|-", help="the dry run's output (- reads stdin)")
     add("mcp", "agent:cmd_mcp", "(for agents) the stdio MCP server with baton_report")
     return parser
@@ -375,12 +381,12 @@ def main(argv: list[str] | None = None) -> int:
         module, func = args.handler.split(":")
         handler = getattr(import_module(f"baton_tui.commands.{module}"), func)
         args.baton = main  # a command that runs others (the demo) runs them as the CLI does
-        folder = _folder_state_to_be(args.command)
+        folder = _folder_notice(args.command)
         try:
             return int(handler(args) or 0)
         finally:
-            if folder is not None and folder.exists():
-                print(FOLDER_MODE.format(root=folder.parent.parent), file=sys.stderr)
+            if folder is not None and folder[1].exists():
+                print(f"baton: note: {_shown(folder[0])}", file=sys.stderr)
     except BatonError as exc:
         for line in exc.lines:  # errors often quote bad input: never let it drive the terminal
             print(f"baton: {_shown(line)}", file=sys.stderr)
@@ -399,24 +405,21 @@ def main(argv: list[str] | None = None) -> int:
         return damaged.code
 
 
-FOLDER_MODE = ("baton: note: {root} is not in a git repository, so Baton works here in folder "
-               "mode: its state is in {root}/.baton/, tasks run in this folder itself one at "
-               "a time, with no branches and nothing to merge at handoff (`git init` first "
-               "for worktrees and branches)")
 # Commands that only read, or that Baton and agents run: they never create the state.
 _READERS = frozenset({"status", "log", "logs", "report", "checkpoint", "attempt", "conductor",
                       "mcp", "players", "runners", "doctor", "completion", "demo"})
 
 
-def _folder_state_to_be(command: str) -> "Path | None":
-    """The `.baton/state` a command may create in a folder outside git (folder mode), when
-    it does not exist yet: its first creation gets one line saying what folder mode is."""
+def _folder_notice(command: str) -> "tuple[str, Path] | None":
+    """The folder mode notice and the `.baton/state` a command may create in a folder outside
+    git, when it does not exist yet: its first creation gets the notice (`api.folder_notice`,
+    which the app shows too)."""
     if command in _READERS:
         return None
-    from baton_tui.paths import find_repo  # lazy: only commands that may write need it
+    from baton_tui import api  # lazy: only commands that may write need it
 
-    paths = find_repo()
-    return None if paths.is_git or paths.state_dir.exists() else paths.state_dir
+    notice = api.folder_notice()
+    return (notice, api.state_dir()) if notice else None
 
 
 def unknown_command(parser: "argparse.ArgumentParser", argv: list[str]) -> str | None:
@@ -515,7 +518,7 @@ def _quick_report(rest: list[str]) -> dict | None:
             value = given
         try:
             found[name[2:]] = _REPORT_OPTIONS[name](value)
-        except ValueError:
+        except Exception:  # a bad number (argparse's ArgumentTypeError): argparse says why
             return None
     return found
 

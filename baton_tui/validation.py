@@ -40,10 +40,17 @@ def _message(error: Mapping[str, Any]) -> str:
     return msg[:1].lower() + msg[1:]
 
 
-def error_lines(exc: "ValidationError", root: Any, prefix: str = "") -> list[str]:
-    """`prefix: where: what` for every error pydantic found, in document order."""
+def error_lines(exc: "ValidationError", root: Any, prefix: str = "",
+                by_task: bool = False) -> list[str]:
+    """`prefix: where: what` for every error pydantic found, in document order. `by_task`
+    (an edit of one task, where the document's layout means nothing to the person): a
+    task's fields are named after the task, `task 2: title`, not `tasks[1] (task 2).title`."""
     lines = []
     for error in exc.errors(include_url=False):
         where = _where(tuple(error.get("loc", ())), root)
+        if by_task:
+            import re  # lazy: only a refused edit needs it
+
+            where = re.sub(r"^tasks\[\d+\] \(task (\d+)\)\.?", r"task \1: ", where).rstrip(": ")
         lines.append(f"{prefix}{where}: {_message(error)}")
     return lines

@@ -438,3 +438,56 @@ def test_a_command_leaves_with_all_its_output_and_its_exit_code(repo, baton):
     refused = subprocess.run([script, "task-title", "999", "No such task"], cwd=repo,
                              capture_output=True, text=True, timeout=60, env=buffered)
     fails(refused, "999")
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["plan", "--goal", ""], "--goal is empty"),
+    (["plan", "--goal", "   "], "--goal is empty"),
+    (["plan", "--from", ""], "--from is empty"),
+    (["plan", "--skill", "grilling"], "--skill grilling goes with --goal"),
+    (["plan", "--new"], "--new goes with --goal or --from"),
+    (["plan", "--new", "--json"], "--new goes with --goal or --from"),
+])
+def test_plan_options_that_would_do_nothing_are_refused(loaded, baton, argv, needle):
+    """These printed the current plan as if nothing had been asked (an empty goal from a
+    script's unset variable; `--new` alone archived nothing): now one line, exit 2, and the
+    plan as it was."""
+    before = baton.json("status", "--json")["plan"]
+    result = baton(*argv)
+    assert result.stdout == ""
+    assert len(fails(result, needle).splitlines()) == 1
+    assert baton.json("status", "--json")["plan"] == before
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["task-title", "1", ""], "baton: task 1: title: string should have at least 1 character"),
+    (["task-scope", "1", "../../etc/*"],
+     "baton: task 1: scope: scope entry '../../etc/*' must be a path inside the repository"),
+    (["task-add", "--title", "", "--player", "script"],
+     "baton: task-add: task 4: title: string should have at least 1 character"),
+])
+def test_a_refused_edit_names_the_task_not_the_documents_layout(loaded, baton, argv, line):
+    """An edit's problem reads `task 1: title: …`, as the other edits' do — not `edit:
+    tasks[0] (task 1).title: …`, the plan document's layout, which the person never wrote."""
+    before = baton.json("plan", "--json")
+    result = baton(*argv)
+    assert fails(result).splitlines() == [line]
+    assert baton.json("plan", "--json") == before
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["task-player", "1", "clade-code"], "baton: unknown player 'clade-code' — did you mean "
+     "claude-code? (known: claude-code, codex"),
+    (["task-add", "--title", "x", "--player", "codex-cli"], "baton: task-add: task 4: unknown "
+     "player 'codex-cli' — did you mean codex? (known: claude-code"),
+    (["task-player", "1", "zzz"], "baton: unknown player 'zzz' (known: claude-code"),
+    (["plan", "--answer", "1"], "baton: --answer 1 needs the answer too: --answer 1 \"…\" (or "
+     "--answer FILE of `N: text` lines)"),
+])
+def test_a_near_miss_is_told_what_was_meant(loaded, baton, argv, line):
+    """A mistyped player names the closest one; `--answer 1` without its text says so rather
+    than looking for a file called `1`. One line, exit 2, the plan unchanged."""
+    before = baton.json("plan", "--json")
+    lines = fails(baton(*argv)).splitlines()
+    assert len(lines) == 1 and lines[0].startswith(line), lines
+    assert baton.json("plan", "--json") == before

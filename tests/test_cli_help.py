@@ -98,3 +98,26 @@ def test_completion_offers_players_efforts_and_ids_not_files(repo, baton):
     assert [w for w in complete(repo, "baton logs ") if not w.startswith("-")] == ["1", "7"]
     commands = complete(repo, "baton co")
     assert "completion" in commands and "conductor" not in commands
+
+
+def test_every_argument_of_every_public_command_says_what_it_takes():
+    """Each option and positional of each command in `baton --help` has a help line (the
+    agents' `report` and `checkpoint` too: an agent reads their --help to use them)."""
+    import argparse
+
+    from baton_tui import cli
+
+    parser = cli.build_parser()
+    bare = []
+
+    def walk(name: str, sub: argparse.ArgumentParser) -> None:
+        for action in sub._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for child, child_parser in action.choices.items():
+                    walk(f"{name} {child}", child_parser)
+            elif not isinstance(action, argparse._HelpAction) and not action.help:
+                bare.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
+
+    for name in parser.public_commands:
+        walk(name, parser.commands[name])
+    assert bare == [], bare

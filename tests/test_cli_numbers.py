@@ -99,3 +99,26 @@ def test_the_store_never_writes_nan(loaded):
     finally:
         store.close()
     assert strict(text) == {"cost": None, "tokens": 3, "more": [None]}
+
+
+@pytest.mark.slow
+def test_an_agents_report_with_bad_numbers_is_refused_in_one_line(repo, baton):
+    """Inside a real task, `baton report … --tokens -5` (or a cost of nan, inf, -1) is refused
+    with one line the agent reads, exit 2, and counts nothing; the good report after it counts."""
+    from helpers.run_kit import events, load_plan, program, task, write_config
+
+    write_config(repo, {"counter": program("bad_usage.py")})
+    load_plan(baton, [task(1, "Counts", player="counter")], approve=True)
+    result = baton("run", timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    final = baton.json("status", "--json")["tasks"][0]
+    assert final["state"] == "landed" and final["tokens"] == 7 and final["cost"] == 0.5, final
+    log = baton("logs", "1").stdout
+    said = [line for line in log.splitlines() if line.startswith("refused report exit status")]
+    assert len(said) == 5, log
+    for line, needle in zip(said, ["'-5' is not a whole number of 0 or more"] * 2
+                            + [f"'{v}' is not an amount of 0 or more" for v in ("nan", "inf", "-1")]):
+        assert line.startswith("refused report exit status: 2; said: baton: report: "), line
+        assert needle in line and line.count("baton:") == 1, line
+    usage = [e["data"] for e in events(baton) if e["kind"] == "task.usage"]
+    assert usage == [{"attempt": usage[0]["attempt"], "tokens": 7, "cost": 0.5}], usage

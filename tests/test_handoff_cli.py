@@ -254,6 +254,37 @@ def test_merge_conflict_at_the_first_task_leaves_head_where_it_was(repo, baton):
     assert states(baton) == {1: "landed", 2: "landed"}
 
 
+def test_merge_stops_at_a_task_branch_deleted_by_hand_in_one_line(landed_three, baton):
+    """A task branch the person deleted stops the merge at that task, as a conflict does:
+    exit 1, one line naming the task and its branch, the tasks before it merged and nothing
+    after it; restored, the next merge goes on."""
+    repo = landed_three
+    beta = branch_of(baton, 2)
+    tip = git(repo, "rev-parse", beta)
+    before = git(repo, "rev-parse", "HEAD")
+    git(repo, "update-ref", "-d", f"refs/heads/{beta}")  # as `git branch -D`, worktree or not
+
+    result = baton("handoff", "merge")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.splitlines() == ["merged task 1 onto main"]
+    assert result.stderr.splitlines() == [
+        f"baton: stopped at task 2 (Beta): its branch {beta} is gone (deleted?), so it and the "
+        "tasks after it were not merged — restore the branch (`git reflog` shows its last "
+        "commit) or `baton discard 2`, then `baton handoff merge` again"]
+    assert git(repo, "log", "--first-parent", "--format=%s", f"{before}..main").splitlines() \
+        == ["Merge task 1: Alpha"]
+    assert not is_ancestor(repo, branch_of(baton, 3), "main")
+    assert git(repo, "status", "--porcelain") == ""
+    assert states(baton) == {1: "merged", 2: "landed", 3: "landed"}
+
+    git(repo, "branch", beta, tip)
+    again = baton("handoff", "merge")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stdout.splitlines()[:3] == ["task 1 was already merged",
+                                             "merged task 2 onto main", "merged task 3 onto main"]
+    assert states(baton) == {1: "merged", 2: "merged", 3: "merged"}
+
+
 def test_merge_refused_on_a_dirty_tree_but_not_for_untracked_files(landed_three, baton):
     repo = landed_three
     head = git(repo, "rev-parse", "HEAD")

@@ -129,7 +129,8 @@ def test_report_imports_only_the_report_channel(repo, baton):
     attempt = ws.store.new_attempt(ws.store.current_plan_id(), 1, "bnc_hygiene", "codex", {}, "")
     env = {"BATON_STATE": str(ws.paths.store_path), "BATON_TASK": "1",
            "BATON_ATTEMPT": str(attempt), "BATON_NONCE": "bnc_hygiene"}
-    for argv in (["report", "progress", "halfway"], ["report", "done", "--summary", "x"]):
+    for argv in (["report", "progress", "halfway"], ["report", "done", "--summary", "x"],
+                 ["report", "progress", "counting", "--tokens", "1200", "--cost", "0.25"]):
         report = loaded_by(argv, repo, NOT_FOR_REPORT, env)
         assert report == {"code": 0, "heavy": []}
     assert ws.store.attempt(attempt).report["summary"] == "x"  # the import check saw real reports

@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from baton_tui.core.snapshot import NO_PLAN as NO_PLAN, Snapshot as Snapshot, TaskSnap as TaskSnap
     from baton_tui.workspace import Workspace as Workspace
     from baton_tui.api.reading import (
-        open_workspace as open_workspace, open_store as open_store, sibling as sibling,
+        open_workspace as open_workspace, open_store as open_store, state_dir as state_dir,
+        folder_notice as folder_notice, sibling as sibling,
         check_config as check_config, store_at as store_at, snapshot as snapshot,
         live_conductor as live_conductor, snapshot_reader as snapshot_reader,
         snapshot_empty as snapshot_empty, terminal_text as terminal_text,
@@ -97,7 +98,8 @@ _PROVIDERS = {
     "baton_tui.core.snapshot": ("NO_PLAN", "Snapshot", "TaskSnap"),
     "baton_tui.workspace": ("Workspace",),
     "baton_tui.api.reading": (
-        "open_workspace", "open_store", "sibling", "check_config", "store_at", "snapshot",
+        "open_workspace", "open_store", "state_dir", "folder_notice", "sibling", "check_config",
+        "store_at", "snapshot",
         "live_conductor", "snapshot_reader", "snapshot_empty", "terminal_text", "output_text",
         "fmt_duration", "status_text", "status_json", "events", "summary_lines", "last_event_id",
         "attempts", "attempt",

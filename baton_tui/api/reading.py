@@ -29,6 +29,26 @@ def open_workspace(start: Path | str | None = None) -> "Workspace":
     return Workspace(start)
 
 
+def state_dir(start: Path | str | None = None) -> Path:
+    """Where Baton keeps the state of the folder holding `start` (default: the working
+    directory), found without opening anything — before a command sets itself up."""
+    return find_repo(start).state_dir
+
+
+def folder_notice(start: Path | str | None = None) -> str | None:
+    """What folder mode means, in one line, for a folder outside git where Baton has not made
+    its state yet; None anywhere else. Every front end says it once, as it starts working
+    there (the CLI when a command makes the state, the app as it opens)."""
+    paths = find_repo(start)
+    if paths.is_git or paths.state_dir.exists():
+        return None
+    root = paths.root
+    return (f"{root} is not in a git repository, so Baton works here in folder mode: its state "
+            f"is in {root}/.baton/, tasks run in this folder itself one at a time, with no "
+            "branches and nothing to merge at handoff (`git init` first for worktrees and "
+            "branches)")
+
+
 def open_store(create: bool = False) -> "Store | None":
     """This repository's store for reading, or None when Baton never ran here."""
     paths = find_repo()

@@ -19,11 +19,7 @@ from baton_tui import api
 from baton_tui.commands.kept_demo import mark_kept
 from baton_tui.core.errors import BatonError
 from baton_tui.demo.sample import start_model_server, write_sample
-from baton_tui.demo.tui_demo import start_server
-
-
-# What the demo points at its scripted model server (for its own processes only).
-_MODEL_ENV = ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "NO_PROXY", "no_proxy")
+from baton_tui.demo.session import demo_model
 
 
 def _step(text: str) -> None:
@@ -37,67 +33,75 @@ def _git(cwd: Path, *args: str) -> str:
                           text=True).stdout
 
 
-def cmd_demo(args: Namespace) -> int:
-    main = args.baton
+def _folder(given: str | None) -> Path:
+    """The demo's folder: `--dir` (made if need be), else a new temporary one."""
+    if not given:
+        return Path(tempfile.mkdtemp(prefix="baton-demo-"))
+    base = Path(given).resolve()
+    if base.exists() and not base.is_dir():
+        raise BatonError(f"--dir {given}: that is a file, not a folder: name a folder for the "
+                         "demo (it is made if need be)")
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BatonError(f"--dir {given}: cannot make that folder: "
+                         f"{exc.strerror or exc}") from None
+    return base
 
+
+def cmd_demo(args: Namespace) -> int:
     if getattr(args, "tui", False):
         return _demo_tui(args)
     if not api.git_supports_worktrees():
         raise BatonError("the demo needs git 2.38 or newer (it shows worktrees and landing)")
-    base = Path(args.dir).resolve() if args.dir else Path(tempfile.mkdtemp(prefix="baton-demo-"))
-    base.mkdir(parents=True, exist_ok=True)
+    base = _folder(args.dir)
     repo = base / "textstats"
     if repo.exists():
         raise BatonError(f"{repo} already exists: pick another --dir")
     repo.mkdir()
-    os.environ["BATON_HOME"] = str(base / "baton-home")  # keep the demo's worktrees beside it
-    started = time.monotonic()
     previous = Path.cwd()
-    server = start_model_server()
-    saved_env = {name: os.environ.get(name) for name in _MODEL_ENV}
-    os.environ.update({"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "demo-key"})
-    for name in ("NO_PROXY", "no_proxy"):  # a person's HTTP proxy must not see the demo's model
-        os.environ[name] = ",".join(x for x in (saved_env[name], "127.0.0.1", "localhost") if x)
-    try:
-        _step(f"A sample repository at {repo}")
-        plan_path = write_sample(repo)
-        _git(repo, "init", "-q", "-b", "main")
-        _git(repo, "add", "-A")
-        _git(repo, "commit", "-q", "-m", "textstats: reading text")
-        os.chdir(repo)
-        _step("The plan (nothing builds until it is approved)")
-        for argv in (["plan", "--from", str(plan_path)], ["plan"], ["trust"]):
-            if main(argv) != 0:
-                return 1
-        _step("Approve and run: independent tasks side by side, each in its own worktree")
-        code = main(["run", "--approve"])
-        if code != 0:
-            print(f"\nthe run ended with exit status {code}")
-            return code
-        _step("Handoff: the combined diff of the landed tasks")
-        main(["handoff", "review", "--stat"])
-        _step("Merge the task branches onto main, in plan order")
-        code = main(["handoff", "merge"])
-        if code != 0:
-            return code
-        print(_git(repo, "log", "--oneline", "--first-parent", "-8"))
-        check = subprocess.run(["python3", "-m", "unittest", "-q"], cwd=repo, capture_output=True,
-                               text=True)
-        print(f"tests on main after the merge: {'pass' if check.returncode == 0 else 'FAIL'}")
-        print(f"\ndemo finished in {time.monotonic() - started:.1f}s"
-              + (f" — the sample is kept at {repo}" if args.keep or args.dir else ""))
-        return 0 if check.returncode == 0 else 1
+    try:  # the demo's worktrees are kept beside it, on its own home
+        with demo_model(base / "baton-home", start_model_server):
+            return _headless(args, repo)
     finally:
-        server.stop()
-        for name, value in saved_env.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
         os.chdir(previous)
         if not (args.keep or args.dir):
             subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True)
             shutil.rmtree(base, ignore_errors=True)
+
+
+def _headless(args: Namespace, repo: Path) -> int:
+    """Sample, plan, run, review and merge, each step through the CLI as a person types it."""
+    main = args.baton
+    started = time.monotonic()
+    _step(f"A sample repository at {repo}")
+    plan_path = write_sample(repo)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "textstats: reading text")
+    os.chdir(repo)
+    _step("The plan (nothing builds until it is approved)")
+    for argv in (["plan", "--from", str(plan_path)], ["plan"], ["trust"]):
+        if main(argv) != 0:
+            return 1
+    _step("Approve and run: independent tasks side by side, each in its own worktree")
+    code = main(["run", "--approve"])
+    if code != 0:
+        print(f"\nthe run ended with exit status {code}")
+        return code
+    _step("Handoff: the combined diff of the landed tasks")
+    main(["handoff", "review", "--stat"])
+    _step("Merge the task branches onto main, in plan order")
+    code = main(["handoff", "merge"])
+    if code != 0:
+        return code
+    print(_git(repo, "log", "--oneline", "--first-parent", "-8"))
+    check = subprocess.run(["python3", "-m", "unittest", "-q"], cwd=repo, capture_output=True,
+                           text=True)
+    print(f"tests on main after the merge: {'pass' if check.returncode == 0 else 'FAIL'}")
+    print(f"\ndemo finished in {time.monotonic() - started:.1f}s"
+          + (f" — the sample is kept at {repo}" if args.keep or args.dir else ""))
+    return 0 if check.returncode == 0 else 1
 
 
 def _demo_tui(args: Namespace) -> int:
@@ -107,69 +111,63 @@ def _demo_tui(args: Namespace) -> int:
 
     The demo's run lives on its own home (`DIR/baton-home`) and its own model server, which
     stops when the app quits: a run left mid-way is paused, and `baton demo --tui --dir DIR`
-    opens that sample again, with both, and continues it (a plain `baton resume` there
-    would look for the worktrees in the person's home and ask a model that is gone)."""
-    main = args.baton
-    from baton_tui.tui.launch import run_app  # lazy: textual, for `demo --tui` only
-
+    opens that sample again, with both, and continues it (so does a plain `baton resume` in
+    the sample, which hosts the same two while it runs: `commands/kept_demo.py`)."""
     if not api.git_supports_worktrees():
         raise BatonError("the demo needs git 2.38 or newer (it shows worktrees and landing)")
-    base = Path(args.dir).resolve() if args.dir else Path(tempfile.mkdtemp(prefix="baton-demo-"))
-    base.mkdir(parents=True, exist_ok=True)
+    base = _folder(args.dir)
     repo, home = base / "textstats", base / "baton-home"
     again = repo.exists()
     if again and not (home.is_dir() and (repo / ".git").exists()):
         raise BatonError(f"{repo} already exists and is not a kept demo: pick another --dir")
     kept = bool(args.keep or args.dir)
-    names = (*_MODEL_ENV, "BATON_HOME", "BATON_PLANNER")
-    saved_env = {name: os.environ.get(name) for name in names}
     previous = Path.cwd()
-    server = start_server()
-    os.environ.update({"BATON_HOME": str(home), "BATON_PLANNER": "anthropic",
-                       "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "demo-key"})
-    for name in ("NO_PROXY", "no_proxy"):
-        os.environ[name] = ",".join(x for x in (saved_env[name], "127.0.0.1", "localhost") if x)
     try:
-        if not again:
-            write_sample(repo)
-            _git(repo, "init", "-q", "-b", "main")
-            _git(repo, "add", "-A")
-            _git(repo, "commit", "-q", "-m", "textstats: reading text")
-        os.chdir(repo)
-        if not again and main(["trust"]) != 0:
-            return 1
-        if not again:
-            mark_kept(repo, home, base)
-        if again and _paused(repo):
-            print(f"continuing the paused run of the sample at {repo}", flush=True)
-            ws = api.open_workspace(repo)
-            try:
-                api.resume_run(ws)
-            finally:
-                ws.close()
-        code = run_app()
-        paused = _pause(repo)
-        if paused and kept:
-            print(f"the run is paused, not finished: the demo's scripted model stops with the "
-                  f"app. `baton demo --tui --dir {base}` continues it (the sample is kept at "
-                  f"{repo})")
-        elif paused:
-            print("the run was paused and the sample removed: `baton demo --tui --dir DIR` "
-                  "keeps a sample you can come back to")
-        else:
-            print(f"the sample is kept at {repo}" if kept else "demo finished")
-        return code
+        with demo_model(home):
+            return _open_sample(args, base, again, kept)
     finally:
-        server.stop()
-        for name, value in saved_env.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
         os.chdir(previous)
         if not kept:
             subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True)
             shutil.rmtree(base, ignore_errors=True)
+
+
+def _open_sample(args: Namespace, base: Path, again: bool, kept: bool) -> int:
+    """Make the sample (or continue a kept one's paused run), open the app, and on the way
+    out pause what the app leaves running and say how to go on."""
+    from baton_tui.tui.launch import run_app  # lazy: textual, for `demo --tui` only
+
+    main = args.baton
+    repo, home = base / "textstats", base / "baton-home"
+    if not again:
+        write_sample(repo)
+        _git(repo, "init", "-q", "-b", "main")
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", "textstats: reading text")
+    os.chdir(repo)
+    if not again and main(["trust"]) != 0:
+        return 1
+    if not again:
+        mark_kept(repo, home, base)
+    if again and _paused(repo):
+        print(f"continuing the paused run of the sample at {repo}", flush=True)
+        ws = api.open_workspace(repo)
+        try:
+            api.resume_run(ws)
+        finally:
+            ws.close()
+    code = run_app()
+    paused = _pause(repo)
+    if paused and kept:
+        print(f"the run is paused, not finished: the demo's scripted model stops with the "
+              f"app. `baton demo --tui --dir {base}` (or `baton resume` in {repo}) continues "
+              "it")
+    elif paused:
+        print("the run was paused and the sample removed: `baton demo --tui --dir DIR` "
+              "keeps a sample you can come back to")
+    else:
+        print(f"the sample is kept at {repo}" if kept else "demo finished")
+    return code
 
 
 def _pause(repo: Path) -> bool:

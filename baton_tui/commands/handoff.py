@@ -61,11 +61,15 @@ def _decided(tasks: list[dict]) -> None:
 
 
 def _merge(ws: api.Workspace) -> int:
-    outcome = api.merge(ws)
-    for task_id in outcome.merged:
-        print(f"merged task {task_id} onto {outcome.onto}")
-    for task_id in outcome.skipped:
-        print(f"task {task_id} was already merged")
+    cur = api.current_plan(ws)
+    assert cur is not None  # required: no plan is refused
+    onto = cur.row.base_branch
+
+    def said(task_id: int, what: str) -> None:  # as it goes: a stop further on keeps these
+        print(f"merged task {task_id} onto {onto}" if what == "merged"
+              else f"task {task_id} was already merged", flush=True)
+
+    outcome = api.merge(ws, progress=said)
     if outcome.conflict:
         c = outcome.conflict
         print(f"stopped at task {c['id']}: merging {c['branch']} conflicts in "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from argparse import Namespace
 
@@ -45,6 +46,7 @@ def render_plan(doc: "PlanDocument", approved: bool, slug: str) -> str:
 
 
 def cmd_plan(args: Namespace) -> int:
+    _refuse_options_alone(args)
     ws = api.open_workspace()
     if args.from_file:
         text, source = _read_source(args.from_file)
@@ -58,6 +60,22 @@ def cmd_plan(args: Namespace) -> int:
     if args.goal or args.answer or args.yes:
         return _plan_with_planner(ws, args)
     return _print_current(ws, args.json)
+
+
+def _refuse_options_alone(args: Namespace) -> None:
+    """An empty --goal or --from, or --new or --skill without what they go with, would
+    print the current plan as if nothing had been asked: say so instead."""
+    if args.goal is not None and not args.goal.strip():
+        raise BatonError('--goal is empty: say what you want built, such as `baton plan --goal '
+                         '"add rate limiting to the API"`')
+    if args.from_file is not None and not args.from_file.strip():
+        raise BatonError("--from is empty: name a plan file (or - to read it from stdin)")
+    if getattr(args, "skill", None) and args.goal is None:
+        raise BatonError(f"--skill {args.skill} goes with --goal: `baton plan --goal \"…\" "
+                         f"--skill {args.skill}`")
+    if args.new and args.goal is None and args.from_file is None:
+        raise BatonError("--new goes with --goal or --from: it archives the current plan as "
+                         "the new one is made")
 
 
 def _print_current(ws: api.Workspace, as_json: bool, hint: str | None = None) -> int:
@@ -153,6 +171,9 @@ def parse_answers(groups: list[list[str]]) -> dict[int, str]:
     answers: dict[int, str] = {}
     for group in groups:
         if len(group) == 1:
+            if group[0].isdigit() and not os.path.exists(group[0]):
+                raise BatonError(f"--answer {group[0]} needs the answer too: --answer "
+                                 f"{group[0]} \"…\" (or --answer FILE of `N: text` lines)")
             text, source = _read_source(group[0])
             for number, line in enumerate(text.splitlines(), 1):
                 if not line.strip():

@@ -18,7 +18,7 @@ from typing import Any
 
 from baton_tui import api
 from baton_tui.api import EventKind
-from baton_tui.commands.kept_demo import refuse_outside_the_demo
+from baton_tui.commands.kept_demo import on_the_demos_model
 
 K = EventKind
 
@@ -108,9 +108,13 @@ def follow(ws: api.Workspace, pid: int | None, since: int) -> int:
 
 
 def cmd_run(args: Namespace) -> int:
+    with on_the_demos_model(args.detach):
+        return _run(args)
+
+
+def _run(args: Namespace) -> int:
     with api.conductor_ahead() as early:  # it starts up while we open and approve
         ws = api.open_workspace()
-        refuse_outside_the_demo(ws)
         since = api.last_event_id(ws.store)
         if args.approve:
             cur = api.current_plan(ws)
@@ -128,27 +132,31 @@ def cmd_run(args: Namespace) -> int:
 
 
 def cmd_resume(args: Namespace) -> int:
-    with api.conductor_ahead() as early:  # it starts up while we open the repository
-        ws = api.open_workspace()
-        refuse_outside_the_demo(ws)
-        since = api.last_event_id(ws.store)
-        pid = api.resume_run(ws, early)
-    if args.detach:
-        print(f"conductor running (pid {pid})")
-        return 0
-    return follow(ws, pid, since)
+    with on_the_demos_model(args.detach):
+        with api.conductor_ahead() as early:  # it starts up while we open the repository
+            ws = api.open_workspace()
+            since = api.last_event_id(ws.store)
+            pid = api.resume_run(ws, early)
+        if args.detach:
+            print(f"conductor running (pid {pid})")
+            return 0
+        return follow(ws, pid, since)
 
 
 def cmd_retry(args: Namespace) -> int:
-    ws = api.open_workspace()
-    refuse_outside_the_demo(ws)
-    pid = api.retry_task(ws, args.id, args.feedback)
-    if pid is None:
-        print(f"task {args.id} queued again{' with your feedback' if args.feedback else ''} — "
-              "it starts once you approve the plan (`baton approve`)")
-    else:
-        print(f"task {args.id} queued again — follow with `baton status` or `baton run`")
-    return 0
+    with on_the_demos_model() as demo:
+        ws = api.open_workspace()
+        since = api.last_event_id(ws.store)
+        pid = api.retry_task(ws, args.id, args.feedback)
+        if pid is None:
+            print(f"task {args.id} queued again{' with your feedback' if args.feedback else ''} "
+                  "— it starts once you approve the plan (`baton approve`)")
+        elif demo:  # the demo's model lives as long as this command: follow the run here
+            print(f"task {args.id} queued again — following the run (Ctrl-C pauses it)")
+            return follow(ws, pid, since)
+        else:
+            print(f"task {args.id} queued again — follow with `baton status` or `baton run`")
+        return 0
 
 
 def cmd_take(args: Namespace) -> int:

@@ -107,7 +107,8 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
     touched), then move the branch and the checkout to it together (`advance`: a commit or an
     edit of the person's meanwhile stops it with nothing changed). A conflict stops the run
     before anything is written and names the command to do that merge by hand; the
-    remaining branches stay as they are, and a second run picks up from there.
+    remaining branches stay as they are, and a second run picks up from there. A task branch
+    deleted by hand stops it the same way (BatonError, code 1, naming the task and branch).
     `on_step(task_id, "merged" | "skipped")` hears each branch as it is done (a progress line).
     """
     branch = current_branch(repo)
@@ -127,6 +128,12 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
     ref = f"refs/heads/{target_branch}"
     outcome = MergeOutcome()
     for t in tasks:
+        if rev_parse(repo, t.branch) is None:  # deleted by hand: stop here, as at a conflict
+            raise BatonError(
+                f"stopped at task {t.id} ({t.title}): its branch {t.branch} is gone (deleted?), "
+                "so it and the tasks after it were not merged — restore the branch (`git "
+                f"reflog` shows its last commit) or `baton discard {t.id}`, then `baton handoff "
+                "merge` again", code=1)
         try:
             if is_ancestor(repo, t.branch, "HEAD"):
                 outcome.skipped.append(t.id)

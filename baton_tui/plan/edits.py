@@ -40,7 +40,7 @@ def _with_task(doc: PlanDocument, task_id: int, **changes: Any) -> PlanDocument:
     for task in raw["tasks"]:
         if task["id"] == task_id:
             task.update(changes)
-    return parse_document(raw, "edit")
+    return parse_document(raw, "", by_task=True)
 
 
 def set_field(doc: PlanDocument, task_id: int, field: str, value: Any,
@@ -48,7 +48,7 @@ def set_field(doc: PlanDocument, task_id: int, field: str, value: Any,
     """Set one task field. Changing the player resets model and effort to its defaults."""
     if field == "player":
         if catalog is not None and value not in catalog.players:
-            raise BatonError(f"unknown player {value!r} (known: {', '.join(catalog.names())})")
+            raise BatonError(catalog.unknown(value))
         model, effort = catalog.defaults(value) if catalog is not None else (None, None)
         return _with_task(doc, task_id, player=value, model=model, effort=effort)
     if field == "effort" and value is not None and value not in EFFORTS:
@@ -73,7 +73,7 @@ def add_task(doc: PlanDocument, title: str, player: str, mode: str = Mode.BUILD,
     raw["tasks"].append({"id": new_id, "title": title, "prompt": prompt or title, "player": player,
                          "model": model, "effort": effort, "mode": mode,
                          "depends_on": deps or [], **({"check": check} if check else {})})
-    return parse_document(raw, "task-add"), new_id
+    return parse_document(raw, "task-add", by_task=True), new_id
 
 
 def remove_task(doc: PlanDocument, task_id: int) -> PlanDocument:

@@ -193,13 +193,16 @@ class PlanDocument(BaseModel):
         return self.model_dump(mode="json")
 
 
-def parse_document(raw: Any, source: str = "plan", stored: bool = False) -> PlanDocument:
+def parse_document(raw: Any, source: str = "plan", stored: bool = False,
+                   by_task: bool = False) -> PlanDocument:
     """Validate a decoded document; every problem becomes one line of a BatonError (exit 2).
-    `stored`: a plan already in the store, which loads even with text a newer rule refuses."""
+    `stored`: a plan already in the store, which loads even with text a newer rule refuses.
+    `by_task`: an edit, whose problems are named after the task (`validation.error_lines`);
+    an empty `source` then puts nothing before them."""
     try:
         return PlanDocument.model_validate(raw, context={"stored": True} if stored else None)
     except ValidationError as exc:
-        lines = error_lines(exc, raw, f"{source}: ")
+        lines = error_lines(exc, raw, f"{source}: " if source else "", by_task)
         raise BatonError(lines[0], code=2, lines=lines) from None
 
 

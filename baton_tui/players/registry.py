@@ -42,6 +42,15 @@ class Catalog:
     def names(self) -> list[str]:
         return list(self.players)
 
+    def unknown(self, name: str) -> str:
+        """The one line for a player this catalog lacks: the closest name first, when one
+        is close (`clade-code`), then every name it knows."""
+        import difflib  # lazy: only a refusal needs it
+
+        close = difflib.get_close_matches(name, self.names(), n=1, cutoff=0.6)
+        meant = f" — did you mean {close[0]}?" if close else ""
+        return f"unknown player {name!r}{meant} (known: {', '.join(self.names())})"
+
     def defaults(self, player: str) -> tuple[str | None, str | None]:
         """The model and effort a task gets when it moves to `player`."""
         adapter = self.players[player]
@@ -52,7 +61,7 @@ class Catalog:
         name = getattr(task, "player")
         adapter = self.players.get(name)
         if adapter is None:
-            return [f"unknown player {name!r} (known: {', '.join(self.names())})"]
+            return [self.unknown(name)]
         found = []
         for problem in (adapter.model_problem(getattr(task, "model")),
                         adapter.effort_problem(getattr(task, "effort"))):

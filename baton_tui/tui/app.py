@@ -111,6 +111,9 @@ class BatonApp(App[int]):
         yield self.key_bar
 
     def on_mount(self) -> None:
+        notice = api.folder_notice(self.ws.root)  # before anything of Baton's is made here
+        if notice:
+            self.chat.call_after_refresh(self.chat.say, "baton", notice, "bold")
         if self.keymap:
             self.set_keymap(self.keymap)
         self.chat.query_one("#chat-input", Input).focus()
