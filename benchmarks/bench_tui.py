@@ -518,12 +518,14 @@ def scenario_pty(ws, seconds: float, rounds: int, rate: int) -> dict:
                                 str(log), str(rate), "demo"])
               for task_id, log in logs.items()]
     figures: dict[str, list[float]] = {"minimal": [], "baton": []}
+    medians: dict[str, list[float]] = {"minimal": [], "baton": []}
     presses = {"minimal": 0, "baton": 0}
     try:
         for _ in range(rounds):
             for kind in figures:
                 latencies = pty_presses(kind, ws.root, seconds)
                 figures[kind].append(p95(latencies))
+                medians[kind].append(statistics.median(latencies))
                 presses[kind] += len(latencies)
     finally:
         for agent in agents:
@@ -533,6 +535,8 @@ def scenario_pty(ws, seconds: float, rounds: int, rate: int) -> dict:
     return {"agents": len(agents), "rate": rate, "rounds": rounds,
             "baton_p95_ms": baton, "minimal_p95_ms": minimal,
             "ratio": round(baton / minimal, 2),
+            "baton_p50_ms": statistics.median(medians["baton"]),
+            "minimal_p50_ms": statistics.median(medians["minimal"]),
             "baton_p95_each": [round(v, 1) for v in figures["baton"]],
             "minimal_p95_each": [round(v, 1) for v in figures["minimal"]],
             "presses": presses}
