@@ -153,3 +153,42 @@ def test_the_player_picker_opens_at_once_while_players_are_detected(planned, mon
 
     drive(planned, script, size=(80, 24), detect_players=False)
     assert task(planned, 3).player == "demo"
+
+
+def test_the_add_task_form_opens_at_once_while_players_are_detected(planned, monkeypatch):
+    """Detection held until the test lets it go: `n` opens the form saying it is detecting;
+    the title is typed and added meanwhile; the add waits for the players, then goes in
+    with the selected task's player."""
+    import threading
+
+    from baton_tui import api
+
+    gate = threading.Event()
+    real = api.detect_players
+
+    def slow(ws):
+        gate.wait(30)
+        return real(ws)
+
+    monkeypatch.setattr(api, "detect_players", slow)
+
+    async def script(pilot, app, seen):
+        await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        app.plan_pane.select(3)  # on `other`
+        await pilot.pause()
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, AddTaskModal))
+        await pilot.pause()
+        assert "detecting players" in str(field(app, "player-label").render())
+        assert field(app, "player").disabled
+        await pilot.press(*"Tidy up")
+        await pilot.press("ctrl+s")  # asked before the players are found
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, AddTaskModal) and len(current(planned).doc.tasks) == 4
+        gate.set()
+        await wait_for(pilot, lambda: not isinstance(app.screen, AddTaskModal))
+        await settle(pilot)
+
+    drive(planned, script, size=(80, 24), detect_players=False)
+    new = task(planned, 5)
+    assert (new.title, new.player) == ("Tidy up", "other")

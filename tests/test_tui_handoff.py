@@ -17,6 +17,7 @@ from baton_tui.tui import messages as msg
 from baton_tui.tui.screens.file_diff import FileDiffScreen
 from baton_tui.tui.screens.handoff import HandoffScreen
 from baton_tui.tui.screens.pickers import ConfirmModal
+from baton_tui.tui.widgets.key_bar import KeyBar
 
 
 @pytest.fixture
@@ -182,6 +183,30 @@ class TestConflict:
         assert len(shells) == 1
         assert states(landed) == {1: "merged", 2: "merged", 3: "merged"}
         assert (root / "README.md").read_text() == "# sample\n\nBoth, resolved.\n"
+
+
+    def test_at_80x24_the_key_bar_leads_with_the_step_the_merge_waits_on(self, landed):
+        """Textual's footer cut `s` off at 80 columns while the merge waited on it; the key
+        bar shows the keys that apply now, the one the stop waits on first."""
+        root = landed.root
+        (root / "README.md").write_text("# sample\n\nMine, not the agent's.\n")
+        git(root, "commit", "-qam", "my own README")
+
+        async def script(pilot, app, seen):
+            screen = await open_handoff(pilot, app)
+
+            def bar() -> str:
+                return screen.query_one(KeyBar).plain
+
+            await wait_for(pilot, lambda: bar().startswith(" M merge all"))
+            assert "resolve in a shell" not in bar() and bar().rstrip().endswith("esc back")
+            await pilot.press("M")
+            await confirm_merge(pilot, app)
+            await wait_for(pilot, lambda: of(seen, msg.MergeStopped), timeout=20)
+            await wait_for(pilot, lambda: bar().startswith(" s resolve in a shell"))
+            assert len(bar().rstrip()) <= 80 and bar().rstrip().endswith("esc back")
+
+        drive(landed, script, size=(80, 24))
 
 
 class TestDiscard:

@@ -116,3 +116,56 @@ def test_a_card_is_as_tall_as_its_text(ws):
     for task in board.tasks:
         for selected in (False, True):
             assert card_height(task) == len(card_text(task, selected, 0.0).plain.splitlines())
+
+
+def test_the_poller_shows_agents_chatter_at_most_once_a_tick_and_a_change_of_state_at_once(ws):
+    """Real store, real poller thread: eight agents' progress lines coalesce into one board a
+    TICK; a task that starts (a change of substance) is posted on the next poll."""
+    import threading
+    import time
+
+    from helpers.tui_support import plan_doc
+
+    from baton_tui.tui.poller import TICK, first_board, only_chatter, poll_store
+
+    store_new_plan(ws, parse_document(plan_doc()))
+    plan_id = current(ws).row.id
+    ws.store.append(plan_id, 1, "task.started", {})
+    reader = api.snapshot_reader()
+    start = first_board(ws.paths.store_path, reader, time.time())
+    posts: list[tuple[float, object, frozenset[int] | None]] = []
+    stop, wake = threading.Event(), threading.Event()
+    poller = threading.Thread(target=poll_store, args=(
+        ws.paths.store_path, time.time, lambda b, old, ch: posts.append((time.monotonic(), b, ch)),
+        stop.is_set, wake), kwargs={"interval": 0.05, "reader": reader, "after": start})
+    poller.start()
+    try:
+        began = time.monotonic()
+        i = 0
+        while time.monotonic() - began < 3 * TICK:  # chatter, 20 a second
+            ws.store.append(plan_id, 1, "task.progress", {"message": f"step {i}"})
+            i += 1
+            time.sleep(0.05)
+        chatter = list(posts)
+        assert chatter, "chatter never showed"
+        assert len(chatter) <= 4, [round(t - began, 2) for t, _, _ in chatter]
+        assert chatter[-1][1].task(1).progress.startswith("step")
+        ws.store.append(plan_id, 2, "task.started", {})
+        deadline = time.monotonic() + 30
+        while not any(b.task(2).state == "running" for _, b, _ in posts[len(chatter):]):
+            assert time.monotonic() < deadline, "the start never showed"
+            time.sleep(0.02)
+        shown = next(t for t, b, _ in posts[len(chatter):] if b.task(2).state == "running")
+        assert shown - chatter[-1][0] < TICK or len(posts) == len(chatter) + 1
+    finally:
+        stop.set()
+        wake.set()
+        poller.join(10)
+    before = api.snapshot(ws.store)
+    ws.store.append(plan_id, 1, "task.progress", {"message": "more"})
+    after = api.snapshot(ws.store)
+    assert only_chatter(before, after, changed_tasks(before, after))
+    ws.store.append(plan_id, 2, "task.progress", {"message": "x"})
+    ws.store.append(plan_id, 3, "task.started", {})
+    started = api.snapshot(ws.store)
+    assert not only_chatter(after, started, changed_tasks(after, started))

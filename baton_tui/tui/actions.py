@@ -260,9 +260,8 @@ class TaskActions:
     @worker("add task")
     async def add_task(self) -> None:
         app = self.app
-        ready, _ = await ready_players(self.app)
         focused = app.plan_pane.selected_task
-        default = api.default_player(app.ws) or (focused.player if focused else ready[0])
+        default = api.default_player(app.ws) or (focused.player if focused else None)
         added: list[int] = []
         voided = app.board.approved
 
@@ -276,8 +275,15 @@ class TaskActions:
             app.poke()
             return None
 
-        if await app.push_screen_wait(screens.AddTaskModal(ready, default, [], submit,
-                                                           blink=app.blink)) is None:
+        async def players() -> list[str]:
+            return (await ready_players(app))[0]
+
+        if app.detections is not None:  # found already: no wait
+            form = screens.AddTaskModal(await players(), default, [], submit, blink=app.blink)
+        else:  # open at once: detecting the CLIs may take seconds
+            form = screens.AddTaskModal([], default, [], submit, blink=app.blink,
+                                        finding=players)
+        if await app.push_screen_wait(form) is None:
             return
         new_id = added[0]
         app.post_message(PlanEdited(new_id, "add", voided))

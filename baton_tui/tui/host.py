@@ -37,6 +37,7 @@ class Host(Protocol):
     plan_pane: PlanPane
     blink: bool
     follow_logs: bool
+    keymap: dict[str, str]  # `[keys]` remapping: binding id -> keys
     # Also set by the collaborators.
     detections: dict[str, Any] | None  # the players found (None: not looked for yet)
     player_facts: PlayerFacts | None  # the plan's players' catalogs and capabilities

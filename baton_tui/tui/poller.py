@@ -17,6 +17,15 @@ from baton_tui.api import Snapshot
 
 # A full rebuild at least this often: running tasks' elapsed time, a conductor that died.
 TICK = 1.0
+# What running tasks change many times a second: what their agents last said, their tokens
+# and cost, and their time so far (read with the clock). A board that changes only these is
+# shown at most once a TICK (the detail view streams every line): eight agents talking would
+# otherwise redraw every card four times a second, and a key pressed meanwhile waits for
+# those frames.
+CHATTER = frozenset({"progress", "tokens", "cost", "wall"})
+# Of the board, what follows its tasks (the budget's spend is read with the clock too; a budget
+# set by the person wakes the poller, and a woken read is posted at once).
+BOARD_CHATTER = frozenset({"tasks", "rows", "by_id", "below", "summary", "budget"})
 
 
 def changed_tasks(old: Snapshot | None, new: Snapshot) -> frozenset[int] | None:
@@ -33,6 +42,23 @@ def changed_tasks(old: Snapshot | None, new: Snapshot) -> frozenset[int] | None:
         if before != after:
             changed.append(after.id)
     return frozenset(changed)
+
+
+def only_chatter(old: Snapshot, new: Snapshot, changed: frozenset[int] | None) -> bool:
+    """Whether `new` differs from `old` in nothing but its tasks' CHATTER (`changed` names
+    the tasks whose rows differ, as `changed_tasks` gives it)."""
+    if not changed:  # None: the list changed; empty: the plan itself did
+        return False
+    for name, before, after in zip(old._fields, old, new):
+        if name not in BOARD_CHATTER and before != after:
+            return False
+    for task_id in changed:
+        before, after = old.task(task_id), new.task(task_id)
+        if before is None or after is None or any(
+                b != a for name, b, a in zip(before._fields, before, after)
+                if name not in CHATTER):
+            return False
+    return True
 
 
 KEY_FIELDS = ("state", "blocked_by", "player", "mode")  # of a task, what its keys depend on
@@ -74,17 +100,22 @@ def poll_store(store_path: Path, clock: Callable[[], float],
     last_board: Snapshot | None = after[0] if after else None
     last_event = after[1] if after else -1
     last_full = time.monotonic() if after else 0.0
+    last_post = last_full
     try:
         while not cancelled():
             newest = api.last_event_id(store)
             mono = time.monotonic()
             if newest != last_event or mono - last_full >= TICK or wake.is_set():
+                woken = wake.is_set()
                 wake.clear()
                 last_event, last_full = newest, mono
                 board = reader.read(store, now=clock())
                 if board is not last_board and board != last_board:
-                    post(board, last_board, changed_tasks(last_board, board))
-                    last_board = board
+                    changed = changed_tasks(last_board, board)
+                    if (woken or last_board is None or mono - last_post >= TICK
+                            or not only_chatter(last_board, board, changed)):
+                        post(board, last_board, changed)
+                        last_board, last_post = board, mono
             wake.wait(interval)
     finally:
         store.close()

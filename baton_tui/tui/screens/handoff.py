@@ -17,17 +17,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static, Tree
+from textual.widgets import RichLog, Static, Tree
 
 from baton_tui import api
 from baton_tui.api import Action
 from baton_tui.core.events import LANDED, State
+from baton_tui.tui.bindings import keys_of
 from baton_tui.tui.host import Host
 from baton_tui.tui.messages import HandoffLoaded, MergeFinished, MergeProgressed, MergeStopped
 from baton_tui.tui.screens.file_diff import FileDiffScreen
 from baton_tui.tui.screens.pickers import ConfirmModal
 from baton_tui.tui.widgets.diff_view import DiffView
 from baton_tui.tui.widgets.handoff_tree import Entry, fill
+from baton_tui.tui.widgets.key_bar import KeyBar
 
 RULES = {"merge_all": Action.MERGE, "merge_upto": Action.MERGE, "discard": Action.DISCARD,
          "retry": Action.RETRY_TASK}
@@ -81,6 +83,9 @@ class HandoffScreen(Screen[None]):
         Binding("s", "shell", "resolve in a shell", id="resolve-shell"),
         Binding("r", "retry", "retry task", id="handoff-retry"),
     ]
+    # The key bar's order: the step a stopped merge waits on first, then merging, then the
+    # selected row's keys (at 80 columns the bar drops from the end, never `back`).
+    NOW = ("shell", "merge_all", "merge_upto", "retry", "discard", "full_diff")
 
     def __init__(self, reading: "asyncio.Task | None" = None) -> None:
         super().__init__()
@@ -107,10 +112,11 @@ class HandoffScreen(Screen[None]):
                 yield DiffView(id="handoff-diff")
                 yield RichLog(id="merge-log", wrap=True, markup=False, max_lines=200)
         yield Static("", id="handoff-status")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(Tree).focus()
+        self.show_keys()
         self.load()
 
     # reading ---------------------------------------------------------------------------
@@ -132,7 +138,7 @@ class HandoffScreen(Screen[None]):
         self.call_after_refresh(self._place_cursor, line)
         self.query_one("#handoff-summary", Static).update(summary_text(self.review))
         self.query_one(DiffView).show(self.review.diff)
-        self.refresh_bindings()
+        self.show_keys()
 
     def _place_cursor(self, line: int) -> None:
         tree = self.query_one(Tree)
@@ -157,7 +163,7 @@ class HandoffScreen(Screen[None]):
             view.show(entry.file.diff)
         elif entry.kind == "task":
             view.show("\n".join(f.diff for f in entry.task.files))
-        self.refresh_bindings()
+        self.show_keys()
 
     @on(Tree.NodeSelected)
     def _selected(self, event: Tree.NodeSelected) -> None:
@@ -190,6 +196,17 @@ class HandoffScreen(Screen[None]):
             return None if entry is not None and entry.kind == "file" else "select a file"
         rule = RULES.get(action)
         return api.why_not(rule, board) if rule else None
+
+    def show_keys(self) -> None:
+        """The key bar: the keys that apply now, most useful first (as the main screen's)."""
+        shown = {}
+        for binding in self.BINDINGS:
+            assert isinstance(binding, Binding)
+            first = keys_of(binding, self.host.keymap)[0]
+            shown[binding.action] = (self.app.get_key_display(Binding(first, binding.action)),
+                                     binding.description)
+        self.query_one(KeyBar).show([shown[a] for a in self.NOW if self.why_not(a) is None],
+                                    [shown["close"]])
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "close":
@@ -226,7 +243,7 @@ class HandoffScreen(Screen[None]):
 
     def start_merge(self, upto: int | None) -> None:
         self.upto, self.conflict, self.merging = upto, None, True
-        self.refresh_bindings()
+        self.show_keys()
         self.note_line(f"merging {'up to task ' + str(upto) if upto else 'every landed task'} "
                  "in plan order…", "bold")
         self.app.run_worker(self._merge(upto), group="handoff-merge", exit_on_error=False,
@@ -266,7 +283,7 @@ class HandoffScreen(Screen[None]):
             "s: resolve it in a shell (Baton starts the merge), then the rest goes on",
             style="bold"))
         self.app.bell()
-        self.refresh_bindings()
+        self.show_keys()
 
     @on(MergeFinished)
     def _finished(self, event: MergeFinished) -> None:
@@ -281,7 +298,7 @@ class HandoffScreen(Screen[None]):
                            f"{', '.join(f'#{i}' for i in left)} (M merges the rest)", "bold")
         else:
             self.note_line(f"done: landed work is on {event.onto}", "bold")
-        self.refresh_bindings()
+        self.show_keys()
 
     # conflicts, discards, retries ---------------------------------------------------------
     @work(group="handoff-act", exclusive=True, exit_on_error=False, description="resolve")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -119,8 +120,13 @@ def neighbours_text(board: Snapshot, selected: int | None) -> Text:
     return text
 
 
+CACHE_LINES = 2000  # drawn lines kept (a line per selection it was drawn under)
+
+
 class DagLines(ScrollView, can_focus=False):
-    """The graph's lines; only the ones on screen are drawn."""
+    """The graph's lines; only the ones on screen are drawn, each kept per selection (a line
+    looks only at the selected task and its neighbours), so a cursor going back and forth
+    draws nothing again."""
 
     def __init__(self, *, id: str | None = None, titles: bool = False) -> None:
         super().__init__(id=id)
@@ -131,7 +137,8 @@ class DagLines(ScrollView, can_focus=False):
         self.line_of: dict[int, int] = {}
         self._width = -1
         self._marks: tuple[set[int], set[int]] = (set(), set())
-        self._cache: dict[int, Strip] = {}
+        self._cache: dict[tuple[int, int | None], Strip] = {}  # (line, selected) -> drawn
+        self._style: Style | None = None  # the widget's own, until the styles change
 
     def show(self, board: Snapshot, selected: int | None) -> None:
         """A board of a new shape: its lines laid out again, the selection marked."""
@@ -149,7 +156,6 @@ class DagLines(ScrollView, can_focus=False):
         for task_id in old | {selected, *self._marks[0], *self._marks[1]}:
             line = self.line_of.get(task_id) if task_id is not None else None
             if line is not None:
-                self._cache.pop(line, None)
                 self.refresh_line(line)
         line = self.line_of.get(selected) if selected is not None else None
         top = self.scroll_offset.y
@@ -173,17 +179,22 @@ class DagLines(ScrollView, can_focus=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._cache.clear()
+        self._style = None
 
     def render_line(self, y: int) -> Strip:
         at = self.scroll_offset.y + y
         width = self.size.width
+        if self._style is None:
+            self._style = self.rich_style  # (walks every ancestor: asked once)
         if not 0 <= at < len(self.lines):
-            return Strip.blank(width, self.rich_style)
-        strip = self._cache.get(at)
+            return Strip.blank(width, self._style)
+        strip = self._cache.get((at, self.selected))
         if strip is None:
+            if len(self._cache) >= CACHE_LINES:
+                self._cache.clear()
             text = line_text(self.lines[at], self.selected, *self._marks)
-            strip = Strip(text_lines(self, text, width, self.rich_style)[0], width)
-            self._cache[at] = strip
+            strip = Strip(text_lines(self, text, width, self._style)[0], width)
+            self._cache[at, self.selected] = strip
         return strip
 
 

@@ -2,8 +2,10 @@
 
 A widget per card made a 1,000-task plan slow to open and a 10,000-task one slow to move
 through. Here each card is a height (`card_height`, cheap) and a running top; drawing a
-line finds its card by bisection and renders that card alone, cached until its task, the
-selection or the clock changes it. A new board redraws only the cards whose tasks changed.
+line finds its card by bisection and renders that card alone, cached — selected and not, so
+a cursor going back and forth renders nothing — until its task or the clock changes it. A new
+board redraws only the cards whose tasks changed. The cards' styles are asked of Textual once
+per style update: each ask walks every ancestor.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from itertools import accumulate
 from typing import Callable
 
 from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -57,9 +60,10 @@ class TaskList(ScrollView, can_focus=False):
         self.heights: list[int] = []      # each card's lines, its margin line included
         self.tops: list[int] = []         # the first line of each card
         self.ticking: set[int] = set()    # positions of cards that show a countdown
-        self._cards: dict[int, list[Strip]] = {}
+        self._cards: dict[tuple[int, bool], list[Strip]] = {}  # (position, selected) -> lines
         self._width = 0
         self._style_key: tuple = ()
+        self._looks: dict[tuple[str, bool], Style] = {}
 
     # what to show ---------------------------------------------------------------------
     def show(self, rows: tuple[TaskSnap, ...], cursor: int, now: float | None,
@@ -90,7 +94,7 @@ class TaskList(ScrollView, can_focus=False):
             self.ticking.discard(at)
             if ticks(task):
                 self.ticking.add(at)
-            self._cards.pop(at, None)
+            self._forget(at)
         if cursor != self.cursor:
             self.move_cursor(cursor)
         if grew:
@@ -103,7 +107,6 @@ class TaskList(ScrollView, can_focus=False):
         """Redraw the two cards the cursor left and reached, and bring the new one into view."""
         old, self.cursor = self.cursor, cursor
         for at in (old, cursor):
-            self._cards.pop(at, None)
             self._refresh_card(at)
         self.scroll_to_card(cursor)
 
@@ -124,6 +127,11 @@ class TaskList(ScrollView, can_focus=False):
         self.refresh()
         self.scroll_to_card(self.cursor)
 
+    def _forget(self, at: int) -> None:
+        """Card `at` changed: neither of its drawings holds."""
+        self._cards.pop((at, False), None)
+        self._cards.pop((at, True), None)
+
     def _refresh_card(self, at: int) -> None:
         if 0 <= at < len(self.rows):
             self.refresh_lines(self.tops[at], self.heights[at])
@@ -137,12 +145,22 @@ class TaskList(ScrollView, can_focus=False):
         # Textual calls this whenever the styles are applied again (an ancestor's class or
         # focus changed, say); the cards are drawn again only when their colours changed.
         super().notify_style_update()
+        self._looks.clear()
         if self.is_mounted:
             key = (self.rich_style, *(self.get_component_rich_style(name)
                                       for name in sorted(self.COMPONENT_CLASSES)))
             if key != self._style_key:
                 self._style_key = key
                 self._cards.clear()
+
+    def _look(self, name: str = "", partial: bool = False) -> Style:
+        """The cards' base style (`name` empty) or a component's, until the styles change."""
+        style = self._looks.get((name, partial))
+        if style is None:
+            style = self._looks[name, partial] = (
+                self.get_component_rich_style(name, partial=partial) if name
+                else self.rich_style)
+        return style
 
     def set_agentless(self, agentless: Callable[[str], bool]) -> None:
         """The players' facts arrived: cards of agentless players say so."""
@@ -159,27 +177,28 @@ class TaskList(ScrollView, can_focus=False):
         width = self.size.width
         at = self._card_at(line)
         if at < 0 or at >= len(self.rows) or width <= 0:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self._look())
         if width != self._width:
             self._cards.clear()
             self._width = width
-        strips = self._cards.get(at)
+        key = (at, at == self.cursor)
+        strips = self._cards.get(key)
         if strips is None:
             if len(self._cards) >= CACHE_CARDS:
                 self._cards.clear()
-            strips = self._cards[at] = self._render_card(at, width)
+            strips = self._cards[key] = self._render_card(at, width)
         within = line - self.tops[at]
-        return strips[within] if within < len(strips) else Strip.blank(width, self.rich_style)
+        return strips[within] if within < len(strips) else Strip.blank(width, self._look())
 
     def _render_card(self, at: int, width: int) -> list[Strip]:
         task = self.rows[at]
         selected = at == self.cursor
-        base = self.rich_style
-        style = base + self.get_component_rich_style("task-list--selected") if selected else base
+        base = self._look()
+        style = base + self._look("task-list--selected") if selected else base
         state = card_state(task)
         edge_name = (f"task-list--edge-{state}" if state in EDGE_STATES
                      else "task-list--edge-selected" if selected else "task-list--edge")
-        edge = style + self.get_component_rich_style(edge_name, partial=True)
+        edge = style + self._look(edge_name, partial=True)
         text = card_text(task, selected, self.now, self.agentless(task.player))
         lines = text_lines(self, text, width - 1, style)
         return [Strip([Segment(EDGE, edge), *line], width) for line in lines]
