@@ -65,12 +65,15 @@ def test_only_one_push_can_claim_an_attempt(tmp_path):
     head = git(repo, "rev-parse", "HEAD")
     claims = [git(repo, "commit-tree", f"{head}^{{tree}}", "-p", head, "-m", f"claim {n}")
               for n in (1, 2)]
-    exchange.push(repo, str(bare), f"{claims[0]}:{refs['claim']}", lease_absent=refs["claim"])
-    with pytest.raises(GitError):
-        exchange.push(repo, str(bare), f"{claims[1]}:{refs['claim']}",
-                      lease_absent=refs["claim"])
+    assert exchange.claim(repo, str(bare), [(claims[0], refs["claim"])]) == {refs["claim"]}
+    # Claimed again in one push with another attempt's claim: only the new one is created.
+    other = exchange.refs_of(exchange.job_name("plan", 2, 2))["claim"]
+    assert exchange.claim(repo, str(bare), [(claims[1], refs["claim"]), (claims[1], other)]) \
+        == {other}
     assert exchange.remote_ref(repo, str(bare), refs["claim"]) == claims[0]
     assert exchange.remote_ref(repo, str(bare), refs["result"]) is None
+    assert exchange.claim(repo, str(tmp_path / "nowhere.git"), [(claims[1], refs["claim"])]) \
+        == set()
 
 
 def test_bring_home_leaves_the_agent_s_commits_and_its_changes_as_a_local_agent_would(tmp_path):
