@@ -48,6 +48,7 @@ from baton_tui.plan.model import parse_document
 from baton_tui.paths import own_module
 from baton_tui.redact import clean, redact
 from baton_tui.run import exchange, launcher, logcap
+from baton_tui.run import spawner
 from baton_tui.run.spawner import Forked
 from baton_tui.store.db import Store
 from baton_tui.workspace import Workspace
@@ -367,6 +368,13 @@ def signal_job(job: str, signum: int) -> bool:
         return False
     procs.signal_group(row.pgid, signal.Signals(signum))
     return True
+
+
+def warm() -> None:
+    """Ready this node for the jobs about to come (run here by the conductor's `Client.run`
+    as it connects, while it still makes the tasks' worktrees): this module and the shim's
+    spawner are loaded then, not in the first job's path."""
+    spawner.warm()
 
 
 def ping() -> dict[str, str]:

@@ -134,6 +134,10 @@ class DaskRunner:
                 self._failed = (time.monotonic(), exc)
                 raise
             self._failed = None
+            try:  # a cold worker loads the node's code now, not in the first job's path
+                self._client.run(dask_node.warm, wait=False, on_error="ignore")
+            except Exception:
+                pass
             return self._client
 
     def connect_soon(self) -> None:
