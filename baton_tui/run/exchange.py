@@ -199,40 +199,59 @@ def bring_home(worktree: str | os.PathLike, base: str, head: str, result: str) -
         git(worktree, "reset", "--quiet")  # the index back at HEAD: the rest is uncommitted
 
 
+class _Ask(Generic[T]):
+    """One caller's part of a `Batched` transfer."""
+
+    def __init__(self, items: list[T]):
+        self.items = items
+        self.woken = threading.Event()  # its transfer is done, or it sends the next one
+        self.lead = False               # it sends the next transfer
+        self.done = False
+        self.error: Exception | None = None
+
+
 class Batched(Generic[T]):
     """One git transfer (a push, a fetch) for the refspecs several threads ask for at about
     the same time: tasks start and end together, and each transfer is a few processes on
     both sides. A caller's refspecs join the next transfer (one is sent while the next
-    gathers); it returns when that transfer is done, raising its error if it failed."""
+    gathers); it returns when that transfer is done, raising its error if it failed. The
+    caller that sends a transfer hands the next one to a caller waiting for it, and returns
+    at once: the first task to end is not held up by those ending after it."""
 
     def __init__(self, send: Callable[[list[T]], None]):
         self._send = send
         self._lock = threading.Lock()
-        self._waiting: list[tuple[list[T], threading.Event, list[Exception]]] = []
+        self._waiting: list[_Ask[T]] = []
         self._sending = False
 
     def __call__(self, *refspecs: T) -> None:
-        mine: tuple[list[T], threading.Event, list[Exception]] = (
-            list(refspecs), threading.Event(), [])
+        mine = _Ask(list(refspecs))
         with self._lock:
             self._waiting.append(mine)
-            lead, self._sending = not self._sending, True
-        if lead:  # this thread sends until nobody waits (its own refspecs first)
-            while True:
-                with self._lock:
-                    batch, self._waiting = self._waiting, []
-                    if not batch:
-                        self._sending = False
-                        break
-                try:
-                    self._send([spec for specs, _, _ in batch for spec in specs])
-                    failed: Exception | None = None
-                except Exception as exc:  # every caller of this transfer is told
-                    failed = exc
-                for _specs, done, errors in batch:
-                    if failed is not None:
-                        errors.append(failed)
-                    done.set()
-        mine[1].wait()
-        if mine[2]:
-            raise mine[2][0]
+            mine.lead, self._sending = not self._sending, True
+        while not mine.lead:
+            mine.woken.wait()
+            mine.woken.clear()
+            if mine.done:
+                if mine.error is not None:
+                    raise mine.error
+                return
+        with self._lock:  # its own refspecs are among these
+            batch, self._waiting = self._waiting, []
+        try:
+            self._send([spec for ask in batch for spec in ask.items])
+            failed: Exception | None = None
+        except Exception as exc:  # every caller of this transfer is told
+            failed = exc
+        for ask in batch:
+            ask.error, ask.done = failed, True
+            if ask is not mine:
+                ask.woken.set()
+        with self._lock:  # the next transfer: sent by one of its callers
+            if self._waiting:
+                self._waiting[0].lead = True
+                self._waiting[0].woken.set()
+            else:
+                self._sending = False
+        if failed is not None:
+            raise failed
