@@ -65,12 +65,15 @@ def test_only_one_push_can_claim_an_attempt(tmp_path):
     head = git(repo, "rev-parse", "HEAD")
     claims = [git(repo, "commit-tree", f"{head}^{{tree}}", "-p", head, "-m", f"claim {n}")
               for n in (1, 2)]
-    exchange.push(repo, str(bare), f"{claims[0]}:{refs['claim']}", lease_absent=refs["claim"])
-    with pytest.raises(GitError):
-        exchange.push(repo, str(bare), f"{claims[1]}:{refs['claim']}",
-                      lease_absent=refs["claim"])
+    assert exchange.claim(repo, str(bare), [(claims[0], refs["claim"])]) == {refs["claim"]}
+    # Claimed again in one push with another attempt's claim: only the new one is created.
+    other = exchange.refs_of(exchange.job_name("plan", 2, 2))["claim"]
+    assert exchange.claim(repo, str(bare), [(claims[1], refs["claim"]), (claims[1], other)]) \
+        == {other}
     assert exchange.remote_ref(repo, str(bare), refs["claim"]) == claims[0]
     assert exchange.remote_ref(repo, str(bare), refs["result"]) is None
+    assert exchange.claim(repo, str(tmp_path / "nowhere.git"), [(claims[1], refs["claim"])]) \
+        == set()
 
 
 def test_bring_home_leaves_the_agent_s_commits_and_its_changes_as_a_local_agent_would(tmp_path):
@@ -148,3 +151,33 @@ def test_transfers_asked_together_go_as_one_and_each_caller_hears_how_it_went():
     assert sent[0] == ["a"] and sorted(sent[1]) == ["b", "bad", "c"] and len(sent) == 2
     assert heard["a"] == "ok"
     assert all(isinstance(heard[spec], GitError) for spec in ("b", "bad", "c"))
+
+
+def test_a_caller_returns_when_its_own_transfer_is_done_not_the_next_one():
+    import threading
+
+    sent: list[list[str]] = []
+    gate = {1: threading.Event(), 2: threading.Event()}
+    under_way = {1: threading.Event(), 2: threading.Event()}
+
+    def send(specs: list[str]) -> None:
+        sent.append(specs)
+        under_way[len(sent)].set()
+        assert gate[len(sent)].wait(120)  # (longer than the first caller is waited for)
+
+    batched = exchange.Batched(send)
+    first = threading.Thread(target=batched, args=("a",))
+    first.start()
+    assert under_way[1].wait(30)
+    second = threading.Thread(target=batched, args=("b",))
+    second.start()
+    while len(batched._waiting) < 1:  # "b" waits for the next transfer
+        threading.Event().wait(0.01)
+    gate[1].set()
+    assert under_way[2].wait(30)  # the next transfer is sent by its own caller …
+    first.join(60)
+    assert not first.is_alive()    # … while the first caller has already returned
+    assert second.is_alive()
+    gate[2].set()
+    second.join(30)
+    assert sent == [["a"], ["b"]]

@@ -417,6 +417,7 @@ def conduct(root: str | None, on_cue: bool = False) -> int:
     runner: Runner | None = None
     try:
         runner = RunnerSwitch(ws)  # each task's `runner` field chooses (local, a cluster)
+        runner.connect_ahead(plan)
         return asyncio.run(Conductor(ws, runner, crashed).loop())
     except Exception as exc:
         # Attempts keep running under their shims; `baton resume` reattaches to them.

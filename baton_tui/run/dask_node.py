@@ -10,8 +10,10 @@ there is one, as there), with a store local to the node: the agent reports
 with `baton report` to that store, with a nonce made here (no secret travels in the job).
 When the agent ends it pushes the worktree as the agent left it (`result`) and a record of
 the attempt (`record`: exit status, report, events, session handle, output) back to the
-exchange, and returns the record. Progress travels as Dask worker events (`log_event`) on a
-topic named after the job: the conductor streams them into the task's log.
+exchange, and returns the record. The claims, and the results, of the jobs a node starts or
+ends at about the same time go as one push each (a plan's tasks start and end together).
+Progress travels as Dask worker events (`log_event`) on a topic named after the job: the
+conductor streams them into the task's log.
 
 The job carries the plan, the task and what the conductor decided for its start — never
 the person's environment, keys or tokens: a node's players are signed in on the node. A
@@ -33,6 +35,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +48,7 @@ from baton_tui.plan.model import parse_document
 from baton_tui.paths import own_module
 from baton_tui.redact import clean, redact
 from baton_tui.run import exchange, launcher, logcap
+from baton_tui.run import spawner
 from baton_tui.run.spawner import Forked
 from baton_tui.store.db import Store
 from baton_tui.workspace import Workspace
@@ -55,6 +59,8 @@ KEPT_EVENTS = (K.TASK_REPORTED, K.TASK_PROGRESS, K.TASK_USAGE, K.TASK_REPORT_REF
                K.TASK_FLAGGED)
 _running: dict[str, tuple[str, int]] = {}  # job -> (node store, node attempt id)
 _lock = threading.Lock()
+_batches: "dict[tuple[str, Path, str], exchange.Batched[Any]]" = {}  # (kind, cache, exchange)
+_claimed: set[str] = set()  # claim refs the node's pushes created, not yet told to their job
 _watchdog: "subprocess.Popen[bytes] | None" = None
 _watched: set[int] = set()  # the process groups the watchdog ends if this worker dies
 _watch_lock = threading.Lock()
@@ -100,11 +106,15 @@ def _object_cache(root: Path) -> Path:
     return cache
 
 
-def _fetch_base(cache: Path, ex: str, ref: str) -> str:
+def _fetch_base(cache: Path, ex: str, ref: str, base: str) -> str:
     """Fetch the job's base (that one commit, no history) into the cache; the commit the
-    exchange's ref names. One fetch at a time (a shallow fetch rewrites `shallow`)."""
+    exchange's ref names. One fetch at a time (a shallow fetch rewrites `shallow`): the jobs
+    of a plan arrive together and all miss the cache, so the ones that waited for the lock
+    look again first — the base one of them fetched is not fetched once per job."""
     with open(cache / "fetch.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        if run_git(cache, "cat-file", "-e", f"{base}^{{commit}}").returncode == 0:
+            return base
         exchange.fetch(cache, ex, f"+{ref}:refs/baton/base", depth=1)
         return git(cache, "rev-parse", "refs/baton/base^{commit}")
 
@@ -144,7 +154,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     # The base is usually in the cache already (the tasks of a plan start from few commits):
     # its worktree is made at once; else it is fetched first, and checked.
     if run_git(repo, "worktree", "add", "--quiet", "--detach", str(tree), base).returncode:
-        there = _fetch_base(cache, ex, refs["base"])
+        there = _fetch_base(cache, ex, refs["base"], base)
         if there != base:
             shutil.rmtree(scratch, ignore_errors=True)
             return {"claimed": False, "node": node, "why": f"the exchange's base is {there}, "
@@ -156,9 +166,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     # date" — a success that would let a second run start the agent again.)
     claim = git(repo, *exchange.NO_HOOKS, "commit-tree", f"{base}^{{tree}}", "-p", base, "-m",
                 f"baton: claimed by {node} at {time.time()}", env=dict(exchange.BATON_IDENTITY))
-    try:
-        exchange.push(repo, ex, f"{claim}:{refs['claim']}", lease_absent=refs["claim"])
-    except Exception:
+    if not _claim(cache, ex, repo / ".git" / "objects", claim, refs["claim"]):
         shutil.rmtree(scratch, ignore_errors=True)
         return {"claimed": False, "node": node, "why": "another run claimed it first"}
     topic = name
@@ -177,12 +185,56 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     output = redact(output.decode("utf-8", "surrogateescape")).encode("utf-8",
                                                                       "surrogateescape")
     commit = exchange.record_commit(repo, clean(record), output, None)
-    exchange.push(repo, ex, f"{left.commit}:{refs['result']}", f"{commit}:{refs['record']}")
+    _push_results(cache, ex, repo / ".git" / "objects", f"{left.commit}:{refs['result']}",
+                  f"{commit}:{refs['record']}")
     _tell(topic, {"done": True})
     if not job.get("keep"):  # (after the answer: the conductor need not wait for it)
         threading.Thread(target=shutil.rmtree, args=(scratch,), kwargs={"ignore_errors": True},
                          name="baton-node-cleanup", daemon=True).start()
     return record
+
+
+def _batch(kind: str, cache: Path, ex: str, send: Callable[[list[Any]], None]
+           ) -> "exchange.Batched[Any]":
+    """The node's one batch of `kind` for this exchange: the jobs of a plan start and end
+    together, and one push for all of them is a few processes instead of a few each."""
+    with _lock:
+        found = _batches.get((kind, cache, ex))
+        if found is None:
+            found = _batches[(kind, cache, ex)] = exchange.Batched(send)
+        return found
+
+
+def _claim(cache: Path, ex: str, objects: Path, commit: str, ref: str) -> bool:
+    """Claim the attempt (push `commit` to `ref`, which only the first push may create), in
+    one push with the node's other jobs claiming at about the same time: sent from the
+    node's cache, borrowing each job's objects. True when this push created it."""
+    def send(items: list[tuple[str, str, str]]) -> None:
+        created = exchange.claim(cache, ex, [(c, r) for _o, c, r in items],
+                                 borrow=list(dict.fromkeys(o for o, _c, _r in items)))
+        with _lock:
+            _claimed.update(created)
+
+    try:
+        _batch("claim", cache, ex, send)((str(objects), commit, ref))
+    except Exception:  # (not pushed: not claimed)
+        return False
+    with _lock:
+        if ref in _claimed:
+            _claimed.discard(ref)
+            return True
+    return False
+
+
+def _push_results(cache: Path, ex: str, objects: Path, *refspecs: str) -> None:
+    """Push a job's result and record, in one push with those of the node's other jobs
+    that end at about the same time (sent from the node's cache, borrowing each job's
+    objects)."""
+    def send(items: list[tuple[str, str]]) -> None:
+        exchange.push(cache, ex, *(spec for _o, spec in items),
+                      borrow=list(dict.fromkeys(o for o, _spec in items)))
+
+    _batch("results", cache, ex, send)(*((str(objects), spec) for spec in refspecs))
 
 
 def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: str,
@@ -316,6 +368,13 @@ def signal_job(job: str, signum: int) -> bool:
         return False
     procs.signal_group(row.pgid, signal.Signals(signum))
     return True
+
+
+def warm() -> None:
+    """Ready this node for the jobs about to come (run here by the conductor's `Client.run`
+    as it connects, while it still makes the tasks' worktrees): this module and the shim's
+    spawner are loaded then, not in the first job's path."""
+    spawner.warm()
 
 
 def ping() -> dict[str, str]:

@@ -112,8 +112,9 @@ class DaskRunner:
         self._records: threading.Thread | None = None
         # Tasks start and end together: their pushes and fetches go as one transfer.
         where = self.settings.exchange
-        self._push_bases = exchange.Batched(lambda specs: exchange.push(ws.root, where, *specs))
-        self._fetch_records = exchange.Batched(
+        self._push_bases = exchange.Batched[str](
+            lambda specs: exchange.push(ws.root, where, *specs))
+        self._fetch_records = exchange.Batched[str](
             lambda specs: exchange.fetch(ws.root, where, *specs))
 
     # the cluster -----------------------------------------------------------------------------
@@ -133,11 +134,15 @@ class DaskRunner:
                 self._failed = (time.monotonic(), exc)
                 raise
             self._failed = None
+            try:  # a cold worker loads the node's code now, not in the first job's path
+                self._client.run(dask_node.warm, wait=False, on_error="ignore")
+            except Exception:
+                pass
             return self._client
 
-    def _connect_soon(self) -> None:
+    def connect_soon(self) -> None:
         """Connect on a thread of its own (importing `distributed` and the handshake take a
-        second or more): the starts prepare their worktrees meanwhile."""
+        second or more): the conductor's start-up and the starts' worktrees go on meanwhile."""
         def connect() -> None:
             try:
                 self.client()
@@ -172,7 +177,7 @@ class DaskRunner:
             self.ensure_trusted()
         except BatonError as exc:  # the person's to settle: visible, not waited through
             raise StartFailed(f"runner {self.name}: {exc.message}") from None
-        self._connect_soon()
+        self.connect_soon()
         ws = self.ws.sibling()
         try:
             return self._submit(ws, request)

@@ -6,8 +6,9 @@ output or plan text as such — and checked with `git check-ref-format`:
 
 - `base`   the exact commit the attempt starts from (pushed by this machine);
 - `claim`  a commit only the one worker that runs the attempt could create (`git push
-           --force-with-lease=<ref>:` succeeds only while the ref does not exist): a job Dask
-           runs a second time (a rescheduled one, a resubmitted one) finds it and runs nothing;
+           --force-with-lease=<ref>:` succeeds only while the ref does not exist; `claim`):
+           a job Dask runs a second time (a rescheduled one, a resubmitted one) finds it and
+           runs nothing;
 - `result` the worker's tree as the agent left it (a commit on top of the agent's own);
 - `record` a commit holding `record.json` (exit status, report, events, session) and
            `output.log` (the agent's output).
@@ -26,9 +27,9 @@ import secrets
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from baton_tui.gitops import worktrees
 from baton_tui.gitops.git import (
@@ -41,6 +42,7 @@ SAFE = ("-c", "protocol.ext.allow=never", *NO_HOOKS)
 RECORD = "record.json"
 OUTPUT = "output.log"
 _SAFE_PART = re.compile(r"[^a-z0-9-]+")
+T = TypeVar("T")
 
 
 def job_name(slug: str, task_id: int, attempt_id: int) -> str:
@@ -63,12 +65,33 @@ def check_ref(cwd: str | os.PathLike, ref: str) -> str:
     return ref
 
 
-def push(cwd: str | os.PathLike, exchange: str, *refspecs: str, lease_absent: str | None = None
+def push(cwd: str | os.PathLike, exchange: str, *refspecs: str, borrow: Collection[str] = ()
          ) -> None:
-    """Push `refspecs` to the exchange (GitError when it refuses). `lease_absent`: a ref
-    that must not exist there yet (the claim)."""
-    lease = (f"--force-with-lease={lease_absent}:",) if lease_absent else ()
-    git(cwd, *SAFE, "push", "--quiet", "--no-verify", *lease, "--", exchange, *refspecs)
+    """Push `refspecs` to the exchange (GitError when it refuses). `borrow`: object folders
+    of other repositories holding what is pushed (git does not pass them on to a local
+    exchange's side)."""
+    git(cwd, *SAFE, "push", "--quiet", "--no-verify", "--", exchange, *refspecs,
+        env=_borrowing(borrow))
+
+
+def claim(cwd: str | os.PathLike, exchange: str, claims: Collection[tuple[str, str]],
+          borrow: Collection[str] = ()) -> set[str]:
+    """Push each claim — (commit, ref) — where only the first push may create its ref
+    (`--force-with-lease=<ref>:` holds only while the ref does not exist there), all in one
+    push; the refs this push created (none when the exchange could not be reached)."""
+    leases = [f"--force-with-lease={ref}:" for _commit, ref in claims]
+    out = run_git(cwd, *SAFE, "push", "--porcelain", "--no-verify", *leases, "--", exchange,
+                  *(f"{commit}:{ref}" for commit, ref in claims), env=_borrowing(borrow)).stdout
+    created = set()
+    for line in out.splitlines():  # "<flag>\t<from>:<to>\t<summary>"; `*`: a new ref
+        flag, _, rest = line.partition("\t")
+        if flag == "*":
+            created.add(rest.partition("\t")[0].partition(":")[2])
+    return created
+
+
+def _borrowing(borrow: Collection[str]) -> dict[str, str] | None:
+    return {"GIT_ALTERNATE_OBJECT_DIRECTORIES": os.pathsep.join(borrow)} if borrow else None
 
 
 def fetch(cwd: str | os.PathLike, exchange: str, *refspecs: str, depth: int | None = None
@@ -176,40 +199,59 @@ def bring_home(worktree: str | os.PathLike, base: str, head: str, result: str) -
         git(worktree, "reset", "--quiet")  # the index back at HEAD: the rest is uncommitted
 
 
-class Batched:
+class _Ask(Generic[T]):
+    """One caller's part of a `Batched` transfer."""
+
+    def __init__(self, items: list[T]):
+        self.items = items
+        self.woken = threading.Event()  # its transfer is done, or it sends the next one
+        self.lead = False               # it sends the next transfer
+        self.done = False
+        self.error: Exception | None = None
+
+
+class Batched(Generic[T]):
     """One git transfer (a push, a fetch) for the refspecs several threads ask for at about
     the same time: tasks start and end together, and each transfer is a few processes on
     both sides. A caller's refspecs join the next transfer (one is sent while the next
-    gathers); it returns when that transfer is done, raising its error if it failed."""
+    gathers); it returns when that transfer is done, raising its error if it failed. The
+    caller that sends a transfer hands the next one to a caller waiting for it, and returns
+    at once: the first task to end is not held up by those ending after it."""
 
-    def __init__(self, send: Callable[[list[str]], None]):
+    def __init__(self, send: Callable[[list[T]], None]):
         self._send = send
         self._lock = threading.Lock()
-        self._waiting: list[tuple[list[str], threading.Event, list[Exception]]] = []
+        self._waiting: list[_Ask[T]] = []
         self._sending = False
 
-    def __call__(self, *refspecs: str) -> None:
-        mine: tuple[list[str], threading.Event, list[Exception]] = (
-            list(refspecs), threading.Event(), [])
+    def __call__(self, *refspecs: T) -> None:
+        mine = _Ask(list(refspecs))
         with self._lock:
             self._waiting.append(mine)
-            lead, self._sending = not self._sending, True
-        if lead:  # this thread sends until nobody waits (its own refspecs first)
-            while True:
-                with self._lock:
-                    batch, self._waiting = self._waiting, []
-                    if not batch:
-                        self._sending = False
-                        break
-                try:
-                    self._send([spec for specs, _, _ in batch for spec in specs])
-                    failed: Exception | None = None
-                except Exception as exc:  # every caller of this transfer is told
-                    failed = exc
-                for _specs, done, errors in batch:
-                    if failed is not None:
-                        errors.append(failed)
-                    done.set()
-        mine[1].wait()
-        if mine[2]:
-            raise mine[2][0]
+            mine.lead, self._sending = not self._sending, True
+        while not mine.lead:
+            mine.woken.wait()
+            mine.woken.clear()
+            if mine.done:
+                if mine.error is not None:
+                    raise mine.error
+                return
+        with self._lock:  # its own refspecs are among these
+            batch, self._waiting = self._waiting, []
+        try:
+            self._send([spec for ask in batch for spec in ask.items])
+            failed: Exception | None = None
+        except Exception as exc:  # every caller of this transfer is told
+            failed = exc
+        for ask in batch:
+            ask.error, ask.done = failed, True
+            if ask is not mine:
+                ask.woken.set()
+        with self._lock:  # the next transfer: sent by one of its callers
+            if self._waiting:
+                self._waiting[0].lead = True
+                self._waiting[0].woken.set()
+            else:
+                self._sending = False
+        if failed is not None:
+            raise failed

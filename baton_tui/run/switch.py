@@ -47,6 +47,22 @@ class RunnerSwitch:
         made = self._runners[name] = DaskRunner(self.ws, name, settings)
         return made
 
+    def connect_ahead(self, plan: PlanRow | None) -> None:
+        """Start connecting now to the cluster runners the plan's tasks name (a Dask runner
+        imports `distributed` and shakes hands for a second or more): the conductor's own
+        start-up and its first worktrees go on meanwhile, instead of the first remote start
+        waiting for it all. A runner that is not trusted is not contacted (its start says so)."""
+        tasks = (plan.doc.get("tasks") or []) if plan is not None else []
+        names = {task.get("runner") for task in tasks if isinstance(task, dict)}
+        for name in sorted(str(name) for name in names - {None, LOCAL}):
+            try:
+                runner = self.runner(name)
+            except StartFailed:
+                continue  # its start says so
+            connect = getattr(runner, "connect_soon", None)
+            if connect is not None:
+                connect()
+
     def _by(self, handle: AttemptHandle) -> Runner:
         return self._of.get(handle, self.local)
 
