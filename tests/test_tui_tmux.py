@@ -12,6 +12,7 @@ key known in advance.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -129,7 +130,9 @@ def test_goal_to_merged_handoff_with_a_conflict_keys_only(tmp_path, isolated_env
            "SHELL": "/bin/sh", "LANG": "C.UTF-8", "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
            "GIT_CONFIG_NOSYSTEM": "1", "XDG_CONFIG_HOME": str(home / ".config"),
            "XDG_DATA_HOME": str(home / ".local" / "share"), "PS1": "$ "}
-    tmux = Tmux(f"baton-e2e-{tmp_path.name}", env)
+    # One tmux server per test: both sizes may run at once on two workers, and their
+    # tmp_path names are alike, so the socket is named by the worker's process too.
+    tmux = Tmux(f"baton-e2e-{os.getpid()}-{tmp_path.name}", env)
     tmux.run("new-session", "-d", "-s", "e2e", "-x", str(size[0]), "-y", str(size[1]), "-n", "app",
              "/bin/sh")
     try:
