@@ -125,6 +125,22 @@ def test_a_running_cards_new_words_redraw_only_the_line_that_says_them(big):
     drive(big, script, size=(120, 40))
 
 
+def test_a_cursor_move_redraws_the_two_cards_text_not_their_margins(big):
+    async def script(pilot, app, seen):
+        cards = app.query_one(TaskList)
+        await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        await pilot.pause(0.2)
+        redrawn: list[Region] = []
+        real = cards.refresh
+        cards.refresh = lambda *regions, **kw: (redrawn.extend(regions), real(*regions, **kw))[1]
+        await pilot.press("j")
+        await pilot.pause()
+        assert sorted((r.y + cards.scroll_offset.y, r.height) for r in redrawn) == [
+            (cards.tops[at], cards.heights[at] - 1) for at in (0, 1)]
+
+    drive(big, script, size=(120, 40))
+
+
 def test_changed_tasks_names_the_rows_that_differ_or_none_when_the_list_changed(big):
     before = api.snapshot(big.store)
     plan_id = current(big).row.id

@@ -156,8 +156,9 @@ class TaskList(ScrollView, can_focus=False):
         self._cards.pop((at, True), None)
 
     def _refresh_card(self, at: int) -> None:
+        """Redraw card `at`'s text (its margin line below is blank whatever it shows)."""
         if 0 <= at < len(self.rows):
-            self.refresh_lines(self.tops[at], self.heights[at])
+            self.refresh_lines(self.tops[at], self.heights[at] - 1)
 
     # drawing ---------------------------------------------------------------------------
     def on_resize(self) -> None:
