@@ -4,8 +4,8 @@ A widget per card made a 1,000-task plan slow to open and a 10,000-task one slow
 through. Here each card is a height (`card_height`, cheap) and a running top; drawing a
 line finds its card by bisection and renders that card alone, cached — selected and not, so
 a cursor going back and forth renders nothing — until its task or the clock changes it. A new
-board redraws only the cards whose tasks changed. The cards' styles are asked of Textual once
-per style update: each ask walks every ancestor.
+board redraws, of the cards whose tasks changed, only the lines that now read differently.
+The cards' styles are asked of Textual once per style update: each ask walks every ancestor.
 """
 
 from __future__ import annotations
