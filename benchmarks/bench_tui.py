@@ -13,8 +13,11 @@ readable-steps view; the handoff opens a 100-file, 5,000-line combined diff in u
 
 Issue 29, `pty_8_agents` (`--only pty`): the same key-to-paint in a real terminal. The app
 and a minimal Textual app (an OptionList of eight rows, j/k bound) each run in a pty of their
-own (120×40, Textual's own driver) while eight agent processes stream into their logs and
-the store; a key is written to the pty and timed (one monotonic clock across processes) to
+own. Baton's eight cards are taller than its card list, so j/k scrolls it now and then; the
+minimal app's rows are as tall as the cards and its list as tall as Baton's, so it scrolls as
+often (a list that fits would never redraw whole, and the comparison would not be like for
+like). Both run (120×40, Textual's own driver) while eight agent processes stream into
+their logs and the store; a key is written to the pty and timed (one monotonic clock across processes) to
 the first frame the app hands its driver with the moved cursor. Each round runs both apps
 under the same load; the figure is the median over the rounds of each p95, and their ratio
 (target ≤ 1.5).
@@ -373,6 +376,12 @@ async def scenario_rss(ws) -> dict:
             "rss_before_app_mb": round(before / 2**20, 1)}
 
 
+def minimal_row(i: int) -> str:
+    """The minimal app's row for task `i`: a card's four lines and its margin."""
+    return (f"▶ ● #{i} Task number {i}  [research]\n    demo · default model\n"
+            f"    skills tdd · scope src/part{i}.py\n    running · 5s — step 1 of task {i}\n")
+
+
 def pty_child(kind: str, repo: str, report_fd: int) -> None:
     """Run `kind` ("baton" or "minimal") on the pty it was given; write `ready`, then
     "<monotonic> <cursor>" each time a frame handed to the driver shows the cursor moved."""
@@ -399,10 +408,13 @@ def pty_child(kind: str, repo: str, report_fd: int) -> None:
         from textual.widgets import OptionList
 
         class Minimal(App):
+            # As tall as Baton's card list at 120x40, its rows as tall as its cards: the
+            # cursor scrolls it as it scrolls Baton's (a list that fits never redraws whole).
+            CSS = "OptionList { height: 32; }"
             BINDINGS = [("j", "move(1)"), ("k", "move(-1)")]
 
             def compose(self):
-                yield OptionList(*[f"#{i} Task number {i}" for i in range(1, 9)])
+                yield OptionList(*[minimal_row(i) for i in range(1, 9)])
 
             def action_move(self, step: int) -> None:
                 rows = self.query_one(OptionList)

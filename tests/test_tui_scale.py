@@ -9,6 +9,7 @@ recursive walk came back).
 from __future__ import annotations
 
 import pytest
+from textual.geometry import Region
 
 from helpers.scale_plans import chain_and_rows
 from helpers.tui_support import drive, shown_lines, wait_for, ws
@@ -85,6 +86,57 @@ def test_a_new_board_redraws_only_the_cards_whose_tasks_changed(big):
         await pilot.pause()
         assert drawn == [2]  # of the cards on screen, only task 2's
         assert any("⚑ stall: quiet" in line for line in shown_lines(cards))
+
+    drive(big, script, size=(120, 40))
+
+
+def test_a_running_cards_new_words_redraw_only_the_line_that_says_them(big):
+    """An agent's last words change a card's state line only: that line is redrawn, not the
+    card (eight talking agents would redraw every card on screen each second)."""
+    async def script(pilot, app, seen):
+        cards = app.query_one(TaskList)
+        await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        plan_id = current(big).row.id
+        big.store.append(plan_id, 2, "task.started", {})
+        app.poke()
+        await wait_for(pilot, lambda: app.board.task(2).state == "running", timeout=10)
+        await pilot.pause(0.2)
+        redrawn: list[Region] = []
+        real = cards.refresh
+
+        def spy(*regions, **kwargs):
+            redrawn.extend(regions)
+            return real(*regions, **kwargs)
+
+        cards.refresh = spy
+        count = app.board_count
+        big.store.append(plan_id, 2, "task.progress", {"message": "reading the tests"})
+        app.poke()
+        await wait_for(pilot, lambda: app.board_count > count, timeout=10)
+        await pilot.pause()
+        at = cards.index[2]
+        state_line = card_height(app.board.task(2)) - 1  # the card's last text line
+        assert redrawn and all(region.height == 1 for region in redrawn)
+        assert {region.y + cards.scroll_offset.y for region in redrawn} == {
+            cards.tops[at] + state_line}
+        assert any("running" in line and "reading the tests" in line
+                   for line in shown_lines(cards))
+
+    drive(big, script, size=(120, 40))
+
+
+def test_a_cursor_move_redraws_the_two_cards_text_not_their_margins(big):
+    async def script(pilot, app, seen):
+        cards = app.query_one(TaskList)
+        await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        await pilot.pause(0.2)
+        redrawn: list[Region] = []
+        real = cards.refresh
+        cards.refresh = lambda *regions, **kw: (redrawn.extend(regions), real(*regions, **kw))[1]
+        await pilot.press("j")
+        await pilot.pause()
+        assert sorted((r.y + cards.scroll_offset.y, r.height) for r in redrawn) == [
+            (cards.tops[at], cards.heights[at] - 1) for at in (0, 1)]
 
     drive(big, script, size=(120, 40))
 

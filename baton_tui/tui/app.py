@@ -17,7 +17,6 @@ from typing import Any, Callable, Iterable, cast
 
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
-from textual.containers import Horizontal
 from textual.screen import ModalScreen, Screen
 from textual.binding import Binding
 from textual.widgets import Input
@@ -105,10 +104,14 @@ class BatonApp(App[int]):
         self.plan_pane = PlanPane()
         self.key_bar = KeyBar()
         yield self.header
-        with Horizontal(id="panes"):
-            yield self.chat
-            yield self.plan_pane
+        yield self.chat  # side by side: the main screen's layout is horizontal (baton.tcss)
+        yield self.plan_pane
         yield self.key_bar
+
+    def get_default_screen(self) -> Screen:
+        """The main screen, classed for its horizontal layout: the panes need no container of
+        their own (each container is drawn again on every frame that changes a pane)."""
+        return Screen(id="_default", classes="main")
 
     def on_mount(self) -> None:
         notice = api.folder_notice(self.ws.root)  # before anything of Baton's is made here

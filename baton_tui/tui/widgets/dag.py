@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Static
+from textual.widget import Widget
 
 from baton_tui.api import Snapshot, TaskSnap
 from baton_tui.tui.widgets.text_lines import text_lines
@@ -198,6 +198,54 @@ class DagLines(ScrollView, can_focus=False):
         return strip
 
 
+class NeighboursLine(Widget, can_focus=False):
+    """`neighbours_text` of the selected task, one line drawn through the Line API and kept
+    per selection while the graph's shape holds (a cursor going back and forth draws
+    nothing again; a Static would lay its text out anew on every move)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.board: Snapshot | None = None
+        self.selected: int | None = None
+        self._cache: dict[int | None, Strip] = {}  # selected -> drawn
+        self._width = -1
+        self._style: Style | None = None  # the widget's own, until the styles change
+
+    def show(self, board: Snapshot, selected: int | None, relaid: bool) -> None:
+        """`relaid`: the graph's shape changed (the lines kept no longer hold)."""
+        self.board = board
+        if relaid:
+            self._cache.clear()
+        if relaid or selected != self.selected:
+            self.selected = selected
+            self.refresh()
+
+    def render(self) -> Text:
+        """The words shown (what a test, or a screen reader, reads)."""
+        return Text() if self.board is None else neighbours_text(self.board, self.selected)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+        self._style = None
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if self._style is None:
+            self._style = self.rich_style  # (walks every ancestor: asked once)
+        if y or self.board is None:
+            return Strip.blank(width, self._style)
+        if width != self._width:
+            self._cache.clear()
+            self._width = width
+        strip = self._cache.get(self.selected)
+        if strip is None:
+            text = neighbours_text(self.board, self.selected)
+            strip = self._cache[self.selected] = Strip(
+                text_lines(self, text, width, self._style)[0], width)
+        return strip
+
+
 class DagView(Vertical, can_focus=False):
     """The graph and, under it, the selected task's neighbours in words; hidden when the
     plan has no dependencies (`full`: the whole screen, for `g`)."""
@@ -209,7 +257,7 @@ class DagView(Vertical, can_focus=False):
 
     def compose(self) -> ComposeResult:
         yield DagLines(id="dag-lines", titles=self.has_class("-full"))
-        yield Static(id="dag-neighbours")
+        yield NeighboursLine(id="dag-neighbours")
 
     def show(self, board: Snapshot, selected: int | None = None,
              changed: frozenset[int] | None = None, since: Snapshot | None = None) -> None:
@@ -231,12 +279,10 @@ class DagView(Vertical, can_focus=False):
                                                     " · g: full view")
         if self.display:
             self.query_one(DagLines).show(board, selected)
-            self.query_one("#dag-neighbours", Static).update(neighbours_text(board, selected),
-                                                             layout=False)
+            self.query_one(NeighboursLine).show(board, selected, relaid=True)
 
     def select(self, selected: int | None) -> None:
         lines = self.query_one(DagLines)
         if self.board is not None and self.display and selected != lines.selected:
             lines.select(selected)
-            self.query_one("#dag-neighbours", Static).update(
-                neighbours_text(self.board, selected), layout=False)
+            self.query_one(NeighboursLine).show(self.board, selected, relaid=False)

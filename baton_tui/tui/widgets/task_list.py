@@ -4,8 +4,8 @@ A widget per card made a 1,000-task plan slow to open and a 10,000-task one slow
 through. Here each card is a height (`card_height`, cheap) and a running top; drawing a
 line finds its card by bisection and renders that card alone, cached — selected and not, so
 a cursor going back and forth renders nothing — until its task or the clock changes it. A new
-board redraws only the cards whose tasks changed. The cards' styles are asked of Textual once
-per style update: each ask walks every ancestor.
+board redraws, of the cards whose tasks changed, only the lines that now read differently.
+The cards' styles are asked of Textual once per style update: each ask walks every ancestor.
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ class TaskList(ScrollView, can_focus=False):
         if clock_moved:
             moved |= self.ticking
         grew = False
+        shown: dict[int, list[Strip]] = {}  # the drawings on screen of the cards that moved
         for at in moved:
             task = rows[at]
             height = card_height(task) + 1
@@ -94,6 +95,9 @@ class TaskList(ScrollView, can_focus=False):
             self.ticking.discard(at)
             if ticks(task):
                 self.ticking.add(at)
+            drawn = self._cards.get((at, at == self.cursor))
+            if drawn is not None:
+                shown[at] = drawn
             self._forget(at)
         if cursor != self.cursor:
             self.move_cursor(cursor)
@@ -101,7 +105,26 @@ class TaskList(ScrollView, can_focus=False):
             self._relayout()
         else:
             for at in moved:
-                self._refresh_card(at)
+                self._refresh_changed_lines(at, shown.get(at))
+
+    def _refresh_changed_lines(self, at: int, drawn: list[Strip] | None) -> None:
+        """Card `at` changed: redraw only its lines that differ from `drawn` (what the screen
+        shows; None: all). A running card's time and last words change every second, its
+        other lines seldom: the screen and Textual's line cache redraw a line, not the card."""
+        if not 0 <= at < len(self.rows):
+            return
+        top = self.tops[at]
+        visible = top < self.scroll_offset.y + self.size.height and \
+            self.scroll_offset.y < top + self.heights[at]
+        width = self.size.width
+        if drawn is None or not visible or width != self._width or width <= 0:
+            self._refresh_card(at)
+            return
+        key = (at, at == self.cursor)
+        strips = self._cards[key] = self._render_card(at, width)
+        for line, strip in enumerate(strips):
+            if line >= len(drawn) or strip != drawn[line]:
+                self.refresh_line(top + line)
 
     def move_cursor(self, cursor: int) -> None:
         """Redraw the two cards the cursor left and reached, and bring the new one into view."""
@@ -133,8 +156,9 @@ class TaskList(ScrollView, can_focus=False):
         self._cards.pop((at, True), None)
 
     def _refresh_card(self, at: int) -> None:
+        """Redraw card `at`'s text (its margin line below is blank whatever it shows)."""
         if 0 <= at < len(self.rows):
-            self.refresh_lines(self.tops[at], self.heights[at])
+            self.refresh_lines(self.tops[at], self.heights[at] - 1)
 
     # drawing ---------------------------------------------------------------------------
     def on_resize(self) -> None:
