@@ -3,6 +3,8 @@ what was typed kept — at 80×24; the dependency checklist under NO_COLOR; the 
 
 from __future__ import annotations
 
+import pytest
+
 from helpers.tui_support import drive, planned, settle, shown_lines, task, wait_for, ws
 
 from baton_tui.plan.current import current
@@ -113,9 +115,9 @@ def test_the_graph_view_shows_titles_beside_ids(planned):
     drive(planned, script, size=(120, 40))
 
 
-def test_the_player_picker_opens_at_once_while_players_are_detected(planned, monkeypatch):
-    """Detection held until the test lets it go: R opens the picker for the task selected
-    then, saying it is detecting; keys typed meanwhile never move the plan's cursor."""
+@pytest.fixture
+def held_detection(monkeypatch):
+    """The players' detection, held until the test sets the event it returns."""
     import threading
 
     from baton_tui import api
@@ -128,6 +130,13 @@ def test_the_player_picker_opens_at_once_while_players_are_detected(planned, mon
         return real(ws)
 
     monkeypatch.setattr(api, "detect_players", slow)
+    return gate
+
+
+def test_the_player_picker_opens_at_once_while_players_are_detected(planned, held_detection):
+    """Detection held until the test lets it go: R opens the picker for the task selected
+    then, saying it is detecting; keys typed meanwhile never move the plan's cursor."""
+    gate = held_detection
 
     async def script(pilot, app, seen):
         await wait_for(pilot, lambda: app.focused is app.plan_pane)
@@ -155,22 +164,11 @@ def test_the_player_picker_opens_at_once_while_players_are_detected(planned, mon
     assert task(planned, 3).player == "demo"
 
 
-def test_the_add_task_form_opens_at_once_while_players_are_detected(planned, monkeypatch):
+def test_the_add_task_form_opens_at_once_while_players_are_detected(planned, held_detection):
     """Detection held until the test lets it go: `n` opens the form saying it is detecting;
     the title is typed and added meanwhile; the add waits for the players, then goes in
     with the selected task's player."""
-    import threading
-
-    from baton_tui import api
-
-    gate = threading.Event()
-    real = api.detect_players
-
-    def slow(ws):
-        gate.wait(30)
-        return real(ws)
-
-    monkeypatch.setattr(api, "detect_players", slow)
+    gate = held_detection
 
     async def script(pilot, app, seen):
         await wait_for(pilot, lambda: app.focused is app.plan_pane)
