@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from baton_tui.demo.sample import DemoModelServer
 
