@@ -31,6 +31,7 @@ __all__ = [
     "rev_parse",
     "is_dirty",
     "dirty_files",
+    "status_paths",
     "identity_env",
     "agent_identity_env",
     "git_dirs",
@@ -311,17 +312,25 @@ def rev_parse(repo: str | os.PathLike, ref: str) -> str | None:
     return proc.stdout.strip() or None
 
 
+def status_paths(repo: str | os.PathLike, untracked: bool) -> list[str]:
+    """Repo-relative paths `git status` lists as changed (staged, unstaged or unmerged), and
+    with `untracked` the untracked files that are not ignored. Raises GitError when git fails.
+    """
+    out = git(
+        repo, "status", "--porcelain=v1", "-z",
+        f"--untracked-files={'all' if untracked else 'no'}", "--no-renames",
+        env={"GIT_OPTIONAL_LOCKS": "0"},
+    )
+    return [entry[3:] for entry in out.split("\0") if len(entry) > 3]
+
+
 def dirty_files(repo: str | os.PathLike) -> list[str]:
     """Tracked files with uncommitted changes (staged, unstaged or unmerged), repo-relative.
 
     Untracked files are deliberately not counted: a merge never touches them unless it would
     overwrite one, and git itself refuses that case.
     """
-    out = git(
-        repo, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames",
-        env={"GIT_OPTIONAL_LOCKS": "0"},
-    )
-    return [entry[3:] for entry in out.split("\0") if len(entry) > 3]
+    return status_paths(repo, untracked=False)
 
 
 def is_dirty(repo: str | os.PathLike) -> bool:

@@ -24,7 +24,7 @@ from baton_tui.core.errors import BatonError
 from .files import copy_into, dir_size  # noqa: F401 (re-exported)
 from .git import (
     NO_HOOKS, GitError, common_dir, git, git_dir, git_dirs, identity_env, repo_root, rev_parse,
-    run_git,
+    run_git, status_paths,
 )
 from .refs import EMPTY_TREES, read_ref, remember_tree, tree_of, valid_branch_name
 
@@ -443,11 +443,7 @@ def changed_paths(worktree: str | os.PathLike) -> list[str]:
     Used to prove a read-only (research) worktree stayed read-only; DROPPINGS are left out, since
     a read-only agent's chat history is not a write to the project.
     """
-    out = git(
-        worktree, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
-        env={"GIT_OPTIONAL_LOCKS": "0"},
-    )
-    paths = {entry[3:] for entry in out.split("\0") if len(entry) > 3}
+    paths = set(status_paths(worktree, untracked=True))
     return sorted(p for p in paths if not is_dropping(p))
 
 

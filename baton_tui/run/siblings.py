@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from baton_tui.core.events import EventKind, State
-from baton_tui.gitops.git import GitError, run_git
+from baton_tui.gitops.git import GitError, status_paths
 from baton_tui.store import foldcache
 
 if TYPE_CHECKING:
@@ -48,13 +48,9 @@ def _changed_at(path: Path) -> float | None:
 def _worktree_files(workdir: Path) -> list[str]:
     """The changed and untracked files of a task's worktree, repo-relative."""
     try:
-        proc = run_git(workdir, "status", "--porcelain=v1", "-z", "--untracked-files=all",
-                       "--no-renames", env={"GIT_OPTIONAL_LOCKS": "0"})
+        return status_paths(workdir, untracked=True)
     except GitError:
         return []
-    if proc.returncode != 0:
-        return []
-    return [entry[3:] for entry in proc.stdout.split("\0") if len(entry) > 3]
 
 
 def found(ws: "Workspace", plan: "PlanRow", attempt: "AttemptRow",
