@@ -148,6 +148,7 @@ def land_all(repo, branches: list[tuple[str, str]], onto_ref: str, *,
     onto = current
     results: list[LandResult] = []
     verify: dict[str, str] = {}
+    moved: list[str] = []
     for branch, message in branches:
         tip_ref, tip = _branch_tip(repo, branch)
         if tip is None:
@@ -156,6 +157,7 @@ def land_all(repo, branches: list[tuple[str, str]], onto_ref: str, *,
         results.append(result)
         if result.ok and result.commit != onto:
             onto = result.commit or onto
+            moved.append(branch)
             if tip_ref:
                 verify[tip_ref] = tip
     if onto != current:
@@ -163,9 +165,7 @@ def land_all(repo, branches: list[tuple[str, str]], onto_ref: str, *,
         # task branch did, since it was read).
         script = f"update {ref} {onto} {current}\n" + "".join(
             f"verify {name} {tip}\n" for name, tip in verify.items())
-        moved = ", ".join(branch for (branch, _), r in zip(branches, results)
-                          if r.ok and r.message.startswith("landed"))
-        git(repo, *NO_HOOKS, "update-ref", "-m", f"baton: land {moved}", "--stdin",
+        git(repo, *NO_HOOKS, "update-ref", "-m", f"baton: land {', '.join(moved)}", "--stdin",
             input=script)
     return results
 
