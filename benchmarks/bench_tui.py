@@ -20,7 +20,9 @@ like). Both run (120×40, Textual's own driver) while eight agent processes stre
 their logs and the store; a key is written to the pty and timed (one monotonic clock across processes) to
 the first frame the app hands its driver with the moved cursor. Each round runs both apps
 under the same load; the figure is the median over the rounds of each p95, and their ratio
-(target ≤ 1.5).
+(target ≤ 1.5). A third app, `short` — the first minimal app: eight one-line rows that never
+scroll — is timed in the same rounds (`ratio_short`), so the cost of Baton's scrolling frames
+stays in view.
 
     .venv/bin/python benchmarks/bench_tui.py [--seconds 8] [--only pty --rounds 3]
 """
@@ -407,14 +409,18 @@ def pty_child(kind: str, repo: str, report_fd: int) -> None:
     else:
         from textual.widgets import OptionList
 
+        short = kind == "short"
+
         class Minimal(App):
             # As tall as Baton's card list at 120x40, its rows as tall as its cards: the
             # cursor scrolls it as it scrolls Baton's (a list that fits never redraws whole).
-            CSS = "OptionList { height: 32; }"
+            # `short`: the issue's first minimal app, eight one-line rows that never scroll.
+            CSS = "" if short else "OptionList { height: 32; }"
             BINDINGS = [("j", "move(1)"), ("k", "move(-1)")]
 
             def compose(self):
-                yield OptionList(*[minimal_row(i) for i in range(1, 9)])
+                yield OptionList(*[f"#{i} Task number {i}" if short else minimal_row(i)
+                                   for i in range(1, 9)])
 
             def action_move(self, step: int) -> None:
                 rows = self.query_one(OptionList)
@@ -529,9 +535,10 @@ def scenario_pty(ws, seconds: float, rounds: int, rate: int) -> dict:
                                 str(ws.paths.store_path), str(plan_id), str(task_id),
                                 str(log), str(rate), "demo"])
               for task_id, log in logs.items()]
-    figures: dict[str, list[float]] = {"minimal": [], "baton": []}
-    medians: dict[str, list[float]] = {"minimal": [], "baton": []}
-    presses = {"minimal": 0, "baton": 0}
+    kinds = ("minimal", "short", "baton")
+    figures: dict[str, list[float]] = {kind: [] for kind in kinds}
+    medians: dict[str, list[float]] = {kind: [] for kind in kinds}
+    presses = dict.fromkeys(kinds, 0)
     try:
         for _ in range(rounds):
             for kind in figures:
@@ -544,13 +551,15 @@ def scenario_pty(ws, seconds: float, rounds: int, rate: int) -> dict:
             agent.kill()
             agent.wait()
     baton, minimal = statistics.median(figures["baton"]), statistics.median(figures["minimal"])
+    short = statistics.median(figures["short"])
     return {"agents": len(agents), "rate": rate, "rounds": rounds,
             "baton_p95_ms": baton, "minimal_p95_ms": minimal,
             "ratio": round(baton / minimal, 2),
+            "short_p95_ms": short, "ratio_short": round(baton / short, 2),
             "baton_p50_ms": statistics.median(medians["baton"]),
             "minimal_p50_ms": statistics.median(medians["minimal"]),
-            "baton_p95_each": [round(v, 1) for v in figures["baton"]],
-            "minimal_p95_each": [round(v, 1) for v in figures["minimal"]],
+            "short_p50_ms": statistics.median(medians["short"]),
+            **{f"{kind}_p95_each": [round(v, 1) for v in figures[kind]] for kind in kinds},
             "presses": presses}
 
 

@@ -24,7 +24,8 @@ MAX_AGE = 86400.0
 TIMEOUT = 60.0
 
 
-def _stamp(path: Path) -> list:
+def file_stamp(path: Path) -> list:
+    """What says a file changed: its path, size and change time (no size for a missing one)."""
     try:
         st = path.stat()
     except OSError:
@@ -32,7 +33,8 @@ def _stamp(path: Path) -> list:
     return [str(path), st.st_size, st.st_mtime_ns]
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
+    """Where answers that CLIs give about themselves are kept (models, versions)."""
     return baton_home() / "cache"
 
 
@@ -47,12 +49,12 @@ def listed_models(name: str, argv: list[str], cwd: Path, env: dict[str, str],
                   parse: Callable[[str], tuple[str, ...]] = one_a_line) -> tuple[str, ...] | None:
     """The models `argv` prints (read by `parse`), from the cache when still good."""
     exe = Path(argv[0])
-    key_parts = [argv, str(cwd), _stamp(exe.resolve() if exe.exists() else exe),
-                 [_stamp(p) for p in files],
+    key_parts = [argv, str(cwd), file_stamp(exe.resolve() if exe.exists() else exe),
+                 [file_stamp(p) for p in files],
                  sorted((n, hashlib.sha256(env[n].encode()).hexdigest()[:12])
                         for n in env_names if env.get(n))]
     key = hashlib.sha256(json.dumps(key_parts, default=str).encode()).hexdigest()
-    cache = _cache_dir() / f"models-{name}.json"
+    cache = cache_dir() / f"models-{name}.json"
     try:
         saved = json.loads(cache.read_text(encoding="utf-8"))
         if saved.get("key") == key and time.time() - float(saved.get("at", 0)) < MAX_AGE:

@@ -17,7 +17,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from baton_tui.players.model_lists import _cache_dir, _stamp
+from baton_tui.players.model_lists import cache_dir, file_stamp
 
 DEADLINE = 30.0  # seconds a `--version` may take before it is given up on
 
@@ -37,8 +37,8 @@ def version(path: str) -> str | None:
     """The `--version` line of the CLI at `path`: the kept one while the binary is the same
     file, else asked (and kept when it answers)."""
     real = Path(path).resolve()
-    stamp = _stamp(real)
-    cache = _cache_dir() / f"version-{hashlib.sha256(str(real).encode()).hexdigest()[:16]}.json"
+    stamp = file_stamp(real)
+    cache = cache_dir() / f"version-{hashlib.sha256(str(real).encode()).hexdigest()[:16]}.json"
     try:
         saved = json.loads(cache.read_text(encoding="utf-8"))
         if saved.get("stamp") == stamp and isinstance(saved.get("version"), str):
