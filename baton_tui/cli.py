@@ -84,6 +84,20 @@ def amount(text: str) -> float:
     return _number(text, float, 0, "an amount of 0 or more (such as 2.50)")
 
 
+def deadline(text: str) -> str:
+    """A deadline as given (a clock time or a duration), refused before anything is
+    recorded: `run --approve --deadline 25:99` must not approve the plan and then fail."""
+    from baton_tui.config import deadline_at  # lazy: pydantic, and only when the option is given
+
+    try:
+        deadline_at(text, 0.0)
+    except ValueError as exc:
+        import argparse  # lazy, and only for a refusal
+
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}: {exc}") from None
+    return text
+
+
 class _Complete:
     """A shell completer for one argument (argcomplete calls it): the work, and its imports,
     happen in `commands/completion.py` only when a shell asks."""
@@ -245,7 +259,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("--detach", action="store_true", help="start the conductor and return")
     q.add_argument("--until-failures", type=at_least_one, metavar="N",
                    help="after N failures nothing new starts (exit 1)")
-    q.add_argument("--deadline", metavar="T",
+    q.add_argument("--deadline", type=deadline, metavar="T",
                    help="a clock time (18:30) or a duration (2h): then nothing new starts (exit 3)")
     q = add("resume", "run:cmd_resume", "continue a paused or interrupted run")
     q.add_argument("--detach", action="store_true", help="start the conductor and return")

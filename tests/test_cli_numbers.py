@@ -46,6 +46,14 @@ def test_bad_numbers_are_refused_in_one_line_and_change_nothing(loaded, baton, a
     assert after["conductor"] is None  # the run never started
 
 
+@pytest.mark.parametrize("deadline", ["25:99", "soon", "2 fortnights"])
+def test_a_bad_deadline_is_refused_before_the_plan_is_approved(loaded, baton, deadline):
+    one_line_refusal(baton("run", "--approve", "--deadline", deadline),
+                     f"--deadline: {deadline!r}", "clock time")
+    after = baton.json("status", "--json")
+    assert after["plan"]["approved"] is False and after["conductor"] is None
+
+
 def test_good_budget_numbers_are_kept(loaded, baton):
     assert baton("budget", "--tokens", "5000", "--cost", "2.5").returncode == 0
     limits = baton.json("status", "--json")["plan"]["budget"]["limits"]
