@@ -64,6 +64,14 @@ def test_load_and_print_round_trips(loaded, baton):
     assert human.returncode == 0 and "Schema" in human.stdout and "not approved" in human.stdout
 
 
+def test_status_says_approval_once(loaded, baton):
+    first = baton("status").stdout.splitlines()[0]
+    assert first.startswith("plan add-rate-limiting · draft · ") and first.endswith("not approved")
+    assert baton("approve").returncode == 0
+    first = baton("status").stdout.splitlines()[0]
+    assert first.count("approved") == 1 and " · approved · " in first, first
+
+
 def test_status_shape(loaded, baton):
     status = baton.json("status", "--json")
     assert set(status) >= {"plan", "conductor", "tasks"}

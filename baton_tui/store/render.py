@@ -38,8 +38,9 @@ def render_status(status: dict) -> str:
     if plan is None:
         return "no plan yet — `baton plan --goal \"…\"` or `baton plan --from FILE`"
     conductor = status["conductor"]
-    lines = [f"plan {plan['slug']} · {plan['state']} · {plan['autonomy']} · "
-             f"{'approved' if plan['approved'] else 'not approved'}",
+    approval = "approved" if plan["approved"] else "not approved"
+    lines = [f"plan {plan['slug']} · {plan['state']} · {plan['autonomy']}"
+             + (f" · {approval}" if approval != plan["state"] else ""),  # not "approved" twice
              f"goal: {plan['goal']}",
              f"conductor: pid {conductor['pid']}" if conductor else "conductor: not running"
              + (f" — it stopped unexpectedly: {plan['conductor_died']}; `baton resume` "
