@@ -37,7 +37,7 @@ class ChatPane(Vertical):
         log = ChatLog(id="chat-log", wrap=True, markup=False, auto_scroll=True, min_width=20)
         log.can_focus = False
         yield log
-        prompt = Input(placeholder="a goal, an answer, or /help", id="chat-input")
+        prompt = Input(placeholder="a goal, answer or /help", id="chat-input")
         prompt.cursor_blink = self.blink
         yield prompt
 
