@@ -68,7 +68,7 @@ class TestReview:
             assert review.tasks[2].summary == "Command line is in"
             assert review.tasks[2].check == {"exit": 0, "output": "3 passed"}
             assert str(screen.query_one("#handoff-summary").render()).startswith(
-                " 3 landed task(s) · 4 file(s)")
+                " 3 landed tasks · 4 files")
             await pilot.press("space")  # fold open task 1
             await pilot.press("down", "down", "down")  # report, check, then its file
             assert screen.selected().kind == "file"

@@ -27,10 +27,10 @@ class TestApproval:
             await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal))
             words = app.screen.summary.plain
             assert "3 build tasks on demo, other, script" in words
-            assert "1 research task(s) on demo (read-only)" in words
-            assert "2 check command(s)" in words
+            assert "1 research task on demo (read-only)" in words
+            assert "2 check commands" in words
             assert "#2 after the agent reports: python3 -m pytest -q" in words
-            assert "1 checkpoint(s) · autonomy guarded" in words
+            assert "1 checkpoint · autonomy guarded" in words
             await pilot.press("escape")
             await settle(pilot)
             assert not app.board.approved and modals(app) == 0

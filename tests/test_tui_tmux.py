@@ -166,7 +166,7 @@ def test_goal_to_merged_handoff_with_a_conflict_keys_only(tmp_path, isolated_env
         tmux.keys("e2e:me", "Enter")
         tmux.wait("e2e:me", "COMMITTED")
         tmux.press_for(app, "run")
-        tmux.wait(app, "landed task(s)", timeout=240)  # the handoff opens by itself
+        tmux.wait(app, "landed tasks", timeout=240)  # the handoff opens by itself
         tmux.press_for(app, "merge all")
         tmux.wait(app, "merge onto main?", timeout=30)
         tmux.keys(app, tmux.hint_key(app, "yes"))

@@ -162,3 +162,12 @@ class TestWording:
         text = shown[0]
         assert "#4 the whole task (no agent): python3 -c 'print(1)'" in text, text
         assert "#2 after the agent reports: python3 -m pytest -q" in text, text
+
+
+def test_counts_read_as_a_person_writes_them():
+    from baton_tui.tui.words import counted
+
+    assert counted(1, "research task") == "1 research task"
+    assert counted(3, "check command") == "3 check commands"
+    assert counted(0, "checkpoint") == "no checkpoints"
+    assert counted(0, "checkpoint", start=True) == "No checkpoints"

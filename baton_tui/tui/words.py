@@ -1,6 +1,7 @@
 """What the TUI says about each autonomy level and each mode — one description each, shown
 by the pickers (`A`, `M`) and the approve dialog alike — and how it writes a token count
-(the cards and the chat's budget alike; durations are `api.fmt_duration`'s)."""
+(the cards and the chat's budget alike; durations are `api.fmt_duration`'s), and a count
+of things in words (`1 check command`, `no checkpoints`)."""
 
 from __future__ import annotations
 
@@ -25,3 +26,9 @@ def fmt_tokens(n: float) -> str:
         if n >= size:
             return f"{n / size:.1f}".removesuffix(".0") + unit
     return f"{n:g}"
+
+
+def counted(n: int, noun: str, start: bool = False) -> str:
+    """`1 task`, `3 tasks`, `no tasks` (`No tasks` to `start` a line): a count as a person
+    writes it."""
+    return f"{n or ('No' if start else 'no')} {noun}{'s' * (n != 1)}"

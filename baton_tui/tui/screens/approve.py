@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from baton_tui.api import PlayerFacts, Snapshot
 from baton_tui.core.words import Mode
-from baton_tui.tui.words import AUTONOMY_NOTES
+from baton_tui.tui.words import AUTONOMY_NOTES, counted
 
 
 def _by_player(tasks: list) -> str:
@@ -37,27 +37,30 @@ def approval_text(board: Snapshot, players: PlayerFacts | None = None) -> Text:
     checks = [t for t in board.tasks if t.check]
     checkpoints = [t for t in board.tasks if t.checkpoint]
     text = Text()
-    text.append(f"{len(build)} build task{'s' * (len(build) != 1)}", style="bold")
+    text.append(counted(len(build), "build task", start=True), style="bold")
     text.append(f" on {_by_player(build)}" if build else "")
     text.append(" — each in its own worktree and branch\n")
     if research:
-        text.append(f"{len(research)} research task(s) on {_by_player(research)} (read-only)\n")
+        text.append(f"{counted(len(research), 'research task')} on {_by_player(research)} (read-only)\n")
     if manual:
-        text.append(f"{len(manual)} manual task(s): you do them, then mark them done\n")
+        text.append(f"{counted(len(manual), 'manual task')}: you do "
+                    f"{'it' if len(manual) == 1 else 'them'}, then mark "
+                    f"{'it' if len(manual) == 1 else 'them'} done\n")
     if checks:
-        text.append(f"{len(checks)} check command(s), run with sh -c in the task's worktree:\n")
+        text.append(f"{counted(len(checks), 'check command')}, run with sh -c in the task's worktree:\n")
         for task in checks[:4]:
             when = ("the whole task (no agent)" if agentless(task.player)
                     else "after the agent reports")
             text.append(f"  #{task.id} {when}: {task.check}\n", style="dim")
         if len(checks) > 4:
             text.append(f"  … and {len(checks) - 4} more\n", style="dim")
-    text.append(f"{len(checkpoints)} checkpoint(s)", style="bold" if checkpoints else "")
+    text.append(counted(len(checkpoints), "checkpoint", start=True), style="bold" if checkpoints else "")
     text.append(f" · autonomy {board.autonomy}: ", style="")
     text.append(AUTONOMY_NOTES.get(board.autonomy, ""), style="italic")
-    if any(t.started for t in board.tasks):
-        text.append(f"\n{sum(t.started for t in board.tasks)} task(s) already ran and keep "
-                    "their state", style="dim")
+    ran = sum(t.started for t in board.tasks)
+    if ran:
+        text.append(f"\n{counted(ran, 'task')} already ran and "
+                    f"{'keeps its' if ran == 1 else 'keep their'} state", style="dim")
     return text
 
 

@@ -30,6 +30,7 @@ from baton_tui.tui.screens.pickers import ConfirmModal
 from baton_tui.tui.widgets.diff_view import DiffView
 from baton_tui.tui.widgets.handoff_tree import Entry, fill
 from baton_tui.tui.widgets.key_bar import KeyBar
+from baton_tui.tui.words import counted
 
 RULES = {"merge_all": Action.MERGE, "merge_upto": Action.MERGE, "discard": Action.DISCARD,
          "retry": Action.RETRY_TASK}
@@ -38,8 +39,8 @@ RULES = {"merge_all": Action.MERGE, "merge_upto": Action.MERGE, "discard": Actio
 def summary_text(review: Any) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     merged = sum(t.state == State.MERGED for t in review.tasks)
-    text.append(f" {len(review.tasks)} landed task(s)", style="bold")
-    text.append(f" · {len(review.files)} file(s) · +{review.added} −{review.deleted}")
+    text.append(f" {counted(len(review.tasks), 'landed task')}", style="bold")
+    text.append(f" · {counted(len(review.files), 'file')} · +{review.added} −{review.deleted}")
     text.append(f" · onto {review.onto}" if review.onto else "")
     if merged:
         text.append(f" · {merged} merged", style="bold")
@@ -288,7 +289,7 @@ class HandoffScreen(Screen[None]):
     @on(MergeFinished)
     def _finished(self, event: MergeFinished) -> None:
         self.query_one("#handoff-status", Static).update(
-            f" merged {len(event.merged)} task(s) onto {event.onto}"
+            f" merged {counted(len(event.merged), 'task')} onto {event.onto}"
             + (f" · {len(event.skipped)} were merged already" if event.skipped else ""))
         done = {*event.merged, *event.skipped}
         left = [t.id for t in (self.review.tasks if self.review is not None else ())
