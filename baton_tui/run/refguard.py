@@ -1,9 +1,11 @@
-"""The refs an agent must not move: the run's integration branch and the person's branch.
+"""The refs an agent must not move: the run's integration branch, the person's branch and
+the branches of the tasks that landed.
 
 Refs are shared by every worktree of a repository, so an agent running git in its own
-worktree can move any branch (`git update-ref`, `git branch -f`, `git update-ref -d`). Two
-of them matter to a run: the integration branch, where tasks land and dependents are cut
-from, and the person's branch, where the work is merged at handoff. Baton checks both.
+worktree can move any branch (`git update-ref`, `git branch -f`, `git update-ref -d`).
+Three kinds matter to a run: the integration branch, where tasks land and dependents are
+cut from; the person's branch, where the work is merged at handoff; and each landed task's
+branch, which handoff merges home by name. Baton checks all of them.
 
 - The integration branch must be where Baton's last landing left it (the approved commit
   before any landing): checked before a worktree is cut from it, before each landing and
@@ -11,11 +13,14 @@ from, and the person's branch, where the work is merged at handoff. Baton checks
 - The person's branch (the one recorded at approval, and the one the checkout has out) is
   recorded before each attempt and compared after it. A move the checkout's own HEAD log
   holds since then (a commit, reset or pull in the checkout) is the person's, and stands.
+- A landed task's branch must hold the commit that landed (`task.landed`'s `tip`): checked
+  after each attempt and before each landing pass, at a `stat` per branch (`refs.read_refs`).
 
 A move is put back with a compare-and-swap (`update-ref REF EXPECTED FOUND`: never over a
 change made since it was read) and the attempts that ran meanwhile are flagged, naming the
 ref — several attempts running at once cannot be told apart, so each of them is. No other
-ref is watched: the person deleting or moving their own other branches is their business.
+ref is watched: the person deleting or moving their own other branches is their business
+(a task's branch before it lands is the task's own, and a retry starts from it as found).
 """
 
 from __future__ import annotations
@@ -140,6 +145,33 @@ def check_integration(ws: "Workspace", plan: "PlanRow") -> str | None:
         return expected if move.restored else refs.read_ref(ws.root, ref)
 
 
+def _landed_tips(ws: "Workspace", plan: "PlanRow") -> dict[str, str]:
+    """Each landed (not yet merged) task's branch, and the commit of it that landed."""
+    tasks = foldcache.folded(ws.store, plan.id).tasks.values()
+    return {f"refs/heads/{view.branch}": view.landed_branch_tip for view in tasks
+            if view.state == State.LANDED and view.branch and view.landed_branch_tip}
+
+
+def hold_landed(ws: "Workspace", plan: "PlanRow") -> list[Move]:
+    """Landed tasks' branches put back where they landed (compare-and-swap; a deleted one
+    made again), each repair recorded and kept for the attempts that ran meanwhile. Under
+    LOCK: Baton's landings record their tips before letting it go."""
+    if not ws.paths.is_git:
+        return []
+    with LOCK:
+        tips = _landed_tips(ws, plan)
+        if not tips:
+            return []
+        moves = []
+        for ref, now in refs.read_refs(ws.root, sorted(tips)).items():
+            if now != tips[ref]:
+                move = _put_back(ws, ref, tips[ref], now)
+                ws.store.append(plan.id, None, EventKind.RUN_REPAIRED, {
+                    "what": "ref", "ref": ref, "commit": tips[ref], "detail": move.said()})
+                moves.append(move)
+        return moves
+
+
 def _persons_refs(ws: "Workspace", plan: "PlanRow") -> list[str]:
     names = {f"refs/heads/{plan.base_branch}"} if plan.base_branch else set()
     out = head_ref(ws.root)
@@ -201,6 +233,7 @@ def after(ws: "Workspace", plan: "PlanRow", attempt: "AttemptRow") -> list[Move]
                 check_integration(ws, plan)
             elif (landed := foldcache.folded(ws.store, plan.id).plan.landed_tip):
                 _note(Move(ref, landed, None, True, time.time()))  # `integration.tip` rebuilds
+        hold_landed(ws, plan)
         for ref, was in start["refs"].items():
             now = refs.read_ref(ws.root, ref)
             if was and now != was and not _by_person(ws, start["head_log"], now):

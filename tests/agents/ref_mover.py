@@ -7,6 +7,9 @@ steps:
   person-new-tree      the person's branch to a commit of its own (another tree)
   person-same-tree     the person's branch to a new commit holding the same tree
   delete-person        the person's branch deleted
+  rewind-task:N        task N's branch back to its first parent (drops its work)
+  advance-task:N       task N's branch to a commit of its own on top of it
+  delete-task:N        task N's branch deleted
   signal:FILE          FILE written (the test learns the agent runs)
   wait:FILE            until FILE exists (the test did its part)
   require:FILE         fail unless FILE is in its worktree (a dependency's work)
@@ -48,6 +51,16 @@ for step in sys.argv[2:]:
     elif what == "delete-person":
         done = subprocess.run(["git", "update-ref", "-d", person], capture_output=True)
         print(f"delete-person: {'refused' if done.returncode else 'deleted'}", flush=True)
+    elif what in ("rewind-task", "advance-task", "delete-task"):
+        ref = git("for-each-ref", "--format=%(refname)", f"refs/heads/baton/*/{arg}-*")
+        if what == "rewind-task":
+            git("update-ref", ref, f"{ref}^1")
+        elif what == "advance-task":
+            tree = git("rev-parse", f"{ref}^{{tree}}")
+            git("update-ref", ref, git("commit-tree", tree, "-p", ref, "-m", "on top"))
+        else:
+            done = subprocess.run(["git", "update-ref", "-d", ref], capture_output=True)
+            print(f"{step}: {'refused' if done.returncode else 'deleted'}", flush=True)
     elif what == "signal":
         Path(arg).write_text("running\n")
     elif what == "wait":
