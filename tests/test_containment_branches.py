@@ -164,3 +164,95 @@ def test_read_refs_reads_no_file_whose_stamp_held(repo, monkeypatch):
     os.utime(repo / ".git" / names[7])  # its change time moves: read again
     refs.read_refs(repo, names)
     assert opened == [str(repo / ".git" / names[7])]
+
+
+# -- handoff: a branch moved behind Baton's back is never merged unseen -------------------------
+def _two_landed(repo, baton, tmp_path) -> None:
+    agent = script_agent(tmp_path, "a", {
+        str(n): [{"write": f"t{n}.txt", "content": f"task {n}\n"},
+                 {"report": "done", "summary": f"task {n}"}] for n in (1, 2)})
+    write_config(repo, {"agent": agent})
+    git(repo, "add", "baton.toml")
+    git(repo, "commit", "-q", "-m", "baton.toml")
+    load_plan(baton, [task(1, "One"), task(2, "Two")])
+    result = baton("run", "--approve", timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [task_status(baton, n)["state"] for n in (1, 2)] == ["landed"] * 2
+
+
+def _review(baton) -> dict:
+    import json
+
+    result = baton("handoff", "review", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    return {t["id"]: t for t in json.loads(result.stdout)["tasks"]}
+
+
+def test_handoff_stops_before_a_landed_branch_rewound_behind_batons_back(repo, baton, tmp_path):
+    """After the run, task 2's branch is rewound to the approved commit (its work gone):
+    review warns with the command that puts it back; merge merges task 1, stops before task 2
+    with exit 1 naming the branch, the commit that landed and that command — and after the
+    command, merges it."""
+    _two_landed(repo, baton, tmp_path)
+    two, tip = _branch(baton, 2), _landed_tip(baton, 2)
+    base = git(repo, "rev-parse", "main")
+    git(repo, "update-ref", two, base)
+    moved = _review(baton)[2]["moved"]
+    command = f"git update-ref {two} {tip}"
+    assert (moved["from"], moved["to"], moved["descends"]) == (tip, base, False)
+    assert moved["command"] == command and command in moved["said"]
+    assert "moved" not in _review(baton)[1]
+    text = baton("handoff", "review", "--stat").stdout
+    assert f"⚠ its branch {two.removeprefix('refs/heads/')} was moved off" in text, text
+    result = baton("handoff", "merge")
+    assert result.returncode == 1, result.stdout + result.stderr
+    said = (result.stdout + result.stderr).strip().splitlines()
+    assert said[0] == "merged task 1 onto main", said
+    stop = [line for line in said if line.startswith("baton: stopped at task 2")]
+    assert len(stop) == 1 and tip in stop[0] and f"`{command}`" in stop[0], said
+    files = git(repo, "ls-tree", "--name-only", "main").splitlines()
+    assert "t1.txt" in files and "t2.txt" not in files
+    assert task_status(baton, 2)["state"] == "landed"
+    git(repo, *command.split()[1:])
+    result = baton("handoff", "merge")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "t2.txt" in git(repo, "ls-tree", "--name-only", "main").splitlines()
+
+
+def test_handoff_merges_commits_added_by_hand_on_a_landed_branch_and_says_so(
+        repo, baton, tmp_path):
+    """The person adds a commit on task 1's landed branch: review says so per task (`--json`
+    and text), and merge brings that commit home with the task."""
+    _two_landed(repo, baton, tmp_path)
+    one, tip = _branch(baton, 1), _landed_tip(baton, 1)
+    tree = git(repo, "rev-parse", f"{one}^{{tree}}")
+    extra = git(repo, "commit-tree", tree, "-p", one, "-m", "by hand")
+    git(repo, "update-ref", one, extra)
+    moved = _review(baton)[1]["moved"]
+    assert (moved["from"], moved["to"], moved["descends"]) == (tip, extra, True)
+    assert "has commits added since it landed" in baton("handoff", "review", "--stat").stdout
+    result = baton("handoff", "merge")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "note: task 1: its branch" in result.stdout
+    assert subprocess.run(["git", "merge-base", "--is-ancestor", extra, "main"],
+                          cwd=repo).returncode == 0
+
+
+def test_the_apps_handoff_shows_a_moved_branch(repo, baton, tmp_path):
+    """The app's handoff data carries the same warning, and its outline shows it."""
+    from textual.widgets import Tree
+
+    from baton_tui import api
+    from baton_tui.tui.widgets.handoff_tree import fill
+
+    _two_landed(repo, baton, tmp_path)
+    git(repo, "update-ref", _branch(baton, 2), git(repo, "rev-parse", "main"))
+    review = api.handoff_review(Workspace(repo))
+    task2 = next(t for t in review.tasks if t.id == 2)
+    assert task2.moved and task2.moved["descends"] is False
+    assert next(t for t in review.tasks if t.id == 1).moved is None
+    tree: Tree = Tree("handoff")
+    fill(tree, review, {2})
+    labels = [str(leaf.label) for node in tree.root.children for leaf in node.children]
+    assert any(label.startswith("⚠ its branch") and "was moved off" in label
+               for label in labels), labels
