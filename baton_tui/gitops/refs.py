@@ -162,24 +162,26 @@ def read_refs(repo: str | os.PathLike, names: list[str]) -> dict[str, str | None
     if dirs is None or (dirs[1] / "reftable").exists():
         return dict(zip(names, resolve(repo, *names)))
     gitdir, common = dirs
+    base = str(common)
     now = time.time_ns()
     found: dict[str, str | None] = {}
     for name in names:
-        path = common / name
-        if not name.startswith("refs/heads/") or not valid_ref_name(name):
-            found[name] = read_ref(repo, name)
-            continue
+        path = f"{base}/{name}"  # strings, not Paths: thousands of names, checked often
         try:
             st = os.stat(path)
-        except OSError:
+        except (OSError, ValueError):
             st = None
         stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if st else None
-        known = _STAMPED.get(str(path))
+        known = _STAMPED.get(path)  # only valid names are ever kept
         if known is not None and known[0] == stamp:
             found[name] = known[1]
             continue
+        if not name.startswith("refs/heads/") or not valid_ref_name(name):
+            found[name] = read_ref(repo, name)
+            continue
         try:  # read after the stat: the stamp is never newer than what is read
-            data = path.read_bytes().decode("ascii").strip() if stamp and stamp[1] <= 65 else ""
+            with open(path, "rb") as fh:
+                data = fh.read(66).decode("ascii").strip()
         except (OSError, UnicodeDecodeError):
             data = ""
         if stamp and _HEX.fullmatch(data):
@@ -187,7 +189,7 @@ def read_refs(repo: str | os.PathLike, names: list[str]) -> dict[str, str | None
             if now - stamp[3] > RACY_NS:
                 if len(_STAMPED) > 100_000:
                     _STAMPED.clear()
-                _STAMPED[str(path)] = (stamp, data)
+                _STAMPED[path] = (stamp, data)
             continue
         try:  # packed, symbolic, or odd: as `read_ref` reads it
             found[name] = _read_ref_files(gitdir, common, name)

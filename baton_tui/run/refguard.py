@@ -40,6 +40,7 @@ from baton_tui.paths import write_private
 from baton_tui.store import foldcache
 
 if TYPE_CHECKING:
+    from baton_tui.core.views import Folder
     from baton_tui.store.db import AttemptRow, PlanRow
     from baton_tui.workspace import Workspace
 
@@ -145,10 +146,21 @@ def check_integration(ws: "Workspace", plan: "PlanRow") -> str | None:
         return expected if move.restored else refs.read_ref(ws.root, ref)
 
 
+_folds: dict[tuple[str, int], "Folder"] = {}  # (store, plan) → its views, fed as events come
+
+
 def _landed_tips(ws: "Workspace", plan: "PlanRow") -> dict[str, str]:
-    """Each landed (not yet merged) task's branch, and the commit of it that landed."""
-    tasks = foldcache.folded(ws.store, plan.id).tasks.values()
-    return {f"refs/heads/{view.branch}": view.landed_branch_tip for view in tasks
+    """Each landed (not yet merged) task's branch, and the commit of it that landed. The
+    plan's fold is read once per process, then fed only the events written since (a
+    thousand-task fold is not read back from the store after every attempt)."""
+    key = (str(ws.paths.store_path), plan.id)
+    folder = _folds.get(key)
+    if folder is None:
+        folder = _folds[key] = foldcache.folded(ws.store, plan.id)
+    else:
+        folder.feed(ws.store.events(plan.id, after=folder.last_id))
+    return {f"refs/heads/{view.branch}": view.landed_branch_tip
+            for view in folder.tasks.values()
             if view.state == State.LANDED and view.branch and view.landed_branch_tip}
 
 
