@@ -255,3 +255,61 @@ def test_the_apps_handoff_shows_a_moved_branch(repo, baton, tmp_path):
     labels = [str(leaf.label) for node in tree.root.children for leaf in node.children]
     assert any(label.startswith("⚠ its branch") and "was moved off" in label
                for label in labels), labels
+
+
+# -- prevented where the OS allows ----------------------------------------------------------
+def test_an_agent_cannot_move_the_held_branches_where_the_os_allows(repo, baton, tmp_path):
+    """In the agent's read-only view the integration branch, the person's branch and a
+    landed sibling's branch are read-only files: its `git update-ref` of each is refused,
+    while its own commit (the same folder, another file) goes through, and it lands."""
+    from baton_tui.run import readonly
+
+    if why := readonly.available():
+        pytest.skip(f"no read-only view here ({why}): detection only")
+    before = git(repo, "rev-parse", "refs/heads/main")
+    plain = script_agent(tmp_path, "plain", {"1": [
+        {"write": "one.txt", "content": "task one\n"}, {"report": "done", "summary": "one"}]})
+    steps = ["rewind-integration", "rewind-task:1", "delete-task:1", "person-new-tree",
+             "commit:mine.txt"]
+    write_config(repo, {"plain": plain, "mover": program("ref_mover.py", "main", *steps)})
+    load_plan(baton, [task(1, "One", player="plain"),
+                      task(2, "Moves them", player="mover", deps=[1])])
+    result = baton("run", "--approve", timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    log = baton("logs", "2").stdout
+    for step in steps[:-1]:
+        assert f"{step}: refused" in log, log
+    assert "commit:mine.txt: committed" in log, log
+    assert [task_status(baton, n)["state"] for n in (1, 2)] == ["landed"] * 2
+    assert not task_status(baton, 2)["flags"], task_status(baton, 2)
+    assert git(repo, "rev-parse", _branch(baton, 1)) == _landed_tip(baton, 1)
+    assert git(repo, "rev-parse", "refs/heads/main") == before
+    integration = git(repo, "for-each-ref", "--format=%(refname)",
+                      "refs/heads/baton/*/integration")
+    files = git(repo, "ls-tree", "-r", "--name-only", integration).splitlines()
+    assert "one.txt" in files and "mine.txt" in files
+    assert not [e for e in events(baton) if e["kind"] == "run.repaired"]
+
+
+def test_the_read_only_ref_files_are_bounded_and_loose_only(repo):
+    """At most HELD_MAX ref files are mounted (beyond, detection alone); a packed ref and a
+    missing one have no file to mount."""
+    from baton_tui.run import readonly
+
+    head = git(repo, "rev-parse", "HEAD")
+    names = [f"refs/heads/baton/p/{n}-t" for n in range(readonly.HELD_MAX + 5)]
+    subprocess.run(["git", "update-ref", "--stdin"], cwd=repo, check=True, text=True,
+                   input="".join(f"create {n} {head}\n" for n in names))
+    git(repo, "branch", "packed")
+    git(repo, "pack-refs", "--all", "--no-prune")
+    (repo / ".git" / "refs" / "heads" / "packed").unlink()
+    ws = Workspace(repo)
+    worktree = repo.parent / "wt"
+    git(repo, "worktree", "add", "-q", "-b", "own", str(worktree))
+    plan = readonly.layout(ws, worktree, None,
+                           ["refs/heads/packed", "refs/heads/gone", "refs/heads/main", *names])
+    assert plan is not None
+    common = (repo / ".git").resolve()
+    assert plan["files"][0] == str(common / "refs" / "heads" / "main")
+    assert len(plan["files"]) == readonly.HELD_MAX
+    assert plan["files"][1:] == [str(common / n) for n in names[:readonly.HELD_MAX - 1]]

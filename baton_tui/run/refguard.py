@@ -147,6 +147,7 @@ def check_integration(ws: "Workspace", plan: "PlanRow") -> str | None:
 
 
 _folds: dict[tuple[str, int], "Folder"] = {}  # (store, plan) → its views, fed as events come
+_FOLDS_LOCK = threading.Lock()  # starts ask too (`held`), without waiting for a landing
 
 
 def _landed_tips(ws: "Workspace", plan: "PlanRow") -> dict[str, str]:
@@ -154,14 +155,15 @@ def _landed_tips(ws: "Workspace", plan: "PlanRow") -> dict[str, str]:
     plan's fold is read once per process, then fed only the events written since (a
     thousand-task fold is not read back from the store after every attempt)."""
     key = (str(ws.paths.store_path), plan.id)
-    folder = _folds.get(key)
-    if folder is None:
-        folder = _folds[key] = foldcache.folded(ws.store, plan.id)
-    else:
-        folder.feed(ws.store.events(plan.id, after=folder.last_id))
-    return {f"refs/heads/{view.branch}": view.landed_branch_tip
-            for view in folder.tasks.values()
-            if view.state == State.LANDED and view.branch and view.landed_branch_tip}
+    with _FOLDS_LOCK:
+        folder = _folds.get(key)
+        if folder is None:
+            folder = _folds[key] = foldcache.folded(ws.store, plan.id)
+        else:
+            folder.feed(ws.store.events(plan.id, after=folder.last_id))
+        return {f"refs/heads/{view.branch}": view.landed_branch_tip
+                for view in folder.tasks.values()
+                if view.state == State.LANDED and view.branch and view.landed_branch_tip}
 
 
 def hold_landed(ws: "Workspace", plan: "PlanRow") -> list[Move]:
@@ -182,6 +184,16 @@ def hold_landed(ws: "Workspace", plan: "PlanRow") -> list[Move]:
                     "what": "ref", "ref": ref, "commit": tips[ref], "detail": move.said()})
                 moves.append(move)
         return moves
+
+
+def held(ws: "Workspace", plan: "PlanRow") -> list[str]:
+    """The refs an attempt about to start must not move, most important first: the
+    integration branch, the person's, then the landed tasks' (`readonly` locks their files
+    where the OS allows)."""
+    if not ws.paths.is_git:
+        return []
+    return [f"refs/heads/{integration_branch(plan.slug)}", *_persons_refs(ws, plan),
+            *sorted(_landed_tips(ws, plan))]
 
 
 def _persons_refs(ws: "Workspace", plan: "PlanRow") -> list[str]:
