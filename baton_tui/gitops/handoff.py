@@ -50,8 +50,10 @@ def moved(repo, task: TaskBranch, now: str | None = None) -> dict | None:
     landed) — or None: it holds the commit that landed, none was recorded (an older
     store), or it is gone. Commits added on top (by hand) are merged with it; a branch
     rewound, rewritten or replaced is not merged at all."""
-    now = now or rev_parse(repo, task.branch)
-    if not task.tip or now is None or now == task.tip:
+    if not task.tip:
+        return None
+    now = now or rev_parse(repo, task.branch)  # as the review diffs it and merge merges it
+    if now is None or now == task.tip:
         return None
     try:
         descends = is_ancestor(repo, task.tip, now)
