@@ -33,7 +33,8 @@ def test_an_agent_rewinding_the_integration_branch_is_put_back_and_flagged(repo,
         {"write": "one.txt", "content": "task one\n"}, {"report": "done", "summary": "one"}]})
     write_config(repo, {"plain": plain,
                         "rewinder": program("ref_mover.py", "main", "rewind-integration"),
-                        "checker": program("ref_mover.py", "main", "require:one.txt")})
+                        "checker": program("ref_mover.py", "main", "require:one.txt")},
+                 extra=DETECT_ONLY)
     load_plan(baton, [task(1, "One", player="plain"),
                       task(2, "Rewinds", player="rewinder", deps=[1]),
                       task(3, "Needs one", player="checker", deps=[2])])
@@ -71,11 +72,13 @@ def _moved_person(repo: Path, baton, tmp_path, step: str, extra: str = "") -> di
 
 
 def test_an_agent_moving_your_branch_to_another_tree_is_put_back(repo, baton, tmp_path):
-    assert "put back" in _moved_person(repo, baton, tmp_path, "person-new-tree")["detail"]
+    assert "put back" in _moved_person(repo, baton, tmp_path, "person-new-tree",
+                                       DETECT_ONLY)["detail"]
 
 
 def test_an_agent_moving_your_branch_to_the_same_tree_is_flagged_too(repo, baton, tmp_path):
-    assert "put back" in _moved_person(repo, baton, tmp_path, "person-same-tree")["detail"]
+    assert "put back" in _moved_person(repo, baton, tmp_path, "person-same-tree",
+                                       DETECT_ONLY)["detail"]
 
 
 def test_an_agent_deleting_your_branch_is_undone(repo, baton, tmp_path):

@@ -38,6 +38,8 @@ def _review(ws: api.Workspace, args: Namespace) -> int:
               + ", ".join(section["files"][:12]))
         for flag in section.get("flags", []):
             print(api.terminal_text(f"   ⚑ {flag['kind']}: {flag['detail']}"))
+        if section.get("moved"):
+            print(f"   ⚠ {section['moved']['said']}")
     if not args.stat:
         print()
         print(sections[0]["diff"] if args.task is not None else data["diff"])
@@ -77,6 +79,8 @@ def _merge(ws: api.Workspace) -> int:
               f"they were. To finish by hand: {c['command']} — then run `baton handoff merge` "
               f"again to go on.")
         return 1
+    for task_id, shift in outcome.moved.items():
+        print(f"note: task {task_id}: {shift['said']}")
     if outcome.not_landed:
         print(f"note: tasks {', '.join(map(str, outcome.not_landed))} have not landed and were "
               "not merged")

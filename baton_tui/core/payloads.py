@@ -42,6 +42,8 @@ Ended = TypedDict("Ended", {
     "held": bool,             # a checkpoint held before landing (it finished without asking)
     "stage": str,             # failed after the agent's report: "commit" | "land" (a retry
                               # commits and lands without running the agent again)
+    "tip": str,               # landed: the task branch's commit that landed ("commit" is the
+                              # integration commit); older stores lack it
 }, total=False)
 
 
@@ -94,7 +96,8 @@ class RunStarted(TypedDict, total=False):
 class Repaired(TypedDict, total=False):
     what: str               # "integration" (branch rebuilt from the landings recorded),
                             # "git-lock" (a lock a killed git left on the run's refs removed),
-                            # "ref" (the integration branch put back where Baton left it)
+                            # "ref" (the integration branch put back where Baton left it,
+                            # or a landed task's branch where it landed)
     ref: str
     detail: str
     commit: str

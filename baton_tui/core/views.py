@@ -45,6 +45,8 @@ class TaskView:
         self.recycled_for: int | None = None   # landed, its worktree now another task's
         self.cut_event: int | None = None      # the event that (last) cut its branch
         self.landed_event: int | None = None
+        self.landed_branch_tip: str | None = None  # its branch's commit that landed (None in
+                                                   # older stores: nothing is checked then)
         self.ever_landed = False
         self.lost_landing = False               # its last failure was a landing conflict
         self.finish_only: str | None = None     # it failed in Baton's commit or landing after
@@ -278,6 +280,7 @@ def _failed(view: TaskView, event: Event) -> None:
 
 def _landed(view: TaskView, event: Event) -> None:
     view.landed_event, view.ever_landed = event.id, True
+    view.landed_branch_tip = event.data.get("tip")
     view.lost_landing = False
 
 

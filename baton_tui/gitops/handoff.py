@@ -19,7 +19,7 @@ from .git import GitError, current_branch, dirty_files, git, rev_parse
 from .refs import read_ref
 from .landing import changed_files, diff_stat, diff_text, is_ancestor, merge_tree
 
-__all__ = ["TaskBranch", "MergeOutcome", "review", "merge"]
+__all__ = ["TaskBranch", "MergeOutcome", "moved", "review", "merge"]
 
 
 @dataclass
@@ -30,6 +30,7 @@ class TaskBranch:
     title: str
     branch: str
     base: str | None = None  # the integration commit the task was cut from, when known
+    tip: str | None = None   # the commit of its branch that landed, when recorded
 
 
 @dataclass
@@ -40,6 +41,33 @@ class MergeOutcome:
     merged: list[int] = field(default_factory=list)
     skipped: list[int] = field(default_factory=list)
     conflict: dict | None = None
+    moved: dict[int, dict] = field(default_factory=dict)  # merged with commits added since
+
+
+def moved(repo, task: TaskBranch, now: str | None = None) -> dict | None:
+    """How the task's branch moved since it landed — ``{"from", "to", "descends", "said"}``
+    (and ``"command"``, the one that puts it back, when it does not descend from what
+    landed) — or None: it holds the commit that landed, none was recorded (an older
+    store), or it is gone. Commits added on top (by hand) are merged with it; a branch
+    rewound, rewritten or replaced is not merged at all."""
+    if not task.tip:
+        return None
+    now = now or rev_parse(repo, task.branch)  # as the review diffs it and merge merges it
+    if now is None or now == task.tip:
+        return None
+    try:
+        descends = is_ancestor(repo, task.tip, now)
+    except GitError:  # the commit that landed is gone from the object store
+        descends = False
+    shift = {"from": task.tip, "to": now, "descends": descends}
+    if descends:
+        return {**shift, "said": f"its branch {task.branch} has commits added since it landed "
+                f"({task.tip[:12]} → {now[:12]}): they are merged with it"}
+    command = f"git update-ref refs/heads/{task.branch} {task.tip}"
+    return {**shift, "command": command,
+            "said": f"its branch {task.branch} was moved off the commit that landed "
+                    f"({task.tip[:12]}, now {now[:12]}): handoff merge stops before it — put "
+                    f"it back with `{command}` (or `baton discard {task.id}`)"}
 
 
 def _section(repo, base: str, tip: str) -> dict:
@@ -87,8 +115,10 @@ def review(repo, base: str, integration: str, tasks: list[TaskBranch]) -> dict:
     }
     for t in tasks:
         mb = t.base or git(repo, "merge-base", base, t.branch)
+        shift = moved(repo, t)
         out["tasks"].append({"id": t.id, "title": t.title, "branch": t.branch,
-                             **_section(repo, mb, t.branch)})
+                             **_section(repo, mb, t.branch),
+                             **({"moved": shift} if shift else {})})
     return out
 
 
@@ -109,6 +139,8 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
     before anything is written and names the command to do that merge by hand; the
     remaining branches stay as they are, and a second run picks up from there. A task branch
     deleted by hand stops it the same way (BatonError, code 1, naming the task and branch).
+    A task branch moved off the commit that landed (`moved`: rewound, rewritten, replaced)
+    stops it the same way; one with commits added on top is merged with them.
     `on_step(task_id, "merged" | "skipped")` hears each branch as it is done (a progress line).
     """
     branch = current_branch(repo)
@@ -128,12 +160,22 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
     ref = f"refs/heads/{target_branch}"
     outcome = MergeOutcome()
     for t in tasks:
-        if rev_parse(repo, t.branch) is None:  # deleted by hand: stop here, as at a conflict
+        now = rev_parse(repo, t.branch)
+        if now is None:  # deleted by hand: stop here, as at a conflict
             raise BatonError(
                 f"stopped at task {t.id} ({t.title}): its branch {t.branch} is gone (deleted?), "
                 "so it and the tasks after it were not merged — restore the branch (`git "
                 f"reflog` shows its last commit) or `baton discard {t.id}`, then `baton handoff "
                 "merge` again", code=1)
+        shift = moved(repo, t, now)
+        if shift and not shift["descends"]:  # never merge what was not reviewed as landed
+            raise BatonError(
+                f"stopped at task {t.id} ({t.title}): its branch {t.branch} was moved off the "
+                f"commit that landed ({t.tip}), so it and the tasks after it were not merged "
+                f"— put it back with `{shift['command']}` (or `baton discard {t.id}`), then "
+                "`baton handoff merge` again", code=1)
+        if shift:
+            outcome.moved[t.id] = shift
         try:
             if is_ancestor(repo, t.branch, "HEAD"):
                 outcome.skipped.append(t.id)

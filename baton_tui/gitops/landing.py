@@ -32,12 +32,15 @@ __all__ = [
 
 @dataclass
 class LandResult:
-    """What ``land`` did: ``ok`` with the integration commit, or the conflicted files."""
+    """What ``land`` did: ``ok`` with the integration commit, or the conflicted files; and
+    ``tip``, the task branch's commit it merged (what the branch must still hold when it is
+    merged home)."""
 
     ok: bool
     commit: str | None
     conflicts: list[str] = field(default_factory=list)
     message: str = ""
+    tip: str | None = None
 
 
 def is_ancestor(repo, ancestor: str, descendant: str) -> bool:
@@ -154,6 +157,7 @@ def land_all(repo, branches: list[tuple[str, str]], onto_ref: str, *,
         if tip is None:
             raise GitError(["rev-parse", branch], "", 128, f"no such branch: {branch}")
         result = _merge_onto(repo, onto, tip, branch, onto_ref, message)
+        result.tip = tip
         results.append(result)
         if result.ok and result.commit != onto:
             onto = result.commit or onto

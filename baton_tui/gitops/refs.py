@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 from baton_tui.gitops.git import GitError, _file_stamp, git, git_dirs, run_git
@@ -139,6 +140,62 @@ def read_ref(repo: str | os.PathLike, ref: str) -> str | None:
     if proc.returncode != 0:
         return None
     return proc.stdout.strip() or None
+
+
+#: A loose ref file -> (its stamp, the id it held) when last read: `read_refs` reads it
+#: again only when the stamp changed. Git replaces a ref file (a lock renamed over it: a new
+#: inode and change time); any other write changes its change time, which no process can
+#: set back.
+_STAMPED: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+#: A stamp is trusted only once its change time is this far behind the clock: a write in
+#: the same tick as the read could otherwise leave the stamp as it was (git's racy index).
+RACY_NS = 2_000_000_000
+
+
+def read_refs(repo: str | os.PathLike, names: list[str]) -> dict[str, str | None]:
+    """What each of ``names`` (full ``refs/heads/…`` names) points at, as `read_ref` would
+    answer — for many refs at once, checked often: a loose ref file whose stamp (inode,
+    size, modification and change time) is as it was when it was last read costs one
+    `stat`, not a read. Refs only in ``packed-refs`` come from its cached parse; a
+    repository the files do not answer for (reftable) costs one `git cat-file` for all."""
+    dirs = git_dirs(repo)
+    if dirs is None or (dirs[1] / "reftable").exists():
+        return dict(zip(names, resolve(repo, *names)))
+    gitdir, common = dirs
+    base = str(common)
+    now = time.time_ns()
+    found: dict[str, str | None] = {}
+    for name in names:
+        path = f"{base}/{name}"  # strings, not Paths: thousands of names, checked often
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            st = None
+        stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if st else None
+        known = _STAMPED.get(path)  # only valid names are ever kept
+        if known is not None and known[0] == stamp:
+            found[name] = known[1]
+            continue
+        if not name.startswith("refs/heads/") or not valid_ref_name(name):
+            found[name] = read_ref(repo, name)
+            continue
+        try:  # read after the stat: the stamp is never newer than what is read
+            with open(path, "rb") as fh:
+                data = fh.read(66).decode("ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            data = ""
+        if stamp and _HEX.fullmatch(data):
+            found[name] = data  # the usual loose file: an id
+            if now - stamp[3] > RACY_NS:
+                if len(_STAMPED) > 100_000:
+                    _STAMPED.clear()
+                _STAMPED[path] = (stamp, data)
+            continue
+        try:  # packed, symbolic, or odd: as `read_ref` reads it
+            found[name] = _read_ref_files(gitdir, common, name)
+        except _Unsure:
+            found[name] = read_ref(repo, name)
+    return found
 
 
 def resolve(repo: str | os.PathLike, *names: str) -> list[str | None]:

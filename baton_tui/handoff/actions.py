@@ -70,8 +70,9 @@ def landed_branches(ws: Workspace, cur: plans.Current, only: int | None = None) 
             continue
         if only is not None and task_id != only:
             continue
+        view = cur.view(task_id)
         found.append(TaskBranch(task_id, task.title, task_branch(cur.row.slug, task_id, task.title),
-                                cur.view(task_id).base))
+                                view.base, view.landed_branch_tip))
     return found
 
 
@@ -146,6 +147,7 @@ class Merged:
     skipped: list[int] = field(default_factory=list)
     conflict: dict | None = None
     not_landed: list[int] = field(default_factory=list)
+    moved: dict[int, dict] = field(default_factory=dict)  # merged with commits added by hand
 
 
 def merge(ws: Workspace, upto: int | None = None,
@@ -177,7 +179,7 @@ def merge(ws: Workspace, upto: int | None = None,
     onto = cur.row.base_branch
     assert onto is not None  # recorded when the plan was approved; checked above
     outcome = git_merge(ws.root, onto, tasks, on_step=step)
-    result = Merged(onto, outcome.merged, outcome.skipped, outcome.conflict)
+    result = Merged(onto, outcome.merged, outcome.skipped, outcome.conflict, moved=outcome.moved)
     result.not_landed = [t.id for t in cur.doc.tasks if t.mode == Mode.BUILD
                          and cur.view(t.id).state not in (*LANDED, State.DISCARDED)]
     if not outcome.conflict:

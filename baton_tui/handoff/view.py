@@ -17,7 +17,7 @@ from baton_tui.core.slug import integration_branch
 from baton_tui.core.visible import shown
 from baton_tui.core.words import Mode
 from baton_tui.gitops import git
-from baton_tui.gitops.handoff import combine
+from baton_tui.gitops.handoff import combine, moved
 from baton_tui.gitops.landing import diff_text
 from baton_tui.handoff import actions as handoff
 from baton_tui.plan import current as plans
@@ -51,6 +51,7 @@ class TaskReview:
     decisions: list[dict[str, Any]] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     reason: str | None = None
+    moved: dict[str, Any] | None = None  # its branch moved since it landed (`handoff.moved`)
 
 
 @dataclass
@@ -118,7 +119,8 @@ def _task_review(cur: Any, task_id: int, section: dict | None) -> TaskReview:
         added=sum(f.added for f in files), deleted=sum(f.deleted for f in files),
         summary=view.summary, check=view.check, flags=list(view.flags),
         decisions=list(getattr(view, "decisions", []) or []),
-        conflicts=list(view.conflicts), reason=view.reason)
+        conflicts=list(view.conflicts), reason=view.reason,
+        moved=section.get("moved") if section else None)
 
 
 def load(ws: Workspace) -> HandoffReview:
@@ -137,7 +139,7 @@ def load(ws: Workspace) -> HandoffReview:
         # The integration branch still holds discarded work: review only what merge brings.
         combined = combine(ws.root, base, [t.branch for t in landed]) or combined
     diff = shown(diff_text(ws.root, base, combined))  # agents' text: nothing hidden in it
-    sections = {t.id: {"branch": t.branch, "diff": shown(diff_text(
+    sections = {t.id: {"branch": t.branch, "moved": moved(ws.root, t), "diff": shown(diff_text(
         ws.root, t.base or git.git(ws.root, "merge-base", base, t.branch), t.branch))}
         for t in landed}
     files = split_diff(diff)

@@ -335,6 +335,7 @@ class Finisher:
         the failure is the task's whose it is."""
         try:
             integration.tip(self.ws, self.plan)  # rebuilt first if it was deleted
+            refguard.hold_landed(self.ws, self.plan)  # landed siblings' branches as landed
             results = landing.land_all(
                 self.ws.root, [(branch, f"Land task {task.id}: {task.title}")
                                for task, branch in (ask.what for ask in asks)],
@@ -366,7 +367,8 @@ class Finisher:
             refguard.landed(self.ws, self.plan, landed[-1][1].commit)
         killpoints.reached("landed")
         for ask, result in landed:
-            self.emit(ask.what[0], K.TASK_LANDED, commit=result.commit, at=time.time())
+            self.emit(ask.what[0], K.TASK_LANDED, commit=result.commit, tip=result.tip,
+                      at=time.time())
             ask.state = State.LANDED
 
     def _refuse(self, task: Task, attempt: AttemptRow, workdir: Path) -> State | None:

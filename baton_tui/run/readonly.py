@@ -12,6 +12,16 @@ the agent cannot remount them, even as root. The agent sees the same paths and t
 files; an ordinary write to the checkout or to a sibling task's worktree or prompt fails with
 "Read-only file system".
 
+The loose files of the refs an agent must not move — the integration branch, the person's
+branch, the landed tasks' branches (`refguard.held`, at most `HELD_MAX`) — are bind-mounted
+read-only onto themselves: git moves a ref by renaming `X.lock` over `X`, and a rename over
+(or an unlink of) a mount point fails with "Device or resource busy", while the agent's own
+branch, another file in the same folder, stays writable. Such a mount lasts until the file
+is replaced outside the namespace: a landing of Baton's (the integration branch) or a commit
+of the person's lifts it — the kernel detaches a mount whose file another namespace renamed
+over — and the agent then sees, and could move, the new file (detected, and put back, by
+`refguard`). A ref only in `packed-refs` has no file to mount: it is watched, not locked.
+
 What it does not stop: a process that reaches the checkout through another process's
 `/proc/PID/root` or `/proc/PID/cwd`. Those writes, and every write where namespaces are not
 available (macOS, containers that forbid them), are detected instead (`outside.py`).
@@ -34,6 +44,7 @@ if TYPE_CHECKING:
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
 MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
+HELD_MAX = 200  # ref files bind-mounted read-only at most; beyond, detection alone
 GIT_WRITES = ("objects", "refs", "logs/refs", "packed-refs", "lfs", "modules", "baton")
 # The checkout's own HEAD log (`logs/HEAD`) stays read-only: what it records is the person's
 # doing (`refguard` reads it), so an agent must not write it. Without `logs/refs` yet, all of
@@ -56,11 +67,13 @@ def admin_dir(workdir: Path) -> Path | None:
     return (workdir / text[len("gitdir:"):].strip()).resolve()
 
 
-def layout(ws: "Workspace", workdir: Path, task_dir: Path | None = None) -> dict[str, list[str]] | None:
+def layout(ws: "Workspace", workdir: Path, task_dir: Path | None = None,
+           held: list[str] | None = None) -> dict[str, list[str]] | None:
     """What to make read-only for an agent working in `workdir` (its task's attempts in
     `task_dir`), and the holes to keep writable; None when there is nothing to protect
     (folder mode, or a checkout that holds the agent's own home or temp folder, which it
-    must write). Baton's home is guarded on the same terms."""
+    must write). Baton's home is guarded on the same terms. The loose files of the `held`
+    refs (full names, most important first) become read-only `files`, up to `HELD_MAX`."""
     common = ws.paths.git_common_dir
     root = ws.root.resolve()
     if common is None or workdir.resolve() == root or not sys.platform.startswith("linux"):
@@ -78,7 +91,18 @@ def layout(ws: "Workspace", workdir: Path, task_dir: Path | None = None) -> dict
     ro = [str(p.resolve()) for p in guarded if p.exists()]
     rw = [str(p.resolve()) for p in holes if p.exists()
           and any(_inside(p.resolve(), Path(r)) for r in ro)]
-    return {"ro": ro, "rw": rw} if ro else None
+    return {"ro": ro, "rw": rw, "files": _ref_files(common, held or [])} if ro else None
+
+
+def _ref_files(common: Path, held: list[str]) -> list[str]:
+    """The loose files of `held` (regular files, not links), at most `HELD_MAX`."""
+    files: list[str] = []
+    for ref in dict.fromkeys(held):
+        path = common / ref
+        if len(files) < HELD_MAX and ref.startswith("refs/heads/") and path.is_file() \
+                and not path.is_symlink():
+            files.append(str(path.resolve()))
+    return files
 
 
 def _libc() -> Any:
@@ -133,6 +157,12 @@ def enter(plan: dict[str, list[str]]) -> None:
         _mount(libc, hole, hole, MS_BIND | MS_REC)
     for path in plan["ro"]:
         _mount(libc, path, path, MS_BIND | MS_REC)
+        _mount(libc, None, path, MS_REMOUNT | MS_BIND | MS_RDONLY)
+    for path in plan.get("files", []):  # last: on top of the writable `refs` hole
+        try:
+            _mount(libc, path, path, MS_BIND)
+        except OSError:  # gone since the layout was made (a landing replaced it): watched
+            continue
         _mount(libc, None, path, MS_REMOUNT | MS_BIND | MS_RDONLY)
     _own_user_namespace(libc)  # mounts from a more privileged namespace are locked here
 

@@ -1,9 +1,11 @@
-"""The refs an agent must not move: the run's integration branch and the person's branch.
+"""The refs an agent must not move: the run's integration branch, the person's branch and
+the branches of the tasks that landed.
 
 Refs are shared by every worktree of a repository, so an agent running git in its own
-worktree can move any branch (`git update-ref`, `git branch -f`, `git update-ref -d`). Two
-of them matter to a run: the integration branch, where tasks land and dependents are cut
-from, and the person's branch, where the work is merged at handoff. Baton checks both.
+worktree can move any branch (`git update-ref`, `git branch -f`, `git update-ref -d`).
+Three kinds matter to a run: the integration branch, where tasks land and dependents are
+cut from; the person's branch, where the work is merged at handoff; and each landed task's
+branch, which handoff merges home by name. Baton checks all of them.
 
 - The integration branch must be where Baton's last landing left it (the approved commit
   before any landing): checked before a worktree is cut from it, before each landing and
@@ -11,11 +13,14 @@ from, and the person's branch, where the work is merged at handoff. Baton checks
 - The person's branch (the one recorded at approval, and the one the checkout has out) is
   recorded before each attempt and compared after it. A move the checkout's own HEAD log
   holds since then (a commit, reset or pull in the checkout) is the person's, and stands.
+- A landed task's branch must hold the commit that landed (`task.landed`'s `tip`): checked
+  after each attempt and before each landing pass, at a `stat` per branch (`refs.read_refs`).
 
 A move is put back with a compare-and-swap (`update-ref REF EXPECTED FOUND`: never over a
 change made since it was read) and the attempts that ran meanwhile are flagged, naming the
 ref — several attempts running at once cannot be told apart, so each of them is. No other
-ref is watched: the person deleting or moving their own other branches is their business.
+ref is watched: the person deleting or moving their own other branches is their business
+(a task's branch before it lands is the task's own, and a retry starts from it as found).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from baton_tui.paths import write_private
 from baton_tui.store import foldcache
 
 if TYPE_CHECKING:
+    from baton_tui.core.views import Folder
     from baton_tui.store.db import AttemptRow, PlanRow
     from baton_tui.workspace import Workspace
 
@@ -140,6 +146,56 @@ def check_integration(ws: "Workspace", plan: "PlanRow") -> str | None:
         return expected if move.restored else refs.read_ref(ws.root, ref)
 
 
+_folds: dict[tuple[str, int], "Folder"] = {}  # (store, plan) → its views, fed as events come
+_FOLDS_LOCK = threading.Lock()  # starts ask too (`held`), without waiting for a landing
+
+
+def _landed_tips(ws: "Workspace", plan: "PlanRow") -> dict[str, str]:
+    """Each landed (not yet merged) task's branch, and the commit of it that landed. The
+    plan's fold is read once per process, then fed only the events written since (a
+    thousand-task fold is not read back from the store after every attempt)."""
+    key = (str(ws.paths.store_path), plan.id)
+    with _FOLDS_LOCK:
+        folder = _folds.get(key)
+        if folder is None:
+            folder = _folds[key] = foldcache.folded(ws.store, plan.id)
+        else:
+            folder.feed(ws.store.events(plan.id, after=folder.last_id))
+        return {f"refs/heads/{view.branch}": view.landed_branch_tip
+                for view in folder.tasks.values()
+                if view.state == State.LANDED and view.branch and view.landed_branch_tip}
+
+
+def hold_landed(ws: "Workspace", plan: "PlanRow") -> list[Move]:
+    """Landed tasks' branches put back where they landed (compare-and-swap; a deleted one
+    made again), each repair recorded and kept for the attempts that ran meanwhile. Under
+    LOCK: Baton's landings record their tips before letting it go."""
+    if not ws.paths.is_git:
+        return []
+    with LOCK:
+        tips = _landed_tips(ws, plan)
+        if not tips:
+            return []
+        moves = []
+        for ref, now in refs.read_refs(ws.root, sorted(tips)).items():
+            if now != tips[ref]:
+                move = _put_back(ws, ref, tips[ref], now)
+                ws.store.append(plan.id, None, EventKind.RUN_REPAIRED, {
+                    "what": "ref", "ref": ref, "commit": tips[ref], "detail": move.said()})
+                moves.append(move)
+        return moves
+
+
+def held(ws: "Workspace", plan: "PlanRow") -> list[str]:
+    """The refs an attempt about to start must not move, most important first: the
+    integration branch, the person's, then the landed tasks' (`readonly` locks their files
+    where the OS allows)."""
+    if not ws.paths.is_git:
+        return []
+    return [f"refs/heads/{integration_branch(plan.slug)}", *_persons_refs(ws, plan),
+            *sorted(_landed_tips(ws, plan))]
+
+
 def _persons_refs(ws: "Workspace", plan: "PlanRow") -> list[str]:
     names = {f"refs/heads/{plan.base_branch}"} if plan.base_branch else set()
     out = head_ref(ws.root)
@@ -201,6 +257,7 @@ def after(ws: "Workspace", plan: "PlanRow", attempt: "AttemptRow") -> list[Move]
                 check_integration(ws, plan)
             elif (landed := foldcache.folded(ws.store, plan.id).plan.landed_tip):
                 _note(Move(ref, landed, None, True, time.time()))  # `integration.tip` rebuilds
+        hold_landed(ws, plan)
         for ref, was in start["refs"].items():
             now = refs.read_ref(ws.root, ref)
             if was and now != was and not _by_person(ws, start["head_log"], now):

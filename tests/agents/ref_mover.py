@@ -7,6 +7,10 @@ steps:
   person-new-tree      the person's branch to a commit of its own (another tree)
   person-same-tree     the person's branch to a new commit holding the same tree
   delete-person        the person's branch deleted
+  rewind-task:N        task N's branch back to its first parent (drops its work)
+  advance-task:N       task N's branch to a commit of its own on top of it
+  delete-task:N        task N's branch deleted
+  commit:FILE          FILE written and committed on its own branch, by its own git
   signal:FILE          FILE written (the test learns the agent runs)
   wait:FILE            until FILE exists (the test did its part)
   require:FILE         fail unless FILE is in its worktree (a dependency's work)
@@ -25,6 +29,13 @@ def git(*args: str) -> str:
                           text=True).stdout.strip()
 
 
+def move(step: str, *args: str) -> None:
+    """`git update-ref ARGS`, saying whether git was refused (a read-only ref file)."""
+    done = subprocess.run(["git", "update-ref", *args], capture_output=True, text=True)
+    did = "deleted" if args[0] == "-d" else "moved"
+    print(f"{step}: {'refused' if done.returncode else did}", flush=True)
+
+
 def report(*args: str) -> None:
     sys.exit(subprocess.run(["baton", "report", *args]).returncode)
 
@@ -34,20 +45,34 @@ for step in sys.argv[2:]:
     what, _, arg = step.partition(":")
     if what == "rewind-integration":
         ref = git("for-each-ref", "--format=%(refname)", "refs/heads/baton/*/integration")
-        git("update-ref", ref, f"{ref}^1")
+        move(step, ref, git("rev-parse", f"{ref}^1"))
     elif what == "person-new-tree":
         Path("planted.txt").write_text("planted on the person's branch\n")
         git("add", "planted.txt")
         tree = git("write-tree")
         git("reset", "-q")
         Path("planted.txt").unlink()
-        git("update-ref", person, git("commit-tree", tree, "-p", person, "-m", "planted"))
+        move(step, person, git("commit-tree", tree, "-p", person, "-m", "planted"))
     elif what == "person-same-tree":
         tree = git("rev-parse", f"{person}^{{tree}}")
-        git("update-ref", person, git("commit-tree", tree, "-p", person, "-m", "same tree"))
+        move(step, person, git("commit-tree", tree, "-p", person, "-m", "same tree"))
     elif what == "delete-person":
         done = subprocess.run(["git", "update-ref", "-d", person], capture_output=True)
         print(f"delete-person: {'refused' if done.returncode else 'deleted'}", flush=True)
+    elif what in ("rewind-task", "advance-task", "delete-task"):
+        ref = git("for-each-ref", "--format=%(refname)", f"refs/heads/baton/*/{arg}-*")
+        if what == "rewind-task":
+            move(step, ref, git("rev-parse", f"{ref}^1"))
+        elif what == "advance-task":
+            tree = git("rev-parse", f"{ref}^{{tree}}")
+            move(step, ref, git("commit-tree", tree, "-p", ref, "-m", "on top"))
+        else:
+            move(step, "-d", ref)
+    elif what == "commit":
+        Path(arg).write_text("committed by the agent\n")
+        git("add", arg)
+        git("commit", "-q", "-m", f"agent: {arg}")
+        print(f"{step}: committed", flush=True)
     elif what == "signal":
         Path(arg).write_text("running\n")
     elif what == "wait":

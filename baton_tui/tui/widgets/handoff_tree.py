@@ -63,6 +63,8 @@ def _details(node: TreeNode, task: Any) -> None:
     for flag in task.flags:
         node.add_leaf(Text(f"⚑ {flag.get('kind')}: {_clip(flag.get('detail'), 70)}",
                            style="bold"), info)
+    if getattr(task, "moved", None):  # its branch moved since it landed
+        node.add_leaf(Text(f"⚠ {task.moved['said']}", style="bold"), info)
     for decision in task.decisions:
         node.add_leaf(Text(f"decided for you ({decision.get('by')}): "
                            f"{decision.get('answer')} — {_clip(decision.get('what'), 60)}"), info)
