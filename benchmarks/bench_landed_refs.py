@@ -80,12 +80,12 @@ def main() -> None:
     time.sleep(refs.RACY_NS / 1e9 + 0.5)  # the ref files' stamps become trustworthy
 
     start = time.perf_counter()
-    assert refguard.hold_landed(ws, plan) == []
+    assert refguard.hold_branches(ws, plan) == []
     first = (time.perf_counter() - start) * 1000
 
     def usual() -> None:  # an attempt's few events, then the check
         ws.store.append(plan.id, 1, EventKind.TASK_PROGRESS, {"message": "tick"})
-        assert refguard.hold_landed(ws, plan) == []
+        assert refguard.hold_branches(ws, plan) == []
 
     print(f"{args.tasks} landed tasks (best of {args.runs}):")
     print(f"  hold_landed, first in a process:   {first:8.1f} ms")

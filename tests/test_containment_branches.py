@@ -119,7 +119,7 @@ def test_an_older_store_without_landed_tips_checks_nothing(repo, baton, tmp_path
     git(repo, "branch", "-D", branch)
     from baton_tui.run import refguard
 
-    assert refguard.hold_landed(ws, plan) == []
+    assert refguard.hold_branches(ws, plan) == []
     assert git(repo, "branch", "--list", branch) == ""
 
 

@@ -43,7 +43,10 @@ Ended = TypedDict("Ended", {
     "stage": str,             # failed after the agent's report: "commit" | "land" (a retry
                               # commits and lands without running the agent again)
     "tip": str,               # landed: the task branch's commit that landed ("commit" is the
-                              # integration commit); older stores lack it
+                              # integration commit); failed, parked, paused, held or done
+                              # before landing: its branch's commit as Baton left it (held
+                              # there until it starts again); older stores lack it
+    "log": int,               # with a waiting tip: the size of its worktree's HEAD log then
 }, total=False)
 
 
@@ -97,7 +100,7 @@ class Repaired(TypedDict, total=False):
     what: str               # "integration" (branch rebuilt from the landings recorded),
                             # "git-lock" (a lock a killed git left on the run's refs removed),
                             # "ref" (the integration branch put back where Baton left it,
-                            # or a landed task's branch where it landed)
+                            # or a landed or waiting task's branch where it must be)
     ref: str
     detail: str
     commit: str

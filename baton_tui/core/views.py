@@ -47,6 +47,12 @@ class TaskView:
         self.landed_event: int | None = None
         self.landed_branch_tip: str | None = None  # its branch's commit that landed (None in
                                                    # older stores: nothing is checked then)
+        self.must_hold: str | None = None      # the commit its branch must hold now: the one
+                                               # that landed, or the one it waits at (failed,
+                                               # parked, paused, held, done before landing);
+                                               # None while it runs, or with no record
+        self.must_hold_log: int | None = None  # waiting: how long its worktree's HEAD log was
+                                               # then (moves it records since are its own)
         self.ever_landed = False
         self.lost_landing = False               # its last failure was a landing conflict
         self.finish_only: str | None = None     # it failed in Baton's commit or landing after
@@ -193,6 +199,18 @@ class Folder:
             view.reassigned = None
         if state == State.RUNNING:
             view.declared_limit = False
+        if data.get("tip"):  # landed, or waiting: its branch is held there
+            view.must_hold = data["tip"]
+            view.must_hold_log = data.get("log") if state != State.LANDED else None
+        elif event.kind in _RELEASES:
+            view.must_hold = view.must_hold_log = None
+
+
+# Its branch is its own again (it runs, the person finished it) or no longer Baton's to hold.
+# A queueing keeps the hold until the task starts; a failure or a park without a tip keeps
+# the one it had (a start refused, autopilot parking a failed task).
+_RELEASES = frozenset({K.TASK_STARTED, K.TASK_RESUMED, K.TASK_CONTINUED, K.TASK_DONE,
+                       K.TASK_LANDED, K.TASK_MERGED, K.TASK_DISCARDED})
 
 
 def _ignore(view: TaskView, event: Event) -> None:

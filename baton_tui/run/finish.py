@@ -32,6 +32,7 @@ from baton_tui.workspace import Workspace
 K = EventKind
 
 CHECK_TIMEOUT = 1800
+WAITS = frozenset({K.TASK_FAILED, K.TASK_PARKED, K.TASK_PAUSED, K.TASK_CHECKPOINT, K.TASK_DONE})
 TAIL_LINES = 30
 
 
@@ -80,6 +81,14 @@ class Finisher:
         self._outside: Future | None = None  # the look after the attempt, until flagged
 
     def emit(self, task: Task, kind: EventKind, **data: object) -> None:
+        """Record `kind` for `task`. A build task that now waits — failed, paused, held at a
+        checkpoint, done before landing — records its branch's commit (`tip`): its branch
+        is held there until it starts again (`refguard`). Taken over, it is the person's."""
+        if kind in WAITS and task.mode == Mode.BUILD \
+                and not (kind == K.TASK_PAUSED and data.get("by") == "person") \
+                and (kind != K.TASK_CHECKPOINT or data.get("held")):
+            view = self.view(task)
+            data = {**data, **refguard.waiting_tip(self.ws, view.branch, view.workdir)}
         self.store.append(self.plan.id, task.id, kind, data)
 
     def view(self, task: Task) -> TaskView:
@@ -335,7 +344,7 @@ class Finisher:
         the failure is the task's whose it is."""
         try:
             integration.tip(self.ws, self.plan)  # rebuilt first if it was deleted
-            refguard.hold_landed(self.ws, self.plan)  # landed siblings' branches as landed
+            refguard.hold_branches(self.ws, self.plan)  # landed and waiting siblings held
             results = landing.land_all(
                 self.ws.root, [(branch, f"Land task {task.id}: {task.title}")
                                for task, branch in (ask.what for ask in asks)],

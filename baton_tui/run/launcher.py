@@ -335,7 +335,7 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
             # the person's checkout and Baton's home (but its own task's places), read-only
             # to the agent where the OS allows it
             "readonly": readonly.layout(ws, workdir.path, folder.parent,
-                                        refguard.held(ws, plan))
+                                        refguard.held(ws, plan, workdir.branch))
             if ws.config.worktree.protect_checkout else None,
             # its secrets' fingerprints: a terminal without them redacts its output all the same
             "secret_prints": fingerprints({**os.environ, **added})}

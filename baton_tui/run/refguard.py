@@ -26,6 +26,7 @@ ref is watched: the person deleting or moving their own other branches is their 
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -37,6 +38,7 @@ from baton_tui.core.slug import integration_branch
 from baton_tui.gitops import git, refs
 from baton_tui.gitops.onbranch import head_ref
 from baton_tui.paths import write_private
+from baton_tui.run import readonly
 from baton_tui.store import foldcache
 
 if TYPE_CHECKING:
@@ -150,10 +152,21 @@ _folds: dict[tuple[str, int], "Folder"] = {}  # (store, plan) → its views, fed
 _FOLDS_LOCK = threading.Lock()  # starts ask too (`held`), without waiting for a landing
 
 
-def _landed_tips(ws: "Workspace", plan: "PlanRow") -> dict[str, str]:
-    """Each landed (not yet merged) task's branch, and the commit of it that landed. The
-    plan's fold is read once per process, then fed only the events written since (a
-    thousand-task fold is not read back from the store after every attempt)."""
+@dataclass(frozen=True)
+class Hold:
+    """A task's branch held at `tip`: landed there, or waiting there (`log` set: the size of
+    its worktree's HEAD log when the tip was recorded, in `workdir`)."""
+
+    tip: str
+    workdir: str | None = None
+    log: int | None = None
+
+
+def _holds(ws: "Workspace", plan: "PlanRow") -> dict[str, Hold]:
+    """Each held task's branch (landed and not yet merged, or waiting: failed, parked, paused,
+    held at a checkpoint, done before landing) and where it must be. The plan's fold is read
+    once per process, then fed only the events written since (a thousand-task fold is not
+    read back from the store after every attempt)."""
     key = (str(ws.paths.store_path), plan.id)
     with _FOLDS_LOCK:
         folder = _folds.get(key)
@@ -161,39 +174,116 @@ def _landed_tips(ws: "Workspace", plan: "PlanRow") -> dict[str, str]:
             folder = _folds[key] = foldcache.folded(ws.store, plan.id)
         else:
             folder.feed(ws.store.events(plan.id, after=folder.last_id))
-        return {f"refs/heads/{view.branch}": view.landed_branch_tip
-                for view in folder.tasks.values()
-                if view.state == State.LANDED and view.branch and view.landed_branch_tip}
+        return {f"refs/heads/{view.branch}": Hold(view.must_hold, view.workdir,
+                                                  view.must_hold_log)
+                for view in folder.tasks.values() if view.must_hold and view.branch}
 
 
-def hold_landed(ws: "Workspace", plan: "PlanRow") -> list[Move]:
-    """Landed tasks' branches put back where they landed (compare-and-swap; a deleted one
-    made again), each repair recorded and kept for the attempts that ran meanwhile. Under
-    LOCK: Baton's landings record their tips before letting it go."""
+def waiting_tip(ws: "Workspace", branch: str | None, workdir: str | None) -> dict[str, object]:
+    """What a waiting task's event records (`tip`, `log`): its branch's commit now, and how
+    long its worktree's HEAD log is — moves recorded there later are made in its worktree
+    (the person's commit, Baton's own), and stand."""
+    if not ws.paths.is_git or not branch:
+        return {}
+    tip = refs.read_ref(ws.root, f"refs/heads/{branch}")
+    if tip is None:
+        return {}
+    log = _worktree_log(workdir)
+    try:
+        return {"tip": tip, "log": log.stat().st_size if log else 0}
+    except OSError:
+        return {"tip": tip, "log": 0}  # no move recorded there yet
+
+
+_CHAINS: dict[tuple[str, int, int, int], tuple[str, frozenset[str]]] = {}  # a log as read
+
+
+def _worktree_log(workdir: str | None) -> Path | None:
+    """The HEAD log of the linked worktree at `workdir` (what is done in it appends there)."""
+    admin = readonly.admin_dir(Path(workdir)) if workdir else None
+    return admin / "logs" / "HEAD" if admin else None
+
+
+def _moves_since(path: Path, since: int) -> list[tuple[str, str, str]]:
+    """The HEAD log's lines after byte `since`: (old, new, message)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(since)
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    moves = []
+    for line in text.splitlines():
+        head, _, message = line.partition("\t")
+        old, new, *_ = [*head.split(" ", 2), "", ""]
+        moves.append((old, new, message))
+    return moves
+
+
+def _standing(hold: Hold) -> tuple[str, frozenset[str]]:
+    """Where a held branch must be, and the other commits it may be at: a landed one at its
+    tip; a waiting one where the moves its worktree's HEAD log records since its tip was
+    recorded leave it (the person's commits and resets there, Baton's own refresh), any
+    commit those moves reached standing too. Inside the agents' read-only view a sibling's
+    `worktrees/<name>/` is read-only: no agent can write that log. Its `.git` file read and a
+    `stat` when the log did not grow; the log is read only when it changed."""
+    path = _worktree_log(hold.workdir) if hold.log is not None else None
+    try:
+        st = os.stat(path) if path else None
+    except OSError:
+        st = None
+    if path is None or st is None or hold.log is None or st.st_size <= hold.log:
+        return hold.tip, frozenset()
+    key = (str(path), hold.log, st.st_size, st.st_mtime_ns)
+    if key not in _CHAINS:
+        now, seen = hold.tip, set()
+        for old, new, message in _moves_since(path, hold.log):
+            seen.add(new)
+            if old == now and not message.startswith("checkout:"):  # HEAD left the branch
+                now = new
+        if len(_CHAINS) > 10_000:
+            _CHAINS.clear()
+        _CHAINS[key] = (now, frozenset(seen))
+    return _CHAINS[key]
+
+
+def hold_branches(ws: "Workspace", plan: "PlanRow") -> list[Move]:
+    """Landed and waiting tasks' branches put back where they must be (compare-and-swap; a
+    deleted one made again), each repair recorded and kept for the attempts that ran
+    meanwhile. A waiting task's branch moved in its own worktree (the person's commit there,
+    Baton's own) stands, and is held there. A `stat` per branch (and per waiting task's
+    HEAD log) when nothing moved. Under LOCK: Baton's landings record their tips before
+    letting it go."""
     if not ws.paths.is_git:
         return []
     with LOCK:
-        tips = _landed_tips(ws, plan)
-        if not tips:
+        holds = _holds(ws, plan)
+        if not holds:
             return []
         moves = []
-        for ref, now in refs.read_refs(ws.root, sorted(tips)).items():
-            if now != tips[ref]:
-                move = _put_back(ws, ref, tips[ref], now)
-                ws.store.append(plan.id, None, EventKind.RUN_REPAIRED, {
-                    "what": "ref", "ref": ref, "commit": tips[ref], "detail": move.said()})
-                moves.append(move)
+        for ref, now in refs.read_refs(ws.root, sorted(holds)).items():
+            expected, own = _standing(holds[ref])
+            if now == expected or now in own:
+                continue
+            move = _put_back(ws, ref, expected, now)
+            ws.store.append(plan.id, None, EventKind.RUN_REPAIRED, {
+                "what": "ref", "ref": ref, "commit": expected, "detail": move.said()})
+            moves.append(move)
         return moves
 
 
-def held(ws: "Workspace", plan: "PlanRow") -> list[str]:
-    """The refs an attempt about to start must not move, most important first: the
-    integration branch, the person's, then the landed tasks' (`readonly` locks their files
-    where the OS allows)."""
+def held(ws: "Workspace", plan: "PlanRow", own: str | None = None) -> list[str]:
+    """The refs an attempt about to start (on branch `own`) must not move, most important
+    first: the integration branch, the person's, the waiting tasks' (they are still to
+    land), then the landed tasks' (`readonly` locks their files where the OS allows)."""
     if not ws.paths.is_git:
         return []
+    holds = _holds(ws, plan)
+    waiting = sorted(ref for ref, hold in holds.items() if hold.log is not None)
+    others = sorted(ref for ref, hold in holds.items() if hold.log is None)
+    mine = f"refs/heads/{own}" if own else None
     return [f"refs/heads/{integration_branch(plan.slug)}", *_persons_refs(ws, plan),
-            *sorted(_landed_tips(ws, plan))]
+            *(ref for ref in (*waiting, *others) if ref != mine)]
 
 
 def _persons_refs(ws: "Workspace", plan: "PlanRow") -> list[str]:
@@ -257,7 +347,7 @@ def after(ws: "Workspace", plan: "PlanRow", attempt: "AttemptRow") -> list[Move]
                 check_integration(ws, plan)
             elif (landed := foldcache.folded(ws.store, plan.id).plan.landed_tip):
                 _note(Move(ref, landed, None, True, time.time()))  # `integration.tip` rebuilds
-        hold_landed(ws, plan)
+        hold_branches(ws, plan)
         for ref, was in start["refs"].items():
             now = refs.read_ref(ws.root, ref)
             if was and now != was and not _by_person(ws, start["head_log"], now):

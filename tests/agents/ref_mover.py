@@ -11,6 +11,7 @@ steps:
   advance-task:N       task N's branch to a commit of its own on top of it
   delete-task:N        task N's branch deleted
   commit:FILE          FILE written and committed on its own branch, by its own git
+  fail-first:FILE      report failed the first time (FILE written then), go on the next
   signal:FILE          FILE written (the test learns the agent runs)
   wait:FILE            until FILE exists (the test did its part)
   require:FILE         fail unless FILE is in its worktree (a dependency's work)
@@ -71,8 +72,11 @@ for step in sys.argv[2:]:
     elif what == "commit":
         Path(arg).write_text("committed by the agent\n")
         git("add", arg)
-        git("commit", "-q", "-m", f"agent: {arg}")
+        git("commit", "-q", "--allow-empty", "-m", f"agent: {arg}")
         print(f"{step}: committed", flush=True)
+    elif what == "fail-first" and not Path(arg).exists():
+        Path(arg).write_text("failed once\n")
+        report("failed", "--reason", "the first attempt fails")
     elif what == "signal":
         Path(arg).write_text("running\n")
     elif what == "wait":
