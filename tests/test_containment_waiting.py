@@ -92,6 +92,7 @@ def test_an_agent_moving_a_failed_siblings_branch_has_it_put_back_and_the_retry_
     wait_state(baton, 1, "landed", timeout=120)
     _wait_done(baton)
     assert "one.txt" in _files(repo, _integration(repo))
+    assert len([e for e in events(baton) if e["kind"] == "run.repaired"]) == 1
     landed = [e["data"] for e in events(baton) if e["kind"] == "task.landed" and e["task"] == 1]
     assert subprocess.run(["git", "merge-base", "--is-ancestor", tip, landed[-1]["tip"]],
                           cwd=repo).returncode == 0
@@ -129,6 +130,8 @@ def test_an_agent_rewinding_a_branch_held_at_a_checkpoint_has_it_put_back_and_ye
     wait_state(baton, 1, "landed", timeout=120)
     _wait_done(baton)
     assert "held.txt" in _files(repo, _integration(repo))
+    assert len([e for e in events(baton) if e["kind"] == "run.repaired"]) == 1
+    assert not _flags(baton, 1, "ref")
 
 
 def _failed_one(repo, baton, tmp_path) -> tuple[Workspace, str]:
@@ -222,3 +225,38 @@ def test_held_lists_waiting_branches_after_the_persons_and_before_the_landed(rep
     branch = _branch(baton, 1)
     assert held[:3] == [_integration(repo), "refs/heads/main", branch], held
     assert branch not in refguard.held(ws, plan, branch.removeprefix("refs/heads/"))
+
+
+def test_batons_own_moves_of_a_waiting_branch_never_trip_the_hold(repo, baton, tmp_path):
+    """What Baton itself does to a waiting task's branch stands: a retry's refresh after a
+    landing conflict (committed and merged in the task's worktree) is not put back; a
+    discarded task's branch is no longer held, and `gc` then removes its worktree without a
+    repair."""
+    from baton_tui.gitops import landing
+
+    ws, workdir = _failed_one(repo, baton, tmp_path)
+    plan = ws.store.current_plan()
+    branch, integration = _branch(baton, 1), _integration(repo)
+    (repo / "other.txt").write_text("landed meanwhile\n")
+    git(repo, "add", "other.txt")
+    tree = git(repo, "write-tree")
+    git(repo, "reset", "-q")
+    (repo / "other.txt").unlink()
+    git(repo, "update-ref", integration,
+        git(repo, "commit-tree", tree, "-p", git(repo, "rev-parse", integration), "-m", "other"))
+    with open(f"{workdir}/left.txt", "w") as fh:
+        fh.write("left by the agent\n")
+    assert landing.refresh(workdir, integration) == []
+    refreshed = git(repo, "rev-parse", branch)
+    assert refreshed != _waiting_tip(baton, 1, "task.failed")
+    assert refguard.hold_branches(ws, plan) == []
+    assert git(repo, "rev-parse", branch) == refreshed
+    result = baton("discard", "1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert branch not in refguard.held(ws, plan)
+    git(repo, "update-ref", branch, _waiting_tip(baton, 1, "task.failed"))
+    assert refguard.hold_branches(ws, plan) == []
+    result = baton("gc")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert refguard.hold_branches(ws, plan) == []
+    assert not [e for e in events(baton) if e["kind"] == "run.repaired"]
