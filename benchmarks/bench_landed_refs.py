@@ -1,14 +1,18 @@
-"""What holding the landed tasks' branches costs after each attempt, at thousands of tasks.
+"""What holding the landed and waiting tasks' branches costs after each attempt, at thousands
+of tasks.
 
 A script, not a timed test. It builds a throwaway git repository and store with a plan of N
-tasks (default 2,400), every one landed (a branch each, `task.landed` recording its tip),
-then times `refguard.hold_landed` — the check run after each attempt and before each landing
-pass — the first time in a process (the plan's fold read, every ref file read) and then as
-it runs in the usual case (a few new events fed, each ref file a `stat`), beside the two
+tasks (default 2,400), every one landed (a branch each, `task.landed` recording its tip) but
+the last `--waiting` ones, which failed and wait (`task.failed` recording its tip and its
+worktree's HEAD log size; each has a worktree's `.git` file and git's folder for it, as a
+linked worktree has), then times `refguard.hold_branches` — the check run after each attempt
+and before each landing pass — the first time in a process (the plan's fold read, every ref
+file read) and then as it runs in the usual case (a few new events fed, each ref file a
+`stat`; a waiting task's `.git` file read and its HEAD log a `stat` too), beside the two
 plain ways of reading the same refs: every file read (`refs.read_ref`), and one
 `git for-each-ref`. Each is the best of `--runs`, so a busy machine inflates none.
 
-    python benchmarks/bench_landed_refs.py [--tasks 2400] [--runs 20]
+    python benchmarks/bench_landed_refs.py [--tasks 2400] [--waiting 0] [--runs 20]
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ def best(fn, runs: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=2400)
+    parser.add_argument("--waiting", type=int, default=0)
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-landed-refs-"))
@@ -71,11 +76,25 @@ def main() -> None:
     branches = [task_branch(plan.slug, t["id"], t["title"]) for t in tasks]
     git("update-ref", "--stdin", input="".join(f"create refs/heads/{b} {base}\n"
                                                for b in branches))
+    common = repo / ".git"
     for t, branch in zip(tasks, branches):
+        waits = t["id"] > args.tasks - args.waiting
+        workdir = tmp / "worktrees" / str(t["id"])
+        if waits:  # a linked worktree's `.git` file, and git's folder for it with a HEAD log
+            admin = common / "worktrees" / str(t["id"])
+            (admin / "logs").mkdir(parents=True)
+            (admin / "logs" / "HEAD").write_text(f"{'0' * 40} {base} Baton <b@x> 0 +0000\tmade\n")
+            workdir.mkdir(parents=True)
+            (workdir / ".git").write_text(f"gitdir: {admin}\n")
         ws.store.append(plan.id, t["id"], EventKind.TASK_STARTED,
-                        {"player": "agent", "branch": branch, "base": base})
-        ws.store.append(plan.id, t["id"], EventKind.TASK_LANDED,
-                        {"commit": base, "tip": base, "at": time.time()})
+                        {"player": "agent", "branch": branch, "base": base,
+                         "workdir": str(workdir)})
+        if waits:
+            ws.store.append(plan.id, t["id"], EventKind.TASK_FAILED,
+                            refguard.waiting_tip(ws, branch, str(workdir)))
+        else:
+            ws.store.append(plan.id, t["id"], EventKind.TASK_LANDED,
+                            {"commit": base, "tip": base, "at": time.time()})
     names = [f"refs/heads/{b}" for b in branches]
     time.sleep(refs.RACY_NS / 1e9 + 0.5)  # the ref files' stamps become trustworthy
 
@@ -87,9 +106,10 @@ def main() -> None:
         ws.store.append(plan.id, 1, EventKind.TASK_PROGRESS, {"message": "tick"})
         assert refguard.hold_branches(ws, plan) == []
 
-    print(f"{args.tasks} landed tasks (best of {args.runs}):")
-    print(f"  hold_landed, first in a process:   {first:8.1f} ms")
-    print(f"  hold_landed, usual (stat each):    {best(usual, args.runs):8.1f} ms")
+    print(f"{args.tasks} tasks, {args.tasks - args.waiting} landed and {args.waiting} waiting "
+          f"(best of {args.runs}):")
+    print(f"  hold_branches, first in a process: {first:8.1f} ms")
+    print(f"  hold_branches, usual (stat each):  {best(usual, args.runs):8.1f} ms")
     print(f"  every ref file read (read_ref):    "
           f"{best(lambda: [refs.read_ref(repo, n) for n in names], args.runs):8.1f} ms")
     print(f"  one git for-each-ref:              "

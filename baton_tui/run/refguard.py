@@ -188,20 +188,36 @@ def waiting_tip(ws: "Workspace", branch: str | None, workdir: str | None) -> dic
     tip = refs.read_ref(ws.root, f"refs/heads/{branch}")
     if tip is None:
         return {}
-    log = _worktree_log(workdir)
-    try:
-        return {"tip": tip, "log": log.stat().st_size if log else 0}
-    except OSError:
-        return {"tip": tip, "log": 0}  # no move recorded there yet
+    found = _log_size(workdir)
+    return {"tip": tip, "log": found[1].st_size if found else 0}  # 0: no move recorded yet
 
 
-_CHAINS: dict[tuple[str, int, int, int], tuple[str, frozenset[str]]] = {}  # a log as read
+_LOGS: dict[str, Path | None] = {}  # workdir → its HEAD log, as its `.git` file names it
 
 
-def _worktree_log(workdir: str | None) -> Path | None:
-    """The HEAD log of the linked worktree at `workdir` (what is done in it appends there)."""
-    admin = readonly.admin_dir(Path(workdir)) if workdir else None
-    return admin / "logs" / "HEAD" if admin else None
+def _worktree_log(workdir: str | None, again: bool = False) -> Path | None:
+    """The HEAD log of the linked worktree at `workdir` (what is done in it appends there),
+    from its `.git` file: read once, and `again` when the log it named is gone (a worktree
+    removed and made again)."""
+    if not workdir:
+        return None
+    if again or workdir not in _LOGS:
+        if len(_LOGS) > 100_000:
+            _LOGS.clear()
+        admin = readonly.admin_dir(Path(workdir))
+        _LOGS[workdir] = admin / "logs" / "HEAD" if admin else None
+    return _LOGS[workdir]
+
+
+def _log_size(workdir: str | None) -> tuple[Path, os.stat_result] | None:
+    """The worktree's HEAD log and its `stat` (None: no log there yet)."""
+    for again in (False, True):
+        path = _worktree_log(workdir, again)
+        try:
+            return (path, os.stat(path)) if path else None
+        except OSError:
+            continue
+    return None
 
 
 def _moves_since(path: Path, since: int) -> list[tuple[str, str, str]]:
@@ -220,20 +236,20 @@ def _moves_since(path: Path, since: int) -> list[tuple[str, str, str]]:
     return moves
 
 
+_CHAINS: dict[tuple[str, int, int, int], tuple[str, frozenset[str]]] = {}  # a log as read
+
+
 def _standing(hold: Hold) -> tuple[str, frozenset[str]]:
     """Where a held branch must be, and the other commits it may be at: a landed one at its
     tip; a waiting one where the moves its worktree's HEAD log records since its tip was
     recorded leave it (the person's commits and resets there, Baton's own refresh), any
     commit those moves reached standing too. Inside the agents' read-only view a sibling's
-    `worktrees/<name>/` is read-only: no agent can write that log. Its `.git` file read and a
-    `stat` when the log did not grow; the log is read only when it changed."""
-    path = _worktree_log(hold.workdir) if hold.log is not None else None
-    try:
-        st = os.stat(path) if path else None
-    except OSError:
-        st = None
-    if path is None or st is None or hold.log is None or st.st_size <= hold.log:
+    `worktrees/<name>/` is read-only: no agent can write that log. A `stat` of the log when
+    it did not grow; it is read only when it changed."""
+    found = _log_size(hold.workdir) if hold.log is not None else None
+    if found is None or hold.log is None or found[1].st_size <= hold.log:
         return hold.tip, frozenset()
+    path, st = found
     key = (str(path), hold.log, st.st_size, st.st_mtime_ns)
     if key not in _CHAINS:
         now, seen = hold.tip, set()
