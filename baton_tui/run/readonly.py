@@ -13,12 +13,13 @@ files; an ordinary write to the checkout or to a sibling task's worktree or prom
 "Read-only file system".
 
 The loose files of the refs an agent must not move — the integration branch, the person's
-branch, the landed tasks' branches (`refguard.held`, at most `HELD_MAX`) — are bind-mounted
-read-only onto themselves: git moves a ref by renaming `X.lock` over `X`, and a rename over
-(or an unlink of) a mount point fails with "Device or resource busy", while the agent's own
-branch, another file in the same folder, stays writable. Such a mount lasts until the file
-is replaced outside the namespace: a landing of Baton's (the integration branch) or a commit
-of the person's lifts it — the kernel detaches a mount whose file another namespace renamed
+branch, the waiting and the landed tasks' branches (`refguard.held`, at most `HELD_MAX`) —
+are bind-mounted read-only onto themselves: git moves a ref by renaming `X.lock` over `X`,
+and a rename over (or an unlink of) a mount point fails with "Device or resource busy",
+while the agent's own branch, another file in the same folder, stays writable. Such a mount
+lasts until the file is replaced outside the namespace: a landing of Baton's (the
+integration branch) or a commit of the person's (their branch, or a waiting task's in its
+worktree) lifts it — the kernel detaches a mount whose file another namespace renamed
 over — and the agent then sees, and could move, the new file (detected, and put back, by
 `refguard`). A ref only in `packed-refs` has no file to mount: it is watched, not locked.
 

@@ -1,11 +1,12 @@
 """The refs an agent must not move: the run's integration branch, the person's branch and
-the branches of the tasks that landed.
+the branches of the tasks that landed or wait.
 
 Refs are shared by every worktree of a repository, so an agent running git in its own
 worktree can move any branch (`git update-ref`, `git branch -f`, `git update-ref -d`).
-Three kinds matter to a run: the integration branch, where tasks land and dependents are
-cut from; the person's branch, where the work is merged at handoff; and each landed task's
-branch, which handoff merges home by name. Baton checks all of them.
+Four kinds matter to a run: the integration branch, where tasks land and dependents are
+cut from; the person's branch, where the work is merged at handoff; each landed task's
+branch, which handoff merges home by name; and each waiting task's branch, which lands as
+found once it goes on. Baton checks all of them.
 
 - The integration branch must be where Baton's last landing left it (the approved commit
   before any landing): checked before a worktree is cut from it, before each landing and
@@ -13,14 +14,18 @@ branch, which handoff merges home by name. Baton checks all of them.
 - The person's branch (the one recorded at approval, and the one the checkout has out) is
   recorded before each attempt and compared after it. A move the checkout's own HEAD log
   holds since then (a commit, reset or pull in the checkout) is the person's, and stands.
-- A landed task's branch must hold the commit that landed (`task.landed`'s `tip`): checked
-  after each attempt and before each landing pass, at a `stat` per branch (`refs.read_refs`).
+- A landed task's branch must hold the commit that landed (`task.landed`'s `tip`); a
+  waiting one (failed, parked, paused, held at a checkpoint, done before landing) the
+  commit its event recorded (`tip`), until it starts again. A move its own worktree's HEAD
+  log records since (`log`: the person's commit there, Baton's own refresh) stands. Checked
+  after each attempt and before each landing pass, at a `stat` per branch
+  (`refs.read_refs`) and per waiting task's HEAD log.
 
 A move is put back with a compare-and-swap (`update-ref REF EXPECTED FOUND`: never over a
 change made since it was read) and the attempts that ran meanwhile are flagged, naming the
 ref — several attempts running at once cannot be told apart, so each of them is. No other
 ref is watched: the person deleting or moving their own other branches is their business
-(a task's branch before it lands is the task's own, and a retry starts from it as found).
+(a running task's branch is its own).
 """
 
 from __future__ import annotations
