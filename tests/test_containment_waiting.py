@@ -260,3 +260,35 @@ def test_batons_own_moves_of_a_waiting_branch_never_trip_the_hold(repo, baton, t
     assert result.returncode == 0, result.stdout + result.stderr
     assert refguard.hold_branches(ws, plan) == []
     assert not [e for e in events(baton) if e["kind"] == "run.repaired"]
+
+
+def test_only_where_its_own_worktree_left_the_branch_stands(repo, baton, tmp_path):
+    """The worktree's HEAD log is followed while HEAD is on the task's branch there: after two
+    commits of the person's, a rewind (made elsewhere) to the first is put back to the second;
+    commits the person makes on another branch checked out in that worktree leave the task's
+    branch held where it was."""
+    ws, workdir = _failed_one(repo, baton, tmp_path)
+    plan = ws.store.current_plan()
+    branch = _branch(baton, 1)
+    commits = []
+    for name in ("a.txt", "b.txt"):
+        with open(f"{workdir}/{name}", "w") as fh:
+            fh.write(f"{name}\n")
+        git(workdir, "add", name)
+        git(workdir, "commit", "-q", "-m", name)
+        commits.append(git(workdir, "rev-parse", "HEAD"))
+    git(repo, "update-ref", branch, commits[0])
+    moved = refguard.hold_branches(ws, plan)
+    assert [(m.expected, m.found) for m in moved] == [(commits[1], commits[0])]
+    assert git(repo, "rev-parse", branch) == commits[1]
+    git(workdir, "checkout", "-q", "-b", "mine")
+    with open(f"{workdir}/c.txt", "w") as fh:
+        fh.write("c\n")
+    git(workdir, "add", "c.txt")
+    git(workdir, "commit", "-q", "-m", "on my branch")
+    assert refguard.hold_branches(ws, plan) == []
+    assert git(repo, "rev-parse", branch) == commits[1]
+    git(workdir, "checkout", "-q", branch.removeprefix("refs/heads/"))
+    git(workdir, "reset", "-q", "--hard", commits[0])  # the person's own rewind, in its worktree
+    assert refguard.hold_branches(ws, plan) == []
+    assert git(repo, "rev-parse", branch) == commits[0]

@@ -241,30 +241,30 @@ def _moves_since(path: Path, since: int) -> list[tuple[str, str, str]]:
     return moves
 
 
-_CHAINS: dict[tuple[str, int, int, int], tuple[str, frozenset[str]]] = {}  # a log as read
+_CHAINS: dict[tuple[str, str, int, int, int], str] = {}  # a log as read → where it leaves
 
 
-def _standing(hold: Hold) -> tuple[str, frozenset[str]]:
-    """Where a held branch must be, and the other commits it may be at: a landed one at its
-    tip; a waiting one where the moves its worktree's HEAD log records since its tip was
-    recorded leave it (the person's commits and resets there, Baton's own refresh), any
-    commit those moves reached standing too. Inside the agents' read-only view a sibling's
-    `worktrees/<name>/` is read-only: no agent can write that log. A `stat` of the log when
-    it did not grow; it is read only when it changed."""
+def _standing(ref: str, hold: Hold) -> str:
+    """Where a held branch must be: a landed one at its tip; a waiting one where the moves
+    its worktree's HEAD log records since its tip was recorded leave it, while HEAD is on it
+    there (the person's commits and resets in that worktree, Baton's own refresh). Inside
+    the agents' read-only view a sibling's `worktrees/<name>/` is read-only: no agent can
+    write that log. A `stat` of the log when it did not grow; read only when it changed."""
     found = _log_size(hold.workdir) if hold.log is not None else None
     if found is None or hold.log is None or found[1].st_size <= hold.log:
-        return hold.tip, frozenset()
+        return hold.tip
     path, st = found
-    key = (str(path), hold.log, st.st_size, st.st_mtime_ns)
+    key = (ref, str(path), hold.log, st.st_size, st.st_mtime_ns)
     if key not in _CHAINS:
-        now, seen = hold.tip, set()
+        name, now, on = ref.removeprefix("refs/heads/"), hold.tip, True
         for old, new, message in _moves_since(path, hold.log):
-            seen.add(new)
-            if old == now and not message.startswith("checkout:"):  # HEAD left the branch
+            if message.startswith("checkout: moving from "):  # HEAD onto another branch, or back
+                on = message.rpartition(" to ")[2] == name
+            elif on and old == now:
                 now = new
         if len(_CHAINS) > 10_000:
             _CHAINS.clear()
-        _CHAINS[key] = (now, frozenset(seen))
+        _CHAINS[key] = now
     return _CHAINS[key]
 
 
@@ -283,8 +283,8 @@ def hold_branches(ws: "Workspace", plan: "PlanRow") -> list[Move]:
             return []
         moves = []
         for ref, now in refs.read_refs(ws.root, sorted(holds)).items():
-            expected, own = _standing(holds[ref])
-            if now == expected or now in own:
+            expected = _standing(ref, holds[ref])
+            if now == expected:
                 continue
             move = _put_back(ws, ref, expected, now)
             ws.store.append(plan.id, None, EventKind.RUN_REPAIRED, {
