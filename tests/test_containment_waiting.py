@@ -292,3 +292,25 @@ def test_only_where_its_own_worktree_left_the_branch_stands(repo, baton, tmp_pat
     git(workdir, "reset", "-q", "--hard", commits[0])  # the person's own rewind, in its worktree
     assert refguard.hold_branches(ws, plan) == []
     assert git(repo, "rev-parse", branch) == commits[0]
+
+
+def test_a_worktree_git_file_pointed_elsewhere_names_no_log_that_counts(repo, baton, tmp_path):
+    """A waiting task's `.git` pointed at a folder outside git's own `worktrees/` (one anyone
+    may write, holding a HEAD log that claims a move): the move is put back all the same."""
+    ws, workdir = _failed_one(repo, baton, tmp_path)
+    plan = ws.store.current_plan()
+    branch = _branch(baton, 1)
+    tip = _waiting_tip(baton, 1, "task.failed")
+    planted = git(repo, "commit-tree", git(repo, "rev-parse", f"{tip}^{{tree}}"), "-p", tip,
+                  "-m", "planted")
+    fake = tmp_path / "fake-admin"
+    (fake / "logs").mkdir(parents=True)
+    (fake / "logs" / "HEAD").write_text("x\n" * 4096 + f"{tip} {planted} Person <p@x> 0 +0000"
+                                        "\tcommit: mine\n")
+    with open(f"{workdir}/.git", "w") as fh:
+        fh.write(f"gitdir: {fake}\n")
+    refguard._LOGS.clear()  # as a new process reads it
+    git(repo, "update-ref", branch, planted)
+    moved = refguard.hold_branches(ws, plan)
+    assert [(m.expected, m.found) for m in moved] == [(tip, planted)]
+    assert git(repo, "rev-parse", branch) == tip

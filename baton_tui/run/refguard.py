@@ -193,31 +193,35 @@ def waiting_tip(ws: "Workspace", branch: str | None, workdir: str | None) -> dic
     tip = refs.read_ref(ws.root, f"refs/heads/{branch}")
     if tip is None:
         return {}
-    found = _log_size(workdir)
+    found = _log_size(ws, workdir)
     return {"tip": tip, "log": found[1].st_size if found else 0}  # 0: no move recorded yet
 
 
 _LOGS: dict[str, Path | None] = {}  # workdir → its HEAD log, as its `.git` file names it
 
 
-def _worktree_log(workdir: str | None, again: bool = False) -> Path | None:
+def _worktree_log(ws: "Workspace", workdir: str | None, again: bool = False) -> Path | None:
     """The HEAD log of the linked worktree at `workdir` (what is done in it appends there),
     from its `.git` file: read once, and `again` when the log it named is gone (a worktree
-    removed and made again)."""
+    removed and made again). Only a folder of git's own `worktrees/` counts: a `.git` an
+    agent pointed elsewhere names a log anyone may write."""
     if not workdir:
         return None
     if again or workdir not in _LOGS:
         if len(_LOGS) > 100_000:
             _LOGS.clear()
         admin = readonly.admin_dir(Path(workdir))
-        _LOGS[workdir] = admin / "logs" / "HEAD" if admin else None
+        common = ws.paths.git_common_dir
+        ours = admin is not None and common is not None \
+            and admin.parent == (common / "worktrees").resolve()
+        _LOGS[workdir] = admin / "logs" / "HEAD" if admin and ours else None
     return _LOGS[workdir]
 
 
-def _log_size(workdir: str | None) -> tuple[Path, os.stat_result] | None:
+def _log_size(ws: "Workspace", workdir: str | None) -> tuple[Path, os.stat_result] | None:
     """The worktree's HEAD log and its `stat` (None: no log there yet)."""
     for again in (False, True):
-        path = _worktree_log(workdir, again)
+        path = _worktree_log(ws, workdir, again)
         try:
             return (path, os.stat(path)) if path else None
         except OSError:
@@ -244,13 +248,13 @@ def _moves_since(path: Path, since: int) -> list[tuple[str, str, str]]:
 _CHAINS: dict[tuple[str, str, int, int, int], str] = {}  # a log as read → where it leaves
 
 
-def _standing(ref: str, hold: Hold) -> str:
+def _standing(ws: "Workspace", ref: str, hold: Hold) -> str:
     """Where a held branch must be: a landed one at its tip; a waiting one where the moves
     its worktree's HEAD log records since its tip was recorded leave it, while HEAD is on it
     there (the person's commits and resets in that worktree, Baton's own refresh). Inside
     the agents' read-only view a sibling's `worktrees/<name>/` is read-only: no agent can
     write that log. A `stat` of the log when it did not grow; read only when it changed."""
-    found = _log_size(hold.workdir) if hold.log is not None else None
+    found = _log_size(ws, hold.workdir) if hold.log is not None else None
     if found is None or hold.log is None or found[1].st_size <= hold.log:
         return hold.tip
     path, st = found
@@ -283,7 +287,7 @@ def hold_branches(ws: "Workspace", plan: "PlanRow") -> list[Move]:
             return []
         moves = []
         for ref, now in refs.read_refs(ws.root, sorted(holds)).items():
-            expected = _standing(ref, holds[ref])
+            expected = _standing(ws, ref, holds[ref])
             if now == expected:
                 continue
             move = _put_back(ws, ref, expected, now)
