@@ -30,6 +30,8 @@ from pathlib import Path
 from baton_tui import layout, procs
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import Mode
+from baton_tui.gitops import worktrees
+from baton_tui.gitops.git import GitError
 from baton_tui.plan.model import Task
 from baton_tui.run import launcher, logcap, outside, spawner
 from baton_tui.run.runner import AttemptHandle, Looked, StartFailed, StartRequest
@@ -60,6 +62,30 @@ def exited(shim: "subprocess.Popen[bytes] | Forked") -> asyncio.Future[object]:
 
     loop.add_reader(fd, ready)
     return future
+
+
+#: Seconds after an agent starts in a worktree checked out for it that the copy of its index
+#: its commit starts from is refreshed: git compares file times in whole seconds, so a
+#: refresh any sooner would find the checkout's files as racily clean as before.
+REFRESH_INDEX_AFTER = 1.1
+
+
+def refresh_index_later(worktree: Path) -> threading.Timer:
+    """Refresh a copy of a just-checked-out worktree's index once its files are a second old
+    (`worktrees.refresh_ahead`), on a timer thread, so that the task's commit does not hash
+    every file again on the way to its dependents' start. Nothing is lost if it fails."""
+
+    def refresh() -> None:
+        try:
+            worktrees.refresh_ahead(worktree)
+        except (GitError, OSError):
+            pass  # the commit reads the index itself, as it would have
+
+    timer = threading.Timer(REFRESH_INDEX_AFTER, refresh)
+    timer.daemon = True
+    timer.name = "baton-index-refresh"
+    timer.start()
+    return timer
 
 
 class Turns:
@@ -163,6 +189,8 @@ class LocalRunner:
             else:
                 workdir = launcher.prepare_build(ws, plan, task, refresh=request.refresh,
                                                  aside=self.turns.aside, spare=request.spare)
+        if workdir.fresh and workdir.branch:
+            refresh_index_later(workdir.path)
         if workdir.conflicts:
             feedback = ((feedback + "\n\n") if feedback else "") + (
                 "Your branch now includes the latest integration branch, and these "
