@@ -121,3 +121,25 @@ def test_a_start_refreshes_its_new_worktrees_index_a_second_later(repo, tmp_path
     assert wt.racy_entries(copy) == 0
     os.utime(worktree / "d" / "f5.txt")  # touched, unchanged: nothing to commit
     assert wt.commit_all(worktree, "nothing") is None
+
+
+def test_a_worktree_made_ahead_starts_from_its_refreshed_index(repo, tmp_path):
+    from baton_tui.gitops.making import Making
+
+    path = tmp_path / "home" / "worktrees" / "ahead"
+    made_at = g(repo, "rev-parse", "main")
+    wt.add_worktree(repo, path, "baton/p/ahead", made_at, whole=True)
+    a_second_later(index_of(path))
+    assert wt.refresh_ahead(path)
+    write(repo, "later.txt", "landed meanwhile\n")
+    g(repo, "add", "-A")
+    g(repo, "commit", "-q", "-m", "landed")
+    tip = g(repo, "rev-parse", "main")
+    work = Making(path)
+    work.begin()
+    assert wt.move_ahead(path, made_at, tip, work) == tip
+    work.done()
+    assert fresh_copies(path) == []  # it became the index `reset --keep` started from
+    assert (path / "later.txt").read_text() == "landed meanwhile\n"
+    assert g(path, "status", "--porcelain") == ""
+    assert wt.racy_entries(index_of(path)) < wt.RACY_WORTH

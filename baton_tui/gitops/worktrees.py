@@ -51,6 +51,7 @@ __all__ = [
     "admin_dirs",
     "racy_entries",
     "refresh_ahead",
+    "install_fresh_index",
     "MakingSteps",
     "copy_into",
     "dir_size",
@@ -206,6 +207,7 @@ def move_ahead(worktree: Path, made_at: str, onto: str | None, making: MakingSte
     `git reset --keep` rewrites only the files that differ, and refuses rather than overwrite
     an edit someone made in the folder meanwhile: that edit and the branch then stay as they
     are (the landing merges what came since). A branch someone moved is left alone too."""
+    install_fresh_index(worktree)  # no agent has been in it: the refreshed copy is its index
     if not onto or onto == made_at or read_ref(worktree, "HEAD") != made_at:
         return made_at
     code, _output = making.run(["git", *NO_HOOKS, "reset", "--keep", "--quiet", onto],
@@ -348,6 +350,14 @@ def refresh_ahead(worktree: str | os.PathLike) -> bool:
         return True
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def install_fresh_index(worktree: str | os.PathLike) -> bool:
+    """Make the refreshed copy of a worktree's index (`refresh_ahead`) its index — only for a
+    worktree no agent has been in (one made ahead of its task): so `reset --keep` onto the
+    new integration tip, at the task's start, does not hash every racily clean file first."""
+    real = _own_git_dir(worktree) / "index"
+    return _claim_fresh(real, real)
 
 
 def _claim_fresh(real: Path, tmp: Path) -> bool:

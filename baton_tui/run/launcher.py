@@ -181,6 +181,11 @@ def prepare_ahead(ws: Workspace, plan: PlanRow, task: Task) -> bool:
     return True
 
 
+def build_path(ws: Workspace, plan: PlanRow, task: Task) -> Path:
+    """Where a build task's worktree lives."""
+    return layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
+
+
 def drop_ahead(ws: Workspace, plan: PlanRow, task: Task) -> None:
     """A worktree made ahead for a task that did not start before its run ended: removed,
     with its branch, while both are as Baton made them (no file changed in the folder, the

@@ -306,7 +306,10 @@ class LocalRunner:
     def make_ahead(self, plan: PlanRow, task: Task) -> bool:
         ws = self.ws.sibling()
         try:
-            return launcher.prepare_ahead(ws, plan, task)
+            made = launcher.prepare_ahead(ws, plan, task)
+            if made:  # its index refreshed for its start, once its checkout is a second old
+                refresh_index_later(launcher.build_path(ws, plan, task))
+            return made
         finally:
             ws.close()
 
