@@ -11,12 +11,13 @@ import pytest
 
 from helpers.gitops_fixtures import g, isolated_git, make_repo, write
 
+from baton_tui.gitops import fresh_index
 from baton_tui.gitops import worktrees as wt
 from baton_tui.run.local import refresh_index_later
 
 __all__ = ["isolated_git"]
 
-FILES = wt.RACY_WORTH + 36
+FILES = fresh_index.RACY_WORTH + 36
 
 
 @pytest.fixture
@@ -53,19 +54,19 @@ def stamp(path: Path) -> tuple[int, int, int]:
 def test_a_fresh_checkout_is_racy_and_its_refreshed_copy_is_not(repo, tmp_path):
     worktree = checkout(repo, tmp_path)
     index = index_of(worktree)
-    assert wt.racy_entries(index) >= wt.RACY_WORTH  # written in the checkout's own second
+    assert fresh_index.racy_entries(index) >= fresh_index.RACY_WORTH  # written in the checkout's own second
     a_second_later(index)
     before = stamp(index)
-    assert wt.refresh_ahead(worktree)
+    assert fresh_index.refresh(worktree)
     assert stamp(index) == before  # the index itself is never touched (the agent's to use)
     [copy] = fresh_copies(worktree)
-    assert wt.racy_entries(copy) == 0
+    assert fresh_index.racy_entries(copy) == 0
 
 
 def test_the_commit_starts_from_the_refreshed_copy_and_misses_no_edit(repo, tmp_path):
     worktree = checkout(repo, tmp_path)
     a_second_later(index_of(worktree))
-    assert wt.refresh_ahead(worktree)
+    assert fresh_index.refresh(worktree)
     write(worktree, "d/f1.txt", "FILE 1\n")  # the same size: only its times tell
     write(worktree, "new.txt", "new\n")
     (worktree / "d" / "f2.txt").unlink()
@@ -80,7 +81,7 @@ def test_the_commit_starts_from_the_refreshed_copy_and_misses_no_edit(repo, tmp_
 def test_a_copy_of_an_index_replaced_since_is_dropped(repo, tmp_path):
     worktree = checkout(repo, tmp_path)
     a_second_later(index_of(worktree))
-    assert wt.refresh_ahead(worktree)
+    assert fresh_index.refresh(worktree)
     # The agent tells git to leave a file alone, then edits it: only the real index knows.
     g(worktree, "update-index", "--skip-worktree", "d/f3.txt")
     write(worktree, "d/f3.txt", "edited where git was told not to look\n")
@@ -94,8 +95,8 @@ def test_a_copy_of_an_index_replaced_since_is_dropped(repo, tmp_path):
 def test_nothing_is_refreshed_when_little_is_racy(tmp_path):
     small = make_repo(tmp_path / "small", {"a.txt": "a\n", "b.txt": "b\n"})
     worktree = checkout(small, tmp_path)
-    assert wt.racy_entries(index_of(worktree)) < wt.RACY_WORTH
-    assert not wt.refresh_ahead(worktree)
+    assert fresh_index.racy_entries(index_of(worktree)) < fresh_index.RACY_WORTH
+    assert not fresh_index.refresh(worktree)
     assert fresh_copies(worktree) == []
 
 
@@ -106,7 +107,7 @@ def test_nothing_is_refreshed_while_the_index_is_locked(repo, tmp_path):
     lock = index.with_name("index.lock")
     lock.write_text("")  # someone's git is at work on it
     try:
-        assert not wt.refresh_ahead(worktree)
+        assert not fresh_index.refresh(worktree)
     finally:
         lock.unlink()
     assert fresh_copies(worktree) == []
@@ -118,7 +119,7 @@ def test_a_start_refreshes_its_new_worktrees_index_a_second_later(repo, tmp_path
     timer.join(timeout=60)
     assert not timer.is_alive()
     [copy] = fresh_copies(worktree)
-    assert wt.racy_entries(copy) == 0
+    assert fresh_index.racy_entries(copy) == 0
     os.utime(worktree / "d" / "f5.txt")  # touched, unchanged: nothing to commit
     assert wt.commit_all(worktree, "nothing") is None
 
@@ -130,7 +131,7 @@ def test_a_worktree_made_ahead_starts_from_its_refreshed_index(repo, tmp_path):
     made_at = g(repo, "rev-parse", "main")
     wt.add_worktree(repo, path, "baton/p/ahead", made_at, whole=True)
     a_second_later(index_of(path))
-    assert wt.refresh_ahead(path)
+    assert fresh_index.refresh(path)
     write(repo, "later.txt", "landed meanwhile\n")
     g(repo, "add", "-A")
     g(repo, "commit", "-q", "-m", "landed")
@@ -142,4 +143,35 @@ def test_a_worktree_made_ahead_starts_from_its_refreshed_index(repo, tmp_path):
     assert fresh_copies(path) == []  # it became the index `reset --keep` started from
     assert (path / "later.txt").read_text() == "landed meanwhile\n"
     assert g(path, "status", "--porcelain") == ""
-    assert wt.racy_entries(index_of(path)) < wt.RACY_WORTH
+    assert fresh_index.racy_entries(index_of(path)) < fresh_index.RACY_WORTH
+
+
+def wait_for(condition, what: str) -> None:
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def test_looks_at_the_persons_checkout_read_through_a_refreshed_copy(repo):
+    from baton_tui.run import outside
+    from baton_tui.workspace import Workspace
+
+    index = index_of(repo)  # just committed in: racily clean
+    a_second_later(index)
+    ws = Workspace(repo)
+    try:
+        before = stamp(index)
+        assert outside.fingerprint(ws)["checkout"] == {}  # the first look reads the index
+        wait_for(lambda: fresh_copies(repo), "a refreshed copy beside the person's index")
+        assert stamp(index) == before  # the person's index is never written
+        write(repo, "d/f6.txt", "FILE 6\n")  # the same size: only its times tell
+        assert set(outside.fingerprint(ws)["checkout"]) == {"d/f6.txt"}
+        assert fresh_copies(repo)  # read through, kept for the next look
+        # The person stages a change: the copy is of an index since replaced, and dropped.
+        write(repo, "d/f7.txt", "changed\n")
+        g(repo, "add", "d/f7.txt")
+        g(repo, "update-index", "--skip-worktree", "d/f6.txt")
+        assert set(outside.fingerprint(ws)["checkout"]) == {"d/f7.txt"}
+    finally:
+        ws.close()

@@ -12,7 +12,6 @@ import fnmatch
 import os
 import re
 import shutil
-import struct
 import threading
 import uuid
 from pathlib import Path, PurePosixPath
@@ -22,9 +21,10 @@ from baton_tui import killpoints
 from baton_tui import procs
 from baton_tui.core.errors import BatonError
 
+from . import fresh_index
 from .files import copy_into, dir_size  # noqa: F401 (re-exported)
 from .git import (
-    NO_HOOKS, GitError, common_dir, git, git_dir, git_dirs, identity_env, repo_root, rev_parse,
+    NO_HOOKS, GitError, common_dir, git, identity_env, repo_root, rev_parse,
     run_git, status_paths,
 )
 from .refs import EMPTY_TREES, read_ref, remember_tree, tree_of, valid_branch_name
@@ -49,9 +49,6 @@ __all__ = [
     "snapshot",
     "remove_worktree",
     "admin_dirs",
-    "racy_entries",
-    "refresh_ahead",
-    "install_fresh_index",
     "MakingSteps",
     "copy_into",
     "dir_size",
@@ -207,7 +204,7 @@ def move_ahead(worktree: Path, made_at: str, onto: str | None, making: MakingSte
     `git reset --keep` rewrites only the files that differ, and refuses rather than overwrite
     an edit someone made in the folder meanwhile: that edit and the branch then stay as they
     are (the landing merges what came since). A branch someone moved is left alone too."""
-    install_fresh_index(worktree)  # no agent has been in it: the refreshed copy is its index
+    fresh_index.install(worktree)  # no agent has been in it: the refreshed copy is its index
     if not onto or onto == made_at or read_ref(worktree, "HEAD") != made_at:
         return made_at
     code, _output = making.run(["git", *NO_HOOKS, "reset", "--keep", "--quiet", onto],
@@ -244,11 +241,6 @@ def _step(cwd, making: MakingSteps | None, *args: str) -> None:
         raise GitError(list(args), output, code)
 
 
-def _own_git_dir(worktree) -> Path:
-    dirs = git_dirs(worktree)
-    return dirs[0] if dirs is not None else git_dir(worktree)
-
-
 def _temp_index(worktree, tag: str) -> tuple[Path, Path]:
     """A private copy of the worktree's index (stat info included, so ``add -A`` only hashes
     files that really changed). Returns (real_index, temp_index). A commit starts from the
@@ -257,128 +249,15 @@ def _temp_index(worktree, tag: str) -> tuple[Path, Path]:
     The copy keeps the index file's own time: git re-reads a "racily clean" entry (a file
     changed in the clock tick its entry was recorded in, size and times unchanged) only when
     the index is no older than it, and a copy stamped now would hide such an edit."""
-    real = _own_git_dir(worktree) / "index"
+    real = fresh_index.index_of(worktree)
     tmp = real.with_name(f"index.baton-{tag}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    if tag == "commit" and _claim_fresh(real, tmp):
+    if tag == "commit" and fresh_index.claim(real, tmp):
         return real, tmp
     if real.exists():
         shutil.copyfile(real, tmp)
         shutil.copystat(real, tmp)
     # A missing GIT_INDEX_FILE is read as an empty index (an empty *file* is not).
     return real, tmp
-
-
-# ---- an index refreshed ahead of the commit ------------------------------------------------
-#
-# git compares file times in whole seconds: a file written in the second its index entry was
-# recorded is "racily clean", and git reads and hashes it again at every look until an index
-# is written a second later. A worktree just checked out is all such files, and its task's
-# commit (`add -A`) hashed every one of them, on the way from the agent's end to its
-# dependents' start (a 1,900-file checkout: 45-65 ms quiet, 200 ms under load). So once the
-# agent has run a second, `refresh_ahead` refreshes a copy of the index beside it (the real
-# one may be in the agent's use), named for the index it was made from; the commit starts
-# from that copy when the index is still that one, and from the index itself otherwise.
-
-#: Racily clean entries below this many are hashed at the commit (a process is dearer).
-RACY_WORTH = 64
-_FRESH = "index.baton-fresh-"
-_ENTRY = struct.Struct(">10I")  # ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size
-
-
-def _index_stamp(index: Path) -> str | None:
-    """What tells one version of an index file from another (git replaces it, never edits
-    it in place: a new inode, and new times)."""
-    try:
-        st = os.stat(index)
-    except OSError:
-        return None
-    return f"{st.st_ino}-{st.st_size}-{st.st_mtime_ns}-{st.st_ctime_ns}"
-
-
-def racy_entries(index: Path) -> int | None:
-    """How many entries of a version 2 or 3 index git must hash again at its next look:
-    recorded in the second the index was written or later, or smudged by git for that
-    reason (size 0). None when the index cannot be read so (another version, a SHA-256
-    repository's longer ids are read as far as they parse, then given up)."""
-    try:
-        data = index.read_bytes()
-        written = int(os.stat(index).st_mtime)
-    except OSError:
-        return None
-    if len(data) < 12 or data[:4] != b"DIRC" or data[4:8] not in (b"\0\0\0\x02", b"\0\0\0\x03"):
-        return None
-    count, = struct.unpack_from(">I", data, 8)
-    offset, racy = 12, 0
-    try:
-        for _ in range(count):
-            fields = _ENTRY.unpack_from(data, offset)
-            flags, = struct.unpack_from(">H", data, offset + 60)
-            head = 62 + (2 if flags & 0x4000 else 0)
-            end = data.index(b"\0", offset + head)
-            offset += (end - offset + 8) & ~7  # the path, NUL-padded to a multiple of 8
-            if fields[2] >= written or (fields[9] == 0 and fields[6] & 0o170000 == 0o100000):
-                racy += 1
-    except (struct.error, ValueError):
-        return None
-    return racy
-
-
-def refresh_ahead(worktree: str | os.PathLike) -> bool:
-    """Refresh a copy of the worktree's index for its commit (see above), when enough of its
-    entries are racily clean; True when a copy was made. Never touches the index itself,
-    and gives up while anyone holds its lock."""
-    real = _own_git_dir(worktree) / "index"
-    stamp = _index_stamp(real)
-    if stamp is None or real.with_name("index.lock").exists():
-        return False
-    racy = racy_entries(real)
-    if racy is None or racy < RACY_WORTH:
-        return False
-    tmp = real.with_name(f"index.baton-refresh-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    try:
-        shutil.copyfile(real, tmp)
-        shutil.copystat(real, tmp)
-        if _index_stamp(real) != stamp:  # replaced while it was copied
-            return False
-        proc = run_git(worktree, "update-index", "-q", "--refresh",
-                       env={"GIT_INDEX_FILE": str(tmp)})
-        if proc.returncode != 0:
-            return False
-        for old in real.parent.glob(_FRESH + "*"):
-            old.unlink(missing_ok=True)
-        os.replace(tmp, real.with_name(_FRESH + stamp))
-        return True
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def install_fresh_index(worktree: str | os.PathLike) -> bool:
-    """Make the refreshed copy of a worktree's index (`refresh_ahead`) its index — only for a
-    worktree no agent has been in (one made ahead of its task): so `reset --keep` onto the
-    new integration tip, at the task's start, does not hash every racily clean file first."""
-    real = _own_git_dir(worktree) / "index"
-    return _claim_fresh(real, real)
-
-
-def _claim_fresh(real: Path, tmp: Path) -> bool:
-    """Move the refreshed copy made from `real` as it is now to `tmp`; copies made from an
-    index since replaced (the agent staged something, say) are dropped."""
-    try:
-        found = list(real.parent.glob(_FRESH + "*"))
-    except OSError:
-        return False
-    stamp = _index_stamp(real)
-    claimed = False
-    for copy in found:
-        if not claimed and stamp is not None and copy.name == _FRESH + stamp:
-            try:
-                os.replace(copy, tmp)
-                claimed = True
-                continue
-            except OSError:
-                pass
-        copy.unlink(missing_ok=True)
-    return claimed
 
 
 def _commit_tree(worktree, tree: str, parents: list[str], message: str) -> str:

@@ -30,7 +30,7 @@ from pathlib import Path
 from baton_tui import layout, procs
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import Mode
-from baton_tui.gitops import worktrees
+from baton_tui.gitops import fresh_index
 from baton_tui.gitops.git import GitError
 from baton_tui.plan.model import Task
 from baton_tui.run import launcher, logcap, outside, spawner
@@ -72,12 +72,12 @@ REFRESH_INDEX_AFTER = 1.1
 
 def refresh_index_later(worktree: Path) -> threading.Timer:
     """Refresh a copy of a just-checked-out worktree's index once its files are a second old
-    (`worktrees.refresh_ahead`), on a timer thread, so that the task's commit does not hash
+    (`fresh_index.refresh`), on a timer thread, so that the task's commit does not hash
     every file again on the way to its dependents' start. Nothing is lost if it fails."""
 
     def refresh() -> None:
         try:
-            worktrees.refresh_ahead(worktree)
+            fresh_index.refresh(worktree)
         except (GitError, OSError):
             pass  # the commit reads the index itself, as it would have
 

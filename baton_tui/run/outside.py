@@ -30,6 +30,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from baton_tui.gitops import fresh_index
 from baton_tui.gitops.git import GitError, run_git, supports_worktrees
 from baton_tui.gitops.onbranch import head_ref
 from baton_tui.paths import baton_home, common_dir_of, personal_config_path
@@ -67,18 +68,49 @@ def _checkout(ws: "Workspace") -> dict[str, Any]:
     home = baton_home().resolve()
     if _inside(home, root.resolve()):  # Baton's worktrees live there: never the person's files
         spec.append(f":(exclude){home.relative_to(root.resolve()).as_posix()}")
+    env = {"GIT_OPTIONAL_LOCKS": "0"}  # the person's index is never written
+    copy = fresh_index.current(root)
+    if copy is not None:  # the same entries, their files' times checked once
+        env["GIT_INDEX_FILE"] = str(copy)
     try:
         proc = run_git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
-                       "--no-renames", *spec, env={"GIT_OPTIONAL_LOCKS": "0"})
+                       "--no-renames", *spec, env=env)
     except GitError:
         return {}
     if proc.returncode != 0:
         return {}
+    if copy is None:
+        _refresh_beside(root)
     found: dict[str, Any] = {}
     for entry in proc.stdout.split("\0"):
         if len(entry) > 3:
             found[entry[3:]] = [entry[:2], _stat(root / entry[3:])]
     return found
+
+
+_refreshing: set[str] = set()
+
+
+def _refresh_beside(root: Path) -> None:
+    """Refresh a copy of the checkout's index for the next looks, on a thread of its own:
+    a checkout just committed in is racily clean, and each `git status` that cannot write
+    the index back hashed every file of it again (`fresh_index`)."""
+    key = str(root)
+    with _looks:
+        if key in _refreshing:
+            return
+        _refreshing.add(key)
+
+    def work() -> None:
+        try:
+            fresh_index.refresh(root)
+        except (GitError, OSError):
+            pass  # the next look reads the index itself, as before
+        finally:
+            with _looks:
+                _refreshing.discard(key)
+
+    threading.Thread(target=work, daemon=True, name="baton-index-refresh").start()
 
 
 _BRANCH_SECTION = re.compile(rb'^\s*\[branch\s+"[^\n]*$\n?(?:^(?!\s*\[).*$\n?)*', re.M)
