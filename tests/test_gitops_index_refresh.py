@@ -175,3 +175,19 @@ def test_looks_at_the_persons_checkout_read_through_a_refreshed_copy(repo):
         assert set(outside.fingerprint(ws)["checkout"]) == {"d/f7.txt"}
     finally:
         ws.close()
+
+
+def test_a_copy_left_half_refreshed_by_a_killed_process_goes(repo, tmp_path):
+    import subprocess
+
+    worktree = checkout(repo, tmp_path)
+    index = index_of(worktree)
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    left = index.with_name(f"index.baton-refresh-{gone.pid}-0000")
+    running = index.with_name(f"index.baton-refresh-{os.getpid()}-0000")
+    left.write_bytes(index.read_bytes())
+    running.write_bytes(index.read_bytes())
+    a_second_later(index)
+    assert fresh_index.refresh(worktree)
+    assert not left.exists() and running.exists()

@@ -26,6 +26,8 @@ import struct
 import uuid
 from pathlib import Path
 
+from baton_tui import procs
+
 from .git import GitError, git_dir, git_dirs, run_git
 
 __all__ = ["RACY_WORTH", "index_of", "racy_entries", "refresh", "claim", "install", "current"]
@@ -102,10 +104,19 @@ def refresh(worktree: str | os.PathLike) -> bool:
             return False
         for old in real.parent.glob(_FRESH + "*"):
             old.unlink(missing_ok=True)
+        _drop_left(real.parent)
         os.replace(tmp, real.with_name(_FRESH + stamp))
         return True
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _drop_left(folder: Path) -> None:
+    """Copies being refreshed by a process that was killed meanwhile."""
+    for left in folder.glob("index.baton-refresh-*"):
+        pid = left.name.split("-")[2]
+        if pid.isdigit() and not procs.alive(int(pid)):
+            left.unlink(missing_ok=True)
 
 
 def _copies(real: Path) -> list[Path]:
