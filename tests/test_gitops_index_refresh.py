@@ -191,3 +191,12 @@ def test_a_copy_left_half_refreshed_by_a_killed_process_goes(repo, tmp_path):
     a_second_later(index)
     assert fresh_index.refresh(worktree)
     assert not left.exists() and running.exists()
+
+
+def test_an_index_is_refreshed_once(repo, tmp_path):
+    worktree = checkout(repo, tmp_path)
+    a_second_later(index_of(worktree))
+    assert fresh_index.refresh(worktree)
+    [copy] = fresh_copies(worktree)
+    assert not fresh_index.refresh(worktree)  # no second process for the same index
+    assert fresh_copies(worktree) == [copy]

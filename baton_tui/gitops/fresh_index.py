@@ -81,10 +81,12 @@ def racy_entries(index: Path) -> int | None:
 
 def refresh(worktree: str | os.PathLike) -> bool:
     """Refresh a copy of the index of `worktree`, when enough of its entries are racily
-    clean; True when a copy was made. Gives up while anyone holds the index's lock."""
+    clean and no copy of it is there yet; True when a copy was made. Gives up while anyone
+    holds the index's lock."""
     real = index_of(worktree)
     stamp = _stamp(real)
-    if stamp is None or real.with_name("index.lock").exists():
+    if stamp is None or real.with_name("index.lock").exists() \
+            or real.with_name(_FRESH + stamp).exists():  # refreshed already
         return False
     racy = racy_entries(real)
     if racy is None or racy < RACY_WORTH:
