@@ -30,10 +30,13 @@ from baton_tui import procs
 
 from .git import GitError, git_dir, git_dirs, run_git
 
-__all__ = ["RACY_WORTH", "index_of", "racy_entries", "refresh", "claim", "install", "current"]
+__all__ = ["RACY_WORTH", "SETTLE", "index_of", "racy_entries", "refresh", "claim", "install", "current"]
 
 #: Racily clean entries below this many are hashed where they are met (a process is dearer).
 RACY_WORTH = 64
+#: Seconds to wait after a checkout before refreshing a copy of its index: git compares
+#: file times in whole seconds, so any sooner its files are as racily clean as before.
+SETTLE = 1.1
 _FRESH = "index.baton-fresh-"
 _ENTRY = struct.Struct(">10I")  # ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size
 

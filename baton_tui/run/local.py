@@ -64,12 +64,6 @@ def exited(shim: "subprocess.Popen[bytes] | Forked") -> asyncio.Future[object]:
     return future
 
 
-#: Seconds after an agent starts in a worktree checked out for it that the copy of its index
-#: its commit starts from is refreshed: git compares file times in whole seconds, so a
-#: refresh any sooner would find the checkout's files as racily clean as before.
-REFRESH_INDEX_AFTER = 1.1
-
-
 def refresh_index_later(worktree: Path) -> threading.Timer:
     """Refresh a copy of a just-checked-out worktree's index once its files are a second old
     (`fresh_index.refresh`), on a timer thread, so that the task's commit does not hash
@@ -81,7 +75,7 @@ def refresh_index_later(worktree: Path) -> threading.Timer:
         except (GitError, OSError):
             pass  # the commit reads the index itself, as it would have
 
-    timer = threading.Timer(REFRESH_INDEX_AFTER, refresh)
+    timer = threading.Timer(fresh_index.SETTLE, refresh)
     timer.daemon = True
     timer.name = "baton-index-refresh"
     timer.start()

@@ -92,9 +92,11 @@ _refreshing: set[str] = set()
 
 
 def _refresh_beside(root: Path) -> None:
-    """Refresh a copy of the checkout's index for the next looks, on a thread of its own:
-    a checkout just committed in is racily clean, and each `git status` that cannot write
-    the index back hashed every file of it again (`fresh_index`)."""
+    """Refresh a copy of the checkout's index for the next looks, on a timer thread: a
+    checkout just committed in is racily clean, and each `git status` that cannot write the
+    index back hashed every file of it again (`fresh_index`). A second later, not at once:
+    the looks of a run's start come with its first checkouts, and the refresh would take
+    the cores from them."""
     key = str(root)
     with _looks:
         if key in _refreshing:
@@ -110,7 +112,10 @@ def _refresh_beside(root: Path) -> None:
             with _looks:
                 _refreshing.discard(key)
 
-    threading.Thread(target=work, daemon=True, name="baton-index-refresh").start()
+    timer = threading.Timer(fresh_index.SETTLE, work)
+    timer.daemon = True
+    timer.name = "baton-index-refresh"
+    timer.start()
 
 
 _BRANCH_SECTION = re.compile(rb'^\s*\[branch\s+"[^\n]*$\n?(?:^(?!\s*\[).*$\n?)*', re.M)
