@@ -244,7 +244,7 @@ def _step(cwd, making: MakingSteps | None, *args: str) -> None:
 def _temp_index(worktree, tag: str) -> tuple[Path, Path]:
     """A private copy of the worktree's index (stat info included, so ``add -A`` only hashes
     files that really changed). Returns (real_index, temp_index). A commit starts from the
-    copy `refresh_ahead` refreshed, when it was made from the index as it still is.
+    copy `fresh_index.refresh` made, when it was made from the index as it still is.
 
     The copy keeps the index file's own time: git re-reads a "racily clean" entry (a file
     changed in the clock tick its entry was recorded in, size and times unchanged) only when
