@@ -96,6 +96,8 @@ def test_nothing_is_refreshed_when_little_is_racy(tmp_path):
     small = make_repo(tmp_path / "small", {"a.txt": "a\n", "b.txt": "b\n"})
     worktree = checkout(small, tmp_path)
     assert fresh_index.racy_entries(index_of(worktree)) < fresh_index.RACY_WORTH
+    assert not fresh_index.big_enough(worktree)
+    assert refresh_index_later(worktree) is None  # not even a thread
     assert not fresh_index.refresh(worktree)
     assert fresh_copies(worktree) == []
 
@@ -116,6 +118,7 @@ def test_nothing_is_refreshed_while_the_index_is_locked(repo, tmp_path):
 def test_a_start_refreshes_its_new_worktrees_index_a_second_later(repo, tmp_path):
     worktree = checkout(repo, tmp_path)
     timer = refresh_index_later(worktree)
+    assert timer is not None
     timer.join(timeout=60)
     assert not timer.is_alive()
     [copy] = fresh_copies(worktree)

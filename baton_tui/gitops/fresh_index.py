@@ -30,7 +30,8 @@ from baton_tui import procs
 
 from .git import GitError, git_dir, git_dirs, run_git
 
-__all__ = ["RACY_WORTH", "SETTLE", "index_of", "racy_entries", "refresh", "claim", "install", "current"]
+__all__ = ["RACY_WORTH", "SETTLE", "index_of", "big_enough", "racy_entries", "refresh", "claim",
+           "install", "current"]
 
 #: Racily clean entries below this many are hashed where they are met (a process is dearer).
 RACY_WORTH = 64
@@ -53,6 +54,18 @@ def _stamp(index: Path) -> str | None:
     except OSError:
         return None
     return f"{st.st_ino}-{st.st_size}-{st.st_mtime_ns}-{st.st_ctime_ns}"
+
+
+def big_enough(worktree: str | os.PathLike) -> bool:
+    """Whether the index of `worktree` holds enough entries for a refresh ever to be worth
+    its process (its header says how many: nothing else is read)."""
+    try:
+        with open(index_of(worktree), "rb") as fh:
+            head = fh.read(12)
+    except OSError:
+        return False
+    return len(head) == 12 and head[:4] == b"DIRC" \
+        and struct.unpack_from(">I", head, 8)[0] >= RACY_WORTH
 
 
 def racy_entries(index: Path) -> int | None:

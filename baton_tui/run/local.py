@@ -64,10 +64,13 @@ def exited(shim: "subprocess.Popen[bytes] | Forked") -> asyncio.Future[object]:
     return future
 
 
-def refresh_index_later(worktree: Path) -> threading.Timer:
+def refresh_index_later(worktree: Path) -> threading.Timer | None:
     """Refresh a copy of a just-checked-out worktree's index once its files are a second old
     (`fresh_index.refresh`), on a timer thread, so that the task's commit does not hash
-    every file again on the way to its dependents' start. Nothing is lost if it fails."""
+    every file again on the way to its dependents' start. Nothing is lost if it fails.
+    None: too few files for it to be worth a thread."""
+    if not fresh_index.big_enough(worktree):
+        return None
 
     def refresh() -> None:
         try:

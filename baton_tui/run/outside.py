@@ -79,7 +79,7 @@ def _checkout(ws: "Workspace") -> dict[str, Any]:
         return {}
     if proc.returncode != 0:
         return {}
-    if copy is None:
+    if copy is None and fresh_index.big_enough(root):
         _refresh_beside(root)
     found: dict[str, Any] = {}
     for entry in proc.stdout.split("\0"):
