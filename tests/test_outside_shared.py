@@ -121,3 +121,28 @@ def test_an_old_look_or_a_baton_branch_checked_out_is_never_reused(tmp_path, mon
     git_dir = repo / ".git"
     (git_dir / "HEAD").write_text("ref: refs/heads/baton/goal/integration\n")  # landings move it
     assert "after.txt" in outside.fingerprint(ws, quiet)["checkout"]
+
+
+def test_the_first_starts_of_a_run_share_the_look_under_way(tmp_path, monkeypatch):
+    # No agent has run yet: nothing but the person can have written the checkout since the
+    # look under way began, so the run's first starts need no second `git status`.
+    repo = make_repo(tmp_path / "repo")
+    began = _slow_and_counted(monkeypatch, 0.4)
+    results: dict[int, dict] = {}
+    leader = threading.Thread(target=lambda: results.update(
+        {0: outside.fingerprint(Workspace(repo))["checkout"]}))
+    leader.start()
+    deadline = time.monotonic() + 30
+    while not began and time.monotonic() < deadline:  # its look is under way
+        time.sleep(0.01)
+
+    def ask(n: int) -> None:
+        results[n] = outside.fingerprint(Workspace(repo), join=True)["checkout"]
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(1, 4)]
+    for t in threads:
+        t.start()
+    for t in [leader, *threads]:
+        t.join()
+    assert len(results) == 4
+    assert len(began) == 1

@@ -21,9 +21,10 @@ from baton_tui import killpoints
 from baton_tui import procs
 from baton_tui.core.errors import BatonError
 
+from . import fresh_index
 from .files import copy_into, dir_size  # noqa: F401 (re-exported)
 from .git import (
-    NO_HOOKS, GitError, common_dir, git, git_dir, git_dirs, identity_env, repo_root, rev_parse,
+    NO_HOOKS, GitError, common_dir, git, identity_env, repo_root, rev_parse,
     run_git, status_paths,
 )
 from .refs import EMPTY_TREES, read_ref, remember_tree, tree_of, valid_branch_name
@@ -203,6 +204,7 @@ def move_ahead(worktree: Path, made_at: str, onto: str | None, making: MakingSte
     `git reset --keep` rewrites only the files that differ, and refuses rather than overwrite
     an edit someone made in the folder meanwhile: that edit and the branch then stay as they
     are (the landing merges what came since). A branch someone moved is left alone too."""
+    fresh_index.install(worktree)  # no agent has been in it: the refreshed copy is its index
     if not onto or onto == made_at or read_ref(worktree, "HEAD") != made_at:
         return made_at
     code, _output = making.run(["git", *NO_HOOKS, "reset", "--keep", "--quiet", onto],
@@ -239,20 +241,18 @@ def _step(cwd, making: MakingSteps | None, *args: str) -> None:
         raise GitError(list(args), output, code)
 
 
-def _own_git_dir(worktree) -> Path:
-    dirs = git_dirs(worktree)
-    return dirs[0] if dirs is not None else git_dir(worktree)
-
-
 def _temp_index(worktree, tag: str) -> tuple[Path, Path]:
     """A private copy of the worktree's index (stat info included, so ``add -A`` only hashes
-    files that really changed). Returns (real_index, temp_index).
+    files that really changed). Returns (real_index, temp_index). A commit starts from the
+    copy `fresh_index.refresh` made, when it was made from the index as it still is.
 
     The copy keeps the index file's own time: git re-reads a "racily clean" entry (a file
     changed in the clock tick its entry was recorded in, size and times unchanged) only when
     the index is no older than it, and a copy stamped now would hide such an edit."""
-    real = _own_git_dir(worktree) / "index"
+    real = fresh_index.index_of(worktree)
     tmp = real.with_name(f"index.baton-{tag}-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    if tag == "commit" and fresh_index.claim(real, tmp):
+        return real, tmp
     if real.exists():
         shutil.copyfile(real, tmp)
         shutil.copystat(real, tmp)

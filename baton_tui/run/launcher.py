@@ -64,6 +64,11 @@ class Workdir:
     conflicts: list[str] = field(default_factory=list)  # left with markers for the agent
 
 
+def build_path(ws: Workspace, plan: PlanRow, task: Task) -> Path:
+    """Where a build task's worktree lives."""
+    return layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
+
+
 def _git_mode(ws: Workspace) -> bool:
     return ws.paths.is_git and git.supports_worktrees()
 
@@ -104,7 +109,7 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
     """
     if not _git_mode(ws):
         return Workdir(ws.root, None, None)
-    path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
+    path = build_path(ws, plan, task)
     branch = task_branch(plan.slug, task.id, task.title)
     made_at = making.held(path) if (path / ".git").is_file() else None  # made ahead
     if made_at is not None:
@@ -167,7 +172,7 @@ def prepare_ahead(ws: Workspace, plan: PlanRow, task: Task) -> bool:
     the task's already there (a retry, a resumed run: made the usual way)."""
     if task.mode != Mode.BUILD or not _git_mode(ws):
         return False
-    path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
+    path = build_path(ws, plan, task)
     branch = task_branch(plan.slug, task.id, task.title)
     if path.exists() or making.pending(path) or refs.read_ref(ws.root, f"refs/heads/{branch}"):
         return False
@@ -185,7 +190,7 @@ def drop_ahead(ws: Workspace, plan: PlanRow, task: Task) -> None:
     """A worktree made ahead for a task that did not start before its run ended: removed,
     with its branch, while both are as Baton made them (no file changed in the folder, the
     branch still where it was cut), so a run leaves nothing it never used."""
-    path = layout.worktree_path(ws.paths, plan.slug, task.id, task.title)
+    path = build_path(ws, plan, task)
     made_at = making.held(path) if (path / ".git").is_file() else None
     if made_at is None or outside.pinned(ws, path) or not making.untouched(path):
         return

@@ -30,6 +30,8 @@ from pathlib import Path
 from baton_tui import layout, procs
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import Mode
+from baton_tui.gitops import fresh_index
+from baton_tui.gitops.git import GitError
 from baton_tui.plan.model import Task
 from baton_tui.run import launcher, logcap, outside, spawner
 from baton_tui.run.runner import AttemptHandle, Looked, StartFailed, StartRequest
@@ -60,6 +62,27 @@ def exited(shim: "subprocess.Popen[bytes] | Forked") -> asyncio.Future[object]:
 
     loop.add_reader(fd, ready)
     return future
+
+
+def refresh_index_later(worktree: Path) -> threading.Timer | None:
+    """Refresh a copy of a just-checked-out worktree's index once its files are a second old
+    (`fresh_index.refresh`), on a timer thread, so that the task's commit does not hash
+    every file again on the way to its dependents' start. Nothing is lost if it fails.
+    None: too few files for it to be worth a thread."""
+    if not fresh_index.big_enough(worktree):
+        return None
+
+    def refresh() -> None:
+        try:
+            fresh_index.refresh(worktree)
+        except (GitError, OSError):
+            pass  # the commit reads the index itself, as it would have
+
+    timer = threading.Timer(fresh_index.SETTLE, refresh)
+    timer.daemon = True
+    timer.name = "baton-index-refresh"
+    timer.start()
+    return timer
 
 
 class Turns:
@@ -120,6 +143,9 @@ class LocalRunner:
         # checkout begun after it still holds for the next start (`outside.fingerprint`).
         self.quiet_since: float | None = None
         self.strays = False  # an agent left processes Baton could not end: never quiet again
+        # No agent has run under this runner yet (none spawned, none adopted): the first
+        # starts of a run share one look at the checkout, even one begun before they asked.
+        self.untouched = True
         layout.shim_dir()  # written once here, not by each starting thread
         spawner.warm()  # its imports overlap ours; the first shim is forked, not started
 
@@ -127,24 +153,26 @@ class LocalRunner:
     async def start(self, request: StartRequest) -> AttemptHandle:
         quiet = self.quiet_since if not (self._live or self._starting) else None
         self.quiet_since = None  # an agent runs from now on
+        first = self.untouched and not (self._live or self.strays)
         self._starting += 1
         try:
-            attempt_id, shim = await asyncio.to_thread(self._start, request, quiet)
+            attempt_id, shim = await asyncio.to_thread(self._start, request, quiet, first)
         finally:
             self._starting -= 1
         handle = AttemptHandle(attempt_id, request.task.id)
         self._live[handle] = _Live(exited(shim))  # wakes the loop the moment it exits
         return handle
 
-    def _start(self, request: StartRequest, quiet: float | None
+    def _start(self, request: StartRequest, quiet: float | None, first: bool = False
                ) -> "tuple[int, subprocess.Popen[bytes] | Forked]":
-        """On a worker thread: the worktree, then the shim."""
+        """On a worker thread: the worktree, then the shim. `first`: asked before any agent
+        ran under this runner."""
         ws = self.ws.sibling()
         try:
             # The checkout looked at while the worktree is made (or the last look, when no
             # agent ran since it began) — asked before this start's turn, so the starts
             # waiting for theirs share one look (a big checkout's `git status` takes seconds).
-            ahead = outside.ahead(ws, quiet)
+            ahead = outside.ahead(ws, quiet, join=first)
             return self._begin(ws, request, ahead)
         except launcher.SetupFailed as exc:
             raise StartFailed(str(exc), exc.output) from exc
@@ -163,6 +191,9 @@ class LocalRunner:
             else:
                 workdir = launcher.prepare_build(ws, plan, task, refresh=request.refresh,
                                                  aside=self.turns.aside, spare=request.spare)
+        if workdir.fresh and workdir.branch:
+            refresh_index_later(workdir.path)
+        self.untouched = False  # its agent is spawned next
         if workdir.conflicts:
             feedback = ((feedback + "\n\n") if feedback else "") + (
                 "Your branch now includes the latest integration branch, and these "
@@ -174,6 +205,7 @@ class LocalRunner:
             session_id=request.session_id, ahead=ahead)
 
     def adopt(self, attempt: AttemptRow) -> AttemptHandle:
+        self.untouched = False  # its agent may be at work
         handle = AttemptHandle(attempt.id, attempt.task_id)
         self._live[handle] = _Live(None, attempt, logcap.logical_size(attempt.log_path))
         return handle
@@ -278,7 +310,10 @@ class LocalRunner:
     def make_ahead(self, plan: PlanRow, task: Task) -> bool:
         ws = self.ws.sibling()
         try:
-            return launcher.prepare_ahead(ws, plan, task)
+            made = launcher.prepare_ahead(ws, plan, task)
+            if made:  # its index refreshed for its start, once its checkout is a second old
+                refresh_index_later(launcher.build_path(ws, plan, task))
+            return made
         finally:
             ws.close()
 

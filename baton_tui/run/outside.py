@@ -30,6 +30,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from baton_tui.gitops import fresh_index
 from baton_tui.gitops.git import GitError, run_git, supports_worktrees
 from baton_tui.gitops.onbranch import head_ref
 from baton_tui.paths import baton_home, common_dir_of, personal_config_path
@@ -67,18 +68,54 @@ def _checkout(ws: "Workspace") -> dict[str, Any]:
     home = baton_home().resolve()
     if _inside(home, root.resolve()):  # Baton's worktrees live there: never the person's files
         spec.append(f":(exclude){home.relative_to(root.resolve()).as_posix()}")
+    env = {"GIT_OPTIONAL_LOCKS": "0"}  # the person's index is never written
+    copy = fresh_index.current(root)
+    if copy is not None:  # the same entries, their files' times checked once
+        env["GIT_INDEX_FILE"] = str(copy)
     try:
         proc = run_git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
-                       "--no-renames", *spec, env={"GIT_OPTIONAL_LOCKS": "0"})
+                       "--no-renames", *spec, env=env)
     except GitError:
         return {}
     if proc.returncode != 0:
         return {}
+    if copy is None and fresh_index.big_enough(root):
+        _refresh_beside(root)
     found: dict[str, Any] = {}
     for entry in proc.stdout.split("\0"):
         if len(entry) > 3:
             found[entry[3:]] = [entry[:2], _stat(root / entry[3:])]
     return found
+
+
+_refreshing: set[str] = set()
+
+
+def _refresh_beside(root: Path) -> None:
+    """Refresh a copy of the checkout's index for the next looks, on a timer thread: a
+    checkout just committed in is racily clean, and each `git status` that cannot write the
+    index back hashed every file of it again (`fresh_index`). A second later, not at once:
+    the looks of a run's start come with its first checkouts, and the refresh would take
+    the cores from them."""
+    key = str(root)
+    with _looks:
+        if key in _refreshing:
+            return
+        _refreshing.add(key)
+
+    def work() -> None:
+        try:
+            fresh_index.refresh(root)
+        except (GitError, OSError):
+            pass  # the next look reads the index itself, as before
+        finally:
+            with _looks:
+                _refreshing.discard(key)
+
+    timer = threading.Timer(fresh_index.SETTLE, work)
+    timer.daemon = True
+    timer.name = "baton-index-refresh"
+    timer.start()
 
 
 _BRANCH_SECTION = re.compile(rb'^\s*\[branch\s+"[^\n]*$\n?(?:^(?!\s*\[).*$\n?)*', re.M)
@@ -112,6 +149,7 @@ def _own_files(ws: "Workspace") -> dict[str, Any]:
 
 _looks = threading.Lock()
 _next: dict[str, Future] = {}              # per checkout: the look not begun yet
+_current: dict[str, Future] = {}           # per checkout: the look under way
 _one_at_a_time: dict[str, threading.Lock] = {}
 _latest: dict[str, tuple[float, dict[str, Any]]] = {}  # per checkout: the last look, its start
 
@@ -124,24 +162,33 @@ def _run_into(future: Future, fn: Any, *args: Any) -> None:
         future.set_exception(exc)
 
 
-def _shared_checkout(ws: "Workspace") -> dict[str, Any]:
+def _shared_checkout(ws: "Workspace", join: bool = False) -> dict[str, Any]:
     """`_checkout`, shared: tasks that start and end together (32 at once, say) each need
     the checkout as it is now, and one look begun after they asked serves them all — a
-    `git status` of a big checkout is the costliest part of a start. (Read-only: callers
-    never change what they get.)"""
+    `git status` of a big checkout is the costliest part of a start. `join`: nothing can
+    have written the checkout since the caller's last look but the person (no agent has
+    run yet: the first starts of a run), so a look already under way serves it too.
+    (Read-only: callers never change what they get.)"""
     key = str(ws.root)
     with _looks:
-        look = _next.get(key)
-        leads = look is None
+        look = _current.get(key) if join else None
+        leads = False
         if look is None:
-            look = _next[key] = Future()
+            look = _next.get(key)
+            leads = look is None
+            if look is None:
+                look = _next[key] = Future()
         turn = _one_at_a_time.setdefault(key, threading.Lock())
     if leads:
         with turn:  # a look under way may have begun before we asked: the next one is ours
             with _looks:
                 del _next[key]  # who asks from now on waits for the look after this one
+                _current[key] = look
             began = time.monotonic()
             _run_into(look, _checkout, ws)
+            with _looks:
+                if _current.get(key) is look:
+                    del _current[key]
             if look.exception() is None:
                 _latest[key] = (began, look.result())
     return look.result()
@@ -160,21 +207,23 @@ def _since(ws: "Workspace", quiet_since: float) -> dict[str, Any] | None:
     return None if branch and branch.startswith("refs/heads/baton/") else found
 
 
-def fingerprint(ws: "Workspace", quiet_since: float | None = None) -> dict[str, Any]:
+def fingerprint(ws: "Workspace", quiet_since: float | None = None,
+                join: bool = False) -> dict[str, Any]:
     """What the watched places look like now. `quiet_since`: no agent has run since then
     (monotonic), so a look at the checkout begun after it still holds (a task that starts
-    when the one before it ended, in a chain, needs no second `git status`)."""
+    when the one before it ended, in a chain, needs no second `git status`). `join`: no
+    agent has run at all yet, so a look under way holds too (`_shared_checkout`)."""
     checkout = _since(ws, quiet_since) if quiet_since is not None else None
-    return {"checkout": checkout if checkout is not None else _shared_checkout(ws),
+    return {"checkout": checkout if checkout is not None else _shared_checkout(ws, join),
             "own": _own_files(ws)}
 
 
-def ahead(ws: "Workspace", quiet_since: float | None = None) -> Future:
+def ahead(ws: "Workspace", quiet_since: float | None = None, join: bool = False) -> Future:
     """The fingerprint as it is now, taken on a thread of its own: the one an attempt starts
     from, while the task's worktree is made, and the one it ended with, while its work is
     committed (so neither adds up with the other step)."""
     future: Future = Future()
-    threading.Thread(target=_run_into, args=(future, fingerprint, ws, quiet_since),
+    threading.Thread(target=_run_into, args=(future, fingerprint, ws, quiet_since, join),
                      daemon=True, name="baton-fingerprint").start()
     return future
 
