@@ -63,11 +63,12 @@ def test_take_in_a_terminal_opens_the_session_then_lands_on_yes(repo, baton):
     load_plan(baton, [task(1, player="a"), task(2, player="a", deps=[1])], approve=True)
     assert baton("run", "--detach").returncode == 0
     wait_state(baton, 1, "running")
+    # Read while it runs: once it lands, task 2 may take its worktree over (`worktree` null).
+    worktree = task_status(baton, 1)["worktree"]
     code, screen = run_in_pty(repo, [sys.executable, "-m", "baton_tui", "take", "1"],
                               {"Is task 1 done?": "y\n"})
     assert code == 0, screen
-    worktree = task_status(baton, 1)["worktree"]
-    assert f"worktree: {worktree}" in screen
+    assert worktree and f"worktree: {worktree}" in screen
     assert "interactive session: done, leaving" in screen
     wait_state(baton, 2, "landed", timeout=60)
     integration = status(baton)["plan"]["integration_branch"]
