@@ -11,17 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers.containment_kit import (
+    DETECT_ONLY, flags, integration_ref, run_past_a_failure,
+)
 from helpers.run_kit import (
     git, load_plan, program, script_agent, task, task_status, wait_for, write_config,
 )
-
-
-def _flags(baton, task_id: int, kind: str) -> list[dict]:
-    return [f for f in task_status(baton, task_id)["flags"] if f["kind"] == kind]
-
-
-def _integration(repo: Path) -> str:
-    return git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/baton/*/integration")
 
 
 # -- the integration branch -------------------------------------------------------------------
@@ -41,19 +36,17 @@ def test_an_agent_rewinding_the_integration_branch_is_put_back_and_flagged(repo,
     result = baton("run", "--approve", timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
     assert [task_status(baton, n)["state"] for n in (1, 2, 3)] == ["landed"] * 3
-    flagged = _flags(baton, 2, "ref")
+    flagged = flags(baton, 2, "ref")
     assert flagged and "integration" in flagged[0]["detail"] and "put back" in \
         flagged[0]["detail"], task_status(baton, 2)
-    assert not _flags(baton, 1, "ref") and not _flags(baton, 3, "ref")
-    files = git(repo, "ls-tree", "-r", "--name-only", _integration(repo)).splitlines()
+    assert not flags(baton, 1, "ref") and not flags(baton, 3, "ref")
+    files = git(repo, "ls-tree", "-r", "--name-only", integration_ref(repo)).splitlines()
     assert "one.txt" in files
     text = baton("status").stdout
     assert "⚑ ref" in text
 
 
 # -- the person's branch ----------------------------------------------------------------------
-DETECT_ONLY = "\n[worktree]\nprotect_checkout = false\n"  # no read-only view: detection
-
 
 def _moved_person(repo: Path, baton, tmp_path, step: str, extra: str = "") -> dict:
     before = git(repo, "rev-parse", "refs/heads/main")
@@ -226,7 +219,7 @@ def test_an_agent_cannot_write_a_siblings_worktree_or_prompt_where_the_os_allows
     assert "written" not in log, log
     assert [task_status(baton, n)["state"] for n in (1, 2)] == ["landed"] * 2
     assert not task_status(baton, 1)["flags"] and not task_status(baton, 2)["flags"]
-    files = git(repo, "ls-tree", "-r", "--name-only", _integration(repo)).splitlines()
+    files = git(repo, "ls-tree", "-r", "--name-only", integration_ref(repo)).splitlines()
     assert "injected.txt" not in files and "own-work.txt" in files
 
 
@@ -240,24 +233,15 @@ def test_a_write_into_a_quiet_siblings_worktree_and_prompt_is_flagged_on_both(
                         "writer": program("sibling_writer.py", f"wait:{go}", "worktree",
                                           "prompt")}, extra=DETECT_ONLY)
     load_plan(baton, [task(1, "Victim", player="failer"), task(2, "Writer", player="writer")])
-    outcome: dict = {}
-    runner = threading.Thread(target=lambda: outcome.update(
-        result=baton("run", "--approve", timeout=180)))
-    runner.start()
-    try:
-        wait_for(lambda: task_status(baton, 1)["state"] == "failed", 120,
-                 what="task 1 to fail")
-    finally:
-        go.write_text("go\n")
-        runner.join(200)
+    run_past_a_failure(baton, go)
     log = baton("logs", "2").stdout
     assert "worktree injected.txt: written" in log and "prompt prompt.md: written" in log, log
     assert _wt_file(1, "injected.txt").exists()
-    writer = _flags(baton, 2, "sibling")
+    writer = flags(baton, 2, "sibling")
     assert writer and "task 1" in writer[0]["detail"], task_status(baton, 2)
     assert "injected.txt" in writer[0]["detail"] and "prompt.md of attempt" in \
         writer[0]["detail"], writer
-    victim = _flags(baton, 1, "sibling")
+    victim = flags(baton, 1, "sibling")
     assert victim and "task 2" in victim[0]["detail"] and "injected.txt" in \
         victim[0]["detail"], task_status(baton, 1)
     assert "⚑ sibling" in baton("status").stdout
@@ -274,16 +258,7 @@ def test_a_failed_siblings_own_files_flag_nothing(repo, baton, tmp_path):
     load_plan(baton, [task(1, "Fails its check", player="failer",
                            check="echo built > check-output.txt; false"),
                       task(2, "Own work", player="writer")])
-    outcome: dict = {}
-    runner = threading.Thread(target=lambda: outcome.update(
-        result=baton("run", "--approve", timeout=180)))
-    runner.start()
-    try:
-        wait_for(lambda: task_status(baton, 1)["state"] == "failed", 120,
-                 what="task 1 to fail")
-    finally:
-        go.write_text("go\n")
-        runner.join(200)
+    run_past_a_failure(baton, go)
     assert task_status(baton, 2)["state"] == "landed"
     assert _wt_file(1, "own-work.txt").exists() and _wt_file(1, "check-output.txt").exists()
-    assert not _flags(baton, 1, "sibling") and not _flags(baton, 2, "sibling")
+    assert not flags(baton, 1, "sibling") and not flags(baton, 2, "sibling")

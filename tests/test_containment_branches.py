@@ -17,20 +17,10 @@ from baton_tui.gitops import refs
 from baton_tui.plan.model import PlanDocument
 from baton_tui.run.finish import Finisher
 from baton_tui.workspace import Workspace
+from helpers.containment_kit import DETECT_ONLY, assert_put_back, branch_ref
 from helpers.run_kit import (
     events, git, load_plan, program, script_agent, task, task_status, write_config,
 )
-
-DETECT_ONLY = "\n[worktree]\nprotect_checkout = false\n"  # no read-only view: detection
-
-
-def _flags(baton, task_id: int, kind: str) -> list[dict]:
-    return [f for f in task_status(baton, task_id)["flags"] if f["kind"] == kind]
-
-
-def _branch(baton, task_id: int) -> str:
-    return f"refs/heads/{task_status(baton, task_id)['branch']}"
-
 
 def _landed_tip(baton, task_id: int) -> str | None:
     landed = [e for e in events(baton) if e["kind"] == "task.landed" and e["task"] == task_id]
@@ -59,17 +49,10 @@ def test_an_agent_moving_a_landed_siblings_branch_has_it_put_back_and_is_flagged
     attempt it is back at the commit `task.landed` recorded (made again when deleted), task 2
     is flagged naming the branch, and task 1 is not."""
     _sibling_mover(repo, baton, tmp_path, step)
-    branch = _branch(baton, 1)
+    branch = branch_ref(baton, 1)
     tip = _landed_tip(baton, 1)
-    assert tip and git(repo, "rev-parse", branch) == tip
-    assert "one.txt" in git(repo, "ls-tree", "--name-only", tip).splitlines()
-    short = branch.removeprefix("refs/heads/")
-    flagged = _flags(baton, 2, "ref")
-    assert flagged and flagged[0]["detail"].startswith(f"{short} {how}"), flagged
-    assert f"put back at {tip[:12]}" in flagged[0]["detail"], flagged
-    assert not _flags(baton, 1, "ref")
-    repaired = [e["data"] for e in events(baton) if e["kind"] == "run.repaired"]
-    assert [(r["ref"], r["commit"]) for r in repaired] == [(branch, tip)], repaired
+    assert tip and "one.txt" in git(repo, "ls-tree", "--name-only", tip).splitlines()
+    assert_put_back(repo, baton, branch, tip, how)
 
 
 def test_a_landed_branch_moved_before_a_landing_pass_is_put_back(repo, baton, tmp_path):
@@ -193,7 +176,7 @@ def test_handoff_stops_before_a_landed_branch_rewound_behind_batons_back(repo, b
     with exit 1 naming the branch, the commit that landed and that command — and after the
     command, merges it."""
     _two_landed(repo, baton, tmp_path)
-    two, tip = _branch(baton, 2), _landed_tip(baton, 2)
+    two, tip = branch_ref(baton, 2), _landed_tip(baton, 2)
     base = git(repo, "rev-parse", "main")
     git(repo, "update-ref", two, base)
     moved = _review(baton)[2]["moved"]
@@ -223,7 +206,7 @@ def test_handoff_merges_commits_added_by_hand_on_a_landed_branch_and_says_so(
     """The person adds a commit on task 1's landed branch: review says so per task (`--json`
     and text), and merge brings that commit home with the task."""
     _two_landed(repo, baton, tmp_path)
-    one, tip = _branch(baton, 1), _landed_tip(baton, 1)
+    one, tip = branch_ref(baton, 1), _landed_tip(baton, 1)
     tree = git(repo, "rev-parse", f"{one}^{{tree}}")
     extra = git(repo, "commit-tree", tree, "-p", one, "-m", "by hand")
     git(repo, "update-ref", one, extra)
@@ -245,7 +228,7 @@ def test_the_apps_handoff_shows_a_moved_branch(repo, baton, tmp_path):
     from baton_tui.tui.widgets.handoff_tree import fill
 
     _two_landed(repo, baton, tmp_path)
-    git(repo, "update-ref", _branch(baton, 2), git(repo, "rev-parse", "main"))
+    git(repo, "update-ref", branch_ref(baton, 2), git(repo, "rev-parse", "main"))
     review = api.handoff_review(Workspace(repo))
     task2 = next(t for t in review.tasks if t.id == 2)
     assert task2.moved and task2.moved["descends"] is False
@@ -282,7 +265,7 @@ def test_an_agent_cannot_move_the_held_branches_where_the_os_allows(repo, baton,
     assert "commit:mine.txt: committed" in log, log
     assert [task_status(baton, n)["state"] for n in (1, 2)] == ["landed"] * 2
     assert not task_status(baton, 2)["flags"], task_status(baton, 2)
-    assert git(repo, "rev-parse", _branch(baton, 1)) == _landed_tip(baton, 1)
+    assert git(repo, "rev-parse", branch_ref(baton, 1)) == _landed_tip(baton, 1)
     assert git(repo, "rev-parse", "refs/heads/main") == before
     integration = git(repo, "for-each-ref", "--format=%(refname)",
                       "refs/heads/baton/*/integration")

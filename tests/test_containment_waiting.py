@@ -14,21 +14,11 @@ import pytest
 
 from baton_tui.run import refguard
 from baton_tui.workspace import Workspace
+from helpers.containment_kit import DETECT_ONLY, assert_put_back, branch_ref, flags, integration_ref
 from helpers.run_kit import (
     events, git, load_plan, program, script_agent, task, task_status, wait_idle,
     wait_state, write_config,
 )
-
-DETECT_ONLY = "\n[worktree]\nprotect_checkout = false\n"  # no read-only view: detection
-
-
-def _flags(baton, task_id: int, kind: str) -> list[dict]:
-    return [f for f in task_status(baton, task_id)["flags"] if f["kind"] == kind]
-
-
-def _branch(baton, task_id: int) -> str:
-    return f"refs/heads/{task_status(baton, task_id)['branch']}"
-
 
 def _waiting_tip(baton, task_id: int, kind: str) -> str:
     tips = [e["data"].get("tip") for e in events(baton)
@@ -39,10 +29,6 @@ def _waiting_tip(baton, task_id: int, kind: str) -> str:
 
 def _files(repo, ref: str) -> list[str]:
     return git(repo, "ls-tree", "-r", "--name-only", ref).splitlines()
-
-
-def _integration(repo) -> str:
-    return git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/baton/*/integration")
 
 
 def _wait_done(baton) -> None:
@@ -76,22 +62,15 @@ def test_an_agent_moving_a_failed_siblings_branch_has_it_put_back_and_the_retry_
     branch. After task 2's attempt the branch is back at the commit `task.failed` recorded,
     task 2 is flagged naming it (task 1 is not), and `baton retry 1` lands task 1's own work."""
     _failed_one_then_mover(repo, baton, tmp_path, step)
-    branch = _branch(baton, 1)
+    branch = branch_ref(baton, 1)
     tip = _waiting_tip(baton, 1, "task.failed")
     assert "one.txt" in _files(repo, tip)
-    assert git(repo, "rev-parse", branch) == tip
-    short = branch.removeprefix("refs/heads/")
-    flagged = _flags(baton, 2, "ref")
-    assert flagged and flagged[0]["detail"].startswith(f"{short} {how}"), flagged
-    assert f"put back at {tip[:12]}" in flagged[0]["detail"], flagged
-    assert not _flags(baton, 1, "ref")
-    repaired = [e["data"] for e in events(baton) if e["kind"] == "run.repaired"]
-    assert [(r["ref"], r["commit"]) for r in repaired] == [(branch, tip)], repaired
+    assert_put_back(repo, baton, branch, tip, how)
     result = baton("retry", "1")
     assert result.returncode == 0, result.stdout + result.stderr
     wait_state(baton, 1, "landed", timeout=120)
     _wait_done(baton)
-    assert "one.txt" in _files(repo, _integration(repo))
+    assert "one.txt" in _files(repo, integration_ref(repo))
     assert len([e for e in events(baton) if e["kind"] == "run.repaired"]) == 1
     landed = [e["data"] for e in events(baton) if e["kind"] == "task.landed" and e["task"] == 1]
     assert subprocess.run(["git", "merge-base", "--is-ancestor", tip, landed[-1]["tip"]],
@@ -120,18 +99,18 @@ def test_an_agent_rewinding_a_branch_held_at_a_checkpoint_has_it_put_back_and_ye
     go.write_text("go\n")
     wait_state(baton, 2, "landed", timeout=120)
     _wait_done(baton)
-    branch = _branch(baton, 1)
+    branch = branch_ref(baton, 1)
     assert git(repo, "rev-parse", branch) == tip
-    flagged = _flags(baton, 2, "ref")
+    flagged = flags(baton, 2, "ref")
     assert flagged and branch.removeprefix("refs/heads/") in flagged[0]["detail"], flagged
-    assert "held.txt" not in _files(repo, _integration(repo))
+    assert "held.txt" not in _files(repo, integration_ref(repo))
     result = baton("checkpoint-answer", "1", "yes")
     assert result.returncode == 0, result.stdout + result.stderr
     wait_state(baton, 1, "landed", timeout=120)
     _wait_done(baton)
-    assert "held.txt" in _files(repo, _integration(repo))
+    assert "held.txt" in _files(repo, integration_ref(repo))
     assert len([e for e in events(baton) if e["kind"] == "run.repaired"]) == 1
-    assert not _flags(baton, 1, "ref")
+    assert not flags(baton, 1, "ref")
 
 
 def _failed_one(repo, baton, tmp_path) -> tuple[Workspace, str]:
@@ -155,7 +134,7 @@ def test_the_persons_commit_in_a_failed_tasks_worktree_stands(repo, baton, tmp_p
     `baton retry 1` (or `baton done 1`) then lands the person's fix with the task's work."""
     ws, workdir = _failed_one(repo, baton, tmp_path)
     plan = ws.store.current_plan()
-    branch = _branch(baton, 1)
+    branch = branch_ref(baton, 1)
     tip = _waiting_tip(baton, 1, "task.failed")
     with open(f"{workdir}/fix.txt", "w") as fh:
         fh.write("fixed by hand\n")
@@ -175,9 +154,9 @@ def test_the_persons_commit_in_a_failed_tasks_worktree_stands(repo, baton, tmp_p
     assert result.returncode == 0, result.stdout + result.stderr
     wait_state(baton, 1, "landed", timeout=120)
     _wait_done(baton)
-    files = _files(repo, _integration(repo))
+    files = _files(repo, integration_ref(repo))
     assert "fix.txt" in files and "one.txt" in files
-    assert not _flags(baton, 1, "ref")
+    assert not flags(baton, 1, "ref")
     assert len([e for e in events(baton) if e["kind"] == "run.repaired"]) == 1
 
 
@@ -210,7 +189,7 @@ def test_an_agent_cannot_move_a_waiting_siblings_branch_where_the_os_allows(
     _failed_one_then_mover(repo, baton, tmp_path, "rewind-task:1", extra="")
     log = baton("logs", "2").stdout
     assert "rewind-task:1: refused" in log, log
-    assert git(repo, "rev-parse", _branch(baton, 1)) == _waiting_tip(baton, 1, "task.failed")
+    assert git(repo, "rev-parse", branch_ref(baton, 1)) == _waiting_tip(baton, 1, "task.failed")
     assert not task_status(baton, 2)["flags"], task_status(baton, 2)
     assert not [e for e in events(baton) if e["kind"] == "run.repaired"]
 
@@ -222,8 +201,8 @@ def test_held_lists_waiting_branches_after_the_persons_and_before_the_landed(rep
     ws, _workdir = _failed_one(repo, baton, tmp_path)
     plan = ws.store.current_plan()
     held = refguard.held(ws, plan)
-    branch = _branch(baton, 1)
-    assert held[:3] == [_integration(repo), "refs/heads/main", branch], held
+    branch = branch_ref(baton, 1)
+    assert held[:3] == [integration_ref(repo), "refs/heads/main", branch], held
     assert branch not in refguard.held(ws, plan, branch.removeprefix("refs/heads/"))
 
 
@@ -236,7 +215,7 @@ def test_batons_own_moves_of_a_waiting_branch_never_trip_the_hold(repo, baton, t
 
     ws, workdir = _failed_one(repo, baton, tmp_path)
     plan = ws.store.current_plan()
-    branch, integration = _branch(baton, 1), _integration(repo)
+    branch, integration = branch_ref(baton, 1), integration_ref(repo)
     (repo / "other.txt").write_text("landed meanwhile\n")
     git(repo, "add", "other.txt")
     tree = git(repo, "write-tree")
@@ -269,7 +248,7 @@ def test_only_where_its_own_worktree_left_the_branch_stands(repo, baton, tmp_pat
     branch held where it was."""
     ws, workdir = _failed_one(repo, baton, tmp_path)
     plan = ws.store.current_plan()
-    branch = _branch(baton, 1)
+    branch = branch_ref(baton, 1)
     commits = []
     for name in ("a.txt", "b.txt"):
         with open(f"{workdir}/{name}", "w") as fh:
@@ -299,7 +278,7 @@ def test_a_worktree_git_file_pointed_elsewhere_names_no_log_that_counts(repo, ba
     may write, holding a HEAD log that claims a move): the move is put back all the same."""
     ws, workdir = _failed_one(repo, baton, tmp_path)
     plan = ws.store.current_plan()
-    branch = _branch(baton, 1)
+    branch = branch_ref(baton, 1)
     tip = _waiting_tip(baton, 1, "task.failed")
     planted = git(repo, "commit-tree", git(repo, "rev-parse", f"{tip}^{{tree}}"), "-p", tip,
                   "-m", "planted")

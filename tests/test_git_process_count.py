@@ -17,13 +17,12 @@ previous task's, since no agent ran in between (the first task's own look is the
 from __future__ import annotations
 
 import os
-import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from helpers.core import BatonCLI, git
+from helpers.core import BatonCLI, git, git_logging_shim
 from helpers.run_kit import load_plan, script_agent, status, task, write_config
 
 PER_TASK_LIMIT = 9  # 8, plus the outside-write fingerprint's `git status` after the attempt
@@ -31,17 +30,6 @@ PER_TASK_LIMIT = 9  # 8, plus the outside-write fingerprint's `git status` after
 # about the approved commit (its tree, whether it holds agent droppings), identity, and the
 # first task's look at the checkout before its attempt.
 RUN_FIXED_LIMIT = 6
-
-
-def git_shim(where: Path) -> tuple[Path, Path]:
-    real = shutil.which("git")
-    assert real, "git is not installed"
-    folder = where / "git-shim"
-    folder.mkdir()
-    log = where / "git-commands.log"
-    (folder / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n')
-    (folder / "git").chmod(0o755)
-    return folder, log
 
 
 def command(line: str) -> str:
@@ -68,7 +56,7 @@ def run_chain(base: Path, n: int) -> Counter:
     baton = BatonCLI(repo)
     load_plan(baton, [task(i, deps=[i - 1] if i > 1 else []) for i in range(1, n + 1)],
               approve=True)
-    shim, log = git_shim(base)
+    shim, log = git_logging_shim(base)
     result = baton("run", timeout=180,
                    env={"PATH": f"{shim}{os.pathsep}{os.environ.get('PATH', '')}"})
     assert result.returncode == 0, result.stdout + result.stderr

@@ -10,7 +10,6 @@ lands nothing twice: the new conductor adopts the whole pass.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import threading
 from pathlib import Path
@@ -24,18 +23,13 @@ from baton_tui.plan.model import PlanDocument
 from baton_tui.run import landings, refguard
 from baton_tui.run.finish import Finisher
 from baton_tui.workspace import Workspace
+from helpers.core import git_logging_shim
 from helpers.run_kit import events, git, load_plan, script_agent, task, wait_for, write_config
 
 
 def git_shim(where: Path) -> Path:
     """A `git` first on PATH that logs each command line, then runs the real git."""
-    real = shutil.which("git")
-    assert real, "git is not installed"
-    folder = where / "git-shim"
-    folder.mkdir()
-    log = where / "git-commands.log"
-    (folder / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n')
-    (folder / "git").chmod(0o755)
+    folder, log = git_logging_shim(where)
     os.environ["PATH"] = f"{folder}{os.pathsep}{os.environ['PATH']}"
     return log
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,19 @@ ROOT = Path(__file__).resolve().parents[2]
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
                           text=True).stdout.strip()
+
+
+def git_logging_shim(where: Path) -> tuple[Path, Path]:
+    """A folder holding a `git` that logs each command line to the returned log file, then
+    runs the real git: put the folder first on PATH to count the git processes a run starts."""
+    real = shutil.which("git")
+    assert real, "git is not installed"
+    folder = where / "git-shim"
+    folder.mkdir()
+    log = where / "git-commands.log"
+    (folder / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (folder / "git").chmod(0o755)
+    return folder, log
 
 
 class BatonCLI:
