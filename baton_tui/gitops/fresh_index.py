@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import shutil
 import struct
+import threading
 import uuid
 from pathlib import Path
 
@@ -30,8 +31,8 @@ from baton_tui import procs
 
 from .git import GitError, git_dir, git_dirs, run_git
 
-__all__ = ["RACY_WORTH", "SETTLE", "index_of", "big_enough", "racy_entries", "refresh", "claim",
-           "install", "current"]
+__all__ = ["RACY_WORTH", "SETTLE", "index_of", "big_enough", "racy_entries", "refresh",
+           "refresh_later", "claim", "install", "current"]
 
 #: Racily clean entries below this many are hashed where they are met (a process is dearer).
 RACY_WORTH = 64
@@ -127,6 +128,37 @@ def refresh(worktree: str | os.PathLike) -> bool:
         return True
     finally:
         tmp.unlink(missing_ok=True)
+
+
+_pending: set[tuple[str, str | None]] = set()  # (folder, index version) waiting on a timer
+_pending_lock = threading.Lock()
+
+
+def refresh_later(worktree: str | os.PathLike) -> threading.Timer | None:
+    """`refresh` a copy of the index of `worktree` once its files are `SETTLE` seconds old,
+    on a timer thread — one at a time per version of the index (None when one waits for it
+    already; an index replaced since gets its own). Nothing is lost if it fails: the next
+    commit or look reads the index itself, as it would have."""
+    key = (str(worktree), _stamp(index_of(worktree)))
+    with _pending_lock:
+        if key in _pending:
+            return None
+        _pending.add(key)
+
+    def work() -> None:
+        try:
+            refresh(worktree)
+        except (GitError, OSError):
+            pass
+        finally:
+            with _pending_lock:
+                _pending.discard(key)
+
+    timer = threading.Timer(SETTLE, work)
+    timer.daemon = True
+    timer.name = "baton-index-refresh"
+    timer.start()
+    return timer
 
 
 def _drop_left(folder: Path) -> None:

@@ -31,7 +31,6 @@ from baton_tui import layout, procs
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import Mode
 from baton_tui.gitops import fresh_index
-from baton_tui.gitops.git import GitError
 from baton_tui.plan.model import Task
 from baton_tui.run import launcher, logcap, outside, spawner
 from baton_tui.run.runner import AttemptHandle, Looked, StartFailed, StartRequest
@@ -69,20 +68,7 @@ def refresh_index_later(worktree: Path) -> threading.Timer | None:
     (`fresh_index.refresh`), on a timer thread, so that the task's commit does not hash
     every file again on the way to its dependents' start. Nothing is lost if it fails.
     None: too few files for it to be worth a thread."""
-    if not fresh_index.big_enough(worktree):
-        return None
-
-    def refresh() -> None:
-        try:
-            fresh_index.refresh(worktree)
-        except (GitError, OSError):
-            pass  # the commit reads the index itself, as it would have
-
-    timer = threading.Timer(fresh_index.SETTLE, refresh)
-    timer.daemon = True
-    timer.name = "baton-index-refresh"
-    timer.start()
-    return timer
+    return fresh_index.refresh_later(worktree) if fresh_index.big_enough(worktree) else None
 
 
 class Turns:

@@ -80,42 +80,16 @@ def _checkout(ws: "Workspace") -> dict[str, Any]:
     if proc.returncode != 0:
         return {}
     if copy is None and fresh_index.big_enough(root):
-        _refresh_beside(root)
+        # A checkout just committed in is racily clean, and each look (which never writes
+        # the index back) hashed every file of it again: refresh a copy for the next
+        # looks, a second later — the looks of a run's start come with its first
+        # checkouts, and the refresh would take the cores from them.
+        fresh_index.refresh_later(root)
     found: dict[str, Any] = {}
     for entry in proc.stdout.split("\0"):
         if len(entry) > 3:
             found[entry[3:]] = [entry[:2], _stat(root / entry[3:])]
     return found
-
-
-_refreshing: set[str] = set()
-
-
-def _refresh_beside(root: Path) -> None:
-    """Refresh a copy of the checkout's index for the next looks, on a timer thread: a
-    checkout just committed in is racily clean, and each `git status` that cannot write the
-    index back hashed every file of it again (`fresh_index`). A second later, not at once:
-    the looks of a run's start come with its first checkouts, and the refresh would take
-    the cores from them."""
-    key = str(root)
-    with _looks:
-        if key in _refreshing:
-            return
-        _refreshing.add(key)
-
-    def work() -> None:
-        try:
-            fresh_index.refresh(root)
-        except (GitError, OSError):
-            pass  # the next look reads the index itself, as before
-        finally:
-            with _looks:
-                _refreshing.discard(key)
-
-    timer = threading.Timer(fresh_index.SETTLE, work)
-    timer.daemon = True
-    timer.name = "baton-index-refresh"
-    timer.start()
 
 
 _BRANCH_SECTION = re.compile(rb'^\s*\[branch\s+"[^\n]*$\n?(?:^(?!\s*\[).*$\n?)*', re.M)

@@ -240,8 +240,9 @@ def _moves_since(path: Path, since: int) -> list[tuple[str, str, str]]:
     moves = []
     for line in text.splitlines():
         head, _, message = line.partition("\t")
-        old, new, *_ = [*head.split(" ", 2), "", ""]
-        moves.append((old, new, message))
+        fields = head.split(" ", 2)  # old, new, who and when: a line git wrote has all three
+        if len(fields) > 2:
+            moves.append((fields[0], fields[1], message))
     return moves
 
 
@@ -344,13 +345,7 @@ def _by_person(ws: "Workspace", since: int, commit: str | None) -> bool:
     log = _head_log(ws)
     if log is None or commit is None:
         return False
-    try:
-        with open(log, "rb") as fh:
-            fh.seek(since)
-            lines = fh.read().decode("utf-8", "replace").splitlines()
-    except OSError:
-        return False
-    return any(len(line.split(" ", 2)) > 2 and line.split(" ", 2)[1] == commit for line in lines)
+    return any(new == commit for _old, new, _message in _moves_since(log, since))
 
 
 def after(ws: "Workspace", plan: "PlanRow", attempt: "AttemptRow") -> list[Move]:
