@@ -6,12 +6,14 @@ of three trivial build tasks (no check) tell the run's fixed cost from what each
 worktree and branch (`worktree add --no-checkout`, then the checkout that `worktree add`
 would have run as a child of its own; or, for a task whose worktree was made while its
 dependency ran, `worktree add` then, and `reset --keep` to the new tip when it starts), the
-commit of the agent's work, the landing (a scope
-diff only for a task with a scope, and these have none; no merge-tree when nothing landed
-since the task's branch was cut, as in a chain: the merge is the task's own tree) — and the
+commit of the agent's work, the landing (no merge-tree when nothing landed since the task's
+branch was cut, as in a chain: the merge is the task's own tree) — and the
 `git status` of the person's checkout that tells whether the agent wrote outside its worktree
 (`run/outside.py`). That look is taken after each attempt; the one before an attempt is the
 previous task's, since no agent ran in between (the first task's own look is the run's).
+A task with a scope costs no more: what its commit changed is read from the index Baton
+checked out (`gitops/index_file.py`), so its scope check needs no `git diff` — the
+tasks and the files off their scope below are flagged all the same.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def command(line: str) -> str:
     return words[i] if i < len(words) else "?"
 
 
-def run_chain(base: Path, n: int) -> Counter:
+def run_chain(base: Path, n: int, scope: bool = False) -> Counter:
     base.mkdir()
     repo = base / "repo"
     repo.mkdir()
@@ -51,24 +53,29 @@ def run_chain(base: Path, n: int) -> Counter:
     git(repo, "commit", "-q", "-m", "initial")
     agent = script_agent(base, "count", {
         str(i): [{"write": f"t{i}.txt", "content": f"task {i}\n"},
+                 *([{"write": f"off{i}.txt", "content": "off scope\n"}] if i % 2 else []),
                  {"report": "done", "summary": f"task {i}"}] for i in range(1, n + 1)})
     write_config(repo, {"agent": agent})
     baton = BatonCLI(repo)
-    load_plan(baton, [task(i, deps=[i - 1] if i > 1 else []) for i in range(1, n + 1)],
-              approve=True)
+    extra = (lambda i: {"scope": [f"t{i}.txt"]}) if scope else (lambda i: {})
+    load_plan(baton, [task(i, deps=[i - 1] if i > 1 else [], **extra(i))
+                      for i in range(1, n + 1)], approve=True)
     shim, log = git_logging_shim(base)
     result = baton("run", timeout=180,
                    env={"PATH": f"{shim}{os.pathsep}{os.environ.get('PATH', '')}"})
     assert result.returncode == 0, result.stdout + result.stderr
-    assert {t["id"]: t["state"] for t in status(baton)["tasks"]} == \
-        {i: "landed" for i in range(1, n + 1)}
+    tasks = status(baton)["tasks"]
+    assert {t["id"]: t["state"] for t in tasks} == {i: "landed" for i in range(1, n + 1)}
+    flagged = {t["id"]: [f["kind"] for f in t["flags"]] for t in tasks}
+    assert flagged == {i: ["scope"] if scope and i % 2 else [] for i in range(1, n + 1)}, tasks
     return Counter(command(line) for line in log.read_text().splitlines())
 
 
 @pytest.mark.slow
-def test_a_build_task_of_a_chain_costs_at_most_nine_git_processes(tmp_path):
-    one = run_chain(tmp_path / "one", 1)
-    three = run_chain(tmp_path / "three", 3)
+@pytest.mark.parametrize("scope", [False, True], ids=["no-scope", "scope"])
+def test_a_build_task_of_a_chain_costs_at_most_nine_git_processes(tmp_path, scope):
+    one = run_chain(tmp_path / "one", 1, scope)
+    three = run_chain(tmp_path / "three", 3, scope)
     per_task = {cmd: (three[cmd] - one[cmd]) / 2 for cmd in three | one
                 if three[cmd] != one[cmd]}
     total_per_task = (sum(three.values()) - sum(one.values())) / 2

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from baton_tui import procs
 
+from . import index_file
 from .git import GitError, git_dir, git_dirs, run_git
 
 __all__ = ["RACY_WORTH", "SETTLE", "index_of", "big_enough", "racy_entries", "refresh",
@@ -40,21 +41,12 @@ RACY_WORTH = 64
 #: file times in whole seconds, so any sooner its files are as racily clean as before.
 SETTLE = 1.1
 _FRESH = "index.baton-fresh-"
-_ENTRY = struct.Struct(">10I")  # ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size
 
 
 def index_of(worktree: str | os.PathLike) -> Path:
     """The index file of the worktree (or checkout) at `worktree`."""
     dirs = git_dirs(worktree)
     return (dirs[0] if dirs is not None else git_dir(worktree)) / "index"
-
-
-def _stamp(index: Path) -> str | None:
-    try:
-        st = os.stat(index)
-    except OSError:
-        return None
-    return f"{st.st_ino}-{st.st_size}-{st.st_mtime_ns}-{st.st_ctime_ns}"
 
 
 def big_enough(worktree: str | os.PathLike) -> bool:
@@ -78,18 +70,11 @@ def racy_entries(index: Path) -> int | None:
         written = int(os.stat(index).st_mtime)
     except OSError:
         return None
-    if len(data) < 12 or data[:4] != b"DIRC" or data[4:8] not in (b"\0\0\0\x02", b"\0\0\0\x03"):
-        return None
-    count, = struct.unpack_from(">I", data, 8)
-    offset, racy = 12, 0
+    racy = 0
     try:
-        for _ in range(count):
-            fields = _ENTRY.unpack_from(data, offset)
-            flags, = struct.unpack_from(">H", data, offset + 60)
-            head = 62 + (2 if flags & 0x4000 else 0)
-            end = data.index(b"\0", offset + head)
-            offset += (end - offset + 8) & ~7  # the path, NUL-padded to a multiple of 8
-            if fields[2] >= written or (fields[9] == 0 and fields[6] & 0o170000 == 0o100000):
+        for fields, _flags, _path, _offset in index_file.stat_entries(data):
+            if fields is not None and (
+                    fields[2] >= written or (fields[9] == 0 and fields[6] & 0o170000 == 0o100000)):
                 racy += 1
     except (struct.error, ValueError):
         return None
@@ -101,7 +86,7 @@ def refresh(worktree: str | os.PathLike) -> bool:
     clean and no copy of it is there yet; True when a copy was made. Gives up while anyone
     holds the index's lock."""
     real = index_of(worktree)
-    stamp = _stamp(real)
+    stamp = index_file.stamp(real)
     if stamp is None or real.with_name("index.lock").exists() \
             or real.with_name(_FRESH + stamp).exists():  # refreshed already
         return False
@@ -112,7 +97,7 @@ def refresh(worktree: str | os.PathLike) -> bool:
     try:
         shutil.copyfile(real, tmp)
         shutil.copystat(real, tmp)  # racy entries are judged by the index's own time
-        if _stamp(real) != stamp:  # replaced while it was copied
+        if index_file.stamp(real) != stamp:  # replaced while it was copied
             return False
         try:
             proc = run_git(worktree, "update-index", "-q", "--refresh",
@@ -139,7 +124,7 @@ def refresh_later(worktree: str | os.PathLike) -> threading.Timer | None:
     on a timer thread — one at a time per version of the index (None when one waits for it
     already; an index replaced since gets its own). Nothing is lost if it fails: the next
     commit or look reads the index itself, as it would have."""
-    key = (str(worktree), _stamp(index_of(worktree)))
+    key = (str(worktree), index_file.stamp(index_of(worktree)))
     with _pending_lock:
         if key in _pending:
             return None
@@ -180,7 +165,7 @@ def current(worktree: str | os.PathLike) -> Path | None:
     """The refreshed copy of the index as it is now, to read through (not to write); copies
     of an index since replaced are dropped."""
     real = index_of(worktree)
-    stamp = _stamp(real)
+    stamp = index_file.stamp(real)
     found = None
     for copy in _copies(real):
         if stamp is not None and copy.name == _FRESH + stamp:
@@ -193,7 +178,7 @@ def current(worktree: str | os.PathLike) -> Path | None:
 def claim(real: Path, to: Path) -> bool:
     """Move the refreshed copy of the index `real` as it is now to `to` (a commit's private
     index, or `real` itself); copies of an index since replaced are dropped."""
-    stamp = _stamp(real)
+    stamp = index_file.stamp(real)
     claimed = False
     for copy in _copies(real):
         if not claimed and stamp is not None and copy.name == _FRESH + stamp:

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 
 from . import worktrees
 from .git import NO_HOOKS, GitError, git, git_dirs, identity_env, rev_parse, run_git
-from .refs import _read_ref_files, _Unsure, known_parents, read_ref, remember_tree, tree_of
+from .refs import (
+    _read_ref_files, _Unsure, known_changes, known_parents, read_ref, remember_tree, tree_of,
+)
 
 __all__ = [
     "LandResult",
@@ -210,7 +212,12 @@ def _merge_onto(repo, onto: str, tip: str, branch: str, onto_ref: str,
 
 def changed_files(repo, base: str, tip: str) -> list[str]:
     """Paths that differ between ``base`` and ``tip`` (renames as delete + add, so a scope
-    check sees both ends)."""
+    check sees both ends). A ``tip`` Baton committed on ``base`` in this process is answered
+    from what the commit read (`known_changes`)."""
+    commit = read_ref(repo, tip) if tip.startswith("refs/") else tip
+    known = known_changes(commit, base) if commit else None
+    if known is not None:
+        return known
     out = git(repo, "diff", "--name-only", "--no-renames", "-z", base, tip, "--")
     return [p for p in out.split("\0") if p]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from .git import NO_HOOKS, git_dirs
 from .landing import is_ancestor
 from .refs import known_parents, read_ref
-from .worktrees import _WORKTREE_LOCK, MakingSteps, changed_paths
+from .worktrees import _WORKTREE_LOCK, MakingSteps, changed_paths, note_checked_out
 
 __all__ = ["recyclable", "recycle"]
 
@@ -66,6 +66,8 @@ def recycle(repo: str | os.PathLike, old: Path, new: Path, branch: str, tip: str
         return False
     code, _output = making.run(["git", *NO_HOOKS, "switch", "--quiet", "--no-track", "-c",
                                 branch, tip], new, "worktree-add")
+    if code == 0:
+        note_checked_out(new)
     return code == 0
 
 

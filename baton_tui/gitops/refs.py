@@ -235,6 +235,24 @@ def known_parents(commit: str) -> tuple[str, ...] | None:
     return _PARENTS.get(commit)
 
 
+#: Commit -> (its parent, the paths it changed), for commits Baton made itself whose changes
+#: it read from the index (`worktrees.commit_all`): a scope check needs no `git diff` then.
+_CHANGES: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+
+def remember_changes(commit: str, parent: str, paths: list[str]) -> None:
+    if len(_CHANGES) > 50_000:
+        _CHANGES.clear()
+    _CHANGES[commit] = (parent, tuple(paths))
+
+
+def known_changes(commit: str, parent: str) -> list[str] | None:
+    """The paths ``commit`` changed since ``parent``, when Baton made it on ``parent`` in this
+    process and read them then; None for any other pair."""
+    known = _CHANGES.get(commit)
+    return list(known[1]) if known is not None and known[0] == parent else None
+
+
 def tree_of(repo: str | os.PathLike, commit: str) -> str:
     """The tree of ``commit`` (a full object id); raises GitError when it names no commit."""
     tree = _TREES.get(commit)

@@ -21,13 +21,15 @@ from baton_tui import killpoints
 from baton_tui import procs
 from baton_tui.core.errors import BatonError
 
-from . import fresh_index
+from . import fresh_index, index_file
 from .files import copy_into, dir_size  # noqa: F401 (re-exported)
 from .git import (
     NO_HOOKS, GitError, common_dir, git, identity_env, repo_root, rev_parse,
     run_git, status_paths,
 )
-from .refs import EMPTY_TREES, read_ref, remember_tree, tree_of, valid_branch_name
+from .refs import (
+    EMPTY_TREES, read_ref, remember_changes, remember_tree, tree_of, valid_branch_name,
+)
 
 
 class MakingSteps(Protocol):
@@ -194,7 +196,13 @@ def add_worktree(repo: str | os.PathLike, path: str | os.PathLike, branch: str,
             _add(repo, making, *files, "-b", branch, "--", str(wt), start_ref, how=how)
     if not whole:
         _check_out(wt, making)
+    note_checked_out(wt)
     return wt
+
+
+def note_checked_out(worktree: Path) -> None:
+    """A step of Baton's just checked HEAD out in `worktree`: its index holds HEAD alone."""
+    index_file.note_holds(fresh_index.index_of(worktree), read_ref(worktree, "HEAD"))
 
 
 def move_ahead(worktree: Path, made_at: str, onto: str | None, making: MakingSteps) -> str:
@@ -204,11 +212,17 @@ def move_ahead(worktree: Path, made_at: str, onto: str | None, making: MakingSte
     `git reset --keep` rewrites only the files that differ, and refuses rather than overwrite
     an edit someone made in the folder meanwhile: that edit and the branch then stay as they
     are (the landing merges what came since). A branch someone moved is left alone too."""
+    index = fresh_index.index_of(worktree)
+    held = index_file.holds(index, made_at)  # as its checkout left it
     fresh_index.install(worktree)  # no agent has been in it: the refreshed copy is its index
+    if held:  # the copy holds what the index it was made from held
+        index_file.note_holds(index, made_at)
     if not onto or onto == made_at or read_ref(worktree, "HEAD") != made_at:
         return made_at
     code, _output = making.run(["git", *NO_HOOKS, "reset", "--keep", "--quiet", onto],
                                worktree, "worktree-add")
+    if code == 0 and held:
+        index_file.note_holds(index, onto)
     return onto if code == 0 else made_at
 
 
@@ -388,7 +402,8 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
 
     HEAD is read from the ref files and the tree of a commit Baton made or met is remembered,
     so a commit costs four git processes in the usual case (five when droppings must be put
-    back).
+    back). When the index held HEAD's tree and nothing more, the paths the commit changed are
+    remembered too (read from the index before and after ``add -A``).
     """
     worktree = Path(worktree)
     real, tmp = _temp_index(worktree, "commit")
@@ -408,6 +423,11 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
             put_back = not index_clean
         else:
             put_back = not (index_clean and not _learn_droppings(worktree, head))
+        # The index as a step of Baton's left it, holding HEAD alone (and the private copy
+        # the same): then what `add -A` changes in it is what the commit changes.
+        before = index_file.holding(real, head) if head else None
+        if before is not None and index_file.read(tmp) != before:
+            before = None
         git(worktree, "add", "-A", "--", ":/", *_dropping_excludes(), env=env)
         # Droppings the agent staged (or unstaged) itself go back to their HEAD state.
         if put_back and head:
@@ -421,15 +441,20 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
             if tmp.exists():
                 os.replace(tmp, real)
                 installed = True
+                index_file.note_holds(real, head)
             return None
         commit = _commit_tree(worktree, tree, [head] if head else [], message)
         git(worktree, *NO_HOOKS, "update-ref", "-m", "baton: commit agent's work", "HEAD",
             commit, head or "")
+        after = index_file.read(tmp) if before is not None else None
+        if head and before is not None and after is not None:
+            remember_changes(commit, head, index_file.changed_paths(before, after))
         # The new tree's droppings are HEAD's (put back, or there were none anywhere).
         record_droppings(commit, holds_droppings(head) if head else False)
         if tmp.exists():
             os.replace(tmp, real)
             installed = True
+            index_file.note_holds(real, commit)
         return commit
     finally:
         if not installed:
