@@ -113,6 +113,7 @@ class _Live:
     row: AttemptRow | None = None        # the attempt's record as of the last look
     log_offset: int = 0                  # logical offset in its log read so far
     log_seen: tuple[int, int] | None = None  # the log's (size, mtime) at the last read
+    mark: tuple | None = None            # the record's mark at the last look (`attempt_marks`)
 
 
 class LocalRunner:
@@ -206,15 +207,21 @@ class LocalRunner:
         looked = Looked()
         if not handles:
             return looked
-        rows = self.store.attempts_by_id([h.attempt_id for h in handles])
+        # Every tick reads each live attempt's mark; the whole record (its JSON decoded)
+        # only when it changed — hundreds of attempts may be live.
+        marks = self.store.attempt_marks([h.attempt_id for h in handles])
+        changed = [h.attempt_id for h in handles if (live := self._live.get(h)) is not None
+                   and live.mark != marks.get(h.attempt_id)]
+        rows = self.store.attempts_by_id(changed) if changed else {}
         for handle in handles:
             live = self._live.get(handle)
-            row = rows.get(handle.attempt_id)
+            if live is not None and handle.attempt_id in rows:
+                live.row, live.mark = rows[handle.attempt_id], marks[handle.attempt_id]
+            row = live.row if live is not None and handle.attempt_id in marks else None
             if live is None or row is None:
                 self._live.pop(handle, None)
                 looked.lost.add(handle)
                 continue
-            live.row = row
             if self._has_ended(row, live.exit):
                 del self._live[handle]
                 self._ended[handle] = live

@@ -98,11 +98,16 @@ def layout(ws: "Workspace", workdir: Path, task_dir: Path | None = None,
 def _ref_files(common: Path, held: list[str]) -> list[str]:
     """The loose files of `held` (regular files, not links), at most `HELD_MAX`."""
     files: list[str] = []
+    folders: dict[str, str] = {}  # each folder resolved once: hundreds of refs share a few
     for ref in dict.fromkeys(held):
+        if len(files) >= HELD_MAX:
+            break
         path = common / ref
-        if len(files) < HELD_MAX and ref.startswith("refs/heads/") and path.is_file() \
-                and not path.is_symlink():
-            files.append(str(path.resolve()))
+        if ref.startswith("refs/heads/") and path.is_file() and not path.is_symlink():
+            parent = str(path.parent)
+            if parent not in folders:
+                folders[parent] = os.path.realpath(parent)
+            files.append(os.path.join(folders[parent], path.name))
     return files
 
 

@@ -47,7 +47,6 @@ from baton_tui.run import readonly
 from baton_tui.store import foldcache
 
 if TYPE_CHECKING:
-    from baton_tui.core.views import Folder
     from baton_tui.store.db import AttemptRow, PlanRow
     from baton_tui.workspace import Workspace
 
@@ -153,8 +152,6 @@ def check_integration(ws: "Workspace", plan: "PlanRow") -> str | None:
         return expected if move.restored else refs.read_ref(ws.root, ref)
 
 
-_folds: dict[tuple[str, int], "Folder"] = {}  # (store, plan) → its views, fed as events come
-_FOLDS_LOCK = threading.Lock()  # starts ask too (`held`), without waiting for a landing
 
 
 @dataclass(frozen=True)
@@ -172,16 +169,9 @@ def _holds(ws: "Workspace", plan: "PlanRow") -> dict[str, Hold]:
     held at a checkpoint, done before landing) and where it must be. The plan's fold is read
     once per process, then fed only the events written since (a thousand-task fold is not
     read back from the store after every attempt)."""
-    key = (str(ws.paths.store_path), plan.id)
-    with _FOLDS_LOCK:
-        folder = _folds.get(key)
-        if folder is None:
-            folder = _folds[key] = foldcache.folded(ws.store, plan.id)
-        else:
-            folder.feed(ws.store.events(plan.id, after=folder.last_id))
-        return {f"refs/heads/{view.branch}": Hold(view.must_hold, view.workdir,
-                                                  view.must_hold_log)
-                for view in folder.tasks.values() if view.must_hold and view.branch}
+    return foldcache.reading(ws.store, plan.id, lambda folder: {
+        f"refs/heads/{view.branch}": Hold(view.must_hold, view.workdir, view.must_hold_log)
+        for view in folder.tasks.values() if view.must_hold and view.branch})
 
 
 def waiting_tip(ws: "Workspace", branch: str | None, workdir: str | None) -> dict[str, object]:

@@ -66,15 +66,17 @@ def found(ws: "Workspace", plan: "PlanRow", attempt: "AttemptRow",
         return t is not None and began <= t <= ended
 
     hits: dict[int, list[str]] = {}
-    for row in ws.store.attempts_live_since(plan.id, began):  # prompts it could have reached
-        if row.task_id == attempt.task_id or row.started is None or not row.log_path:
+    # The prompts it could have reached: those of the attempts that ran meanwhile.
+    for row_id, task_id, started, log_path in ws.store.prompts_live_since(plan.id, began):
+        if task_id == attempt.task_id or not log_path:
             continue
-        changed = _changed_at(Path(row.log_path).parent / "prompt.md")
-        if changed is not None and changed > row.started and during(changed):
-            hits.setdefault(row.task_id, []).append(f"prompt.md of attempt {row.id}")
-    for task_id, view in foldcache.folded(ws.store, plan.id).tasks.items():
-        if task_id == attempt.task_id or view.state not in QUIET or not view.workdir:
-            continue
+        changed = _changed_at(Path(log_path).parent / "prompt.md")
+        if changed is not None and changed > started and during(changed):
+            hits.setdefault(task_id, []).append(f"prompt.md of attempt {row_id}")
+    quiet = foldcache.reading(ws.store, plan.id, lambda folder: [
+        (task_id, view.workdir) for task_id, view in folder.tasks.items()
+        if task_id != attempt.task_id and view.state in QUIET and view.workdir])
+    for task_id, workdir_text in quiet:
         rows = [row for row in ws.store.attempts(plan.id, task_id) if row.started is not None]
         if not rows or any(row.ended is None for row in rows):
             continue  # its own agent may be writing: its files cannot be told from ours
@@ -82,7 +84,7 @@ def found(ws: "Workspace", plan: "PlanRow", attempt: "AttemptRow",
         # task's last event: only what changed after that is someone else's.
         last_end = max([row.ended for row in rows if row.ended is not None] + [
             ws.store.last_event_at(plan.id, task_id, EventKind.TASK_FLAGGED) or 0.0])
-        workdir = Path(view.workdir)
+        workdir = Path(workdir_text)
         if workdir.resolve() == ws.root.resolve() or not (workdir / ".git").exists():
             continue
         for name in _worktree_files(workdir):

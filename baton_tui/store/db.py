@@ -480,6 +480,20 @@ class Store:
                 found[row["id"]] = self._attempt(row)
         return found
 
+    def attempt_marks(self, ids: list[int]) -> dict[int, tuple]:
+        """A mark per attempt that changes whenever its record does (its spec and report by
+        a hash of their text: neither is decoded)."""
+        found: dict[int, tuple] = {}
+        for at in range(0, len(ids), 500):
+            chunk = ids[at:at + 500]
+            marks = ", ".join("?" * len(chunk))
+            for row in self.conn.execute(
+                    "SELECT id, shim_pid, pid, pgid, create_time, started, ended, exit_status, "
+                    "session_id, collected, log_path, spec, report FROM attempts "
+                    f"WHERE id IN ({marks})", chunk):
+                found[row[0]] = (*tuple(row)[1:11], hash(row[11]), hash(row[12]))
+        return found
+
     def attempts(self, plan_id: int, task_id: int | None = None) -> list[AttemptRow]:
         sql, args = "SELECT * FROM attempts WHERE plan_id = ?", [plan_id]
         if task_id is not None:
@@ -487,11 +501,13 @@ class Store:
             args.append(task_id)
         return [self._attempt(r) for r in self.conn.execute(sql + " ORDER BY id", args)]
 
-    def attempts_live_since(self, plan_id: int, since: float) -> list[AttemptRow]:
-        """The plan's attempts that ran at some moment from `since` on (started, and not
-        ended before it): what a later write could still have reached."""
-        return [self._attempt(r) for r in self.conn.execute(
-            "SELECT * FROM attempts WHERE plan_id = ? AND started IS NOT NULL "
+    def prompts_live_since(self, plan_id: int, since: float) -> list[tuple[int, int, float, str]]:
+        """(attempt id, task id, started, log path) of the plan's attempts that ran at some
+        moment from `since` on (started, and not ended before it): what a later write could
+        still have reached. Read after every attempt: no spec or report is decoded."""
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT id, task_id, started, log_path FROM attempts WHERE plan_id = ? "
+            "AND started IS NOT NULL AND log_path IS NOT NULL "
             "AND (ended IS NULL OR ended >= ?) ORDER BY id", (plan_id, since))]
 
     def last_event_at(self, plan_id: int, task_id: int, but: str) -> float | None:

@@ -13,6 +13,7 @@ module), so a Baton that folds differently never reads an older one's fold. Stan
 
 from __future__ import annotations
 
+import _thread  # built in: `threading` would cost the status path a millisecond
 import json
 from pathlib import Path
 
@@ -23,7 +24,9 @@ from baton_tui.core.views import Folder, PlanView, TaskView
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable, TypeVar
+
+    T = TypeVar("T")
 
 SAVE_AFTER = 500       # new events folded by a reader before it saves the fold
 _FOLDER_PARTS = ("tasks", "plan")
@@ -170,3 +173,22 @@ def folded(store: Any, plan_id: int, save_after: int = SAVE_AFTER) -> Folder:
     if len(new) >= save_after:
         save(store, plan_id, folder)
     return folder
+
+
+_kept: dict[tuple[str, int], Folder] = {}  # (store, plan) → its views, fed as events come
+_kept_lock = _thread.allocate_lock()
+
+
+def reading(store: Any, plan_id: int, read: "Callable[[Folder], T]") -> "T":
+    """`read` of the plan's views as of its latest event. The fold is kept in this process
+    and fed only the events written since, under a lock (a conductor asks after every
+    attempt, from several threads: a thousand-task fold is not read back from the store each
+    time). `read` neither keeps nor changes the folder it is given."""
+    key = (str(store.path), plan_id)
+    with _kept_lock:
+        folder = _kept.get(key)
+        if folder is None:
+            folder = _kept[key] = folded(store, plan_id)
+        else:
+            folder.feed(store.events(plan_id, after=folder.last_id))
+        return read(folder)
