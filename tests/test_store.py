@@ -276,3 +276,42 @@ def test_status_on_a_corrupt_store_is_one_line(repo, baton):
         result = baton(*argv)
         assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
         assert len(result.stderr.splitlines()) == 1 and "baton.db" in result.stderr
+
+
+def test_an_attempts_mark_changes_whenever_its_record_does(loaded):
+    """The conductor decodes a live attempt's record only when its mark moved: every change
+    of the record must move it (a note in its spec, the agent's pid, its end)."""
+    with Store(find_repo(loaded).store_path) as store:
+        plan = store.current_plan()
+        one = store.new_attempt(plan.id, 1, "nonce-1", "codex", {"cwd": "/w/1"}, "/l/1")
+        two = store.new_attempt(plan.id, 2, "nonce-2", "codex", {"cwd": "/w/2"}, "/l/2")
+        first = store.attempt_marks([one, two, 999])
+        assert set(first) == {one, two}, "an attempt that is not recorded has no mark"
+        assert first[one] != first[two]
+        store.note_attempt(one, "leftover", True)
+        second = store.attempt_marks([one, two])
+        assert second[one] != first[one] and second[two] == first[two]
+        store.update_attempt(two, pid=1234, pgid=1234)
+        third = store.attempt_marks([one, two])
+        assert third[two] != second[two] and third[one] == second[one]
+        store.update_attempt(two, ended=time.time(), exit_status=0)
+        assert store.attempt_marks([two])[two] != third[two]
+        assert store.attempt_marks([]) == {}
+
+
+def test_a_fold_kept_in_the_process_follows_every_new_event(loaded):
+    """`foldcache.reading` feeds the fold it keeps only the events written since: what it
+    reads must be the plan as its latest event left it, from any store object."""
+    from baton_tui.store import foldcache
+
+    path = find_repo(loaded).store_path
+    states = lambda folder: {t: v.state for t, v in folder.tasks.items()}  # noqa: E731
+    with Store(path) as store:
+        plan = store.current_plan()
+        assert 1 not in foldcache.reading(store, plan.id, states)  # no event of its own yet
+        store.append(plan.id, 1, "task.started", {"attempt": 1})
+        assert foldcache.reading(store, plan.id, states)[1] == "running"
+    with Store(path) as other:  # another connection to the same store: the same kept fold
+        other.append(plan.id, 1, "task.failed", {"reason": "boom"})
+        found = foldcache.reading(other, plan.id, states)
+    assert found[1] == "failed" and 4 not in found

@@ -117,8 +117,7 @@ def changed_paths(before: IndexFile, after: IndexFile) -> list[str]:
     another mode or object), in git's order; a path that is not UTF-8 comes out as git's
     own output decodes (surrogate escapes)."""
     keys = before.entries.keys() | after.entries.keys()
-    paths = {path for path, _stage in keys if before.entries.get((path, _stage))
-             != after.entries.get((path, _stage))}
+    paths = {key[0] for key in keys if before.entries.get(key) != after.entries.get(key)}
     return [p.decode("utf-8", "surrogateescape") for p in sorted(paths)]
 
 
