@@ -426,7 +426,7 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
         # The index as a step of Baton's left it, holding HEAD alone (and the private copy
         # the same): then what `add -A` changes in it is what the commit changes.
         before = index_file.holding(real, head) if head else None
-        if before is not None and index_file.read(tmp) != before:
+        if before is not None and not before.same(tmp):
             before = None
         git(worktree, "add", "-A", "--", ":/", *_dropping_excludes(), env=env)
         # Droppings the agent staged (or unstaged) itself go back to their HEAD state.
