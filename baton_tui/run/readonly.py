@@ -76,23 +76,31 @@ def layout(ws: "Workspace", workdir: Path, task_dir: Path | None = None,
     must write). Baton's home is guarded on the same terms. The loose files of the `held`
     refs (full names, most important first) become read-only `files`, up to `HELD_MAX`."""
     common = ws.paths.git_common_dir
-    root = ws.root.resolve()
+    root = _settled(ws.root)
     if common is None or workdir.resolve() == root or not sys.platform.startswith("linux"):
         return None
-    home = Path(os.environ.get("HOME") or "/").resolve()
-    temp = Path(os.environ.get("TMPDIR") or "/tmp").resolve()
-    guarded = [p for p in (root, baton_home())
-               if not (_inside(home, p.resolve()) or _inside(temp, p.resolve()))]
+    home, temp = _settled(os.environ.get("HOME") or "/"), _settled(os.environ.get("TMPDIR")
+                                                                  or "/tmp")
+    guarded = [p for p in (root, _settled(baton_home()))
+               if not (_inside(home, p) or _inside(temp, p))]
     guarded += [common / "config", common / "hooks", common / "worktrees",
                 personal_config_path(), baton_home() / "bin" / "baton"]
     holes = [common / name for name in GIT_WRITES] + [workdir]
     holes += [p for p in (admin_dir(workdir), task_dir) if p is not None]
     if not (common / "logs" / "refs").exists():
         holes.append(common / "logs")
-    ro = [str(p.resolve()) for p in guarded if p.exists()]
-    rw = [str(p.resolve()) for p in holes if p.exists()
-          and any(_inside(p.resolve(), Path(r)) for r in ro)]
-    return {"ro": ro, "rw": rw, "files": _ref_files(common, held or [])} if ro else None
+    ro = [p.resolve() for p in guarded if p.exists()]
+    rw = [real for real in (p.resolve() for p in holes if p.exists())
+          if any(_inside(real, r) for r in ro)]
+    return {"ro": [str(p) for p in ro], "rw": [str(p) for p in rw],
+            "files": _ref_files(common, held or [])} if ro else None
+
+
+@functools.lru_cache(maxsize=16)
+def _settled(path: str | os.PathLike) -> Path:
+    """`path` resolved, once per process: the checkout, Baton's home, the home and temp
+    folders a run starts with (every attempt's layout asks)."""
+    return Path(path).resolve()
 
 
 def _ref_files(common: Path, held: list[str]) -> list[str]:
