@@ -6,6 +6,7 @@ real programs (tests/agents/ref_mover.py) in real git repositories with the real
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
@@ -17,7 +18,7 @@ from baton_tui.gitops import refs
 from baton_tui.plan.model import PlanDocument
 from baton_tui.run.finish import Finisher
 from baton_tui.workspace import Workspace
-from helpers.containment_kit import DETECT_ONLY, assert_put_back, branch_ref
+from helpers.containment_kit import DETECT_ONLY, assert_put_back, branch_ref, integration_ref
 from helpers.run_kit import (
     events, git, load_plan, program, script_agent, task, task_status, write_config,
 )
@@ -296,3 +297,36 @@ def test_the_read_only_ref_files_are_bounded_and_loose_only(repo):
     assert plan["files"][0] == str(common / "refs" / "heads" / "main")
     assert len(plan["files"]) == readonly.HELD_MAX
     assert plan["files"][1:] == [str(common / n) for n in names[:readonly.HELD_MAX - 1]]
+
+
+def test_a_tag_named_like_a_branch_is_never_landed_reviewed_or_merged_in_its_place(
+        repo, baton, tmp_path):
+    """git's name lookup takes `refs/tags/X` before `refs/heads/X`. Task 1's agent tags a
+    commit planting planted.txt under task 2's branch name and under the integration
+    branch's: task 2 still lands its own branch, the review shows what landed, and the
+    handoff merges the branches — planted.txt reaches nothing."""
+    plain = script_agent(tmp_path, "plain", {"2": [
+        {"write": "two.txt", "content": "task two\n"}, {"report": "done", "summary": "two"}]})
+    write_config(repo, {"plain": plain, "tagger": program(
+        "ref_mover.py", "main", "tag-branch:2-two", "tag-branch:integration")})
+    load_plan(baton, [task(1, "Tags", player="tagger"), task(2, "Two", player="plain",
+                                                             deps=[1])])
+    result = baton("run", "--approve", timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [task_status(baton, n)["state"] for n in (1, 2)] == ["landed"] * 2
+    tags = git(repo, "tag", "--list", "baton/*").splitlines()
+    assert sorted(t.rsplit("/", 1)[1] for t in tags) == ["2-two", "integration"], tags
+    landed = git(repo, "ls-tree", "-r", "--name-only", integration_ref(repo)).splitlines()
+    assert "two.txt" in landed and "planted.txt" not in landed, landed
+
+    review = baton("handoff", "review", "--json")
+    assert review.returncode == 0, review.stdout + review.stderr
+    data = json.loads(review.stdout)
+    assert "planted.txt" not in data["files"] and "two.txt" in data["files"], data["files"]
+    two = next(t for t in data["tasks"] if t["id"] == 2)
+    assert two["files"] == ["two.txt"] and "moved" not in two, two
+
+    merged = baton("handoff", "merge")
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    on_main = git(repo, "ls-tree", "-r", "--name-only", "main").splitlines()
+    assert "two.txt" in on_main and "planted.txt" not in on_main, on_main

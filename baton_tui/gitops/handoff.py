@@ -8,6 +8,7 @@ one command that finishes the merge by hand. Running it again skips what is alre
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -19,7 +20,7 @@ from .git import GitError, current_branch, dirty_files, git, rev_parse
 from .refs import read_ref
 from .landing import changed_files, diff_stat, diff_text, is_ancestor, merge_tree
 
-__all__ = ["TaskBranch", "MergeOutcome", "moved", "review", "merge"]
+__all__ = ["TaskBranch", "MergeOutcome", "branch_ref", "moved", "review", "merge"]
 
 
 @dataclass
@@ -31,6 +32,12 @@ class TaskBranch:
     branch: str
     base: str | None = None  # the integration commit the task was cut from, when known
     tip: str | None = None   # the commit of its branch that landed, when recorded
+
+    @property
+    def ref(self) -> str:
+        """The branch's full ref: what git is given (a tag of the same name, which git's
+        name lookup would take first, is never merged or reviewed in its place)."""
+        return f"refs/heads/{self.branch}"
 
 
 @dataclass
@@ -52,7 +59,7 @@ def moved(repo, task: TaskBranch, now: str | None = None) -> dict | None:
     rewound, rewritten or replaced is not merged at all."""
     if not task.tip:
         return None
-    now = now or rev_parse(repo, task.branch)  # as the review diffs it and merge merges it
+    now = now or rev_parse(repo, task.ref)  # as the review diffs it and merge merges it
     if now is None or now == task.tip:
         return None
     try:
@@ -80,6 +87,14 @@ def _section(repo, base: str, tip: str) -> dict:
     }
 
 
+def branch_ref(name: str) -> str:
+    """`name` as git must be given it when it names a branch: its full ref (a commit id or a
+    full ref as it is)."""
+    if name.startswith("refs/") or re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", name):
+        return name
+    return f"refs/heads/{name}"
+
+
 def combine(repo, base: str, branches: list[str]) -> str | None:
     """A commit holding `base` plus exactly these branches, merged in the object store only
     (no ref moves, no checkout). None if they conflict. Used to review the landed work
@@ -100,7 +115,7 @@ def review(repo, base: str, integration: str, tasks: list[TaskBranch]) -> dict:
     ``task.base..branch`` when the commit the task was cut from is known (only its own
     changes), else ``merge-base(base, branch)..branch``.
     """
-    combined = _section(repo, base, integration)
+    combined = _section(repo, base, branch_ref(integration))
     out = {
         "base": base,
         "integration": integration,
@@ -114,10 +129,10 @@ def review(repo, base: str, integration: str, tasks: list[TaskBranch]) -> dict:
         "tasks": [],
     }
     for t in tasks:
-        mb = t.base or git(repo, "merge-base", base, t.branch)
+        mb = t.base or git(repo, "merge-base", base, t.ref)
         shift = moved(repo, t)
         out["tasks"].append({"id": t.id, "title": t.title, "branch": t.branch,
-                             **_section(repo, mb, t.branch),
+                             **_section(repo, mb, t.ref),
                              **({"moved": shift} if shift else {})})
     return out
 
@@ -160,7 +175,7 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
     ref = f"refs/heads/{target_branch}"
     outcome = MergeOutcome()
     for t in tasks:
-        now = rev_parse(repo, t.branch)
+        now = rev_parse(repo, t.ref)
         if now is None:  # deleted by hand: stop here, as at a conflict
             raise BatonError(
                 f"stopped at task {t.id} ({t.title}): its branch {t.branch} is gone (deleted?), "
@@ -177,13 +192,13 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
         if shift:
             outcome.moved[t.id] = shift
         try:
-            if is_ancestor(repo, t.branch, "HEAD"):
+            if is_ancestor(repo, t.ref, "HEAD"):
                 outcome.skipped.append(t.id)
                 if on_step:
                     on_step(t.id, "skipped")
                 continue
-            tip, theirs = read_ref(repo, ref), rev_parse(repo, t.branch)
-            tree, conflicts = merge_tree(repo, tip or "HEAD", t.branch)
+            tip, theirs = read_ref(repo, ref), rev_parse(repo, t.ref)
+            tree, conflicts = merge_tree(repo, tip or "HEAD", t.ref)
         except GitError as exc:
             raise BatonError(f"task {t.id}: cannot merge {t.branch}: {exc}", code=2) from exc
         if conflicts or tree is None or tip is None or theirs is None:

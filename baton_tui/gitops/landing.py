@@ -158,12 +158,13 @@ def land_all(repo, branches: list[tuple[str, str]], onto_ref: str, *,
         tip_ref, tip = _branch_tip(repo, branch)
         if tip is None:
             raise GitError(["rev-parse", branch], "", 128, f"no such branch: {branch}")
-        result = _merge_onto(repo, onto, tip, branch, onto_ref, message)
+        name = branch.removeprefix("refs/heads/")  # as messages and the reflog name it
+        result = _merge_onto(repo, onto, tip, name, onto_ref, message)
         result.tip = tip
         results.append(result)
         if result.ok and result.commit != onto:
             onto = result.commit or onto
-            moved.append(branch)
+            moved.append(name)
             if tip_ref:
                 verify[tip_ref] = tip
     if onto != current:

@@ -15,7 +15,9 @@ from typing import Any, Callable
 from baton_tui import layout
 from baton_tui.core.errors import BatonError
 from baton_tui.gitops import git, making, worktrees
-from baton_tui.gitops.handoff import TaskBranch, combine, merge as git_merge, review as git_review
+from baton_tui.gitops.handoff import (
+    TaskBranch, branch_ref, combine, merge as git_merge, review as git_review,
+)
 from baton_tui.gitops.landing import is_ancestor
 from baton_tui.handoff.order import carried_first
 from baton_tui.plan import current as plans
@@ -88,13 +90,13 @@ def review(ws: Workspace, only: int | None = None) -> dict[str, Any]:
     if only is not None and not tasks:
         raise BatonError(f"task {only} has not landed: nothing to review")
     combined = integration_branch(cur.row.slug)
-    if git.rev_parse(ws.root, combined) is None:
+    if git.rev_parse(ws.root, branch_ref(combined)) is None:
         raise BatonError(
             f"the integration branch {combined} is gone (deleted?): the landed work is still "
             "on the task branches (`git branch --list 'baton/*'`)" if tasks else
             "no task has landed yet: there is nothing to review (`baton status` says where "
             "the run is)")
-    missing = [t.branch for t in tasks if git.rev_parse(ws.root, t.branch) is None]
+    missing = [t.branch for t in tasks if git.rev_parse(ws.root, t.ref) is None]
     if missing:
         raise BatonError(f"task branch {missing[0]} is gone (deleted?): its work cannot be "
                          f"reviewed; `baton discard` the task{'s' if len(missing) > 1 else ''} "
@@ -103,7 +105,7 @@ def review(ws: Workspace, only: int | None = None) -> dict[str, Any]:
                            for v in cur.folder.tasks.values())
     if discarded_landed and only is None:
         # The integration branch still holds discarded work: review only what merge brings.
-        combined = combine(ws.root, cur.row.base_commit, [t.branch for t in tasks]) or combined
+        combined = combine(ws.root, cur.row.base_commit, [t.ref for t in tasks]) or combined
     data = seen_review(git_review(ws.root, cur.row.base_commit, combined, tasks))
     data["onto"] = cur.row.base_branch
     data["decided"] = decided_for_you(cur, only)

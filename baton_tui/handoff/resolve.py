@@ -75,7 +75,7 @@ def begin(ws: Workspace, task_id: int) -> Resolution:
                          code=2)
     env = {**git.identity_env(root), "GIT_MERGE_AUTOEDIT": "no"}
     proc = git.run_git(root, "merge", "--no-ff", "--no-edit", "-m",
-                       f"Merge task {task_id}: {title}", branch, env=env)
+                       f"Merge task {task_id}: {title}", f"refs/heads/{branch}", env=env)
     if proc.returncode == 0:
         return Resolution(task_id, branch, State.MERGED, [])
     if not _merge_head(root).exists():
@@ -90,7 +90,7 @@ def status(ws: Workspace, task_id: int) -> Resolution:
     branch, _title, _onto = _branch_of(ws, task_id)
     if _merge_head(ws.root).exists():
         return Resolution(task_id, branch, OPEN, unmerged_files(ws.root))
-    merged = is_ancestor(ws.root, branch, "HEAD")
+    merged = is_ancestor(ws.root, f"refs/heads/{branch}", "HEAD")
     return Resolution(task_id, branch, State.MERGED if merged else NOT_STARTED, [])
 
 

@@ -17,7 +17,7 @@ from baton_tui.core.slug import integration_branch
 from baton_tui.core.visible import shown
 from baton_tui.core.words import Mode
 from baton_tui.gitops import git
-from baton_tui.gitops.handoff import combine, moved
+from baton_tui.gitops.handoff import branch_ref, combine, moved
 from baton_tui.gitops.landing import diff_text
 from baton_tui.handoff import actions as handoff
 from baton_tui.plan import current as plans
@@ -137,10 +137,10 @@ def load(ws: Workspace) -> HandoffReview:
     combined = integration_branch(cur.row.slug)
     if any(v.ever_landed and v.state == State.DISCARDED for v in cur.folder.tasks.values()):
         # The integration branch still holds discarded work: review only what merge brings.
-        combined = combine(ws.root, base, [t.branch for t in landed]) or combined
-    diff = shown(diff_text(ws.root, base, combined))  # agents' text: nothing hidden in it
+        combined = combine(ws.root, base, [t.ref for t in landed]) or combined
+    diff = shown(diff_text(ws.root, base, branch_ref(combined)))  # nothing hidden in it
     sections = {t.id: {"branch": t.branch, "moved": moved(ws.root, t), "diff": shown(diff_text(
-        ws.root, t.base or git.git(ws.root, "merge-base", base, t.branch), t.branch))}
+        ws.root, t.base or git.git(ws.root, "merge-base", base, t.ref), t.ref))}
         for t in landed}
     files = split_diff(diff)
     tasks = [_task_review(cur, task_id, sections.get(task_id))

@@ -45,9 +45,9 @@ def _diff(root: Path, base: str | None, branch: str | None) -> str:
         return "this task has no branch (research and manual tasks change nothing)"
     if not base:
         return "no diff yet: the plan has not been approved and run"
-    if git.rev_parse(root, branch) is None:
+    if git.rev_parse(root, f"refs/heads/{branch}") is None:
         return f"no diff yet: {branch} does not exist"
-    text = landing.diff_text(root, base, branch)
+    text = landing.diff_text(root, base, f"refs/heads/{branch}")
     return text or "no changes on the branch yet"
 
 

@@ -345,8 +345,9 @@ class Finisher:
         try:
             integration.tip(self.ws, self.plan)  # rebuilt first if it was deleted
             refguard.hold_branches(self.ws, self.plan)  # landed and waiting siblings held
+            # Full refs: a tag named like a task's branch is never landed in its place.
             results = landing.land_all(
-                self.ws.root, [(branch, f"Land task {task.id}: {task.title}")
+                self.ws.root, [(f"refs/heads/{branch}", f"Land task {task.id}: {task.title}")
                                for task, branch in (ask.what for ask in asks)],
                 integration_branch(self.plan.slug))
         except (git.GitError, BatonError) as exc:

@@ -11,6 +11,9 @@ steps:
   advance-task:N       task N's branch to a commit of its own on top of it
   delete-task:N        task N's branch deleted
   commit:FILE          FILE written and committed on its own branch, by its own git
+  tag-branch:NAME      a tag named like the run's branch baton/<slug>/NAME (`2-two`, or
+                       `integration`), on a commit planting planted.txt: git's name lookup
+                       takes a tag before a branch of the same name
   fail-first:FILE      report failed the first time (FILE written then), go on the next
   signal:FILE          FILE written (the test learns the agent runs)
   wait:FILE            until FILE exists (the test did its part)
@@ -69,6 +72,17 @@ for step in sys.argv[2:]:
             move(step, ref, git("commit-tree", tree, "-p", ref, "-m", "on top"))
         else:
             move(step, "-d", ref)
+    elif what == "tag-branch":
+        integration = git("for-each-ref", "--format=%(refname:short)",
+                          "refs/heads/baton/*/integration")
+        Path("planted.txt").write_text("planted under a tag\n")
+        git("add", "planted.txt")
+        tree = git("write-tree")
+        git("reset", "-q")
+        Path("planted.txt").unlink()
+        planted = git("commit-tree", tree, "-p", "HEAD", "-m", "planted")
+        git("tag", f"{integration.rsplit('/', 1)[0]}/{arg}", planted)
+        print(f"{step}: tagged", flush=True)
     elif what == "commit":
         Path(arg).write_text("committed by the agent\n")
         git("add", arg)
