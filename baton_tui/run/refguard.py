@@ -152,8 +152,6 @@ def check_integration(ws: "Workspace", plan: "PlanRow") -> str | None:
         return expected if move.restored else refs.read_ref(ws.root, ref)
 
 
-
-
 @dataclass(frozen=True)
 class Hold:
     """A task's branch held at `tip`: landed there, or waiting there (`log` set: the size of
