@@ -117,6 +117,16 @@ def agent_by_hand(base: Path, env: dict[str, str]) -> float:
     return sorted(times)[len(times) // 2]
 
 
+def busy_cpu() -> float | None:
+    """CPU seconds the whole machine has spent busy so far (Linux's /proc/stat), or None."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq = (int(f) for f in fields[:7])
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
 def follow_conductor(repo: Path, run: subprocess.Popen) -> float:
     """The conductor's CPU time (user + system), sampled until it exits."""
     import sqlite3
@@ -156,7 +166,13 @@ def main() -> int:
     LEVELS, WIDTH, PARALLEL = DAGS[args.dag]
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__file__).parents[1]
                                                                   / "baton_tui")], check=True)
-    ratios = [one_run(args) for _ in range(args.runs)]
+    runs = [one_run(args) for _ in range(args.runs)]
+    ratios = [ratio for ratio, _ in runs]
+    for _, base in runs:  # only now: see `one_run`
+        if args.keep:
+            print(f"kept at {base}")
+        else:
+            subprocess.run(["rm", "-rf", str(base)])
     if args.runs > 1:
         ratios.sort()
         print(f"ratios (command) over {args.runs} runs: " + ", ".join(f"{r:.3f}" for r in ratios)
@@ -164,7 +180,12 @@ def main() -> int:
     return 0
 
 
-def one_run(args: argparse.Namespace) -> float:
+def one_run(args: argparse.Namespace) -> tuple[float, Path]:
+    """One run: its ratio (command) and its folder, which the caller removes after the last
+    run. A removal between runs would slow the next one's checkouts, Baton's alone: ext4 passes
+    over inodes freed in the last minutes when it makes new files, and a removed run frees tens
+    of thousands (measured: 1,900 new files cost 1.0–1.4 s of kernel time for minutes after
+    one, 0.1 s otherwise). Folders come from `tempfile` (`TMPDIR`)."""
     durations, deps = make_dag(args.seed, args.scale)
     critical, work = lower_bound(durations, deps)
     bound = max(critical, work)
@@ -214,12 +235,14 @@ def one_run(args: argparse.Namespace) -> float:
     own_critical, own_work = lower_bound({t: d + fixed for t, d in durations.items()}, deps)
     own_bound = max(own_critical, own_work)
 
+    busy_before = busy_cpu()
     started, typed_at = time.monotonic(), time.time()
     with open(base / "run.out", "w+") as out:  # a file, not a pipe nobody reads meanwhile
         proc = subprocess.Popen([*baton, "run", "--approve"], cwd=repo, env=env, text=True,
                                 stdout=out, stderr=subprocess.STDOUT)
         conductor_cpu = follow_conductor(repo, proc)  # the scheduler's own CPU, while it runs
         makespan, exited_at = time.monotonic() - started, time.time()
+        busy_after = busy_cpu()
         if proc.returncode != 0:
             out.seek(0)
             print(out.read()[-3000:])
@@ -256,6 +279,11 @@ def one_run(args: argparse.Namespace) -> float:
           f"{waits[len(waits) // 2]:.2f} s, max {waits[-1]:.2f} s")
     print(f"conductor CPU (its own process) {conductor_cpu:7.2f} s, "
           f"{conductor_cpu / len(durations) * 1000:.0f} ms per task")
+    if busy_before is not None and busy_after is not None:
+        cores = os.cpu_count() or 1
+        print(f"machine busy during the run {busy_after - busy_before:7.2f} CPU-s of "
+              f"{makespan * cores:.2f} ({cores} cores), {fixed * len(durations):.2f} of it at "
+              f"most the agents by hand")
     print(f"ratio (command):    {makespan / bound:.3f}   (target <= 1.05)")
     print(f"ratio (conductor):  {scheduler_span / bound:.3f}")
     print(f"Baton's start order alone, no overhead (simulated): {alone:.2f} s = "
@@ -264,11 +292,7 @@ def one_run(args: argparse.Namespace) -> float:
     print(f"the agent by hand beyond its sleep {fixed * 1000:.0f} ms; lower bound with it "
           f"{own_bound:.2f} s; ratio (command) against it: {makespan / own_bound:.3f}",
           flush=True)
-    if args.keep:
-        print(f"kept at {base}")
-    else:
-        subprocess.run(["rm", "-rf", str(base)])
-    return makespan / bound
+    return makespan / bound, base
 
 
 if __name__ == "__main__":
