@@ -18,13 +18,21 @@ A fourth splits the scheduling policy from the overhead: Baton's start order sim
 overhead at all (`order_alone`). It cannot know the agents' durations, so where the DAG is
 wider than its slots it may start a short task before the critical one: on the 200-task DAG
 that order alone is 1.037 × the lower bound.
+With `--by-hand`, each run is followed by the same DAG run with no Baton (`by_hand`): the same
+agents on the same script and the same git steps — a worktree per task, a commit, a landing by
+`merge-tree` and `commit-tree` onto an `integration` branch under one lock — by a plain driver
+with as many slots, starting ready tasks in Baton's order, in a fresh repository made alike.
+Baton ÷ by hand (makespans from the command typed and from the driver's start to its last
+landing; target ≤ 1.1 on the mypy-sized `--dag 16 --files 1900`) is Baton's cost on this
+machine under this run's load: runs alternate, Baton then by hand, so others' load hits both.
 Baton's modules are compiled first, as an installed Baton's are (a `PYTHONDONTWRITEBYTECODE`
 checkout would otherwise compile them in every process, the agents' `baton report` too).
 Everything is real: git worktrees and landings, the detached conductor, one shim and one agent
 process per task. Run: ``python benchmarks/bench_makespan.py [--dag 40|200] [--seed S]
-[--scale X] [--runs N] [--files N]`` (``--scale 0.5`` halves every duration, for a quick look;
-with ``--runs`` the ratios' median is printed too). Also printed: how soon the first task
-started, from the command being typed and from the conductor's start. Not a test; nothing is asserted.
+[--scale X] [--runs N] [--files N] [--by-hand]`` (``--scale 0.5`` halves every duration, for a
+quick look; with ``--runs`` the ratios' median is printed too). Also printed: how soon the first
+task started, from the command being typed and from the conductor's start. Not a test: it asserts
+only that every task landed.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -117,6 +126,171 @@ def agent_by_hand(base: Path, env: dict[str, str]) -> float:
     return sorted(times)[len(times) // 2]
 
 
+def make_repo(base: Path, files: int) -> tuple[Path, dict[str, str]]:
+    """A repository of `files` files besides its README at `base`/repo, its initial commit
+    made, and an environment of its own (HOME, BATON_HOME, git's config) under `base`: Baton's
+    run and the by-hand one each get one, made alike."""
+    home = base / "home"
+    home.mkdir(parents=True)
+    (home / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n")
+    env = {**os.environ, "HOME": str(home), "BATON_HOME": str(base / "baton-home"),
+           "XDG_CONFIG_HOME": str(home / ".config"), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    for name in ("BATON_PLANNER", "BATON_AUTONOMY", "BATON_MAX_PARALLEL", "BATON_CONFIG"):
+        env.pop(name, None)
+    repo = base / "repo"
+    repo.mkdir()
+    git(repo, env, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text("# bench\n")
+    for n in range(files):
+        folder = repo / f"d{n // 100}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"f{n % 100}.py").write_text(f"line = {n}\n" * 40)
+    git(repo, env, "add", "-A")
+    git(repo, env, "commit", "-q", "-m", "initial")
+    return repo, env
+
+
+def git(cwd: Path, env: dict[str, str], *args: str) -> str:
+    """One git command's output, stripped; a RuntimeError if it fails."""
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} exited {done.returncode}:\n{done.stderr}")
+    return done.stdout.strip()
+
+
+def by_hand(base: Path, files: int, agent: list[str], durations: dict[int, float],
+            deps: dict[int, list[int]]) -> tuple[float, float | None]:
+    """The same DAG run with no Baton, in a fresh repository made alike: what a plain driver
+    spends on the same agents and the same git steps, so that Baton ÷ this is Baton's own
+    cost on this machine under this run's load. At most `max_parallel` tasks at once, ready
+    ones started in Baton's order (`run.ready.start_ranks`), each once all its dependencies
+    have landed: a full checkout at the integration branch, the agent (its task's script
+    entry picked by BATON_TASK; its `baton report` answers at once outside a task, as in
+    `agent_by_hand`), a commit, then the landing under one lock — a merge of trees, a merge
+    commit, a compare-and-swap of the branch. The checkout is Baton's two steps: git's record
+    of the worktree made under a lock of its own (`worktree add --no-checkout`), its files
+    beside the others' (`reset --hard`). Two `worktree add` at once fail now and then (one
+    reads the other's half-made `.git/worktrees/X`: "failed to read …/commondir"), and one
+    lock around whole checkouts would queue them. One thread per task, which waits on its
+    processes. Returns the makespan, from the driver's start to the last landing, once all
+    tasks' files are on the integration tree, and the CPU-s the machine was busy meanwhile
+    (`busy_cpu`: others' load shows there).
+
+    Its processes sit as Baton's do, since Linux shares the CPU by session where it groups
+    tasks automatically (`sched_autogroup`): the driver and its git in a session of their
+    own, as the detached conductor and its git are (see `hand_driver`), and each agent in one
+    of its own, as each attempt's shim and agent are. Run in the benchmark's own session, the
+    by-hand side shared one group with whatever else ran there (two CPU hogs) while Baton's
+    processes each had theirs."""
+    import heapq
+    import queue
+    import threading
+
+    from baton_tui.core.dag import children
+    from baton_tui.layout import shim_script
+    from baton_tui.run.ready import start_ranks
+
+    repo, env = make_repo(base, files)
+    git(repo, env, "branch", "integration")
+    shim = base / "bin"
+    shim.mkdir()
+    (shim / "baton").write_text(shim_script())
+    (shim / "baton").chmod(0o755)
+    agent_env = {**env, "PATH": f"{shim}{os.pathsep}{env.get('PATH', '')}"}
+    tip = [git(repo, env, "rev-parse", "refs/heads/integration")]  # only the lock's holder
+    lock, adding, finished = threading.Lock(), threading.Lock(), queue.SimpleQueue()
+
+    def one_task(tid: int) -> None:
+        try:
+            branch, path = f"task-{tid}", base / "worktrees" / f"t{tid}"
+            with adding:
+                git(repo, env, "worktree", "add", "-q", "--no-checkout", "-b", branch,
+                    str(path), "integration")
+            git(path, env, "reset", "--hard", "-q")
+            done = subprocess.run(agent, cwd=path, env={**agent_env, "BATON_TASK": str(tid)},
+                                  input=f"Task {tid}.", text=True, capture_output=True,
+                                  start_new_session=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"task {tid}'s agent exited {done.returncode}: {done.stderr}")
+            git(path, env, "add", "-A")
+            git(path, env, "commit", "-q", "--no-verify", "-m", f"Task {tid}")
+            with lock:
+                tree = git(repo, env, "merge-tree", "--write-tree", "refs/heads/integration",
+                           f"refs/heads/{branch}").splitlines()[0]
+                new = git(repo, env, "commit-tree", tree, "-p", tip[0], "-p",
+                          f"refs/heads/{branch}", "-m", f"Land task {tid}")
+                git(repo, env, "update-ref", "refs/heads/integration", new, tip[0])
+                tip[0] = new
+                finished.put((tid, time.monotonic(), None))
+        except Exception as exc:  # the driver ends the benchmark with it
+            finished.put((tid, time.monotonic(), exc))
+
+    below = children(deps)
+    rank = start_ranks(deps, below)
+    unmet = {t: len(deps[t]) for t in durations}
+    ready = [(rank[t], t) for t in durations if not deps[t]]
+    heapq.heapify(ready)
+    landed: dict[int, float] = {}
+    busy_before, running, began = busy_cpu(), 0, time.monotonic()
+    while ready or running:
+        while ready and running < PARALLEL:
+            tid = heapq.heappop(ready)[1]
+            threading.Thread(target=one_task, args=(tid,), daemon=True).start()
+            running += 1
+        tid, at, error = finished.get()
+        if error is not None:
+            sys.exit(f"by hand: task {tid}: {error}")
+        running -= 1
+        landed[tid] = at
+        for dependent in below[tid]:
+            unmet[dependent] -= 1
+            if not unmet[dependent]:
+                heapq.heappush(ready, (rank[dependent], dependent))
+    busy_after = busy_cpu()
+    assert len(landed) == len(durations), f"by hand: {len(landed)} of {len(durations)} landed"
+    on_tree = set(git(repo, env, "ls-tree", "-r", "--name-only", "refs/heads/integration",
+                      "out/").splitlines())
+    missing = [t for t in durations if f"out/t{t}.txt" not in on_tree]
+    assert not missing, f"by hand: tasks {missing} landed but their files are not on the tree"
+    busy = busy_after - busy_before if busy_before is not None and busy_after is not None else None
+    return max(landed.values()) - began, busy
+
+
+def hand_driver(args: argparse.Namespace, base: Path, script: Path) -> tuple[float, float | None]:
+    """`by_hand` in a child process of its own session, as the detached conductor is; its
+    makespan and the machine's busy CPU-s, as it printed them."""
+    argv = [sys.executable, __file__, "--hand-driver", str(base), str(script), "--dag",
+            str(args.dag), "--seed", str(args.seed), "--scale", str(args.scale), "--files",
+            str(args.files)]
+    done = subprocess.run(argv, capture_output=True, text=True, start_new_session=True)
+    if done.returncode != 0:
+        sys.exit(f"by hand exited {done.returncode}:\n{done.stdout}{done.stderr}")
+    hand, busy = json.loads(done.stdout.splitlines()[-1])
+    return hand, busy
+
+
+def git_shim(base: Path) -> tuple[Path, Path]:
+    """A folder holding a `git` that logs its arguments, then runs the real git."""
+    folder, log = base / "git-shim", base / "git-commands.log"
+    folder.mkdir()
+    (folder / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\n'
+                                f'exec "{shutil.which("git")}" "$@"\n')
+    (folder / "git").chmod(0o755)
+    return folder, log
+
+
+def git_counts(log: Path) -> dict[str, int]:
+    """The logged git commands, counted by subcommand (`-c`/`-C` options skipped)."""
+    counts: dict[str, int] = {}
+    for line in log.read_text().splitlines() if log.exists() else []:
+        words = line.split(" ")
+        while len(words) > 2 and words[0] in ("-c", "-C"):
+            words = words[2:]
+        counts[words[0]] = counts.get(words[0], 0) + 1
+    return counts
+
+
 def busy_cpu() -> float | None:
     """CPU seconds the whole machine has spent busy so far (Linux's /proc/stat), or None."""
     try:
@@ -161,14 +335,28 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--files", type=int, default=0, help="files in the repository besides "
                         "its README (100 to a folder)")
+    parser.add_argument("--by-hand", action="store_true", help="after each Baton run, the "
+                        "same DAG by a plain driver with no Baton, for Baton / by hand")
+    parser.add_argument("--scope", action="store_true", help="each task scoped to the file "
+                        "it writes (the scope check runs)")
+    parser.add_argument("--count-git", action="store_true", help="count the git processes "
+                        "Baton starts (through a logging `git` first on its PATH)")
+    parser.add_argument("--hand-driver", nargs=2, metavar=("BASE", "SCRIPT"),
+                        help=argparse.SUPPRESS)  # `hand_driver`'s child
     args = parser.parse_args()
     global LEVELS, WIDTH, PARALLEL
     LEVELS, WIDTH, PARALLEL = DAGS[args.dag]
+    if args.hand_driver:
+        durations, deps = make_dag(args.seed, args.scale)
+        base, script = args.hand_driver
+        agent = [sys.executable, "-m", "baton_tui.demo.agent", script]
+        print(json.dumps(by_hand(Path(base), args.files, agent, durations, deps)))
+        return 0
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__file__).parents[1]
                                                                   / "baton_tui")], check=True)
     runs = [one_run(args) for _ in range(args.runs)]
-    ratios = [ratio for ratio, _ in runs]
-    for _, base in runs:  # only now: see `one_run`
+    ratios = [ratio for ratio, _, _ in runs]
+    for _, base, _ in runs:  # only now: see `one_run`
         if args.keep:
             print(f"kept at {base}")
         else:
@@ -177,31 +365,31 @@ def main() -> int:
         ratios.sort()
         print(f"ratios (command) over {args.runs} runs: " + ", ".join(f"{r:.3f}" for r in ratios)
               + f"; median {ratios[len(ratios) // 2]:.3f}")
+    if args.runs > 1 and args.by_hand:
+        against = sorted(against for _, _, against in runs)
+        print(f"Baton / by hand over {args.runs} runs: " + ", ".join(f"{r:.3f}" for r in against)
+              + f"; median {against[len(against) // 2]:.3f}")
     return 0
 
 
-def one_run(args: argparse.Namespace) -> tuple[float, Path]:
-    """One run: its ratio (command) and its folder, which the caller removes after the last
-    run. A removal between runs would slow the next one's checkouts, Baton's alone: ext4 passes
-    over inodes freed in the last minutes when it makes new files, and a removed run frees tens
-    of thousands (measured: 1,900 new files cost 1.0–1.4 s of kernel time for minutes after
-    one, 0.1 s otherwise). Folders come from `tempfile` (`TMPDIR`)."""
+def one_run(args: argparse.Namespace) -> tuple[float, Path, float | None]:
+    """One run: its ratio (command), its folder, which the caller removes after the last
+    run, and with `--by-hand` its makespan (command) ÷ the by-hand one's. A removal between
+    runs would slow the next one's checkouts, Baton's alone: ext4 passes over inodes freed in
+    the last minutes when it makes new files, and a removed run frees tens of thousands
+    (measured: 1,900 new files cost 1.0–1.4 s of kernel time for minutes after one, 0.1 s
+    otherwise). Folders come from `tempfile` (`TMPDIR`)."""
     durations, deps = make_dag(args.seed, args.scale)
     critical, work = lower_bound(durations, deps)
     bound = max(critical, work)
     alone = order_alone(durations, deps)
 
     base = Path(tempfile.mkdtemp(prefix="baton-bench-makespan-"))
-    home = base / "home"
-    home.mkdir()
-    (home / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n")
-    env = {**os.environ, "HOME": str(home), "BATON_HOME": str(base / "baton-home"),
-           "XDG_CONFIG_HOME": str(home / ".config"), "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
-           "GIT_CONFIG_NOSYSTEM": "1"}
-    for name in ("BATON_PLANNER", "BATON_AUTONOMY", "BATON_MAX_PARALLEL", "BATON_CONFIG"):
-        env.pop(name, None)
-    repo = base / "repo"
-    repo.mkdir()
+    repo, env = make_repo(base, args.files)
+    git_log = None
+    if args.count_git:  # from here on, every git of Baton's goes through a logging `git`
+        shim, git_log = git_shim(base)
+        env["PATH"] = f"{shim}{os.pathsep}{env.get('PATH', '')}"
 
     def run(*argv: str, check: bool = True) -> subprocess.CompletedProcess:
         done = subprocess.run(list(argv), cwd=repo, env=env, capture_output=True, text=True)
@@ -210,15 +398,6 @@ def one_run(args: argparse.Namespace) -> tuple[float, Path]:
         return done
 
     baton = [sys.executable, "-m", "baton_tui"]
-    run("git", "init", "-q", "-b", "main")
-    (repo / "README.md").write_text("# bench\n")
-    for n in range(args.files):
-        folder = repo / f"d{n // 100}"
-        folder.mkdir(exist_ok=True)
-        (folder / f"f{n % 100}.py").write_text(f"line = {n}\n" * 40)
-    run("git", "add", "-A")
-    run("git", "commit", "-q", "-m", "initial")
-
     script = {str(t): [{"sleep": d}, {"write": f"out/t{t}.txt", "content": f"{t}\n"},
                        {"report": "done", "summary": f"task {t}"}] for t, d in durations.items()}
     (base / "script.json").write_text(json.dumps(script))
@@ -226,7 +405,8 @@ def one_run(args: argparse.Namespace) -> tuple[float, Path]:
     (repo / "baton.toml").write_text(f"[players.custom.bench]\ncommand = {json.dumps(argv)}\n\n"
                                      f"[limits]\nmax_parallel = {PARALLEL}\n")
     tasks = [{"id": t, "title": f"Task {t}", "prompt": f"Task {t}.", "player": "bench",
-              "depends_on": deps[t]} for t in durations]
+              "depends_on": deps[t], **({"scope": [f"out/t{t}.txt"]} if args.scope else {})}
+             for t in durations]
     (base / "plan.json").write_text(json.dumps({"version": 1, "goal": "makespan benchmark",
                                                 "tasks": tasks}))
     run(*baton, "plan", "--from", str(base / "plan.json"))
@@ -292,7 +472,21 @@ def one_run(args: argparse.Namespace) -> tuple[float, Path]:
     print(f"the agent by hand beyond its sleep {fixed * 1000:.0f} ms; lower bound with it "
           f"{own_bound:.2f} s; ratio (command) against it: {makespan / own_bound:.3f}",
           flush=True)
-    return makespan / bound, base
+    if git_log is not None:
+        counts = git_counts(git_log)
+        print(f"git processes per task: {sum(counts.values()) / len(durations):.2f} (the "
+              f"run's fixed few included{', scope set' if args.scope else ''}; target <= 10)")
+        print("  by command: " + ", ".join(f"{k} {v}" for k, v in
+                                           sorted(counts.items(), key=lambda kv: -kv[1])))
+    if not args.by_hand:
+        return makespan / bound, base, None
+    hand, hand_busy = hand_driver(args, base / "plain", base / "script.json")
+    print(f"by hand (the same DAG, agents and git steps, no Baton): makespan {hand:7.2f} s; "
+          f"Baton / by hand {makespan / hand:.3f}   (target <= 1.1)")
+    if hand_busy is not None:
+        print(f"  machine busy during the by-hand run {hand_busy:7.2f} CPU-s of "
+              f"{hand * (os.cpu_count() or 1):.2f}", flush=True)
+    return makespan / bound, base, makespan / hand
 
 
 if __name__ == "__main__":
