@@ -1,4 +1,4 @@
-"""Git processes per build task of a chain, counted end to end: at most nine.
+"""Git processes per build task of a chain, counted end to end: at most seven.
 
 A `git` shim first on PATH logs every git command Baton starts (the conductor, the attempt
 shims and the agents all inherit PATH) and then runs the real git. Runs of a chain of one and
@@ -6,8 +6,9 @@ of three trivial build tasks (no check) tell the run's fixed cost from what each
 worktree and branch (`worktree add --no-checkout`, then the checkout that `worktree add`
 would have run as a child of its own; or, for a task whose worktree was made while its
 dependency ran, `worktree add` then, and `reset --keep` to the new tip when it starts), the
-commit of the agent's work, the landing (no merge-tree when nothing landed since the task's
-branch was cut, as in a chain: the merge is the task's own tree) — and the
+commit of the agent's work (`add -A`, then one `git commit` of that index), the landing (no
+merge-tree when nothing landed since the task's branch was cut, as in a chain: the merge is the
+task's own tree) — and the
 `git status` of the person's checkout that tells whether the agent wrote outside its worktree
 (`run/outside.py`). That look is taken after each attempt; the one before an attempt is the
 previous task's, since no agent ran in between (the first task's own look is the run's).
@@ -27,7 +28,7 @@ import pytest
 from helpers.core import BatonCLI, git, git_logging_shim
 from helpers.run_kit import load_plan, script_agent, status, task, write_config
 
-PER_TASK_LIMIT = 9  # 8, plus the outside-write fingerprint's `git status` after the attempt
+PER_TASK_LIMIT = 7  # 6, plus the outside-write fingerprint's `git status` after the attempt
 # Once per run: git --version, creating the integration branch, what the first commit learns
 # about the approved commit (its tree, whether it holds agent droppings), identity, and the
 # first task's look at the checkout before its attempt.
@@ -73,7 +74,7 @@ def run_chain(base: Path, n: int, scope: bool = False) -> Counter:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scope", [False, True], ids=["no-scope", "scope"])
-def test_a_build_task_of_a_chain_costs_at_most_nine_git_processes(tmp_path, scope):
+def test_a_build_task_of_a_chain_costs_at_most_seven_git_processes(tmp_path, scope):
     one = run_chain(tmp_path / "one", 1, scope)
     three = run_chain(tmp_path / "three", 3, scope)
     per_task = {cmd: (three[cmd] - one[cmd]) / 2 for cmd in three | one

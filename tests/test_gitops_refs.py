@@ -44,6 +44,16 @@ class Spawned:
 
         monkeypatch.setattr(gitmod.subprocess, "run", counting)
 
+    def commands(self) -> list[str]:
+        """Each process's git command, past its `-c` settings."""
+        names = []
+        for argv in self.argvs:
+            words = argv[1:]
+            while len(words) > 2 and words[0] == "-c":
+                words = words[2:]
+            names.append(words[0])
+        return names
+
     def __len__(self):
         return len(self.argvs)
 
@@ -189,7 +199,10 @@ def test_commit_and_land_cost_in_processes(repo, tmp_path, monkeypatch):
     spawned = Spawned(monkeypatch)
     write(w2, "second.txt", "2\n")
     assert wt.commit_all(w2, "second")
-    assert [a[1] for a in spawned.argvs] == ["add", "write-tree", "-c", "-c"]  # + update-ref
+    # The index as Baton's checkout left it: `git commit` writes tree, commit and HEAD.
+    assert spawned.commands() == ["add", "commit"]
+    assert g(w2, "status", "--porcelain") == ""  # its index installed, holding the commit
+    assert g(w2, "log", "--format=%P %s", "-1") == f"{tip} second"
     spawned.argvs.clear()
     # Nothing landed since task 2's branch was cut: the merge is its commit's own tree.
     assert landing.land(repo, "baton/plan/2-b", INTEG, "land 2").ok

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from helpers.gitops_fixtures import g, isolated_git, make_repo, write
 
 from baton_tui.core.errors import BatonError
 from baton_tui.gitops import git as gitmod
+from baton_tui.gitops import refs
 from baton_tui.gitops import worktrees as wt
 
 __all__ = ["isolated_git"]
@@ -252,3 +254,77 @@ def test_commit_all_with_dev_null_global_config(repo, worktree, monkeypatch):
     write(worktree, "z.txt", "z\n")
     c = wt.commit_all(worktree, "no identity anywhere")
     assert g(repo, "log", "-1", "--format=%ae", c) == "baton@localhost"
+
+
+def git_commands(monkeypatch) -> list[str]:
+    """The git commands Baton's gitops start from now on (past their `-c` settings)."""
+    names: list[str] = []
+    real = gitmod.subprocess.run
+
+    def counting(argv, *args, **kwargs):
+        if argv and argv[0] == "git":
+            words = list(argv[1:])
+            while len(words) > 2 and words[0] == "-c":
+                words = words[2:]
+            names.append(words[0])
+        return real(argv, *args, **kwargs)
+
+    monkeypatch.setattr(gitmod.subprocess, "run", counting)
+    return names
+
+
+def test_commit_all_is_one_git_commit_with_no_hook_signing_gc_or_clean_up(repo, worktree,
+                                                                          monkeypatch):
+    """The usual case (the index as Baton's checkout left it): `add -A`, then one `git
+    commit` — and nothing of the person's commit settings reaches it."""
+    failing_hooks(repo)
+    for key, value in (("commit.gpgSign", "true"), ("gpg.program", "false"),
+                       ("commit.cleanup", "strip"), ("gc.auto", "1"), ("gc.autoDetach", "false"),
+                       ("commit.template", str(repo / "missing-template"))):
+        g(repo, "config", key, value)
+    write(worktree, "first.txt", "1\n")
+    wt.commit_all(worktree, "first")  # learns HEAD: its droppings, the identity
+    before = gitmod.head_commit(worktree)
+    write(worktree, "a.txt", "changed\n")
+    commands = git_commands(monkeypatch)
+    message = "Task 1: work\n\n# kept: not a comment\n\n\ntrailing blank lines kept\n\n"
+    c = wt.commit_all(worktree, message)
+    assert commands == ["add", "commit"]
+    assert c and g(worktree, "rev-parse", "HEAD") == c == g(repo, "rev-parse", "baton/p/1-a")
+    assert g(repo, "rev-list", "--parents", "-n1", c).split() == [c, before]
+    raw = subprocess.run(["git", "cat-file", "commit", c], cwd=repo, capture_output=True,
+                         text=True, check=True).stdout
+    assert raw.split("\n\n", 1)[1] == message  # verbatim: no line taken as a comment
+    assert g(repo, "cat-file", "-t", f"{c}^{{tree}}") == "tree"
+    assert not list((repo / ".git").glob("*-ran")), "a hook ran"
+    assert not list((repo / ".git" / "objects" / "pack").glob("*.pack")), "gc ran"
+    assert g(worktree, "status", "--porcelain") == ""
+    # What it made is known without git: its tree and parent (the landing's fast path).
+    assert refs.loose_commit(worktree, c) == (g(repo, "rev-parse", f"{c}^{{tree}}"), (before,))
+
+
+def test_commit_all_leaves_a_half_done_merge_to_the_plumbing(repo, worktree, monkeypatch):
+    """A merge the agent left half done: `git commit` would make a merge commit of it (and
+    take a cherry-pick's author); Baton's commit stays one parent, on HEAD."""
+    other = g(repo, "commit-tree", f"{gitmod.head_commit(repo)}^{{tree}}", "-m", "elsewhere")
+    admin = gitmod.git_dirs(worktree)[0]
+    (admin / "MERGE_HEAD").write_text(other + "\n")
+    before = gitmod.head_commit(worktree)
+    write(worktree, "a.txt", "merged by hand\n")
+    commands = git_commands(monkeypatch)
+    c = wt.commit_all(worktree, "Task 1: work")
+    assert "commit" not in commands
+    assert commands[-2:] == ["commit-tree", "update-ref"]
+    assert g(repo, "rev-list", "--parents", "-n1", c).split() == [c, before]
+
+
+def test_loose_commit_reads_a_fresh_commit_and_leaves_the_rest_to_git(repo):
+    head = gitmod.head_commit(repo)
+    tree = g(repo, "rev-parse", "HEAD^{tree}")
+    assert refs.loose_commit(repo, head) == (tree, ())
+    assert refs.loose_commit(repo, tree) is None  # not a commit
+    assert refs.loose_commit(repo, "0" * 40) is None  # no such object
+    assert refs.loose_commit(repo, "HEAD") is None  # not an object id
+    g(repo, "repack", "-adq")
+    g(repo, "prune-packed")
+    assert refs.loose_commit(repo, head) is None  # packed: git answers

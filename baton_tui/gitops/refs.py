@@ -262,3 +262,31 @@ def tree_of(repo: str | os.PathLike, commit: str) -> str:
             raise GitError(["cat-file", f"{commit}^{{tree}}"], "", 128, f"no such commit: {commit}")
         remember_tree(commit, tree)
     return tree
+
+
+def loose_commit(repo: str | os.PathLike, commit: str) -> tuple[str, tuple[str, ...]] | None:
+    """The tree and parents of ``commit`` read from its loose object file, as a commit git
+    just wrote is stored (no process); None when it is not one (packed, elsewhere, not a
+    commit), and the caller asks git."""
+    import zlib  # lazy: only a commit of Baton's reads an object
+
+    dirs = git_dirs(repo)
+    if dirs is None or not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit):
+        return None
+    try:
+        data = zlib.decompress((dirs[1] / "objects" / commit[:2] / commit[2:]).read_bytes())
+    except (OSError, zlib.error):
+        return None
+    head, _, body = data.partition(b"\0")
+    if not head.startswith(b"commit "):
+        return None
+    tree, parents = None, []
+    for line in body.split(b"\n"):
+        word, _, value = line.partition(b" ")
+        if word == b"tree" and tree is None:
+            tree = value.decode("ascii", "replace")
+        elif word == b"parent":
+            parents.append(value.decode("ascii", "replace"))
+        elif word != b"tree":
+            break  # author, committer, …: the parents are all before them
+    return (tree, tuple(parents)) if tree else None

@@ -1,8 +1,8 @@
 """Task worktrees: creating them, committing what an agent left, snapshotting, removing.
 
 Every build task works in its own ``git worktree`` outside the person's checkout, on its own
-branch, so agents never touch the person's files. Commits made here use git plumbing over a
-temporary index: no hooks run (the person's pre-commit hook is theirs, not a gate on an agent's
+branch, so agents never touch the person's files. Commits made here go through a temporary
+index with every hook off (the person's pre-commit hook is theirs, not a gate on an agent's
 work), and nothing depends on the person having a git identity.
 """
 
@@ -24,11 +24,12 @@ from baton_tui.core.errors import BatonError
 from . import fresh_index, index_file
 from .files import copy_into, dir_size  # noqa: F401 (re-exported)
 from .git import (
-    NO_HOOKS, GitError, common_dir, git, identity_env, repo_root, rev_parse,
+    NO_HOOKS, GitError, common_dir, git, git_dirs, identity_env, repo_root, rev_parse,
     run_git, status_paths,
 )
 from .refs import (
-    EMPTY_TREES, read_ref, remember_changes, remember_tree, tree_of, valid_branch_name,
+    EMPTY_TREES, loose_commit, read_ref, remember_changes, remember_tree, tree_of,
+    valid_branch_name,
 )
 
 
@@ -274,6 +275,40 @@ def _temp_index(worktree, tag: str) -> tuple[Path, Path]:
     return real, tmp
 
 
+#: What a merge, cherry-pick, revert or rebase stopped half done leaves in a worktree's git
+#: directory: `git commit` would make a merge commit of it, or take its author.
+_HALF_DONE = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply",
+              "sequencer")
+
+
+def _half_done(worktree: Path) -> bool:
+    dirs = git_dirs(worktree)
+    return dirs is None or any(os.path.lexists(dirs[0] / name) for name in _HALF_DONE)
+
+
+def _commit_index(worktree: Path, head: str, changes: list[str], message: str,
+                  env: dict[str, str]) -> str:
+    """`git commit` of the index at ``env``'s GIT_INDEX_FILE on HEAD (at ``head`` as read,
+    the index holding HEAD's tree plus ``changes``): no hook, no signing, no auto-gc or
+    maintenance, the message verbatim. git moves HEAD with the value it read as the old one,
+    so a concurrent move is never overwritten (the commit is then made on top of it, and
+    nothing is remembered of it). Its tree and parents are read from the new object."""
+    git(worktree, *NO_HOOKS, "-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c",
+        "rerere.enabled=false", "commit", "--quiet", "--no-verify", "--no-gpg-sign",
+        "--cleanup=verbatim", "--allow-empty-message", "-F", "-",
+        input=message if message.endswith("\n") else message + "\n",
+        env={**env, **identity_env(worktree)})
+    commit = read_ref(worktree, "HEAD")
+    if commit is None:
+        raise GitError(["commit"], "", 1, "git commit left no HEAD")
+    made = loose_commit(worktree, commit)
+    if made is not None and made[1] == (head,):
+        remember_tree(commit, made[0], [head])
+        remember_changes(commit, head, changes)
+        record_droppings(commit, holds_droppings(head))
+    return commit
+
+
 def _commit_tree(worktree, tree: str, parents: list[str], message: str) -> str:
     args = [*NO_HOOKS, "commit-tree", "--no-gpg-sign", tree]
     for p in parents:
@@ -395,15 +430,20 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
     """Commit everything the agent left in ``worktree`` and return the commit (None: no change).
 
     Stages tracked changes, new files and deletions, honouring .gitignore and leaving DROPPINGS
-    out (their tracked versions stay as they are in HEAD). Uses plumbing over a temporary index
-    (``add -A``, ``write-tree``, ``commit-tree``, ``update-ref HEAD new old``) so no hook runs and
-    a concurrent move of HEAD fails instead of being overwritten. Holds ``index.lock`` throughout
+    out (their tracked versions stay as they are in HEAD). Works on a temporary index with no
+    hook run, and never overwrites a concurrent move of HEAD. Holds ``index.lock`` throughout
     and installs the new index at the end, so ``git status`` is clean afterwards.
 
-    HEAD is read from the ref files and the tree of a commit Baton made or met is remembered,
-    so a commit costs four git processes in the usual case (five when droppings must be put
-    back). When the index held HEAD's tree and nothing more, the paths the commit changed are
-    remembered too (read from the index before and after ``add -A``).
+    HEAD is read from the ref files and the tree of a commit Baton made or met is remembered.
+    When the index held HEAD's tree and nothing more (as Baton's own step left it), the paths
+    the commit changes are read from the index before and after ``add -A`` — so whether there
+    is anything to commit is known without ``write-tree``, and ``git commit`` itself (hooks,
+    signing, auto-gc and message clean-up off) writes the tree, the commit and HEAD with its
+    old value in one process (`_commit_index`): two git processes in the usual case. Otherwise,
+    or when the worktree holds a merge, cherry-pick, revert or rebase left half done (which
+    ``git commit`` would finish), the plumbing — ``add -A``, ``write-tree``, ``commit-tree``,
+    ``update-ref HEAD new old`` (which fails on a concurrent move): four processes, five when
+    droppings must be put back.
     """
     worktree = Path(worktree)
     real, tmp = _temp_index(worktree, "commit")
@@ -435,6 +475,16 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
         elif put_back:
             git(worktree, "rm", "--cached", "-r", "-q", "--ignore-unmatch", "--",
                 *_dropping_pathspecs(), env=env)
+        after = index_file.read(tmp) if before is not None else None
+        if head and before is not None and after is not None and not put_back \
+                and not _half_done(worktree):
+            changes = index_file.changed_paths(before, after)
+            commit = _commit_index(worktree, head, changes, message, env) if changes else None
+            if tmp.exists():
+                os.replace(tmp, real)
+                installed = True
+                index_file.note_holds(real, commit or head)
+            return commit
         tree = git(worktree, "write-tree", env=env)
         unchanged = tree == tree_of(worktree, head) if head else tree in EMPTY_TREES
         if unchanged:
@@ -446,7 +496,6 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
         commit = _commit_tree(worktree, tree, [head] if head else [], message)
         git(worktree, *NO_HOOKS, "update-ref", "-m", "baton: commit agent's work", "HEAD",
             commit, head or "")
-        after = index_file.read(tmp) if before is not None else None
         if head and before is not None and after is not None:
             remember_changes(commit, head, index_file.changed_paths(before, after))
         # The new tree's droppings are HEAD's (put back, or there were none anywhere).
