@@ -149,7 +149,7 @@ def test_watch_decides_and_the_review_starts_with_what_was_decided(repo, baton):
     run = baton("run")
     assert run.returncode == 0, run.stdout + run.stderr
     review = baton("handoff", "review").stdout
-    head = review.split("landed task(s)")[0]
+    head = review.split("landed task")[0]
     assert "decided for you" in head and "upgrade the ORM" in head and "by watch" in head
     assert "orm 1.4 -> 2.0" in head and "outside.txt" in head
     data = json.loads(baton("handoff", "review", "--json").stdout)

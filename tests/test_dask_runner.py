@@ -322,7 +322,7 @@ def test_runners_lists_the_workers_what_they_offer_and_their_versions(request, r
     assert all(w["baton"] == lab["baton"] and w["python"] == lab["python"]
                for w in lab["workers"])
     text = baton("runners").stdout
-    assert f"✓ runner lab (dask at {cluster.address}), 2 worker(s)" in text
+    assert f"✓ runner lab (dask at {cluster.address}), 2 workers" in text
     assert "agent=2" in text and "agent2=1" in text
     assert f"✓ runner lab (dask at {cluster.address})" in baton("doctor").stdout
 

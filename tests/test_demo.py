@@ -32,7 +32,7 @@ def test_demo_runs_end_to_end(tmp_path):
     span = r"(?:\d+h)?(?:\d+m)?\d+[sm]"
     assert re.search(rf"run: wall {span} · task time {span} · speedup [\d.]+×", out)
     # the handoff diff stat, then the merge in plan order
-    assert "5 landed task(s)" in out
+    assert "5 landed tasks" in out
     for n, title in ((2, "Count words"), (3, "Count lines"), (4, "Command line"),
                      (5, "Tests"), (6, "Document usage")):
         assert f"── task {n}: {title}" in out
@@ -40,7 +40,7 @@ def test_demo_runs_end_to_end(tmp_path):
     assert "merged task 2 onto main" in out
     assert "all landed work is on main" in out
     assert "tests on main after the merge: pass" in out
-    assert out.index("landed task(s)") < out.index("merged task 2") \
+    assert out.index("landed tasks") < out.index("merged task 2") \
         < out.index("tests on main after the merge")
 
     repo = base / "textstats"

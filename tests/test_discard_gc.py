@@ -197,7 +197,7 @@ def test_gc_dry_run_lists_what_would_go_and_removes_nothing(mixed, baton):
     assert f"would remove {trees[1]} (merged" in out
     assert f"would remove {trees[3]} (discarded" in out
     assert str(trees[2]) not in out and str(trees[4]) not in out
-    assert "would free" in out and "in 2 worktree(s)" in out
+    assert "would free" in out and "in 2 worktrees" in out
     size = out.split("would free ")[1].split(" in ")[0]
     number, unit = size.split()
     assert float(number) > 0 and unit in ("B", "KB", "MB", "GB")
@@ -216,7 +216,7 @@ def test_gc_removes_only_merged_or_discarded_worktrees_each_kept_under_a_ref(mix
     result = baton("gc")
     assert result.returncode == 0, result.stderr
     assert f"removed {trees[1]}" in result.stdout and f"removed {trees[3]}" in result.stdout
-    assert "freed" in result.stdout and "in 2 worktree(s)" in result.stdout
+    assert "freed" in result.stdout and "in 2 worktrees" in result.stdout
 
     assert not trees[1].exists() and not trees[3].exists()
     # never unmerged work: the landed-but-unmerged and the failed task keep worktree and branch
@@ -237,7 +237,7 @@ def test_gc_removes_only_merged_or_discarded_worktrees_each_kept_under_a_ref(mix
 
     second = baton("gc")
     assert second.returncode == 0
-    assert "in 0 worktree(s)" in second.stdout
+    assert "in no worktrees" in second.stdout
     assert (trees[2] / ".git").exists() and (trees[4] / ".git").exists()
 
 
@@ -247,7 +247,7 @@ def test_gc_with_nothing_merged_removes_nothing(repo, baton):
     trees = worktrees(baton)
     result = baton("gc")
     assert result.returncode == 0
-    assert "in 0 worktree(s)" in result.stdout
+    assert "in no worktrees" in result.stdout
     assert "only merged or discarded work is collected" in result.stdout
     assert all((p / ".git").exists() for p in trees.values())
     assert refs(repo) == []

@@ -208,7 +208,7 @@ def test_task_remove_refused_when_depended_on(loaded, capsys):
     before = plan_doc(capsys)
     code, _, err = run(capsys, "task-remove", "1")
     assert code == 2
-    assert "task 1 cannot be removed" in err and "2 depend on it" in err
+    assert "task 1 cannot be removed: task 2 depends on it" in err
     assert plan_doc(capsys) == before
 
 
@@ -334,3 +334,10 @@ def test_the_current_plan_is_parsed_once_per_revision_and_afresh_after_an_edit(
     # Commands in one process parse the stored plan only when its revision is new: the
     # rename reused approve's parse; task-add parsed the renamed revision, approve the next.
     assert seen == [3] and parsed == [3, 3, 4]
+
+
+def test_counts_read_as_a_person_writes_them():
+    from baton_tui.core.words import counted
+
+    assert [counted(n, "file") for n in (0, 1, 2)] == ["no files", "1 file", "2 files"]
+    assert counted(0, "landed task", start=True) == "No landed tasks"

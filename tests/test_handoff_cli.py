@@ -83,12 +83,12 @@ def test_review_has_a_section_per_task_with_files_and_stats(landed_three, baton)
     result = baton("handoff", "review")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "3 landed task(s) · 4 file(s) · +7 −0 · onto main" in out
+    assert "3 landed tasks · 4 files · +7 −0 · onto main" in out
     sections = out.split("── task ")[1:]
     assert [s.split(":")[0] for s in sections] == ["1", "2", "3"]
-    assert "1 file(s), +2 −0: alpha.txt" in sections[0]
-    assert "2 file(s), +2 −0: README.md, beta.txt" in sections[1]
-    assert "1 file(s), +3 −0: gamma.txt" in sections[2]
+    assert "1 file, +2 −0: alpha.txt" in sections[0]
+    assert "2 files, +2 −0: README.md, beta.txt" in sections[1]
+    assert "1 file, +3 −0: gamma.txt" in sections[2]
     # the combined diff follows the sections
     assert "+++ b/gamma.txt" in out and "+beta notes" in out
 

@@ -65,7 +65,7 @@ def test_parallel_run_summary_reports_a_speedup(repo, baton):
     assert float(match.group(3)) > 1.2
     tail = result.stdout.rstrip().splitlines()
     assert tail[-2].startswith("run: wall")  # the summary, then its use per player
-    assert tail[-1] == "  bot: 3 task(s) · " + tail[-1].split(" · ", 1)[1]
+    assert tail[-1] == "  bot: 3 tasks · " + tail[-1].split(" · ", 1)[1]
     assert tail[-1].endswith("0 tokens · cost unknown")
     for n in (1, 2, 3):
         assert re.search(rf"#{n}\s+Sleeper {n}\s+landed", result.stdout)

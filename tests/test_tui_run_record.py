@@ -40,7 +40,7 @@ def test_run_started_ended_with_its_summary_and_merged(ws):
         assert summary and summary[0].startswith("run: wall")
         for line in summary:  # the very lines `baton status` prints, under "run ended"
             assert " ".join(line.split()) in text
-        assert "script: 1 task(s)" in text
+        assert "script: 1 task" in text
         ok, merged = await app.engine_call("merge", api.merge)
         assert ok and merged.merged == [1]
         await wait_for(pilot, lambda: "merged onto" in chat_text(app), timeout=60)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from baton_tui import cluster
+from baton_tui.core.words import counted
 from baton_tui.trust import untrusted_commands
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def runner_lines(found: list[dict[str, Any]]) -> list[str]:
         mark = "✓" if runner["versions_match"] else "✗" if runner["versions_match"] is False \
             else "·"
         tail = f": {runner['reason']}" if runner["reason"] else \
-            f", {len(runner['workers'])} worker(s)"
+            f", {counted(len(runner['workers']), 'worker')}"
         lines.append(f"{mark} runner {runner['name']} ({where}){tail}")
         for worker in runner["workers"]:
             offers = ", ".join(f"{k}={v:g}" for k, v in sorted(worker["resources"].items())) \

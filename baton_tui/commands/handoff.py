@@ -6,6 +6,7 @@ from argparse import Namespace
 
 from baton_tui import api
 from baton_tui.core.jsontext import dumps
+from baton_tui.core.words import counted
 
 FOLDER_MODE = "folder mode: the tasks worked in this folder directly — there is nothing to merge"
 
@@ -30,11 +31,13 @@ def _review(ws: api.Workspace, args: Namespace) -> int:
     sections = data["tasks"]
     if args.task is None:
         stats = data["stats"]
-        print(f"{len(sections)} landed task(s) · {stats['files']} file(s) · "
+        print(f"{counted(len(sections), 'landed task', start=True)} · "
+              f"{counted(stats['files'], 'file')} · "
               f"+{stats['added']} −{stats['deleted']} · onto {data['onto']}")
     for section in sections:
         print(f"\n── task {section['id']}: {section['title']}  ({section['branch']})")
-        print(f"   {len(section['files'])} file(s), +{section['added']} −{section['deleted']}: "
+        print(f"   {counted(len(section['files']), 'file')}, +{section['added']} "
+              f"−{section['deleted']}: "
               + ", ".join(section["files"][:12]))
         for flag in section.get("flags", []):
             print(api.terminal_text(f"   ⚑ {flag['kind']}: {flag['detail']}"))
@@ -108,7 +111,8 @@ def cmd_gc(args: Namespace) -> int:
     for item in found:
         print(f"{verb} {item.path} ({item.state}, {_size(item.size)})")
     total = sum(item.size for item in found)
-    print(f"{'would free' if args.dry_run else 'freed'} {_size(total)} in {len(found)} worktree(s)"
+    print(f"{'would free' if args.dry_run else 'freed'} {_size(total)} in "
+          f"{counted(len(found), 'worktree')}"
           + ("" if found else " — only merged or discarded work is collected"))
     return 0
 

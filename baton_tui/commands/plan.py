@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from baton_tui import api
 from baton_tui.core.errors import BatonError
 from baton_tui.core.visible import shown
+from baton_tui.core.words import counted
 
 if TYPE_CHECKING:
     from baton_tui.plan.model import PlanDocument
@@ -54,8 +55,8 @@ def cmd_plan(args: Namespace) -> int:
         if args.json:
             print(json.dumps(row.doc, indent=2))
         else:
-            print(f"plan {row.slug}: {len(row.doc['tasks'])} task(s) loaded, not approved — review with "
-                  f"`baton plan`, then `baton approve`")
+            print(f"plan {row.slug}: {counted(len(row.doc['tasks']), 'task')} loaded, not "
+                  "approved — review with `baton plan`, then `baton approve`")
         return 0
     if args.goal or args.answer or args.yes:
         return _plan_with_planner(ws, args)

@@ -139,8 +139,9 @@ def _remove(snap: Snapshot, task: TaskSnap | None) -> str | None:
                 "cannot be removed")
     dependents = snap.dependents(task.id)
     if dependents:
-        return (f"task {task.id} cannot be removed: task(s) {id_list(dependents)} "
-                f"depend on it — change their dependencies first (`baton task-deps N IDS`)")
+        return (f"task {task.id} cannot be removed: task{'s' * (len(dependents) > 1)} "
+                f"{id_list(dependents)} depend{'s' * (len(dependents) == 1)} on it — change "
+                "their dependencies first (`baton task-deps N IDS`)")
     if len(snap.tasks) == 1:
         return "the plan's last task cannot be removed; load a new plan instead"
     return None

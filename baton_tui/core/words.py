@@ -1,6 +1,7 @@
 """The closed vocabularies of a plan beside the task states (`events.State`): autonomy
 levels, task modes and report statuses. Spelled here and nowhere else; each is a `StrEnum`,
-so it equals, stores and prints as the plain word the plan file, the store and the CLI use."""
+so it equals, stores and prints as the plain word the plan file, the store and the CLI use.
+And how every front end writes a count of things (`counted`)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,9 @@ BUILTIN_PLAYERS = (
     "claude-code", "codex", "opencode", "gemini", "aider", "cursor-agent", "goose", "amp",
     "anthropic", "openai", "script",
 )
+
+
+def counted(n: int, noun: str, start: bool = False) -> str:
+    """`1 task`, `3 tasks`, `no tasks` (`No tasks` to `start` a line): a count as a person
+    writes it, in the CLI's lines and the app's alike."""
+    return f"{n or ('No' if start else 'no')} {noun}{'s' * (n != 1)}"

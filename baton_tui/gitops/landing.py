@@ -13,6 +13,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from baton_tui.core.words import counted
+
 from . import worktrees
 from .git import NO_HOOKS, GitError, git, git_dirs, identity_env, rev_parse, run_git
 from .refs import (
@@ -193,7 +195,7 @@ def _merge_onto(repo, onto: str, tip: str, branch: str, onto_ref: str,
         tree, conflicts = merge_tree(repo, onto, tip)
     if tree is None:
         return LandResult(False, None, conflicts,
-                          f"{branch} conflicts with {onto_ref} in {len(conflicts)} file(s)")
+                          f"{branch} conflicts with {onto_ref} in {counted(len(conflicts), 'file')}")
     # Merging a branch already contained in onto gives onto's own tree: only then is the
     # ancestry worth a process.
     if tree == tree_of(repo, onto) and is_ancestor(repo, tip, onto):

@@ -34,7 +34,7 @@ from baton_tui.plan.validate import plan_problems
 from baton_tui.players import steps
 from baton_tui.players.base import AttemptContext
 from baton_tui.core.events import EventKind
-from baton_tui.core.words import Mode
+from baton_tui.core.words import Mode, counted
 from baton_tui.gitops import worktrees
 from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
@@ -315,7 +315,7 @@ def _converse(ws: Workspace, session: dict, message: str, resume: bool,
                                          "recommendation": str(q.get("recommendation") or ""),
                                          "answer": None} for q in questions]
                 save_session(ws, session)
-                emit(PlannerEvent("questions", f"{len(questions)} question(s)",
+                emit(PlannerEvent("questions", counted(len(questions), "question"),
                                   session["questions"]))
                 return PlanningResult("questions", session["questions"])
             problems = ["questions must be a non-empty list of {question, recommendation}"]
@@ -329,7 +329,8 @@ def _converse(ws: Workspace, session: dict, message: str, resume: bool,
                 row = store_new_plan(ws, doc, new=session.get("new", False),
                                      transcript=session["transcript"], source="planner")
                 save_session(ws, None)
-                emit(PlannerEvent("plan", f"plan {row.slug}: {len(doc.tasks)} task(s)", row.slug))
+                emit(PlannerEvent("plan", f"plan {row.slug}: {counted(len(doc.tasks), 'task')}",
+                                  row.slug))
                 return PlanningResult("plan", slug=row.slug)
         emit(PlannerEvent("repair", "; ".join(problems)[:500], problems))
         message = prompts.repair_message(problems)

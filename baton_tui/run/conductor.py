@@ -26,7 +26,7 @@ from baton_tui.core import budget
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import BROKEN, WAITING, Event, EventKind, State
 from baton_tui.core.slug import integration_branch
-from baton_tui.core.words import Mode
+from baton_tui.core.words import Mode, counted
 from baton_tui.gitops import git, making, worktrees
 from baton_tui.paths import private_file
 from baton_tui.plan.model import Task
@@ -129,7 +129,7 @@ class Conductor:
             return
         stop = None
         if plan.until_failures and plan.failures >= plan.until_failures:
-            stop = ("failures", f"{plan.failures} task failure(s)")
+            stop = ("failures", counted(plan.failures, "task failure"))
         elif plan.deadline and time.time() >= plan.deadline:
             stop = ("deadline", "the deadline "
                     + time.strftime("%H:%M", time.localtime(plan.deadline)) + " passed")

@@ -17,7 +17,7 @@ from baton_tui import layout
 from baton_tui.core import policy
 from baton_tui.core.errors import BatonError
 from baton_tui.core.slug import integration_branch, task_branch
-from baton_tui.core.words import Mode
+from baton_tui.core.words import Mode, counted
 from baton_tui.gitops import git, landing, onbranch, worktrees
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome, reading_output
@@ -243,7 +243,7 @@ class Finisher:
             if changed:
                 ref = f"refs/baton/{self.plan.slug}/research-{task.id}-{attempt.id}"
                 worktrees.snapshot(workdir, ref, f"What research task {task.id} left behind")
-                kept = {"kept": ref, "discarded": f"{len(changed)} file(s) it wrote "
+                kept = {"kept": ref, "discarded": f"{counted(len(changed), 'file')} it wrote "
                         f"({', '.join(changed[:5])}): nothing landed; kept under {ref}"}
             worktrees.remove_worktree(self.ws.root, workdir)
         self.emit(task, K.TASK_DONE, summary=report.get("summary", ""), attempt=attempt.id,

@@ -11,6 +11,7 @@ import time
 from baton_tui.core.events import SETTLED, State
 from baton_tui.core.jsontext import cleaned
 from baton_tui.core.snapshot import describe, tasks_json
+from baton_tui.core.words import counted
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ def summary_lines(summary: dict | None) -> list[str]:
     lines = [f"run: wall {fmt_secs(summary['wall'])} · task time "
              f"{fmt_secs(summary['task_time'])}{speed}{tokens}{money(summary['cost'])}"]
     for name, use in sorted((summary.get("players") or {}).items()):
-        lines.append(f"  {name}: {use['tasks']} task(s) · {fmt_secs(use['task_time'])} · "
+        lines.append(f"  {name}: {counted(use['tasks'], 'task')} · {fmt_secs(use['task_time'])} · "
                      f"{use['tokens']} tokens{money(use['cost'])}")
     return lines
 

@@ -5,7 +5,9 @@ of things in words (`1 check command`, `no checkpoints`)."""
 
 from __future__ import annotations
 
-from baton_tui.core.words import Autonomy, Mode
+from baton_tui.core.words import Autonomy, Mode, counted
+
+__all__ = ["AUTONOMY_NOTES", "MODE_NOTES", "counted", "fmt_tokens"]
 
 AUTONOMY_NOTES: dict[str, str] = {  # by `Autonomy` (the plan's is its word)
     Autonomy.GUARDED: "risky steps wait for you at their checkpoint",
@@ -28,7 +30,3 @@ def fmt_tokens(n: float) -> str:
     return f"{n:g}"
 
 
-def counted(n: int, noun: str, start: bool = False) -> str:
-    """`1 task`, `3 tasks`, `no tasks` (`No tasks` to `start` a line): a count as a person
-    writes it."""
-    return f"{n or ('No' if start else 'no')} {noun}{'s' * (n != 1)}"
