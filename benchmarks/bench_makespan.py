@@ -29,8 +29,12 @@ Baton's modules are compiled first, as an installed Baton's are (a `PYTHONDONTWR
 checkout would otherwise compile them in every process, the agents' `baton report` too).
 Everything is real: git worktrees and landings, the detached conductor, one shim and one agent
 process per task. Run: ``python benchmarks/bench_makespan.py [--dag 40|200] [--seed S]
-[--scale X] [--runs N] [--files N] [--by-hand]`` (``--scale 0.5`` halves every duration, for a
-quick look; with ``--runs`` the ratios' median is printed too). Also printed: how soon the first
+[--scale X] [--runs N] [--files N] [--by-hand] [--scope --count-git] [--hogs N]`` (``--scale
+0.5`` halves every duration, for a quick look; with ``--runs`` the ratios' median is printed
+too; ``--hogs 2`` runs two busy CPU loops beside every run, each in a session of its own: where
+Linux groups tasks by session for its scheduler (`sched_autogroup`), hogs started in the
+benchmark's own shell would share a group with Baton's command and the by-hand driver, and the
+ratios would say more about that than about Baton). Also printed: how soon the first
 task started, from the command being typed and from the conductor's start. Not a test: it asserts
 only that every task landed.
 """
@@ -341,6 +345,8 @@ def main() -> int:
                         "it writes (the scope check runs)")
     parser.add_argument("--count-git", action="store_true", help="count the git processes "
                         "Baton starts (through a logging `git` first on its PATH)")
+    parser.add_argument("--hogs", type=int, default=0, help="busy CPU loops beside every run, "
+                        "each in a session of its own")
     parser.add_argument("--hand-driver", nargs=2, metavar=("BASE", "SCRIPT"),
                         help=argparse.SUPPRESS)  # `hand_driver`'s child
     args = parser.parse_args()
@@ -354,7 +360,16 @@ def main() -> int:
         return 0
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__file__).parents[1]
                                                                   / "baton_tui")], check=True)
-    runs = [one_run(args) for _ in range(args.runs)]
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+            for _ in range(args.hogs)]  # each a program of its own, as another terminal's is
+    try:
+        runs = [one_run(args) for _ in range(args.runs)]
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    if hogs:
+        print(f"with {args.hogs} CPU hog{'s' * (args.hogs != 1)} running beside every run")
     ratios = [ratio for ratio, _, _ in runs]
     for _, base, _ in runs:  # only now: see `one_run`
         if args.keep:
