@@ -30,7 +30,11 @@ Shapes:
 
     python benchmarks/bench_status.py [--sizes 100,10000] [--shapes chain,layered,wide]
                                       [--cases cached,live,stale] [--events 30] [--runs N]
-                                      [--json]
+                                      [--json] [--hogs N]
+
+`--hogs 2` runs two busy CPU loops beside it all, each in a session of its own (as programs in
+other terminals are: where Linux groups tasks by session for its scheduler, hogs in the
+benchmark's own shell would share a group with the timed processes).
 """
 
 from __future__ import annotations
@@ -225,11 +229,31 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=11,
                         help="timed runs per case (at most 5 for plans over 1,000 tasks)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--hogs", type=int, default=0, help="busy CPU loops beside it all, "
+                        "each in a session of its own")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     shapes = [s for s in args.shapes.split(",") if s]
     cases = [c for c in args.cases.split(",") if c]
     rows = []
+    global PYCACHE
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+            for _ in range(args.hogs)]  # each a program of its own, as another terminal's is
+    try:
+        measure_all(args, sizes, shapes, cases, rows)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    elif hogs:
+        print(f"with {args.hogs} CPU hog{'s' * (args.hogs != 1)} running beside it all")
+    return 0
+
+
+def measure_all(args: argparse.Namespace, sizes: list[int], shapes: list[str], cases: list[str],
+                rows: list[dict]) -> None:
     global PYCACHE
     with tempfile.TemporaryDirectory(prefix="baton-bench-") as tmp:
         os.environ.setdefault("BATON_HOME", str(Path(tmp) / "home"))
@@ -263,9 +287,6 @@ def main() -> int:
                               f"ratio {r['ratio']:6.2f} (target ≤ {r['target']}); first status "
                               f"{first_s * 1000:.0f} ms; plan --from "
                               f"{r['plan_from_s']:.2f} s, approve {r['approve_s']:.2f} s", flush=True)
-    if args.json:
-        print(json.dumps(rows, indent=2))
-    return 0
 
 
 if __name__ == "__main__":
