@@ -45,7 +45,6 @@ import argparse
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -274,27 +273,6 @@ def hand_driver(args: argparse.Namespace, base: Path, script: Path) -> tuple[flo
     return hand, busy
 
 
-def git_shim(base: Path) -> tuple[Path, Path]:
-    """A folder holding a `git` that logs its arguments, then runs the real git."""
-    folder, log = base / "git-shim", base / "git-commands.log"
-    folder.mkdir()
-    (folder / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\n'
-                                f'exec "{shutil.which("git")}" "$@"\n')
-    (folder / "git").chmod(0o755)
-    return folder, log
-
-
-def git_counts(log: Path) -> dict[str, int]:
-    """The logged git commands, counted by subcommand (`-c`/`-C` options skipped)."""
-    counts: dict[str, int] = {}
-    for line in log.read_text().splitlines() if log.exists() else []:
-        words = line.split(" ")
-        while len(words) > 2 and words[0] in ("-c", "-C"):
-            words = words[2:]
-        counts[words[0]] = counts.get(words[0], 0) + 1
-    return counts
-
-
 def busy_cpu() -> float | None:
     """CPU seconds the whole machine has spent busy so far (Linux's /proc/stat), or None."""
     try:
@@ -403,6 +381,8 @@ def one_run(args: argparse.Namespace) -> tuple[float, Path, float | None]:
     repo, env = make_repo(base, args.files)
     git_log = None
     if args.count_git:  # from here on, every git of Baton's goes through a logging `git`
+        from bench_task_overhead import git_shim  # (beside this script)
+
         shim, git_log = git_shim(base)
         env["PATH"] = f"{shim}{os.pathsep}{env.get('PATH', '')}"
 
@@ -488,6 +468,8 @@ def one_run(args: argparse.Namespace) -> tuple[float, Path, float | None]:
           f"{own_bound:.2f} s; ratio (command) against it: {makespan / own_bound:.3f}",
           flush=True)
     if git_log is not None:
+        from bench_task_overhead import git_counts
+
         counts = git_counts(git_log)
         print(f"git processes per task: {sum(counts.values()) / len(durations):.2f} (the "
               f"run's fixed few included{', scope set' if args.scope else ''}; target <= 10)")
