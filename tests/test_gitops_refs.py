@@ -4,13 +4,12 @@ refs read from their files, remembered identities; and the guards that come with
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers.gitops_fixtures import commit_on, g, isolated_git, make_repo, write
+from helpers.gitops_fixtures import Spawned, commit_on, g, isolated_git, make_repo, write
 
 from baton_tui.gitops import git as gitmod
 from baton_tui.gitops import refs
@@ -27,35 +26,6 @@ def repo(tmp_path):
     r = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     g(r, "branch", INTEG)
     return r
-
-
-class Spawned:
-    """Counts git processes started through gitops (every call goes through subprocess.run)."""
-
-    def __init__(self, monkeypatch):
-        self.argvs: list[list[str]] = []
-        real = subprocess.run
-
-        def counting(argv, *args, **kwargs):
-            caller = sys._getframe(1).f_globals.get("__name__", "")
-            if argv and argv[0] == "git" and caller.startswith("baton_tui."):
-                self.argvs.append(list(argv))
-            return real(argv, *args, **kwargs)
-
-        monkeypatch.setattr(gitmod.subprocess, "run", counting)
-
-    def commands(self) -> list[str]:
-        """Each process's git command, past its `-c` settings."""
-        names = []
-        for argv in self.argvs:
-            words = argv[1:]
-            while len(words) > 2 and words[0] == "-c":
-                words = words[2:]
-            names.append(words[0])
-        return names
-
-    def __len__(self):
-        return len(self.argvs)
 
 
 def git_accepts(name: str, branch: bool = False) -> bool:

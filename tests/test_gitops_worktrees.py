@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.gitops_fixtures import g, isolated_git, make_repo, write
+from helpers.gitops_fixtures import Spawned, g, isolated_git, make_repo, write
 
 from baton_tui.core.errors import BatonError
 from baton_tui.gitops import git as gitmod
@@ -256,23 +256,6 @@ def test_commit_all_with_dev_null_global_config(repo, worktree, monkeypatch):
     assert g(repo, "log", "-1", "--format=%ae", c) == "baton@localhost"
 
 
-def git_commands(monkeypatch) -> list[str]:
-    """The git commands Baton's gitops start from now on (past their `-c` settings)."""
-    names: list[str] = []
-    real = gitmod.subprocess.run
-
-    def counting(argv, *args, **kwargs):
-        if argv and argv[0] == "git":
-            words = list(argv[1:])
-            while len(words) > 2 and words[0] == "-c":
-                words = words[2:]
-            names.append(words[0])
-        return real(argv, *args, **kwargs)
-
-    monkeypatch.setattr(gitmod.subprocess, "run", counting)
-    return names
-
-
 def test_commit_all_is_one_git_commit_with_no_hook_signing_gc_or_clean_up(repo, worktree,
                                                                           monkeypatch):
     """The usual case (the index as Baton's checkout left it): `add -A`, then one `git
@@ -286,10 +269,10 @@ def test_commit_all_is_one_git_commit_with_no_hook_signing_gc_or_clean_up(repo, 
     wt.commit_all(worktree, "first")  # learns HEAD: its droppings, the identity
     before = gitmod.head_commit(worktree)
     write(worktree, "a.txt", "changed\n")
-    commands = git_commands(monkeypatch)
+    spawned = Spawned(monkeypatch)
     message = "Task 1: work\n\n# kept: not a comment\n\n\ntrailing blank lines kept\n\n"
     c = wt.commit_all(worktree, message)
-    assert commands == ["add", "commit"]
+    assert spawned.commands() == ["add", "commit"]
     assert c and g(worktree, "rev-parse", "HEAD") == c == g(repo, "rev-parse", "baton/p/1-a")
     assert g(repo, "rev-list", "--parents", "-n1", c).split() == [c, before]
     raw = subprocess.run(["git", "cat-file", "commit", c], cwd=repo, capture_output=True,
@@ -311,10 +294,10 @@ def test_commit_all_leaves_a_half_done_merge_to_the_plumbing(repo, worktree, mon
     (admin / "MERGE_HEAD").write_text(other + "\n")
     before = gitmod.head_commit(worktree)
     write(worktree, "a.txt", "merged by hand\n")
-    commands = git_commands(monkeypatch)
+    spawned = Spawned(monkeypatch)
     c = wt.commit_all(worktree, "Task 1: work")
-    assert "commit" not in commands
-    assert commands[-2:] == ["commit-tree", "update-ref"]
+    assert "commit" not in spawned.commands()
+    assert spawned.commands()[-2:] == ["commit-tree", "update-ref"]
     assert g(repo, "rev-list", "--parents", "-n1", c).split() == [c, before]
 
 

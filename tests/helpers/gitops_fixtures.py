@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,32 @@ def snapshot_files(root) -> dict[str, bytes]:
 def all_refs(repo) -> dict[str, str]:
     out = g(repo, "for-each-ref", "--format=%(refname) %(objectname)")
     return dict(line.split(" ", 1) for line in out.splitlines() if line)
+
+
+class Spawned:
+    """Counts git processes started through gitops (every call goes through subprocess.run)."""
+
+    def __init__(self, monkeypatch):
+        self.argvs: list[list[str]] = []
+        real = subprocess.run
+
+        def counting(argv, *args, **kwargs):
+            caller = sys._getframe(1).f_globals.get("__name__", "")
+            if argv and argv[0] == "git" and caller.startswith("baton_tui."):
+                self.argvs.append(list(argv))
+            return real(argv, *args, **kwargs)
+
+        monkeypatch.setattr(subprocess, "run", counting)  # gitops calls it so
+
+    def commands(self) -> list[str]:
+        """Each process's git command, past its `-c` settings."""
+        names = []
+        for argv in self.argvs:
+            words = argv[1:]
+            while len(words) > 2 and words[0] == "-c":
+                words = words[2:]
+            names.append(words[0])
+        return names
+
+    def __len__(self):
+        return len(self.argvs)
