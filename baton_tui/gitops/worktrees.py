@@ -455,6 +455,15 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
         raise
     killpoints.reached("commit")
     installed = False
+
+    def install(holds: str | None) -> None:
+        """The private index becomes the worktree's, holding `holds` alone."""
+        nonlocal installed
+        if tmp.exists():
+            os.replace(tmp, real)
+            installed = True
+            index_file.note_holds(real, holds)
+
     try:
         env = {"GIT_INDEX_FILE": str(tmp)}
         head = read_ref(worktree, "HEAD")
@@ -480,18 +489,12 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
                 and not _half_done(worktree):
             changes = index_file.changed_paths(before, after)
             commit = _commit_index(worktree, head, changes, message, env) if changes else None
-            if tmp.exists():
-                os.replace(tmp, real)
-                installed = True
-                index_file.note_holds(real, commit or head)
+            install(commit or head)
             return commit
         tree = git(worktree, "write-tree", env=env)
         unchanged = tree == tree_of(worktree, head) if head else tree in EMPTY_TREES
         if unchanged:
-            if tmp.exists():
-                os.replace(tmp, real)
-                installed = True
-                index_file.note_holds(real, head)
+            install(head)
             return None
         commit = _commit_tree(worktree, tree, [head] if head else [], message)
         git(worktree, *NO_HOOKS, "update-ref", "-m", "baton: commit agent's work", "HEAD",
@@ -500,10 +503,7 @@ def commit_all(worktree: str | os.PathLike, message: str) -> str | None:
             remember_changes(commit, head, index_file.changed_paths(before, after))
         # The new tree's droppings are HEAD's (put back, or there were none anywhere).
         record_droppings(commit, holds_droppings(head) if head else False)
-        if tmp.exists():
-            os.replace(tmp, real)
-            installed = True
-            index_file.note_holds(real, commit)
+        install(commit)
         return commit
     finally:
         if not installed:
