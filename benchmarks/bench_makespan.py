@@ -105,21 +105,27 @@ def order_alone(durations: dict[int, float], deps: dict[int, list[int]]) -> floa
     return now
 
 
-def agent_by_hand(base: Path, env: dict[str, str]) -> float:
-    """What one task's agent costs beyond its sleep, run by hand: start, write, report."""
+def with_baton_shim(folder: Path, env: dict[str, str]) -> dict[str, str]:
+    """`env` with a folder holding `baton` as agents find it (first on PATH, the same script)
+    made under `folder`: an agent's `baton report` outside a task answers at once."""
     from baton_tui.layout import shim_script
 
+    shim = folder / "bin"
+    shim.mkdir()
+    (shim / "baton").write_text(shim_script())
+    (shim / "baton").chmod(0o755)
+    return {**env, "PATH": f"{shim}{os.pathsep}{env.get('PATH', '')}"}
+
+
+def agent_by_hand(base: Path, env: dict[str, str]) -> float:
+    """What one task's agent costs beyond its sleep, run by hand: start, write, report."""
     folder = base / "by-hand"
     folder.mkdir()
     script = folder / "script.json"
     script.write_text(json.dumps({"*": [{"sleep": 0}, {"write": "out.txt", "content": "x\n"},
                                         {"report": "done", "summary": "by hand"}]}))
     argv = [sys.executable, "-m", "baton_tui.demo.agent", str(script)]
-    shim = folder / "bin"  # `baton` as agents find it: first on PATH, the same script
-    shim.mkdir()
-    (shim / "baton").write_text(shim_script())
-    (shim / "baton").chmod(0o755)
-    by_hand = {**env, "PATH": f"{shim}{os.pathsep}{env.get('PATH', '')}"}
+    by_hand = with_baton_shim(folder, env)
     times = []
     for _ in range(5):
         began = time.monotonic()
@@ -191,16 +197,11 @@ def by_hand(base: Path, files: int, agent: list[str], durations: dict[int, float
     import threading
 
     from baton_tui.core.dag import children
-    from baton_tui.layout import shim_script
     from baton_tui.run.ready import start_ranks
 
     repo, env = make_repo(base, files)
     git(repo, env, "branch", "integration")
-    shim = base / "bin"
-    shim.mkdir()
-    (shim / "baton").write_text(shim_script())
-    (shim / "baton").chmod(0o755)
-    agent_env = {**env, "PATH": f"{shim}{os.pathsep}{env.get('PATH', '')}"}
+    agent_env = with_baton_shim(base, env)
     tip = [git(repo, env, "rev-parse", "refs/heads/integration")]  # only the lock's holder
     lock, adding, finished = threading.Lock(), threading.Lock(), queue.SimpleQueue()
 
@@ -355,14 +356,16 @@ def main() -> int:
         else:
             subprocess.run(["rm", "-rf", str(base)])
     if args.runs > 1:
-        ratios.sort()
-        print(f"ratios (command) over {args.runs} runs: " + ", ".join(f"{r:.3f}" for r in ratios)
-              + f"; median {ratios[len(ratios) // 2]:.3f}")
+        print_over_runs("ratios (command)", ratios)
     if args.runs > 1 and args.by_hand:
-        against = sorted(against for _, _, against in runs)
-        print(f"Baton / by hand over {args.runs} runs: " + ", ".join(f"{r:.3f}" for r in against)
-              + f"; median {against[len(against) // 2]:.3f}")
+        print_over_runs("Baton / by hand", [against for _, _, against in runs])
     return 0
+
+
+def print_over_runs(what: str, values: list[float]) -> None:
+    values = sorted(values)
+    print(f"{what} over {len(values)} runs: " + ", ".join(f"{v:.3f}" for v in values)
+          + f"; median {values[len(values) // 2]:.3f}")
 
 
 def one_run(args: argparse.Namespace) -> tuple[float, Path, float | None]:

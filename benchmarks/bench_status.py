@@ -235,8 +235,7 @@ def main() -> int:
     sizes = [int(s) for s in args.sizes.split(",") if s]
     shapes = [s for s in args.shapes.split(",") if s]
     cases = [c for c in args.cases.split(",") if c]
-    rows = []
-    global PYCACHE
+    rows: list[dict] = []
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
             for _ in range(args.hogs)]  # each a program of its own, as another terminal's is
     try:
