@@ -12,7 +12,7 @@ import json
 import pytest
 
 from baton_tui.core import snapshot as records
-from baton_tui.store import foldcache, snapshot
+from baton_tui.store import foldcache, render, snapshot
 from baton_tui.store.db import Store
 from baton_tui.core.events import EventKind, State
 from baton_tui.store.render import status_json
@@ -297,6 +297,48 @@ def test_a_big_plans_kept_tasks_read_back_as_the_built_ones(store, monkeypatch):
 
 
 _real_keep = snapshot._keep
+
+
+def _kept_lines(store: Store) -> int:
+    record = store.conn.execute("SELECT value FROM meta WHERE key = 'snap:1'").fetchone()[0]
+    return len(record.split("\n")) - 2  # (the head and the tasks' fields come first)
+
+
+def test_status_json_from_kept_lines_is_the_fresh_text(store, monkeypatch):
+    """`status --json` writes again only the tasks that may read otherwise than their kept
+    line: across a limit still to reset, then reset, with a running task's clock, and
+    after new events."""
+    monkeypatch.setattr(snapshot, "CACHE_TASKS", 1)
+    store.append(1, 7, K.TASK_PAUSED, {"reason": "usage limit", "until": 2e9 + 50,
+                                       "limit": "known", "player": "script"})
+    first = snapshot.read_json(store, now=2e9 - 10)
+    assert first == status_json(_fresh(store, 2e9 - 10).as_json())
+    assert _kept_lines(store) == 8
+    written = []
+    real = records.tasks_json
+    monkeypatch.setattr(render, "tasks_json", lambda tasks, between: written.append(
+        [t.id for t in tasks]) or real(tasks, between))
+    for now in (2e9 - 10, 2e9 + 10, 2e9 + 100, 2e9 - 100):
+        assert snapshot.read_json(store, now=now) == status_json(_fresh(store, now).as_json())
+    # Task 8 runs (its clock moves); every task is the script's, whose limit resets at 2e9 + 50.
+    assert written == [[8], [8], [1, 2, 3, 4, 5, 6, 7, 8], [8]]
+    store.append(1, 2, K.TASK_RESET, {})             # the limit no longer holds any task
+    store.append(1, 8, K.TASK_DONE, {"summary": "ok"})
+    store.append(1, 8, K.TASK_LANDED, {})
+    for now in (2e9 - 10, 2e9 + 100):
+        assert snapshot.read_json(store, now=now) == status_json(_fresh(store, now).as_json())
+    assert written[-2:] == [[2, 8], [1, 2, 3, 4, 5, 6, 7, 8]]  # the two with new events
+
+
+def test_kept_lines_with_a_number_json_cannot_carry_still_give_json(store):
+    snap = snapshot.read(store, now=2e9)
+    lines = render.snapshot_json_lines(snap)[1]
+    assert lines is not None and len(lines) == 8
+    odd = records.TaskSnap(**{**snap.tasks[0].fields(), "until": float("inf")})
+    changed = records.Snapshot(**{**snap.fields(), "tasks": (odd, *snap.tasks[1:])})
+    text, kept = render.snapshot_json_lines(changed, [None, *lines[1:]])
+    assert text == status_json(changed.as_json()) and json.loads(text)["tasks"][0]["until"] is None
+    assert kept is None                               # such a text's lines are not kept
 
 
 def test_kept_tasks_are_not_read_after_anything_they_came_from_changed(store, monkeypatch):

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         open_workspace as open_workspace, open_store as open_store, state_dir as state_dir,
         folder_notice as folder_notice, sibling as sibling,
         check_config as check_config, store_at as store_at, snapshot as snapshot,
+        snapshot_json as snapshot_json,
         live_conductor as live_conductor, snapshot_reader as snapshot_reader,
         snapshot_empty as snapshot_empty, terminal_text as terminal_text,
         output_text as output_text, fmt_duration as fmt_duration,
@@ -99,7 +100,7 @@ _PROVIDERS = {
     "baton_tui.workspace": ("Workspace",),
     "baton_tui.api.reading": (
         "open_workspace", "open_store", "state_dir", "folder_notice", "sibling", "check_config",
-        "store_at", "snapshot",
+        "store_at", "snapshot", "snapshot_json",
         "live_conductor", "snapshot_reader", "snapshot_empty", "terminal_text", "output_text",
         "fmt_duration", "status_text", "status_json", "events", "summary_lines", "last_event_id",
         "attempts", "attempt",

@@ -89,6 +89,15 @@ def snapshot(store: "Store", now: float | None = None) -> Snapshot:
     return snapshots.read(store, now)
 
 
+def snapshot_json(store: "Store", now: float | None = None) -> str:
+    """`status_json(snapshot(store, now))` — the same text — writing again only the tasks that
+    changed since a big plan's tasks were kept (standard library only)."""
+    # lazy: `baton log`, and `baton status` before any plan, never need it
+    from baton_tui.store import snapshot as snapshots
+
+    return snapshots.read_json(store, now)
+
+
 def live_conductor(store: "Store") -> dict[str, Any] | None:
     """The conductor running now (pid, started, plan), or None."""
     # lazy: `baton log`, and `baton status` before any plan, never need it

@@ -27,11 +27,11 @@ def cmd_status(args: Namespace) -> int:
     # cyclic collector would only walk it again and again (a sixth of a 10,000-task status).
     gc.disable()
     store = api.open_store()
-    snap = api.snapshot(store) if store else api.snapshot_empty()
     if args.json:
-        print(api.status_json(snap))
-    else:
-        print(api.terminal_text(api.status_text(snap.as_json())))
+        print(api.snapshot_json(store) if store else api.status_json(api.snapshot_empty()))
+        return 0
+    snap = api.snapshot(store) if store else api.snapshot_empty()
+    print(api.terminal_text(api.status_text(snap.as_json())))
     return 0
 
 

@@ -280,10 +280,14 @@ class Store:
         """The events up to `upto` that fold these tasks' views: their own and the plan's
         (an approval clears every task's `needs_approval`) — a few tasks' views, rebuilt
         without folding the whole plan."""
+        # Two lookups in the task index, sorted after (`+id`): asked as one `task_id IS NULL
+        # OR task_id IN (…)`, or ordered by the index's `id`, SQLite walks every event of the
+        # plan instead (9 ms of a 10,000-task status, against 0.3).
         marks = ",".join("?" * len(task_ids))
         return self._events(
-            "SELECT * FROM events WHERE plan_id = ? AND id <= ? AND (task_id IS NULL OR "
-            f"task_id IN ({marks})) ORDER BY id", [plan_id, upto, *task_ids])
+            "SELECT * FROM (SELECT * FROM events WHERE plan_id = ? AND id <= ? AND task_id IN "
+            f"({marks}) UNION ALL SELECT * FROM events WHERE plan_id = ? AND id <= ? AND "
+            "task_id IS NULL) ORDER BY +id", [plan_id, upto, *task_ids, plan_id, upto])
 
     def _events(self, sql: str, args: list[Any]) -> list[Event]:
         # Plain tuples, and no JSON decoding of the empty payload most events carry: a

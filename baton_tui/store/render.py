@@ -152,19 +152,48 @@ def _status_json(status: dict) -> str:
 def snapshot_json(snap: Any) -> str:
     """`status_json(snap.as_json())` — the same text — for a `Snapshot`: its tasks are written
     by `core.snapshot.tasks_json`, without making the dictionary of each first."""
+    return snapshot_json_lines(snap)[0]
+
+
+def snapshot_json_lines(snap: Any, known: "list[str | None] | None" = None
+                        ) -> "tuple[str, list[str] | None]":
+    """`snapshot_json(snap)`, and each task's line in it (None when the text had to be
+    cleaned of a number JSON cannot carry). `known`: lines already written for these tasks
+    (as `tasks_json` writes each), None for each task to write; only what is written here is
+    looked through for such numbers, so a known line must come from a text that had none."""
     if not snap.tasks:
-        return status_json(snap.as_json())
-    text = _snapshot_json(snap)
-    bad = cleaned(text)
-    return text if bad is None else _status_json(bad)
+        return status_json(snap.as_json()), None
+    head, lines, new = _parts(snap, known)
+    if "NaN" in new or "Infinity" in new:
+        text = _joined(head, lines)
+        bad = cleaned(text)
+        if bad is not None:
+            return _status_json(bad), None
+        return text, lines
+    return _joined(head, lines), lines
 
 
-def _snapshot_json(snap: Any) -> str:
+def _parts(snap: Any, known: "list[str | None] | None"
+           ) -> "tuple[dict[str, str | None], list[str], str]":
+    """The snapshot's parts as JSON text by key (None for its tasks), the tasks' lines, and
+    all the text written here: the parts, and the lines that were not known."""
     dumps = json.dumps
+    tasks = snap.tasks
+    if known is None:
+        lines = tasks_json(tasks, "\n").split("\n")  # (a task's JSON has no line break)
+        written = lines
+    else:
+        missing = [at for at, line in enumerate(known) if line is None]
+        written = tasks_json([tasks[at] for at in missing], "\n").split("\n") if missing else []
+        lines = [line or "" for line in known]
+        for at, line in zip(missing, written):
+            lines[at] = line
     head = type(snap)(**{**snap.fields(), "tasks": ()}).as_json()  # all but the tasks
-    parts = []
-    for key, value in head.items():
-        text = ("[\n    " + tasks_json(snap.tasks, ",\n    ") + "\n  ]" if key == "tasks"
-                else dumps(value))
-        parts.append(f"  {dumps(key)}: {text}")
-    return "{\n" + ",\n".join(parts) + "\n}"
+    parts = {key: None if key == "tasks" else dumps(value) for key, value in head.items()}
+    return parts, lines, "".join(filter(None, parts.values())) + "".join(written)
+
+
+def _joined(parts: "dict[str, str | None]", lines: list[str]) -> str:
+    tasks = "[\n    " + ",\n    ".join(lines) + "\n  ]"
+    return "{\n" + ",\n".join(f"  {json.dumps(key)}: {tasks if text is None else text}"
+                               for key, text in parts.items()) + "\n}"

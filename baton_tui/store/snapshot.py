@@ -27,7 +27,11 @@ from baton_tui.core.visible import shown
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
+
+    # `_read`'s answer: the snapshot, the tasks' kept lines (None: to write), the keeping due.
+    Keep = Callable[[list[str] | None], bool]
+    Read = tuple[Snapshot, list[str | None] | None, Keep | None]
 
 def conductor_info(store: Store) -> dict[str, Any] | None:
     """The live conductor (pid, since), or None when none runs."""
@@ -230,23 +234,47 @@ def read(store: Store, now: float | None = None) -> Snapshot:
     the next read starts from them, building again only the tasks that events came for since
     (a live run's), or none while nothing happened and the plan was not edited.
     """
+    snap, _known, keep = _read(store, now, lines=False)
+    if keep is not None:
+        keep(None)
+    return snap
+
+
+def read_json(store: Store, now: float | None = None) -> str:
+    """`render.snapshot_json(read(store, now))` — the same text — writing again only the
+    tasks whose line changed since a big plan's tasks were kept (with their lines: see
+    `_keep`). At 10,000 tasks, writing every line was a third of `baton status --json`."""
+    from baton_tui.store import render  # lazy: the TUI's reads never write JSON
+
+    snap, known, keep = _read(store, now, lines=True)
+    text, lines = render.snapshot_json_lines(snap, known)
+    if keep is not None:
+        keep(lines)
+    return text
+
+
+def _read(store: Store, now: float | None, lines: bool) -> Read:
+    """The snapshot; with `lines`, each task's kept line of `status --json` (None: written
+    again); and what keeps the tasks for the next reader, when that is due (a call taking
+    the tasks' lines, when written)."""
     conductor = conductor_info(store)
     plan = store.current_plan()
     if plan is None:
-        return empty(conductor)
+        return empty(conductor), None, None
     now = time.time() if now is None else now
     unready = unready_players(store)
-    snap = _cached(store, plan, now, unready, conductor)
-    if snap is not None:
-        return snap
+    cached = _cached(store, plan, now, unready, conductor, lines)
+    if cached is not None:
+        return cached
     folder = foldcache.folded(store, plan.id)
     mode = folder_mode(store, folder)
     tasks, order = _tasks(plan, folder, mode, now, unready)
     snap = _whole(plan, folder, conductor, mode, now, tasks, order)
-    if len(tasks) >= CACHE_TASKS:
-        walls = {at: folder.tasks[t.id].wall for at, t in enumerate(tasks) if t.started_at}
-        _keep(store, plan, folder, mode, unready, tasks, order, snap.below, walls)
-    return snap
+    if len(tasks) < CACHE_TASKS:
+        return snap, None, None
+    walls = {at: folder.tasks[t.id].wall for at, t in enumerate(tasks) if t.started_at}
+    return snap, None, lambda texts: _keep(store, plan, folder, mode, unready, tasks, order,
+                                           snap.below, walls, now, texts)
 
 
 # The built tasks of a big plan, kept in the store -------------------------------------------
@@ -263,7 +291,9 @@ def read(store: Store, now: float | None = None) -> Snapshot:
 # time of a running task (from its wall before this stretch, kept for it) and the words of a
 # task whose player has a usage limit recorded (`waiting for codex's limit, resets 14:05`
 # holds only until then). The rest of the snapshot — budget, summary, the plan's word, the
-# indexes — is built around the tasks as ever.
+# indexes — is built around the tasks as ever. `baton status --json` keeps each task's line
+# of its text too, and writes again only the lines of the tasks built again or whose clock's
+# two may read otherwise (running when kept; a player's limit that moved across the clock).
 CACHE_TASKS = 1000  # a smaller plan builds its tasks about as fast as it reads them back
 CATCH_UP = 2000     # new events the kept tasks are brought up to date with (more: build all)
 REBUILT_MAX = 500   # tasks built again from their events when catching up (more: build all)
@@ -289,21 +319,25 @@ def _cache_key(plan: PlanRow, mode: bool, unready: dict[str, str]) -> list:
 
 def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict[str, str],
           tasks: list[TaskSnap], order: list[int], below: dict[int, list[int]],
-          wall_of: dict[int, float]) -> bool:
+          wall_of: dict[int, float], now: float, lines: list[str] | None = None) -> bool:
     """Keep the built tasks for the next reader (best effort, like the fold). Kept only when
     reading them back gives the very same tasks (JSON carries no tuple, no NaN). `wall_of`:
-    each running task's wall time before its current stretch, by its position."""
+    each running task's wall time before its current stretch, by its position; `now`: the
+    time they were built for; `lines`: the tasks' lines of `status --json`, when they were
+    written (kept after the rest, one to a line: a task's JSON has no line break)."""
     walls = [[at, wall] for at, wall in sorted(wall_of.items())]
     head = {"key": _cache_key(plan, mode, unready), "last": folder.last_id,
             "unbranched": folder.plan.unbranched}
     # Field by field (a column of every task's values each): read back with one `zip`.
     columns = [list(c) for c in zip(*tasks)]
-    record = {"plan": vars(folder.plan), "columns": columns, "order": order,
+    record = {"plan": vars(folder.plan), "columns": columns, "order": order, "at": now,
               "walls": walls, "below": list(below.items()), "about": _about(plan)}
     try:
         body = json.dumps(record, separators=(",", ":"))
         # The head on a line of its own: a reader checks it before decoding the rest.
         text = json.dumps(head, separators=(",", ":")) + "\n" + body
+        if lines is not None and len(lines) == len(tasks):
+            text += "\n" + "\n".join(lines)
         back = json.loads(body)
         if back["plan"] != record["plan"] or back["walls"] != walls or back["order"] != order \
                 or back["about"] != record["about"] \
@@ -315,9 +349,11 @@ def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict
 
 
 def _cached(store: Store, plan: PlanRow, now: float, unready: dict[str, str],
-            conductor: dict[str, Any] | None) -> Snapshot | None:
-    """The snapshot from the tasks `_keep` kept, when nothing they were built from changed
-    but events: those are caught up on (see `_caught_up`)."""
+            conductor: dict[str, Any] | None,
+            lines: bool) -> Read | None:
+    """`_read`'s answer from the tasks `_keep` kept, when nothing they were built from changed
+    but events: those are caught up on (see `_caught_up`). A kept line is handed back only
+    for a task that stayed as it was kept: not one built again, nor one whose clock moved."""
     try:
         row = store.conn.execute("SELECT value FROM meta WHERE key = ?",
                                  (f"snap:{plan.id}",)).fetchone()
@@ -333,12 +369,14 @@ def _cached(store: Store, plan: PlanRow, now: float, unready: dict[str, str],
         new = store.events(plan.id, after=last)
         if len(new) > CATCH_UP or any(e.kind == EventKind.PLAN_APPROVED for e in new):
             return None  # (an approval words every task again)
-        data = json.loads(text[cut + 1:])
+        end = text.find("\n", cut + 1)
+        data = json.loads(text[cut + 1:end] if end > 0 else text[cut + 1:])
         folder = Folder()
         folder.plan = object.__new__(PlanView)
         folder.plan.__dict__ = data["plan"]
         folder.last_id = last
         columns, walls = data["columns"], {int(at): wall for at, wall in data["walls"]}
+        running, limits = list(walls), dict(folder.plan.player_limits)  # as kept
         if not new:
             tasks = _rebuilt(columns, walls, folder.plan.player_limits, unready, now)
         else:
@@ -348,11 +386,50 @@ def _cached(store: Store, plan: PlanRow, now: float, unready: dict[str, str],
             tasks = caught
         snap = _whole(plan, folder, conductor, mode, now, tasks, data["order"],
                       {int(k): v for k, v in data["below"]}, data["about"])
+        known = None
+        if lines and end > 0:
+            moved = _waits_moved(limits, data["at"], folder.plan.player_limits, now)
+            known = _known_lines(text[end + 1:], columns, running, moved, folder.tasks)
+        keep = None
         if len(new) >= KEEP_AFTER:
-            _keep(store, plan, folder, mode, unready, tasks, data["order"], snap.below, walls)
-        return snap
+            order = data["order"]
+            keep = lambda texts: _keep(store, plan, folder, mode, unready, tasks, order,  # noqa: E731
+                                       snap.below, walls, now, texts)
+        return snap, known, keep
     except Exception:  # sqlite3.Error, or a record this code did not write: build afresh
         return None
+
+
+def _waits_moved(kept: dict[str, float], kept_at: float, limits: dict[str, float],
+                 now: float) -> set[str]:
+    """The players whose tasks' words (`waiting for codex's limit, resets 14:05`) may read
+    otherwise now than when the tasks were kept: their limit still to reset then or now,
+    but not the same one."""
+    then = {p: at for p, at in kept.items() if at > kept_at}
+    since = {p: at for p, at in limits.items() if at > now}
+    return {p for p in then.keys() | since.keys() if then.get(p) != since.get(p)}
+
+
+def _known_lines(text: str, columns: list[list], running: list[int], moved: set[str],
+                 again: dict[int, TaskView]) -> list[str | None] | None:
+    """The kept tasks' lines (`text`), None for each task that may read otherwise now: those
+    running when kept (their wall time), those of a player in `moved` (their words) and
+    those built again from new events (`again`)."""
+    known: list[str | None] = [*text.split("\n")]
+    ids = columns[_AT["id"]]
+    if len(known) != len(ids):
+        return None
+    for at in running:
+        known[at] = None
+    if moved:
+        for at, player in enumerate(columns[_AT["player"]]):
+            if player in moved:
+                known[at] = None
+    if again:
+        for at, task_id in enumerate(ids):
+            if task_id in again:
+                known[at] = None
+    return known
 
 
 def _caught_up(store: Store, plan: PlanRow, folder: Folder, new: list, columns: list[list],
