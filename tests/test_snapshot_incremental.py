@@ -219,10 +219,13 @@ def test_status_while_a_real_conductor_runs_crashes_and_resumes(repo, baton, cau
             for _ in range(50):
                 before, conductor = store.last_event_id(), snapshot.conductor_info(store)
                 now = time.time()
+                text = snapshot.read_json(store, now=now)
                 got = snapshot.read(store, now=now)
                 if store.last_event_id() == before and \
                         snapshot.conductor_info(store) == conductor:
-                    _same(got, _fresh(store, plan_id, before, conductor, now))
+                    fresh = _fresh(store, plan_id, before, conductor, now)
+                    assert text == render.snapshot_json(fresh)
+                    _same(got, fresh)
                     return got
             raise AssertionError("the store never stood still for a read")
 
