@@ -298,6 +298,7 @@ CACHE_TASKS = 1000  # a smaller plan builds its tasks about as fast as it reads 
 CATCH_UP = 2000     # new events the kept tasks are brought up to date with (more: build all)
 REBUILT_MAX = 500   # tasks built again from their events when catching up (more: build all)
 KEEP_AFTER = 200    # new events caught up on before the caught-up tasks are kept instead
+_PLAIN = (type(None), bool, int, float, str)
 _TUPLES = tuple(_AT[name] for name in ("depends_on", "skills", "scope", "flags", "decisions"))
 _code: str | None = None
 
@@ -329,7 +330,7 @@ def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict
     head = {"key": _cache_key(plan, mode, unready), "last": folder.last_id,
             "unbranched": folder.plan.unbranched}
     # Field by field (a column of every task's values each): read back with one `zip`.
-    columns = [list(c) for c in zip(*tasks)]
+    columns = [_packed(list(c)) for c in zip(*tasks)]
     record = {"plan": vars(folder.plan), "columns": columns, "order": order, "at": now,
               "walls": walls, "below": list(below.items()), "about": _about(plan)}
     try:
@@ -341,7 +342,8 @@ def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict
         back = json.loads(body)
         if back["plan"] != record["plan"] or back["walls"] != walls or back["order"] != order \
                 or back["about"] != record["about"] \
-                or dict(back["below"]) != below or _rebuilt(back["columns"], {}, {}, {}, 0.0) != tasks:
+                or dict(back["below"]) != below \
+                or _rebuilt(_unpacked(back["columns"], len(tasks)), {}, {}, {}, 0.0) != tasks:
             return False
     except (TypeError, ValueError):
         return False
@@ -375,7 +377,8 @@ def _cached(store: Store, plan: PlanRow, now: float, unready: dict[str, str],
         folder.plan = object.__new__(PlanView)
         folder.plan.__dict__ = data["plan"]
         folder.last_id = last
-        columns, walls = data["columns"], {int(at): wall for at, wall in data["walls"]}
+        columns = _unpacked(data["columns"], len(data["order"]))
+        walls = {int(at): wall for at, wall in data["walls"]}
         running, limits = list(walls), dict(folder.plan.player_limits)  # as kept
         if not new:
             tasks = _rebuilt(columns, walls, folder.plan.player_limits, unready, now)
@@ -398,6 +401,22 @@ def _cached(store: Store, plan: PlanRow, now: float, unready: dict[str, str],
         return snap, known, keep
     except Exception:  # sqlite3.Error, or a record this code did not write: build afresh
         return None
+
+
+def _packed(column: list) -> list | dict[str, Any]:
+    """A column as kept: `{"all": value}` when every task has the same plain value, of one
+    type (most fields of most tasks are still their default: no model, no flags, no node).
+    Read back, every task holds that one value: so never a dict or list one could change."""
+    first = column[0] if column else None
+    if column and (type(first) in _PLAIN or first == ()) \
+            and column.count(first) == len(column) and len(set(map(type, column))) == 1:
+        return {"all": first}
+    return column
+
+
+def _unpacked(columns: list, n: int) -> list[list]:
+    """The kept columns of `n` tasks, each a list again."""
+    return [[c["all"]] * n if type(c) is dict else c for c in columns]
 
 
 def _waits_moved(kept: dict[str, float], kept_at: float, limits: dict[str, float],
