@@ -163,20 +163,20 @@ def snapshot_json_lines(snap: Any, known: "list[str | None] | None" = None
     looked through for such numbers, so a known line must come from a text that had none."""
     if not snap.tasks:
         return status_json(snap.as_json()), None
-    head, lines, new = _parts(snap, known)
-    if "NaN" in new or "Infinity" in new:
-        text = _joined(head, lines)
+    parts, lines, written = _parts(snap, known)
+    text = _joined(parts, lines)
+    looked = text if known is None else "".join(filter(None, parts.values())) + "".join(written)
+    if "NaN" in looked or "Infinity" in looked:  # (a quick look first, as `cleaned`'s)
         bad = cleaned(text)
         if bad is not None:
             return _status_json(bad), None
-        return text, lines
-    return _joined(head, lines), lines
+    return text, lines
 
 
 def _parts(snap: Any, known: "list[str | None] | None"
-           ) -> "tuple[dict[str, str | None], list[str], str]":
+           ) -> "tuple[dict[str, str | None], list[str], list[str]]":
     """The snapshot's parts as JSON text by key (None for its tasks), the tasks' lines, and
-    all the text written here: the parts, and the lines that were not known."""
+    the lines written here (those not known)."""
     dumps = json.dumps
     tasks = snap.tasks
     if known is None:
@@ -190,7 +190,7 @@ def _parts(snap: Any, known: "list[str | None] | None"
             lines[at] = line
     head = type(snap)(**{**snap.fields(), "tasks": ()}).as_json()  # all but the tasks
     parts = {key: None if key == "tasks" else dumps(value) for key, value in head.items()}
-    return parts, lines, "".join(filter(None, parts.values())) + "".join(written)
+    return parts, lines, written
 
 
 def _joined(parts: "dict[str, str | None]", lines: list[str]) -> str:
