@@ -330,6 +330,16 @@ def test_status_json_from_kept_lines_is_the_fresh_text(store, monkeypatch):
     assert written[-2:] == [[2, 8], [1, 2, 3, 4, 5, 6, 7, 8]]  # the two with new events
 
 
+def test_tasks_kept_by_a_reader_of_no_lines_are_kept_again_with_them(store, monkeypatch):
+    monkeypatch.setattr(snapshot, "CACHE_TASKS", 1)
+    snapshot.read(store, now=2e9)                    # `baton status`: no lines written
+    assert _kept_lines(store) == 0
+    first = snapshot.read_json(store, now=2e9)       # from the kept tasks, every line written
+    assert _kept_lines(store) == 8                   # and kept with them at once
+    assert snapshot.read_json(store, now=2e9) == first == status_json(
+        _fresh(store, 2e9).as_json())
+
+
 def test_kept_lines_with_a_number_json_cannot_carry_still_give_json(store):
     snap = snapshot.read(store, now=2e9)
     lines = render.snapshot_json_lines(snap)[1]

@@ -394,7 +394,7 @@ def _cached(store: Store, plan: PlanRow, now: float, unready: dict[str, str],
             moved = _waits_moved(limits, data["at"], folder.plan.player_limits, now)
             known = _known_lines(text[end + 1:], columns, running, moved, folder.tasks)
         keep = None
-        if len(new) >= KEEP_AFTER:
+        if len(new) >= KEEP_AFTER or (lines and end < 0):  # (kept by a reader of no lines)
             order = data["order"]
             keep = lambda texts: _keep(store, plan, folder, mode, unready, tasks, order,  # noqa: E731
                                        snap.below, walls, now, texts)
