@@ -148,9 +148,9 @@ def test_status_caught_up_on_a_live_runs_events_is_the_fresh_build(tmp_path, see
     if seed % 2:  # kept again every few batches: the kept lines change hands often
         monkeypatch.setattr(snapshot, "KEEP_AFTER", 8)
     reused = []  # per `status --json`: whether some task's kept line was used
-    write = render.snapshot_json_lines
-    monkeypatch.setattr(render, "snapshot_json_lines", lambda snap, known=None: reused.append(
-        known is not None and known.count(None) < len(known)) or write(snap, known))
+    write = render.head_and_lines
+    monkeypatch.setattr(render, "head_and_lines", lambda snap, lines, written: reused.append(
+        len(written) < len(lines)) or write(snap, lines, written))
     sleeper = subprocess.Popen(["sleep", "600"])  # the live conductor, as far as status sees
     try:
         with Store(tmp_path / "baton.db") as store:

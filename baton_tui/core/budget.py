@@ -9,7 +9,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
-    from typing import Any, Iterable
+    from typing import Any
 
 KEYS = ("tokens", "cost", "time")
 
@@ -20,19 +20,11 @@ def from_config(limits: Any) -> dict[str, Any]:
             "time": limits.budget_time, "hard": limits.budget_hard}
 
 
-def status(budget: dict[str, Any] | None, tasks: Iterable[Any], folder: Any,
-           now: float) -> dict[str, Any]:
-    """`plan.budget` in `status --json`: the limits and the use so far."""
-    tasks = list(tasks)
-    costs = [t.cost for t in tasks if t.cost is not None]
-    return usage(budget, sum(t.tokens for t in tasks), sum(costs) if costs else None,
-                 any(t.state == "running" for t in tasks), folder, now)
-
-
 def usage(budget: dict[str, Any] | None, tokens: int, cost: float | None, running: bool,
           folder: Any, now: float) -> dict[str, Any]:
-    """The same, from sums the caller keeps (the conductor's ready queue adds them up as
-    usage events arrive, instead of visiting every task each tick)."""
+    """`plan.budget` in `status --json`: the limits and the use so far, from the tasks' sums
+    (the snapshot adds them up field by field; the conductor's ready queue as usage events
+    arrive, instead of visiting every task each tick)."""
     budget = budget or {}
     first, last = folder.plan.first_start, folder.plan.last_end
     wall = ((now if running or not last else last) - first) if first is not None else 0.0

@@ -289,13 +289,14 @@ def empty(conductor: dict[str, Any] | None = None) -> Snapshot:
                     folder_mode=False, by_id={}, below={})
 
 
-def plan_word(approved: bool, tasks: list[TaskSnap], running: bool, check_failed: bool) -> str:
-    """One word for the plan: draft, approved, running, waiting, failed, complete, merged."""
-    states = [t.state for t in tasks]
+def plan_word(approved: bool, states: "Sequence[str]", modes: "Sequence[str]", running: bool,
+              check_failed: bool) -> str:
+    """One word for the plan: draft, approved, running, waiting, failed, complete, merged
+    (`states` and `modes`: its tasks', in the same order)."""
     if running:
         return "running"
     if states and "merged" in states and all(
-            t.state in SETTLED or (t.mode != "build" and t.state == State.DONE) for t in tasks):
+            s in SETTLED or (m != "build" and s == State.DONE) for s, m in zip(states, modes)):
         return "merged"
     if any(s in BROKEN for s in states) or (check_failed and states):
         return "failed"

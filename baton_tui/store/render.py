@@ -155,42 +155,39 @@ def snapshot_json(snap: Any) -> str:
     return snapshot_json_lines(snap)[0]
 
 
-def snapshot_json_lines(snap: Any, known: "list[str | None] | None" = None
-                        ) -> "tuple[str, list[str] | None]":
+def snapshot_json_lines(snap: Any) -> "tuple[str, list[str] | None]":
     """`snapshot_json(snap)`, and each task's line in it (None when the text had to be
-    cleaned of a number JSON cannot carry). `known`: lines already written for these tasks
-    (as `tasks_json` writes each), None for each task to write; only what is written here is
-    looked through for such numbers, so a known line must come from a text that had none."""
+    cleaned of a number JSON cannot carry)."""
     if not snap.tasks:
         return status_json(snap.as_json()), None
-    parts, lines, written = _parts(snap, known)
+    lines = task_lines(snap.tasks)
+    return head_and_lines(snap, lines, lines)
+
+
+def task_lines(tasks: Any) -> list[str]:
+    """Each task's line of `status --json`, as `tasks_json` writes them (a task's JSON has no
+    line break)."""
+    return tasks_json(tasks, "\n").split("\n") if tasks else []
+
+
+def head_and_lines(snap: Any, lines: list[str], written: list[str]
+                   ) -> "tuple[str, list[str] | None]":
+    """The text of `snap`'s fields but its tasks, with these lines as its tasks (`lines`,
+    as `task_lines` writes them), and the lines (None when the text had to be cleaned of a
+    number JSON cannot carry). Only the lines in `written` are looked through for such
+    numbers (those written just now): every other one must come from a text that had none."""
+    head = type(snap)(**{**snap.fields(), "tasks": ()}).as_json()  # all but the tasks
+    if not lines:
+        return status_json(head), None
+    parts = {key: None if key == "tasks" else json.dumps(value) for key, value in head.items()}
     text = _joined(parts, lines)
-    looked = text if known is None else "".join(filter(None, parts.values())) + "".join(written)
+    looked = text if written is lines else \
+        "".join(filter(None, parts.values())) + "".join(written)
     if "NaN" in looked or "Infinity" in looked:  # (a quick look first, as `cleaned`'s)
         bad = cleaned(text)
         if bad is not None:
             return _status_json(bad), None
     return text, lines
-
-
-def _parts(snap: Any, known: "list[str | None] | None"
-           ) -> "tuple[dict[str, str | None], list[str], list[str]]":
-    """The snapshot's parts as JSON text by key (None for its tasks), the tasks' lines, and
-    the lines written here (those not known)."""
-    dumps = json.dumps
-    tasks = snap.tasks
-    if known is None:
-        lines = tasks_json(tasks, "\n").split("\n")  # (a task's JSON has no line break)
-        written = lines
-    else:
-        missing = [at for at, line in enumerate(known) if line is None]
-        written = tasks_json([tasks[at] for at in missing], "\n").split("\n") if missing else []
-        lines = [line or "" for line in known]
-        for at, line in zip(missing, written):
-            lines[at] = line
-    head = type(snap)(**{**snap.fields(), "tasks": ()}).as_json()  # all but the tasks
-    parts = {key: None if key == "tasks" else dumps(value) for key, value in head.items()}
-    return parts, lines, written
 
 
 def _joined(parts: "dict[str, str | None]", lines: list[str]) -> str:

@@ -29,9 +29,7 @@ TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-    # `_read`'s answer: the snapshot, the tasks' kept lines (None: to write), the keeping due.
-    Keep = Callable[[list[str] | None], bool]
-    Read = tuple[Snapshot, list[str | None] | None, Keep | None]
+    Keep = Callable[[list[str] | None], bool]  # keeps the tasks built, given their lines
 
 def conductor_info(store: Store) -> dict[str, Any] | None:
     """The live conductor (pid, since), or None when none runs."""
@@ -77,14 +75,15 @@ def _tasks(plan: PlanRow, folder: Folder, folder_mode: bool, now: float,
 
 def _whole(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, folder_mode: bool,
            now: float, tasks: list[TaskSnap], order: list[int],
-           below: dict[int, list[int]] | None = None, about: list | None = None) -> Snapshot:
+           below: dict[int, list[int]] | None = None, about: list | None = None,
+           columns: list | None = None) -> Snapshot:
     """The snapshot around its tasks: the plan's words, budget, summary and indexes (`below`:
-    the dependents index, and `about`: the document's `_about`, when the caller has them)."""
-    goal, autonomy, questions = about or _about(plan)
-    check = folder.plan.run_check
-    # Field by field (one C call): reading 10,000 tasks' fields one property at a time was
-    # a good part of the build.
-    columns = list(zip(*tasks)) if tasks else [()] * len(TaskSnap._fields)
+    the dependents index, `about`: the document's `_about`, and `columns`: the tasks field
+    by field, when the caller has them)."""
+    if columns is None:
+        # Field by field (one C call): reading 10,000 tasks' fields one property at a time
+        # was a good part of the build.
+        columns = list(zip(*tasks)) if tasks else [()] * len(TaskSnap._fields)
     ids = columns[_AT["id"]]
     by_id = dict(zip(ids, tasks))
     if below is None:
@@ -92,21 +91,32 @@ def _whole(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, fold
         for task_id, task_deps in zip(ids, columns[_AT["depends_on"]]):
             for dep in dict.fromkeys(task_deps):
                 below.setdefault(dep, []).append(task_id)
-    return Snapshot(
+    return Snapshot(**_head(plan, folder, conductor, folder_mode, now, columns, about),
+                    tasks=tuple(tasks), rows=tuple(by_id[i] for i in order),
+                    by_id=by_id, below=below)
+
+
+def _head(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, folder_mode: bool,
+          now: float, columns: list, about: list | None) -> dict[str, Any]:
+    """The snapshot's fields but its tasks and their indexes, from the tasks' fields
+    (`columns[i]`: field `i` of every task)."""
+    goal, autonomy, questions = about or _about(plan)
+    check = folder.plan.run_check
+    states, costs = columns[_AT["state"]], [c for c in columns[_AT["cost"]] if c is not None]
+    running = conductor is not None
+    return dict(
         plan_id=plan.id, slug=plan.slug, goal=goal,
         autonomy=policy.level(autonomy), approved=plan.approved,
         stopped_by=folder.plan.stopped_by,
-        conductor_died=None if conductor is not None else folder.plan.conductor_died,
-        budget=budget.status(plan.options.get("budget"), tasks, folder, now),
-        state=plan_word(plan.approved, tasks, conductor is not None,
+        conductor_died=None if running else folder.plan.conductor_died,
+        budget=budget.usage(plan.options.get("budget"), sum(columns[_AT["tokens"]]),
+                            sum(costs) if costs else None, State.RUNNING in states, folder, now),
+        state=plan_word(plan.approved, states, columns[_AT["mode"]], running,
                         bool(check and check.get("exit") not in (0, None))),
         conductor=conductor, base_branch=plan.base_branch, base_commit=plan.base_commit,
         integration_branch=None if folder_mode else plan.integration_branch,
-        folder_mode=folder_mode, tasks=tuple(tasks),
-        rows=tuple(by_id[i] for i in order),
-        questions=tuple(tuple(q) for q in questions),
-        summary=_summary(folder, columns, conductor is not None, now),
-        by_id=by_id, below=below)
+        folder_mode=folder_mode, questions=tuple(tuple(q) for q in questions),
+        summary=_summary(folder, columns, running, now))
 
 
 def _about(plan: PlanRow) -> list:
@@ -230,51 +240,79 @@ def folder_mode(store: Store, folder: Folder) -> bool:
 def read(store: Store, now: float | None = None) -> Snapshot:
     """The current plan's snapshot, read from the store.
 
-    A plan of `CACHE_TASKS` tasks or more keeps its built tasks in the store (see `_cached`):
+    A plan of `CACHE_TASKS` tasks or more keeps its built tasks in the store (see `_kept`):
     the next read starts from them, building again only the tasks that events came for since
     (a live run's), or none while nothing happened and the plan was not edited.
     """
-    snap, _known, keep = _read(store, now, lines=False)
-    if keep is not None:
-        keep(None)
+    conductor = conductor_info(store)
+    plan = store.current_plan()
+    if plan is None:
+        return empty(conductor)
+    now = time.time() if now is None else now
+    unready = unready_players(store)
+    kept = _kept(store, plan, now, unready, lines=False)
+    if kept is None:
+        snap, keep = _built(store, plan, conductor, now, unready)
+        if keep is not None:
+            keep(None)
+        return snap
+    snap = kept.snapshot(plan, conductor, now)
+    if kept.due:
+        kept.keep(store, plan, unready, list(snap.tasks), now, None)
     return snap
 
 
 def read_json(store: Store, now: float | None = None) -> str:
-    """`render.snapshot_json(read(store, now))` — the same text — writing again only the
-    tasks whose line changed since a big plan's tasks were kept (with their lines: see
-    `_keep`). At 10,000 tasks, writing every line was a third of `baton status --json`."""
+    """`render.snapshot_json(read(store, now))` — the same text — from a big plan's kept
+    tasks field by field: only the tasks whose line of it may have changed since they were
+    kept (with their lines: see `_keep`) are built and written again. At 10,000 tasks,
+    building and writing every task was most of `baton status --json`."""
     from baton_tui.store import render  # lazy: the TUI's reads never write JSON
 
-    snap, known, keep = _read(store, now, lines=True)
-    text, lines = render.snapshot_json_lines(snap, known)
-    if keep is not None:
-        keep(lines)
-    return text
-
-
-def _read(store: Store, now: float | None, lines: bool) -> Read:
-    """The snapshot; with `lines`, each task's kept line of `status --json` (None: written
-    again); and what keeps the tasks for the next reader, when that is due (a call taking
-    the tasks' lines, when written)."""
     conductor = conductor_info(store)
     plan = store.current_plan()
     if plan is None:
-        return empty(conductor), None, None
+        return render.snapshot_json(empty(conductor))
     now = time.time() if now is None else now
     unready = unready_players(store)
-    cached = _cached(store, plan, now, unready, conductor, lines)
-    if cached is not None:
-        return cached
+    kept = _kept(store, plan, now, unready, lines=True)
+    if kept is None:
+        snap, keep = _built(store, plan, conductor, now, unready)
+        text, lines = render.snapshot_json_lines(snap)
+        if keep is not None:
+            keep(lines)
+        return text
+    if kept.lines is None:  # kept by a reader that wrote none: all of them, kept at once
+        snap = kept.snapshot(plan, conductor, now)
+        text, lines = render.snapshot_json_lines(snap)
+        kept.keep(store, plan, unready, list(snap.tasks), now, lines)
+        return text
+    stale = [at for at, line in enumerate(kept.lines) if line is None]
+    written = render.task_lines([kept.task(at) for at in stale])
+    lines = [line or "" for line in kept.lines]
+    for at, line in zip(stale, written):
+        lines[at] = line
+    head = Snapshot(**_head(plan, kept.folder, conductor, kept.mode, now, kept.columns,
+                            kept.about), tasks=(), rows=(), by_id={}, below={})
+    text, clean = render.head_and_lines(head, lines, written)
+    if kept.due:
+        kept.keep(store, plan, unready, kept.tasks(), now, clean)
+    return text
+
+
+def _built(store: Store, plan: PlanRow, conductor: dict[str, Any] | None, now: float,
+           unready: dict[str, str]) -> tuple[Snapshot, Keep | None]:
+    """The snapshot built from the plan's folded events; and, for a big plan, what keeps
+    its tasks for the next reader (a call taking the tasks' lines, when written)."""
     folder = foldcache.folded(store, plan.id)
     mode = folder_mode(store, folder)
     tasks, order = _tasks(plan, folder, mode, now, unready)
     snap = _whole(plan, folder, conductor, mode, now, tasks, order)
     if len(tasks) < CACHE_TASKS:
-        return snap, None, None
+        return snap, None
     walls = {at: folder.tasks[t.id].wall for at, t in enumerate(tasks) if t.started_at}
-    return snap, None, lambda texts: _keep(store, plan, folder, mode, unready, tasks, order,
-                                           snap.below, walls, now, texts)
+    return snap, lambda texts: _keep(store, plan, folder, mode, unready, tasks, order,
+                                     snap.below, walls, now, texts)
 
 
 # The built tasks of a big plan, kept in the store -------------------------------------------
@@ -343,19 +381,55 @@ def _keep(store: Store, plan: PlanRow, folder: Folder, mode: bool, unready: dict
         if back["plan"] != record["plan"] or back["walls"] != walls or back["order"] != order \
                 or back["about"] != record["about"] \
                 or dict(back["below"]) != below \
-                or _rebuilt(_unpacked(back["columns"], len(tasks)), {}, {}, {}, 0.0) != tasks:
+                or _from_columns(_unpacked(back["columns"], len(tasks))) != tasks:
             return False
     except (TypeError, ValueError):
         return False
     return foldcache.keep_meta(store, f"snap:{plan.id}", "snap:", text)
 
 
-def _cached(store: Store, plan: PlanRow, now: float, unready: dict[str, str],
-            conductor: dict[str, Any] | None,
-            lines: bool) -> Read | None:
-    """`_read`'s answer from the tasks `_keep` kept, when nothing they were built from changed
-    but events: those are caught up on (see `_caught_up`). A kept line is handed back only
-    for a task that stayed as it was kept: not one built again, nor one whose clock moved."""
+class Kept:
+    """A big plan's kept tasks, field by field (`columns[i]`: field `i` of every task, in
+    plan order), brought up to date for a read: the clock's two worked out again, the tasks
+    that new events came for (and those whose blocker moved) built again. `lines`: each
+    task's kept line of `status --json`, None for one that may read otherwise now (None
+    when not asked for, or none was kept); `due`: whether to keep them again."""
+
+    def __init__(self, folder: Folder, mode: bool, columns: list[list], walls: dict[int, float],
+                 data: dict[str, Any], lines: list[str | None] | None, due: bool):
+        self.folder, self.mode, self.columns, self.walls = folder, mode, columns, walls
+        self.order: list[int] = data["order"]
+        self.below: dict[int, list[int]] = {int(k): v for k, v in data["below"]}
+        self.about: list = data["about"]
+        self.lines, self.due = lines, due
+
+    def task(self, at: int) -> TaskSnap:
+        """The task at position `at`."""
+        values = [column[at] for column in self.columns]
+        for field in _TUPLES:
+            values[field] = tuple(values[field])
+        return tuple.__new__(TaskSnap, values)
+
+    def tasks(self) -> list[TaskSnap]:
+        """Every task, in plan order."""
+        return _from_columns(self.columns)
+
+    def snapshot(self, plan: PlanRow, conductor: dict[str, Any] | None, now: float) -> Snapshot:
+        return _whole(plan, self.folder, conductor, self.mode, now, self.tasks(), self.order,
+                      self.below, self.about, self.columns)
+
+    def keep(self, store: Store, plan: PlanRow, unready: dict[str, str],
+             tasks: list[TaskSnap], now: float, lines: list[str] | None) -> bool:
+        return _keep(store, plan, self.folder, self.mode, unready, tasks, self.order,
+                     self.below, self.walls, now, lines)
+
+
+def _kept(store: Store, plan: PlanRow, now: float, unready: dict[str, str],
+          lines: bool) -> Kept | None:
+    """The tasks `_keep` kept, brought up to date (see `Kept`), when nothing they were built
+    from changed but events: those are caught up on (see `_caught_up`); None otherwise.
+    With `lines`, their kept lines too: handed back only for the tasks that stayed as they
+    were kept — not one built again, nor one whose clock moved."""
     try:
         row = store.conn.execute("SELECT value FROM meta WHERE key = ?",
                                  (f"snap:{plan.id}",)).fetchone()
@@ -378,27 +452,20 @@ def _cached(store: Store, plan: PlanRow, now: float, unready: dict[str, str],
         folder.plan.__dict__ = data["plan"]
         folder.last_id = last
         columns = _unpacked(data["columns"], len(data["order"]))
+        if len(columns) != len(TaskSnap._fields):
+            return None  # kept by other code
         walls = {int(at): wall for at, wall in data["walls"]}
         running, limits = list(walls), dict(folder.plan.player_limits)  # as kept
         if not new:
-            tasks = _rebuilt(columns, walls, folder.plan.player_limits, unready, now)
-        else:
-            caught = _caught_up(store, plan, folder, new, columns, walls, mode, unready, now)
-            if caught is None:
-                return None
-            tasks = caught
-        snap = _whole(plan, folder, conductor, mode, now, tasks, data["order"],
-                      {int(k): v for k, v in data["below"]}, data["about"])
+            _clocked(columns, walls, folder.plan.player_limits, unready, now)
+        elif not _caught_up(store, plan, folder, new, columns, walls, mode, unready, now):
+            return None
         known = None
         if lines and end > 0:
             moved = _waits_moved(limits, data["at"], folder.plan.player_limits, now)
             known = _known_lines(text[end + 1:], columns, running, moved, folder.tasks)
-        keep = None
-        if len(new) >= KEEP_AFTER or (lines and end < 0):  # (kept by a reader of no lines)
-            order = data["order"]
-            keep = lambda texts: _keep(store, plan, folder, mode, unready, tasks, order,  # noqa: E731
-                                       snap.below, walls, now, texts)
-        return snap, known, keep
+        return Kept(folder, mode, columns, walls, data, known,
+                    due=len(new) >= KEEP_AFTER or (lines and end < 0))
     except Exception:  # sqlite3.Error, or a record this code did not write: build afresh
         return None
 
@@ -452,21 +519,20 @@ def _known_lines(text: str, columns: list[list], running: list[int], moved: set[
 
 
 def _caught_up(store: Store, plan: PlanRow, folder: Folder, new: list, columns: list[list],
-               walls: dict[int, float], mode: bool, unready: dict[str, str],
-               now: float) -> list[TaskSnap] | None:
-    """The kept tasks brought up to date with `new` events, or None when that would cost
-    about what building everything does. `folder` holds the kept plan view; it gets the
-    views of the tasks built again, and the new events (so it ends as a whole fold would
-    for them). `walls` is updated for the tasks built again."""
+               walls: dict[int, float], mode: bool, unready: dict[str, str], now: float) -> bool:
+    """Bring the kept tasks (`columns`) up to date with `new` events; False when that would
+    cost about what building everything does. `folder` holds the kept plan view; it gets
+    the views of the tasks built again, and the new events (so it ends as a whole fold
+    would for them). `walls` is updated for the tasks built again."""
     touched = sorted({e.task_id for e in new if e.task_id is not None})
     if len(touched) > REBUILT_MAX:
-        return None
+        return False
     ids = columns[_AT["id"]]
     position = {task_id: at for at, task_id in enumerate(ids)}
     folder.tasks = _views(store, plan, touched, folder.last_id)
     folder.feed(new)
     if folder.plan.unbranched and not mode:
-        return None  # an attempt ran with no branch: no task has one any more
+        return False  # an attempt ran with no branch: no task has one any more
     kept_states = columns[_AT["state"]]
     blocked_of = columns[_AT["blocked_by"]]
     blank = TaskView()
@@ -478,26 +544,27 @@ def _caught_up(store: Store, plan: PlanRow, folder: Folder, new: list, columns: 
         moved = [i for i, was in zip(ids, blocked_of) if blocked.get(i) != was
                  and i not in folder.tasks]
         if len(touched) + len(moved) > REBUILT_MAX:
-            return None
+            return False
         if moved:  # no new events of their own: their views, as of now
             folder.tasks.update(_views(store, plan, moved, folder.last_id))
     else:
         blocked = {i: b for i, b in zip(ids, blocked_of) if b}
-    tasks = _rebuilt(columns, walls, folder.plan.player_limits, unready, now)
+    _clocked(columns, walls, folder.plan.player_limits, unready, now)
     limits = {p: at for p, at in folder.plan.player_limits.items() if at > now}
     levels_of = columns[_AT["level"]]
     for task_id, view in folder.tasks.items():
         at = position.get(task_id)
         if at is None:
             continue
-        task = _task(plan, _spec(tasks[at]), view, blocked.get(task_id), levels_of[at], mode,
-                     now, limits)
-        tasks[at] = _unready(task, unready) if unready else task
+        task = _task(plan, _spec(columns, at), view, blocked.get(task_id), levels_of[at],
+                     mode, now, limits)
+        for column, value in zip(columns, _unready(task, unready) if unready else task):
+            column[at] = value
         if view.started_at:
             walls[at] = view.wall
         else:
             walls.pop(at, None)
-    return tasks
+    return True
 
 
 def _views(store: Store, plan: PlanRow, task_ids: list[int], upto: int) -> dict[int, TaskView]:
@@ -509,43 +576,46 @@ def _views(store: Store, plan: PlanRow, task_ids: list[int], upto: int) -> dict[
     return {task_id: views.get(task_id) or TaskView() for task_id in task_ids}
 
 
-def _spec(task: TaskSnap) -> dict[str, Any]:
+def _from_columns(columns: list[list]) -> list[TaskSnap]:
+    """The tasks whose fields these are (`columns[i]`: field `i` of every task); the tuple
+    fields, lists in JSON, are made tuples in place."""
+    for field in _TUPLES:
+        columns[field] = list(map(tuple, columns[field]))
+    return list(map(tuple.__new__, [TaskSnap] * len(columns[0]), zip(*columns)))
+
+
+def _spec(columns: list[list], at: int) -> dict[str, Any]:
     """A task's entry in the plan's document, as far as `_task` reads it, from the task built
-    from it (decoding a 10,000-task document to build a few tasks again would cost more than
-    the building)."""
-    return {"id": task.id, "title": task.title, "prompt": task.prompt, "player": task.player,
-            "model": task.model, "effort": task.effort, "mode": task.mode,
-            "depends_on": task.depends_on, "skills": task.skills, "scope": task.scope,
-            "checkpoint": task.checkpoint, "check": task.check, "runner": task.runner}
+    from it (`columns`, position `at`: decoding a 10,000-task document to build a few tasks
+    again would cost more than the building)."""
+    return {name: columns[_AT[name]][at] for name in _SPEC}
 
 
-def _rebuilt(columns: list[list], walls: dict[int, float], limits: dict[str, float],
-             unready: dict[str, str], now: float) -> list[TaskSnap]:
-    """Tasks from their kept fields (`columns[i]`: field `i` of every task), with the
-    clock's two (see above) worked out for `now`."""
-    if len(columns) != len(TaskSnap._fields):
-        raise ValueError("kept by other code")
-    for at in _TUPLES:
-        columns[at] = list(map(tuple, columns[at]))
+_SPEC = ("id", "title", "prompt", "player", "model", "effort", "mode", "depends_on", "skills",
+         "scope", "checkpoint", "check", "runner")
+
+
+def _clocked(columns: list[list], walls: dict[int, float], limits: dict[str, float],
+             unready: dict[str, str], now: float) -> None:
+    """The kept tasks' fields (`columns`) with the clock's two (see above) worked out for
+    `now`: a running task's wall time (`walls`: before its current stretch), and the words
+    of a task whose player has a limit recorded (`limits`)."""
     wall_of, started_of = columns[_AT["wall"]], columns[_AT["started_at"]]
     for at, wall in walls.items():
         wall_of[at] = round(max(0.0, wall + (now - started_of[at])), 2)
-    n = len(columns[0])
-    tasks = list(map(tuple.__new__, [TaskSnap] * n, zip(*columns)))
     if not limits:
-        return tasks
+        return
     future = {p: at for p, at in limits.items() if at > now}
-    words_at = _AT["words"]
-    for at, task in enumerate(tasks):
-        player = task.player
-        if player in limits and not (player in unready and not task.started
-                                     and task.state in PENDING and not task.blocked_by):
-            values = list(task)  # (else `_unready`'s words, which stay)
-            values[words_at] = describe(task.state, task.blocked_by, task.until, task.reason,
-                                        task,  # type: ignore[arg-type]  # as a view: the same
-                                        (player, future[player]) if player in future else None)
-            tasks[at] = tuple.__new__(TaskSnap, values)
-    return tasks
+    words_of, players = columns[_AT["words"]], columns[_AT["player"]]
+    states, started, blocked = (columns[_AT[name]] for name in ("state", "started", "blocked_by"))
+    for at, player in enumerate(players):
+        if player in limits and not (player in unready and not started[at]
+                                     and states[at] in PENDING and not blocked[at]):
+            task = [column[at] for column in columns]  # (else `_unready`'s words, which stay)
+            words_of[at] = describe(states[at], blocked[at], task[_AT["until"]],
+                                    task[_AT["reason"]],
+                                    tuple.__new__(TaskSnap, task),  # type: ignore[arg-type]
+                                    (player, future[player]) if player in future else None)
 
 
 class Reader:
