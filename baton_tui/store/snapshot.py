@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import time
+from functools import partial
 
 from baton_tui import procs
 from baton_tui.core.dag import blocked_by, levels, topo_order
@@ -244,12 +245,9 @@ def read(store: Store, now: float | None = None) -> Snapshot:
     the next read starts from them, building again only the tasks that events came for since
     (a live run's), or none while nothing happened and the plan was not edited.
     """
-    conductor = conductor_info(store)
-    plan = store.current_plan()
+    conductor, plan, now, unready = _inputs(store, now)
     if plan is None:
         return empty(conductor)
-    now = time.time() if now is None else now
-    unready = unready_players(store)
     kept = _kept(store, plan, now, unready, lines=False)
     if kept is None:
         snap, keep = _built(store, plan, conductor, now, unready)
@@ -269,27 +267,42 @@ def read_json(store: Store, now: float | None = None) -> str:
     building and writing every task was most of `baton status --json`."""
     from baton_tui.store import render  # lazy: the TUI's reads never write JSON
 
-    conductor = conductor_info(store)
-    plan = store.current_plan()
+    conductor, plan, now, unready = _inputs(store, now)
     if plan is None:
         return render.snapshot_json(empty(conductor))
-    now = time.time() if now is None else now
-    unready = unready_players(store)
     kept = _kept(store, plan, now, unready, lines=True)
+    if kept is not None and kept.lines is not None:
+        return _json_of_kept(store, plan, conductor, now, unready, kept)
+    keep: Keep | None
     if kept is None:
         snap, keep = _built(store, plan, conductor, now, unready)
-        text, lines = render.snapshot_json_lines(snap)
-        if keep is not None:
-            keep(lines)
-        return text
-    if kept.lines is None:  # kept by a reader that wrote none: all of them, kept at once
+    else:  # kept by a reader that wrote no lines: every line written, and kept at once
         snap = kept.snapshot(plan, conductor, now)
-        text, lines = render.snapshot_json_lines(snap)
-        kept.keep(store, plan, unready, list(snap.tasks), now, lines)
-        return text
-    stale = [at for at, line in enumerate(kept.lines) if line is None]
+        keep = partial(kept.keep, store, plan, unready, list(snap.tasks), now)
+    text, lines = render.snapshot_json_lines(snap)
+    if keep is not None:
+        keep(lines)
+    return text
+
+
+def _inputs(store: Store, now: float | None) -> tuple:
+    """What a read starts from: the live conductor, the current plan, the time, the players
+    found unready."""
+    return (conductor_info(store), store.current_plan(), time.time() if now is None else now,
+            unready_players(store))
+
+
+def _json_of_kept(store: Store, plan: PlanRow, conductor: dict[str, Any] | None, now: float,
+                  unready: dict[str, str], kept: Kept) -> str:
+    """`read_json`'s text from the kept tasks and their lines: the stale lines written
+    again, the head worked out from the tasks' fields."""
+    from baton_tui.store import render  # lazy: the TUI's reads never write JSON
+
+    known = kept.lines
+    assert known is not None
+    stale = [at for at, line in enumerate(known) if line is None]
     written = render.task_lines([kept.task(at) for at in stale])
-    lines = [line or "" for line in kept.lines]
+    lines = [line or "" for line in known]
     for at, line in zip(stale, written):
         lines[at] = line
     head = Snapshot(**_head(plan, kept.folder, conductor, kept.mode, now, kept.columns,
