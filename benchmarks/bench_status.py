@@ -30,7 +30,11 @@ Shapes:
 
     python benchmarks/bench_status.py [--sizes 100,10000] [--shapes chain,layered,wide]
                                       [--cases cached,live,stale] [--events 30] [--runs N]
-                                      [--json] [--hogs N]
+                                      [--rounds N] [--json] [--hogs N]
+
+`--rounds 3` measures every case of a plan three times, the cases taking turns, and prints each
+case's ratio over the rounds and their median (the issue's targets are medians of three or more
+alternating runs; with hogs a single round can land on the slow side of the scheduler).
 
 `--hogs 2` runs two busy CPU loops beside it all, each in a session of its own (as programs in
 other terminals are: where Linux groups tasks by session for its scheduler, hogs in the
@@ -228,6 +232,8 @@ def main() -> int:
                         help="events a live run adds before each status (live, stale)")
     parser.add_argument("--runs", type=int, default=11,
                         help="timed runs per case (at most 5 for plans over 1,000 tasks)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="times every case is measured, the cases taking turns")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--hogs", type=int, default=0, help="busy CPU loops beside it all, "
                         "each in a session of its own")
@@ -265,13 +271,13 @@ def measure_all(args: argparse.Namespace, sizes: list[int], shapes: list[str], c
                     continue  # the original benchmark plan has one size
                 repo, setup = build_repo(Path(tmp), shape, n)
                 runs = args.runs if n <= 1000 else min(args.runs, 5)
-                for case in cases:
+                for round_no, case in ((r, c) for r in range(1, args.rounds + 1) for c in cases):
                     run = Run(repo, case, args.events)
                     try:
                         status_s, base_s, first_s = measure(repo, runs, run)
                     finally:
                         run.close()
-                    rows.append({"shape": shape, "tasks": n, "case": case,
+                    rows.append({"shape": shape, "tasks": n, "case": case, "round": round_no,
                                  "events": setup["events"],
                                  "status_s": round(status_s, 4), "python_pass_s": round(base_s, 4),
                                  "ratio": round(status_s / base_s, 2), "runs": runs,
@@ -286,6 +292,13 @@ def measure_all(args: argparse.Namespace, sizes: list[int], shapes: list[str], c
                               f"ratio {r['ratio']:6.2f} (target ≤ {r['target']}); first status "
                               f"{first_s * 1000:.0f} ms; plan --from "
                               f"{r['plan_from_s']:.2f} s, approve {r['approve_s']:.2f} s", flush=True)
+                if args.rounds > 1 and not args.json:
+                    for case in cases:
+                        ratios = [r["ratio"] for r in rows
+                                  if (r["shape"], r["tasks"], r["case"]) == (shape, n, case)]
+                        print(f"{shape:>8} {n:>6} tasks {case:>6}: ratios over {len(ratios)} "
+                              f"rounds {', '.join(f'{x:.2f}' for x in ratios)}; median "
+                              f"{statistics.median(ratios):.2f}", flush=True)
 
 
 if __name__ == "__main__":
