@@ -137,7 +137,7 @@ class PlanRow(_Record):
     The document is decoded when first read (`doc`), from its stored text (`doc_text`): at
     10,000 tasks decoding it took a tenth of a `baton status` that never needs it (the
     status of a big plan is read back from what the last reader kept, see
-    `snapshot._cached`)."""
+    `snapshot._kept`)."""
 
     __slots__ = ("id", "slug", "_doc", "doc_text", "created", "revision", "archived",
                  "approved", "approved_at", "base_branch", "base_commit", "transcript",
