@@ -418,10 +418,7 @@ class Kept:
 
     def task(self, at: int) -> TaskSnap:
         """The task at position `at`."""
-        values = [column[at] for column in self.columns]
-        for field in _TUPLES:
-            values[field] = tuple(values[field])
-        return tuple.__new__(TaskSnap, values)
+        return _task_at(self.columns, at)
 
     def tasks(self) -> list[TaskSnap]:
         """Every task, in plan order."""
@@ -597,6 +594,14 @@ def _from_columns(columns: list[list]) -> list[TaskSnap]:
     return list(map(tuple.__new__, [TaskSnap] * len(columns[0]), zip(*columns)))
 
 
+def _task_at(columns: list[list], at: int) -> TaskSnap:
+    """The task at position `at` of these fields (its tuple fields made tuples)."""
+    values = [column[at] for column in columns]
+    for field in _TUPLES:
+        values[field] = tuple(values[field])
+    return tuple.__new__(TaskSnap, values)
+
+
 def _spec(columns: list[list], at: int) -> dict[str, Any]:
     """A task's entry in the plan's document, as far as `_task` reads it, from the task built
     from it (`columns`, position `at`: decoding a 10,000-task document to build a few tasks
@@ -624,10 +629,9 @@ def _clocked(columns: list[list], walls: dict[int, float], limits: dict[str, flo
     for at, player in enumerate(players):
         if player in limits and not (player in unready and not started[at]
                                      and states[at] in PENDING and not blocked[at]):
-            task = [column[at] for column in columns]  # (else `_unready`'s words, which stay)
-            words_of[at] = describe(states[at], blocked[at], task[_AT["until"]],
-                                    task[_AT["reason"]],
-                                    tuple.__new__(TaskSnap, task),  # type: ignore[arg-type]
+            task = _task_at(columns, at)  # (else `_unready`'s words, which stay)
+            words_of[at] = describe(states[at], blocked[at], task.until, task.reason,
+                                    task,  # type: ignore[arg-type]  # as a view: the same
                                     (player, future[player]) if player in future else None)
 
 

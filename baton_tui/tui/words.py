@@ -28,5 +28,3 @@ def fmt_tokens(n: float) -> str:
         if n >= size:
             return f"{n / size:.1f}".removesuffix(".0") + unit
     return f"{n:g}"
-
-
