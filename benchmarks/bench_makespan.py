@@ -339,16 +339,12 @@ def main() -> int:
         return 0
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__file__).parents[1]
                                                                   / "baton_tui")], check=True)
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
-            for _ in range(args.hogs)]  # each a program of its own, as another terminal's is
-    try:
+    from cpu_hogs import running, said  # (beside this script)
+
+    with running(args.hogs):
         runs = [one_run(args) for _ in range(args.runs)]
-    finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait()
-    if hogs:
-        print(f"with {args.hogs} CPU hog{'s' * (args.hogs != 1)} running beside every run")
+    if args.hogs > 0:
+        print(said(args.hogs, "every run"))
     ratios = [ratio for ratio, _, _ in runs]
     for _, base, _ in runs:  # only now: see `one_run`
         if args.keep:

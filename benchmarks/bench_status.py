@@ -242,18 +242,14 @@ def main() -> int:
     shapes = [s for s in args.shapes.split(",") if s]
     cases = [c for c in args.cases.split(",") if c]
     rows: list[dict] = []
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
-            for _ in range(args.hogs)]  # each a program of its own, as another terminal's is
-    try:
+    from cpu_hogs import running, said  # (beside this script)
+
+    with running(args.hogs):
         measure_all(args, sizes, shapes, cases, rows)
-    finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait()
     if args.json:
         print(json.dumps(rows, indent=2))
-    elif hogs:
-        print(f"with {args.hogs} CPU hog{'s' * (args.hogs != 1)} running beside it all")
+    elif args.hogs > 0:
+        print(said(args.hogs, "it all"))
     return 0
 
 
