@@ -357,6 +357,18 @@ def main(argv: list[str] | None = None) -> int:
         from baton_tui.commands.completion import complete  # lazy: only a shell completing `baton …` needs it
 
         complete(build_parser())
+    if argv[:1] in (["run"], ["resume"]) and not {"-h", "--help"} & set(argv):
+        from baton_tui.run import early  # stdlib only
+
+        early.start_first()  # its imports overlap all of ours (`api.conductor_ahead`)
+        try:
+            return _main(argv)
+        finally:
+            early.drop_untaken()
+    return _main(argv)
+
+
+def _main(argv: list[str]) -> int:
     args = _quick(argv)
     if args is None:
         first = argv[0] if argv else None

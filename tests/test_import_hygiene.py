@@ -179,3 +179,21 @@ def test_the_early_conductor_starts_before_the_runs_own_imports():
               "                     'baton_tui.plan.model') if m in sys.modules]\n"
               "print(heavy)\n")
     assert python(script) == "[]\n"
+
+
+def test_baton_run_starts_its_conductor_before_parsing_and_drops_it_unused(tmp_path):
+    # `baton run` starts its conductor before argparse is even imported; a command that ends
+    # without using it (here a usage error) leaves no conductor behind, cued or not.
+    script = ("import sys\n"
+              "from baton_tui import cli\n"
+              "from baton_tui.run import early\n"
+              "made = []\n"
+              "start = early.Early.__init__\n"
+              "def spy(self):\n"
+              "    start(self)\n"
+              "    made.append((self, 'argparse' in sys.modules))\n"
+              "early.Early.__init__ = spy\n"
+              "code = cli.main(['run', '--no-such-option'])\n"
+              "(ahead, parsed), = made\n"
+              "print(code, parsed, ahead.proc, early._first)\n")
+    assert python(script, cwd=tmp_path) == "2 False None None\n"

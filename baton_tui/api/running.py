@@ -5,12 +5,13 @@ from __future__ import annotations
 
 
 from baton_tui.core.errors import BatonError
-from baton_tui.run.early import Early  # stdlib only: it starts before our own imports
+from baton_tui.run import early as _early  # stdlib only: it starts before our own imports
 
 TYPE_CHECKING = False  # `typing` stays unimported until `baton run`'s early conductor started
 if TYPE_CHECKING:
     from typing import Any
 
+    from baton_tui.run.early import Early
     from baton_tui.workspace import Workspace
 
 
@@ -18,8 +19,8 @@ def conductor_ahead() -> "Early":
     """A conductor started now, ahead of the run a front end is about to start: its start-up
     overlaps the front end's own (opening the repository, approving). A context manager;
     hand it to `start_run(early=…)`, which cues it — left uncued, it ends having done
-    nothing."""
-    return Early()
+    nothing. The one the CLI started before parsing its arguments, when it did."""
+    return _early.taken()
 
 
 def start_run(ws: "Workspace", approve: bool = False, until_failures: int | None = None,

@@ -39,6 +39,7 @@ import time
 def _baton(*args: str, stdin: str | None = None) -> int:
     """`baton ARGS` found on PATH, as an agent's shell tool runs it; its exit status.
     `stdin`: text to give it (else it reads nothing)."""
+    actions: list[tuple]
     if stdin is None:
         actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
         pid = os.posix_spawnp("baton", ["baton", *args], os.environ, file_actions=actions)

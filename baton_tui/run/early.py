@@ -54,3 +54,32 @@ class Early:
 
     def __exit__(self, *_exc: object) -> None:
         self.drop()
+
+
+# The one the CLI started first thing, before parsing its arguments (`start_first`), until
+# the command takes it (`taken`).
+_first: Early | None = None
+
+
+def start_first() -> None:
+    """Start the conductor of a `baton run` or `baton resume` now, before the CLI has even
+    parsed its arguments: the parser is 16 ms of a quiet start, twice that beside busy
+    cores, and the conductor's own imports are the start's longest wait."""
+    global _first
+    if _first is None:
+        _first = Early()
+
+
+def taken() -> Early:
+    """The conductor `start_first` started, for the command to cue; a new one without."""
+    global _first
+    early, _first = _first, None
+    return early if early is not None else Early()
+
+
+def drop_untaken() -> None:
+    """The command ended without taking it (a usage error, a refusal): it ends uncued."""
+    global _first
+    early, _first = _first, None
+    if early is not None:
+        early.drop()
