@@ -114,10 +114,11 @@ def test_fast_commands_import_nothing_heavy(repo, baton, argv):
 # What `baton report` (run by every agent at the end of every task) has no use for: the rules
 # and the snapshot the rest of the façade loads, `dataclasses` (it imports `inspect`, `ast`
 # and `dis`), `typing`, argparse (its forms are parsed by cli._quick), OpenSSL through
-# `hashlib`/`hmac` (one nonce is hashed), and everything `baton status` may not load either.
+# `hashlib`/`hmac` (one nonce is hashed), `pathlib` (the store is opened by its name), and
+# everything `baton status` may not load either.
 NOT_FOR_REPORT = (*HEAVY, "baton_tui.core.rules", "baton_tui.store.snapshot",
                   "baton_tui.store.foldcache", "dataclasses", "inspect", "typing", "argparse",
-                  "hashlib", "hmac", "_hashlib")
+                  "hashlib", "hmac", "_hashlib", "pathlib")
 
 
 def test_report_imports_only_the_report_channel(repo, baton):

@@ -18,7 +18,6 @@ import os
 import sqlite3
 import time
 from contextlib import contextmanager
-from pathlib import Path
 
 from baton_tui import killpoints
 from baton_tui.core.events import Event
@@ -30,14 +29,15 @@ from baton_tui.store.rows import (  # the records and helpers callers take from 
 )
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # nor `pathlib` on the report path (3 ms of `baton report`'s 22)
+    from pathlib import Path
     from typing import Any, Iterator
 
 __all__ = ["AttemptRow", "Damaged", "PlanRow", "SCHEMA", "Store", "Unwritable", "damaged",
            "hash_nonce", "nonce_matches"]
 
 # Every store connection this process holds open, with its file, for `close_all` and `damaged`.
-_connections: dict[sqlite3.Connection, Path] = {}
+_connections: dict[sqlite3.Connection, str] = {}
 
 
 def close_all() -> None:
@@ -84,10 +84,11 @@ class Store:
     """
 
     def __init__(self, path: Path | str, *, create: bool = True):
-        self.path = Path(path)
+        self.file = os.fspath(path)  # its file's name; `path` is the same as a Path
+        self._path: Path | None = None
         self._conn: sqlite3.Connection | None = None
         self._empty: sqlite3.Connection | None = None
-        if self.path.exists():
+        if os.path.exists(self.file):
             self._open(create)
         elif not create:
             raise FileNotFoundError(self.path)
@@ -101,8 +102,17 @@ class Store:
             self._empty.execute("PRAGMA query_only = ON")
 
     @property
+    def path(self) -> Path:
+        """The store's file (`pathlib` loaded on first use: `baton report` never asks)."""
+        if self._path is None:
+            from pathlib import Path
+
+            self._path = Path(self.file)
+        return self._path
+
+    @property
     def conn(self) -> sqlite3.Connection:
-        if self._conn is None and self.path.exists():
+        if self._conn is None and os.path.exists(self.file):
             self._open(True)  # another process created it meanwhile
         return self._conn if self._conn is not None else self._empty  # type: ignore[return-value]
 
@@ -135,7 +145,7 @@ class Store:
         except sqlite3.DatabaseError as exc:  # not a database (any more): truncated, overwritten
             raise Damaged(self.path, str(exc)) from None
         self._conn = conn
-        _connections[conn] = self.path
+        _connections[conn] = self.file
         if self._empty is not None:
             self._empty.close()
             self._empty = None
@@ -146,7 +156,7 @@ class Store:
         return os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
 
     def _connect(self, create: bool) -> sqlite3.Connection:
-        conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+        conn = sqlite3.connect(self.file, timeout=30.0, isolation_level=None)
         conn.row_factory = sqlite3.Row
         try:
             conn.execute("PRAGMA busy_timeout = 30000")
@@ -176,7 +186,7 @@ class Store:
             return
         make_private(self.path.parent, 0o700)
         for suffix in ("", "-wal", "-shm"):
-            make_private(Path(f"{self.path}{suffix}"), 0o600)
+            make_private(f"{self.file}{suffix}", 0o600)
 
     def close(self) -> None:
         _connections.pop(self._conn, None)  # type: ignore[arg-type]  # first: a close that fails leaves it to its thread

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from baton_tui.core.errors import BatonError
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # and `pathlib` on the report path (3 ms of `baton report`'s 22)
+    from pathlib import Path
     from typing import Any
 
 SCHEMA = """
@@ -83,7 +83,7 @@ RESERVE = 1 << 20  # bytes kept free beside the store for a conductor's last wor
 class Unwritable(BatonError):
     """The store cannot be written: read-only, disk full, or gone. One line, exit 2."""
 
-    def __init__(self, path: Path, exc: BaseException):
+    def __init__(self, path: Path | str, exc: BaseException):
         text = str(exc)
         if "readonly" in text or "read-only" in text or getattr(exc, "errno", None) in (13, 30):
             why = "it is read-only"
@@ -99,7 +99,7 @@ class Damaged(BatonError):
     """The store cannot be read: a truncated or overwritten file, a row that is not JSON.
     One line naming the file and what to do, exit 2 — never a traceback."""
 
-    def __init__(self, path: Path, what: str):
+    def __init__(self, path: Path | str, what: str):
         super().__init__(
             f"Baton's store {path} is damaged ({what}): to start afresh, move it aside "
             f"(`mv {path} {path}.damaged`, and its -wal and -shm files) — its plans and run "
@@ -168,7 +168,7 @@ class PlanRow(_Record):
             try:
                 self._doc = json.loads(self.doc_text or "{}")
             except ValueError:
-                raise Damaged(self.store_path or Path("(unknown)"),
+                raise Damaged(self.store_path or "(unknown)",
                               f"plan {self.id}'s document is not JSON") from None
         return self._doc
 
@@ -231,13 +231,13 @@ def nonce_matches(nonce: str, stored_hash: str) -> bool:
     return bool(stored_hash) and same(hash_nonce(nonce), stored_hash)
 
 
-def make_private(path: Path, mode: int) -> None:
+def make_private(path: Path | str, mode: int) -> None:
     """chmod a file or folder of Baton's own to `mode` when it is ours to change."""
     try:
-        if path.exists() and path.stat().st_uid == os.getuid() \
-                and path.stat().st_mode & 0o777 != mode:
+        found = os.stat(path)
+        if found.st_uid == os.getuid() and found.st_mode & 0o777 != mode:
             os.chmod(path, mode)
-    except OSError:
+    except OSError:  # gone, or not ours to change
         pass
 
 
