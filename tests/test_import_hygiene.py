@@ -198,3 +198,21 @@ def test_baton_run_starts_its_conductor_before_parsing_and_drops_it_unused(tmp_p
               "(ahead, parsed), = made\n"
               "print(code, parsed, ahead.proc, early._first)\n")
     assert python(script, cwd=tmp_path) == "2 False None None\n"
+
+
+def test_the_conductor_started_first_is_used_only_in_the_environment_it_was_started_in():
+    # A kept demo's sample sets the demo's home and model in the environment before its run
+    # starts: a conductor started before that would run on the person's own home instead.
+    script = ("import os\n"
+              "from baton_tui.run import early\n"
+              "early.start_first()\n"
+              "first = early._first\n"
+              "same = early.taken()\n"
+              "early.start_first()\n"
+              "second = early._first\n"
+              "os.environ['BATON_HOME'] = '/somewhere/else'\n"
+              "fresh = early.taken()\n"
+              "print(same is first, fresh is second, second.proc, fresh.proc is not None)\n"
+              "same.drop()\n"
+              "fresh.drop()\n")
+    assert python(script) == "True False None True\n"

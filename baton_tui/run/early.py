@@ -3,6 +3,7 @@ before its own imports, so the two start up side by side)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -56,24 +57,31 @@ class Early:
         self.drop()
 
 
-# The one the CLI started first thing, before parsing its arguments (`start_first`), until
-# the command takes it (`taken`).
+# The one the CLI started first thing, before parsing its arguments (`start_first`), with the
+# environment it was started in, until the command takes it (`taken`).
 _first: Early | None = None
+_first_env: dict[str, str] = {}
 
 
 def start_first() -> None:
     """Start the conductor of a `baton run` or `baton resume` now, before the CLI has even
     parsed its arguments: the parser is 16 ms of a quiet start, twice that beside busy
     cores, and the conductor's own imports are the start's longest wait."""
-    global _first
+    global _first, _first_env
     if _first is None:
+        _first_env = dict(os.environ)
         _first = Early()
 
 
 def taken() -> Early:
-    """The conductor `start_first` started, for the command to cue; a new one without."""
+    """The conductor `start_first` started, for the command to cue; a new one when there is
+    none, or when the command changed the environment since (a kept demo's sample runs on
+    the demo's home and model: the conductor must inherit those)."""
     global _first
     early, _first = _first, None
+    if early is not None and _first_env != dict(os.environ):
+        early.drop()
+        early = None
     return early if early is not None else Early()
 
 

@@ -9,7 +9,7 @@ import os
 from baton_tui.core.errors import BatonError
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
-if TYPE_CHECKING:  # and `pathlib` on the report path (3 ms of `baton report`'s 22)
+if TYPE_CHECKING:  # and `pathlib` on the report path (2 ms of `baton report`'s start)
     from pathlib import Path
     from typing import Any
 
