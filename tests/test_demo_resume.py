@@ -114,6 +114,40 @@ def test_quit_mid_run_pauses_says_so_and_the_kept_demo_continues(tmp_path, monke
     assert os.environ["BATON_HOME"] == home_before
 
 
+def test_a_plain_resume_of_a_paused_kept_demo_runs_its_agents_on_the_demos_home_and_model(
+        tmp_path, monkeypatch, capsys):
+    # `baton resume` starts its conductor before it even parses its arguments, and a kept
+    # sample sets the demo's home and model only afterwards: the paused agents must still
+    # run on those (on the person's own home there is no scripted model to reach).
+    from baton_tui import cli
+    from baton_tui.commands import demo
+    from baton_tui.tui import launch
+
+    base = tmp_path / "demo"
+    repo = base / "textstats"
+
+    def quit_mid_run() -> int:
+        assert cli.main(["plan", "--from", str(base / "demo-plan.json")]) == 0
+        assert cli.main(["run", "--approve", "--detach"]) == 0
+        wait_until(lambda: any(t["state"] == "running" for t in tasks_now(repo).values()),
+                   120, "a running task")
+        return 0
+
+    monkeypatch.setattr(launch, "run_app", quit_mid_run)
+    assert demo.cmd_demo(Namespace(tui=True, dir=str(base), keep=False, baton=cli.main)) == 0
+    capsys.readouterr()
+    paused = [i for i, t in tasks_now(repo).items() if t["state"] == "paused"]
+    assert paused, tasks_now(repo)
+
+    resumed = plain(repo, "resume")
+    assert resumed.returncode == 0, (resumed.stdout, resumed.stderr)
+    final = tasks_now(repo)
+    assert all(final[i]["state"] == ("landed" if final[i]["mode"] == "build" else "done")
+               for i in paused), {i: (t["state"], t["mode"]) for i, t in final.items()}
+    worktrees = [final[i]["worktree"] for i in paused if final[i]["worktree"]]
+    assert worktrees and all(Path(w).is_relative_to(base / "baton-home") for w in worktrees)
+
+
 def plain(repo: Path, *argv: str) -> subprocess.CompletedProcess:
     """`baton …` from a plain shell in the sample: the person's own environment."""
     return subprocess.run([sys.executable, "-m", "baton_tui", *argv], cwd=repo,
