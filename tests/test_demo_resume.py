@@ -39,6 +39,21 @@ def tasks_now(repo: Path) -> dict[int, dict]:
     return {t["id"]: t for t in snap["tasks"]}
 
 
+def quitting_mid_run(base: Path, repo: Path):
+    """The app's stand-in for the demo in `base`: the person approves and runs its plan,
+    then quits while tasks are running."""
+    from baton_tui import cli
+
+    def quit_mid_run() -> int:
+        assert cli.main(["plan", "--from", str(base / "demo-plan.json")]) == 0
+        assert cli.main(["run", "--approve", "--detach"]) == 0
+        wait_until(lambda: any(t["state"] == "running" for t in tasks_now(repo).values()),
+                   120, "a running task")
+        return 0
+
+    return quit_mid_run
+
+
 def test_quit_mid_run_pauses_says_so_and_the_kept_demo_continues(tmp_path, monkeypatch, capsys):
     from baton_tui import cli
     from baton_tui.commands import demo
@@ -49,15 +64,7 @@ def test_quit_mid_run_pauses_says_so_and_the_kept_demo_continues(tmp_path, monke
     home_before = os.environ["BATON_HOME"]
     seen: dict = {}
 
-    def quit_mid_run() -> int:
-        """The person approves and runs, then quits while tasks are running."""
-        assert cli.main(["plan", "--from", str(base / "demo-plan.json")]) == 0
-        assert cli.main(["run", "--approve", "--detach"]) == 0
-        wait_until(lambda: any(t["state"] == "running" for t in tasks_now(repo).values()),
-                   120, "a running task")
-        return 0
-
-    monkeypatch.setattr(launch, "run_app", quit_mid_run)
+    monkeypatch.setattr(launch, "run_app", quitting_mid_run(base, repo))
     args = Namespace(tui=True, dir=str(base), keep=False, baton=cli.main)
     assert demo.cmd_demo(args) == 0
     out = capsys.readouterr().out
@@ -126,14 +133,7 @@ def test_a_plain_resume_of_a_paused_kept_demo_runs_its_agents_on_the_demos_home_
     base = tmp_path / "demo"
     repo = base / "textstats"
 
-    def quit_mid_run() -> int:
-        assert cli.main(["plan", "--from", str(base / "demo-plan.json")]) == 0
-        assert cli.main(["run", "--approve", "--detach"]) == 0
-        wait_until(lambda: any(t["state"] == "running" for t in tasks_now(repo).values()),
-                   120, "a running task")
-        return 0
-
-    monkeypatch.setattr(launch, "run_app", quit_mid_run)
+    monkeypatch.setattr(launch, "run_app", quitting_mid_run(base, repo))
     assert demo.cmd_demo(Namespace(tui=True, dir=str(base), keep=False, baton=cli.main)) == 0
     capsys.readouterr()
     paused = [i for i, t in tasks_now(repo).items() if t["state"] == "paused"]
