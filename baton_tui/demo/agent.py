@@ -85,8 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     for step in steps:
         if "write" in step:
             path = step["write"]
-            if os.path.dirname(path):
-                os.makedirs(os.path.dirname(path), exist_ok=True)
+            folder = os.path.dirname(path)
+            if folder:
+                os.makedirs(folder, exist_ok=True)
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(step.get("content", ""))
             print(f"wrote {path}", flush=True)
