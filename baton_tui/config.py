@@ -19,9 +19,11 @@ from baton_tui import redact
 from baton_tui.config_files import env_overrides, file_hash, merge, read_sources
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import BUILTIN_PLAYERS, DEFAULT_AUTONOMY, Autonomy
+from baton_tui.pydantic_plugins import skip_discovery
 from baton_tui.runners_config import RunnersConfig, project_runner_keys
 from baton_tui.validation import error_lines
 
+skip_discovery()  # before the models below (see pydantic_plugins)
 RESERVED_PLAYER_KEYS = ("default", "research", "custom")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}

@@ -18,9 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from baton_tui.core import visible
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import DEFAULT_AUTONOMY, Autonomy, Mode
+from baton_tui.pydantic_plugins import skip_discovery
 from baton_tui.runners_config import NAME as RUNNER_NAME  # as `[runners.NAME]` (config)
 from baton_tui.validation import error_lines
 
+skip_discovery()  # before the models below (see pydantic_plugins)
 MODES: tuple[Mode, ...] = tuple(Mode)
 EFFORTS: tuple[str, ...] = ("low", "medium", "high")
 AUTONOMIES: tuple[Autonomy, ...] = tuple(Autonomy)

@@ -30,7 +30,6 @@ import json
 import os
 import re
 import sys
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +55,8 @@ from baton_tui.players.kinds import NativePlayer
 
 
 def _version(package: str) -> str | None:
+    from importlib.metadata import version  # lazy: only `doctor` and `players` ask, and it is 15 ms
+
     try:
         return version(package)
     except Exception:  # not installed, or broken metadata
