@@ -44,7 +44,7 @@ PARTS = [
     "api", "channel", "commands", "demo", "doctor", "gitops", "handoff", "native_agent",
     "plan", "planner", "players", "run", "store", "tui",
     "__init__.py", "__main__.py", "cli.py", "cluster.py", "config.py", "config_files.py",
-    "killpoints.py", "runners_config.py",
+    "killpoints.py", "runners_config.py", "pydantic_plugins.py",
     "layout.py", "paths.py", "procs.py", "readiness.py", "redact.py", "skills.py",
     "trust.py", "validation.py", "workspace.py", "frozen.py", "version.py",
 ]
