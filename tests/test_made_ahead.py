@@ -26,13 +26,14 @@ from baton_tui.gitops import making
 from baton_tui.gitops import worktrees as wt
 
 
-def gate_agent(flag: Path) -> list[str]:
-    """Waits for `flag`, writes t1.txt and reports done."""
+def gate_agent(flag: Path, file: str = "t1.txt", word: str = "one") -> list[str]:
+    """Waits for `flag`, writes `file` (`word` in it) and reports done."""
     code = ("import os, pathlib, subprocess, sys, time\n"
             "sys.stdin.read()\n"
             f"while not os.path.exists({str(flag)!r}): time.sleep(0.05)\n"
-            "pathlib.Path('t1.txt').write_text('one\\n')\n"
-            "sys.exit(subprocess.run(['baton', 'report', 'done', '--summary', 'one']).returncode)\n")
+            f"pathlib.Path({file!r}).write_text({word!r} + '\\n')\n"
+            f"sys.exit(subprocess.run(['baton', 'report', 'done', '--summary', {word!r}])"
+            ".returncode)\n")
     return [sys.executable, "-c", code]
 
 
@@ -94,6 +95,40 @@ def test_a_conductor_killed_after_making_a_worktree_ahead_leaves_it_to_the_next(
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert {t["id"]: t["state"] for t in status(baton)["tasks"]} == {1: "landed", 2: "landed"}
     assert (ahead / "t1.txt").read_text() == "one\n" and not making.pending(ahead)
+
+
+@pytest.mark.slow
+def test_a_worktree_made_ahead_takes_over_a_landed_tasks_worktree(repo, baton, tmp_path):
+    """A chain of three: while task 2 runs, task 3's worktree is made ahead from task 1's,
+    which has landed (moved to task 3's place and switched to its branch: no new checkout);
+    task 1's branch keeps its work, and status says where its worktree went."""
+    flag = tmp_path / "go"
+    quick = script_agent(tmp_path, "quick", {
+        str(i): [{"write": f"t{i}.txt", "content": f"{i}\n"},
+                 {"report": "done", "summary": f"did {i}"}] for i in (1, 3)})
+    write_config(repo, {"gate": gate_agent(flag, "t2.txt", "two"), "agent": quick})
+    load_plan(baton, [task(1), task(2, player="gate", deps=[1]), task(3, deps=[2])])
+    run = popen_baton(repo, "run", "--approve")
+    try:
+        ahead = held_worktree("3-task-3")
+        first = status(baton)["tasks"][0]
+        assert first["state"] == "landed" and first["worktree"] is None
+        assert first["worktree_reason"] == "recycled for task 3 (its work is on its branch)"
+        assert (ahead / "t1.txt").read_text() == "1\n"  # task 1's files, on task 3's branch
+        assert git(ahead, "rev-parse", "HEAD") == making.held(ahead)
+        flag.touch()
+        assert run.wait(timeout=120) == 0, run.communicate()
+    finally:
+        flag.touch()
+        if run.poll() is None:
+            run.kill()
+    by_id = {t["id"]: t for t in status(baton)["tasks"]}
+    assert {i: t["state"] for i, t in by_id.items()} == {1: "landed", 2: "landed", 3: "landed"}
+    assert Path(by_id[3]["worktree"]) == ahead and not making.pending(ahead)
+    assert sorted(p.name for p in ahead.iterdir() if p.suffix == ".txt") == \
+        ["t1.txt", "t2.txt", "t3.txt"]
+    assert git(repo, "show", f"{by_id[1]['branch']}:t1.txt") == "1"  # its branch kept its work
+    assert git(repo, "worktree", "list").count("\n") == 2  # tasks 2's and 3's, and the checkout
 
 
 def failing_chain(repo: Path, baton, tmp_path: Path) -> Path:

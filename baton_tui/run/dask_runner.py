@@ -42,7 +42,9 @@ from baton_tui.paths import private_file
 from baton_tui.plan.model import Task
 from baton_tui.core import views
 from baton_tui.run import dask_node, exchange, launcher, starting
-from baton_tui.run.runner import AttemptHandle, Looked, StartDeferred, StartFailed, StartRequest
+from baton_tui.run.runner import (
+    AttemptHandle, Looked, Spare, StartDeferred, StartFailed, StartRequest,
+)
 from baton_tui.store.rows import AttemptRow, PlanRow
 from baton_tui.workspace import Workspace
 
@@ -650,7 +652,7 @@ class DaskRunner:
             store.update_attempt(attempt.id, **fields)
 
     # worktrees made ahead: the local runner's (a remote task's worktree is made here too) ----
-    def make_ahead(self, plan: PlanRow, task: Task) -> bool:
+    def make_ahead(self, plan: PlanRow, task: Task, spare: Spare | None = None) -> bool:
         return False
 
     def drop_ahead(self, plan: PlanRow, task: Task) -> None:

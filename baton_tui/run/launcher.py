@@ -144,9 +144,17 @@ def prepare_build(ws: Workspace, plan: PlanRow, task: Task, refresh: bool = Fals
 
 def _take_over(ws: Workspace, plan: PlanRow, task: Task, spare: "Spare", path: Path,
                branch: str, base: str, aside: "Callable[[], ContextManager]") -> Workdir | None:
-    """The landed task's worktree `spare`, moved to this task's place and switched to its new
-    branch at `base` (`recycling.recycle`), then set up; None when it may not be (not clean,
-    not landed, moved on) or git refused: the task's worktree is then made the usual way.
+    """The landed task's worktree `spare` taken over (`_recycle`), then set up; None when it
+    may not be: the task's worktree is then made the usual way."""
+    work = _recycle(ws, plan, task, spare, path, branch, base)
+    return _set_up(ws, path, branch, base, work, aside) if work is not None else None
+
+
+def _recycle(ws: Workspace, plan: PlanRow, task: Task, spare: "Spare", path: Path,
+             branch: str, base: str) -> "Making | None":
+    """The landed task's worktree `spare`, moved to this task's place `path` and switched to
+    its new branch at `base` (`recycling.recycle`): the making under way, for the caller to
+    finish or hold; None when it may not be (not clean, not landed, moved on) or git refused.
     The landed task's `task.recycled` says where its worktree went."""
     old = Path(spare.path)
     if not (old / ".git").is_file() or making.pending(old) or outside.pinned(ws, old) \
@@ -161,15 +169,18 @@ def _take_over(ws: Workspace, plan: PlanRow, task: Task, spare: "Spare", path: P
     if not done:
         making.undo(ws.root, path)  # a clean tree on a landed branch: nothing is lost
         return None
-    return _set_up(ws, path, branch, base, work, aside)
+    return work
 
 
-def prepare_ahead(ws: Workspace, plan: PlanRow, task: Task) -> bool:
-    """Make a build task's worktree before it may start (its dependencies still run): one
-    `worktree add` at the integration tip now, held unfinished (`making.hold`). When the task
-    starts, `prepare_build` brings it to the tip of then and sets it up. False when there is
-    nothing to make ahead: folder mode, no integration branch yet, a folder or a branch of
-    the task's already there (a retry, a resumed run: made the usual way)."""
+def prepare_ahead(ws: Workspace, plan: PlanRow, task: Task, spare: "Spare | None" = None
+                  ) -> bool:
+    """Make a build task's worktree before it may start (its dependencies still run): a
+    landed task's worktree `spare` taken over (`_recycle`: only the files that differ are
+    written), else one `worktree add` at the integration tip now — held unfinished
+    (`making.hold`). When the task starts, `prepare_build` brings it to the tip of then and
+    sets it up. False when there is nothing to make ahead: folder mode, no integration
+    branch yet, a folder or a branch of the task's already there (a retry, a resumed run:
+    made the usual way)."""
     if task.mode != Mode.BUILD or not _git_mode(ws):
         return False
     path = build_path(ws, plan, task)
@@ -179,9 +190,11 @@ def prepare_ahead(ws: Workspace, plan: PlanRow, task: Task) -> bool:
     _integration, base = _integration_tip(ws, plan)
     if base is None:
         return False
-    work = making.Making(path)
-    work.begin()
-    worktrees.add_worktree(ws.root, path, branch, base, making=work, whole=True)
+    work = _recycle(ws, plan, task, spare, path, branch, base) if spare is not None else None
+    if work is None:
+        work = making.Making(path)
+        work.begin()
+        worktrees.add_worktree(ws.root, path, branch, base, making=work, whole=True)
     work.hold(base)
     return True
 

@@ -33,7 +33,7 @@ from baton_tui.core.words import Mode
 from baton_tui.gitops import fresh_index
 from baton_tui.plan.model import Task
 from baton_tui.run import launcher, logcap, outside, spawner
-from baton_tui.run.runner import AttemptHandle, Looked, StartFailed, StartRequest
+from baton_tui.run.runner import AttemptHandle, Looked, Spare, StartFailed, StartRequest
 from baton_tui.run.spawner import Forked
 from baton_tui.store.rows import AttemptRow, PlanRow
 from baton_tui.workspace import Workspace
@@ -300,10 +300,10 @@ class LocalRunner:
         return attempt
 
     # worktrees made ahead ------------------------------------------------------------------
-    def make_ahead(self, plan: PlanRow, task: Task) -> bool:
+    def make_ahead(self, plan: PlanRow, task: Task, spare: Spare | None = None) -> bool:
         ws = self.ws.sibling()
         try:
-            made = launcher.prepare_ahead(ws, plan, task)
+            made = launcher.prepare_ahead(ws, plan, task, spare)
             if made:  # its index refreshed for its start, once its checkout is a second old
                 refresh_index_later(launcher.build_path(ws, plan, task))
             return made

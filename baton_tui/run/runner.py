@@ -135,9 +135,10 @@ class Runner(Protocol):
         home first where it ran elsewhere."""
         ...
 
-    def make_ahead(self, plan: PlanRow, task: Task) -> bool:
+    def make_ahead(self, plan: PlanRow, task: Task, spare: Spare | None = None) -> bool:
         """Prepare a task's place before it may start (blocking: called on a worker
-        thread); False when there is nothing to prepare ahead."""
+        thread), taking over `spare` where it may; False when there is nothing to prepare
+        ahead."""
         ...
 
     def drop_ahead(self, plan: PlanRow, task: Task) -> None:

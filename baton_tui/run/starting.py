@@ -139,10 +139,11 @@ class Starter:
     # worktrees made ahead ----------------------------------------------------------------
     def make_ahead(self) -> None:
         """Make the worktree of a task whose last dependencies are still running, so that it
-        starts from a checkout already there the moment they land (`Runner.make_ahead`):
-        one at a time, never while a task is starting (they share git's worktree lock), and
-        at most `max_parallel` made and waiting. Tasks are looked at as their dependencies
-        start (`wanted_ahead`); one not ready for it then is looked at again by the next."""
+        starts from a checkout already there the moment they land (`Runner.make_ahead`; a
+        landed task's worktree taken over where one is to spare): one at a time, never while
+        a task is starting (they share git's worktree lock), and at most `max_parallel` made
+        and waiting. Tasks are looked at as their dependencies start (`wanted_ahead`); one
+        not ready for it then is looked at again by the next."""
         run = self.run
         room = run.max_parallel - len(run.made_ahead)
         if run.making_ahead or run.starting or room <= 0 or not run.wanted_ahead \
@@ -156,10 +157,11 @@ class Starter:
         else:
             return
         task, plan = run.task(task_id), run.plan
+        spare = run.take_spare(task)  # a landed task's worktree: only what differs is written
 
         def work() -> bool:
             try:
-                return self.runner.make_ahead(plan, task)
+                return self.runner.make_ahead(plan, task, spare)
             except Exception as exc:  # no harm done: it is made the usual way when it starts
                 print(f"baton conductor: task {task.id}'s worktree was not made ahead: {exc}",
                       flush=True)

@@ -111,9 +111,9 @@ class RunState:
             self.spare.popleft()
 
     def take_spare(self, task: Task) -> Spare | None:
-        """A spare worktree for `task`'s start: only for a build task with no worktree of
-        its own yet (none made ahead or being made), and only a spare whose task is still
-        landed in that worktree."""
+        """A spare worktree for `task`'s start or its making ahead: only for a build task
+        with no worktree of its own yet (none made ahead or being made), and only a spare
+        whose task is still landed in that worktree."""
         if task.mode != Mode.BUILD or task.runner != "local" or not self.git_mode \
                 or self.view(task.id).workdir or task.id in self.made_ahead \
                 or task.id in self.making_ahead:

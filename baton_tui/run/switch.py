@@ -16,7 +16,7 @@ from pathlib import Path
 
 from baton_tui.plan.model import Task
 from baton_tui.run.local import LocalRunner
-from baton_tui.run.runner import AttemptHandle, Looked, Runner, StartFailed, StartRequest
+from baton_tui.run.runner import AttemptHandle, Looked, Runner, Spare, StartFailed, StartRequest
 from baton_tui.store.rows import AttemptRow, PlanRow
 from baton_tui.workspace import Workspace
 
@@ -127,8 +127,8 @@ class RunnerSwitch:
         runner = self._of.pop(handle, self.local)
         return await runner.collect(handle)
 
-    def make_ahead(self, plan: PlanRow, task: Task) -> bool:
-        return self.local.make_ahead(plan, task)
+    def make_ahead(self, plan: PlanRow, task: Task, spare: Spare | None = None) -> bool:
+        return self.local.make_ahead(plan, task, spare)
 
     def drop_ahead(self, plan: PlanRow, task: Task) -> None:
         self.local.drop_ahead(plan, task)
