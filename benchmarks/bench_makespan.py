@@ -105,6 +105,21 @@ def order_alone(durations: dict[int, float], deps: dict[int, list[int]]) -> floa
     return now
 
 
+def traced_git_counts(trace: Path) -> dict[str, int]:
+    """Git processes by subcommand, from git's event trace (`GIT_TRACE2_EVENT`): every one
+    started, those git starts itself included (a `worktree add`'s branch and checkout)."""
+    counts: dict[str, int] = {}
+    for line in trace.read_text().splitlines() if trace.exists() else []:
+        event = json.loads(line)
+        if event.get("event") == "start":
+            words = event["argv"][1:]
+            while len(words) > 2 and words[0] in ("-c", "-C"):
+                words = words[2:]
+            name = words[0] if words else "?"
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
 def with_baton_shim(folder: Path, env: dict[str, str]) -> dict[str, str]:
     """`env` with a folder holding `baton` as agents find it (first on PATH, the same script)
     made under `folder`: an agent's `baton report` outside a task answers at once."""
@@ -323,7 +338,7 @@ def main() -> int:
     parser.add_argument("--scope", action="store_true", help="each task scoped to the file "
                         "it writes (the scope check runs)")
     parser.add_argument("--count-git", action="store_true", help="count the git processes "
-                        "Baton starts (through a logging `git` first on its PATH)")
+                        "of Baton's run (git's own event trace: its children too)")
     parser.add_argument("--hogs", type=int, default=0, help="busy CPU loops beside every run, "
                         "each in a session of its own")
     parser.add_argument("--hand-driver", nargs=2, metavar=("BASE", "SCRIPT"),
@@ -378,12 +393,10 @@ def one_run(args: argparse.Namespace) -> tuple[float, Path, float | None]:
 
     base = Path(tempfile.mkdtemp(prefix="baton-bench-makespan-"))
     repo, env = make_repo(base, args.files)
-    git_log = None
-    if args.count_git:  # from here on, every git of Baton's goes through a logging `git`
-        from bench_task_overhead import git_shim  # (beside this script)
-
-        shim, git_log = git_shim(base)
-        env["PATH"] = f"{shim}{os.pathsep}{env.get('PATH', '')}"
+    git_trace = None
+    if args.count_git:  # from here on, every git process (git's own children too) is traced
+        git_trace = base / "git-trace2.json"
+        env["GIT_TRACE2_EVENT"] = str(git_trace)
 
     def run(*argv: str, check: bool = True) -> subprocess.CompletedProcess:
         done = subprocess.run(list(argv), cwd=repo, env=env, capture_output=True, text=True)
@@ -466,10 +479,8 @@ def one_run(args: argparse.Namespace) -> tuple[float, Path, float | None]:
     print(f"the agent by hand beyond its sleep {fixed * 1000:.0f} ms; lower bound with it "
           f"{own_bound:.2f} s; ratio (command) against it: {makespan / own_bound:.3f}",
           flush=True)
-    if git_log is not None:
-        from bench_task_overhead import git_counts
-
-        counts = git_counts(git_log)
+    if git_trace is not None:
+        counts = traced_git_counts(git_trace)
         print(f"git processes per task: {sum(counts.values()) / len(durations):.2f} (the "
               f"run's fixed few included{', scope set' if args.scope else ''}; target <= 10)")
         print("  by command: " + ", ".join(f"{k} {v}" for k, v in
