@@ -25,6 +25,8 @@ with as many slots, starting ready tasks in Baton's order, in a fresh repository
 Baton ÷ by hand (makespans from the command typed and from the driver's start to its last
 landing; target ≤ 1.1 on the mypy-sized `--dag 16 --files 1900`) is Baton's cost on this
 machine under this run's load: runs alternate, Baton then by hand, so others' load hits both.
+The plain driver's own makespan against the lower bound and against Baton's start order alone
+is printed too: how near those targets a run with no conductor at all comes.
 Baton's modules are compiled first, as an installed Baton's are (a `PYTHONDONTWRITEBYTECODE`
 checkout would otherwise compile them in every process, the agents' `baton report` too).
 Everything is real: git worktrees and landings, the detached conductor, one shim and one agent
@@ -105,10 +107,12 @@ def order_alone(durations: dict[int, float], deps: dict[int, list[int]]) -> floa
     return now
 
 
-def traced_git_counts(trace: Path) -> dict[str, int]:
+def traced_git_counts(trace: Path) -> tuple[dict[str, int], int]:
     """Git processes by subcommand, from git's event trace (`GIT_TRACE2_EVENT`): every one
-    started, those git starts itself included (a `worktree add`'s branch and checkout)."""
+    started, those git starts itself included (a `worktree add`'s branch and checkout); and
+    how many of them Baton started (a child of git's names its parent in its `sid`)."""
     counts: dict[str, int] = {}
+    by_baton = 0
     for line in trace.read_text().splitlines() if trace.exists() else []:
         event = json.loads(line)
         if event.get("event") == "start":
@@ -117,7 +121,8 @@ def traced_git_counts(trace: Path) -> dict[str, int]:
                 words = words[2:]
             name = words[0] if words else "?"
             counts[name] = counts.get(name, 0) + 1
-    return counts
+            by_baton += "/" not in event["sid"]
+    return counts, by_baton
 
 
 def with_baton_shim(folder: Path, env: dict[str, str]) -> dict[str, str]:
@@ -480,9 +485,10 @@ def one_run(args: argparse.Namespace) -> tuple[float, Path, float | None]:
           f"{own_bound:.2f} s; ratio (command) against it: {makespan / own_bound:.3f}",
           flush=True)
     if git_trace is not None:
-        counts = traced_git_counts(git_trace)
+        counts, by_baton = traced_git_counts(git_trace)
         print(f"git processes per task: {sum(counts.values()) / len(durations):.2f} (the "
-              f"run's fixed few included{', scope set' if args.scope else ''}; target <= 10)")
+              f"run's fixed few included{', scope set' if args.scope else ''}; target <= 10), "
+              f"{by_baton / len(durations):.2f} of them started by Baton, the rest by git")
         print("  by command: " + ", ".join(f"{k} {v}" for k, v in
                                            sorted(counts.items(), key=lambda kv: -kv[1])))
     if not args.by_hand:
@@ -490,6 +496,10 @@ def one_run(args: argparse.Namespace) -> tuple[float, Path, float | None]:
     hand, hand_busy = hand_driver(args, base / "plain", base / "script.json")
     print(f"by hand (the same DAG, agents and git steps, no Baton): makespan {hand:7.2f} s; "
           f"Baton / by hand {makespan / hand:.3f}   (target <= 1.1)")
+    # The plain driver's own ratios: how near the targets against the lower bound and against
+    # Baton's start order alone a run with no conductor at all comes, on this machine, now.
+    print(f"  by hand against the lower bound {hand / bound:.3f}, against Baton's start order "
+          f"alone {hand / alone:.3f}")
     if hand_busy is not None:
         print(f"  machine busy during the by-hand run {hand_busy:7.2f} CPU-s of "
               f"{hand * (os.cpu_count() or 1):.2f}", flush=True)
