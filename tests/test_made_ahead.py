@@ -9,7 +9,6 @@ while its dependency is still running.
 from __future__ import annotations
 
 import json
-import signal
 import sys
 from pathlib import Path
 
@@ -52,22 +51,36 @@ def held_worktree(title: str = "2-task-2") -> Path:
                                   if making.held(p)), None), what=f"{title} made ahead")
 
 
-@pytest.mark.slow
-def test_a_dependents_worktree_is_made_while_its_dependency_runs_and_starts_on_its_landing(
-        repo, baton, tmp_path):
-    flag = chain(repo, baton, tmp_path)
+def run_through_gate(repo: Path, flag: Path, meanwhile=None, title: str = "2-task-2",
+                     code: int = 0) -> Path:
+    """`baton run --approve` until the worktree `title` is made ahead; `meanwhile(it)`, then
+    the gate opened (`flag`) and the run's exit `code` awaited. Returns that worktree."""
     run = popen_baton(repo, "run", "--approve")
     try:
-        ahead = held_worktree()
-        made_at = making.held(ahead)
-        assert (ahead / "README.md").exists() and not (ahead / "t1.txt").exists()
-        assert status(baton)["tasks"][1]["state"] == "queued"  # made, not started
+        ahead = held_worktree(title)
+        if meanwhile:
+            meanwhile(ahead)
         flag.touch()
-        assert run.wait(timeout=120) == 0, run.communicate()
+        assert run.wait(timeout=120) == code, run.communicate()
     finally:
         flag.touch()
         if run.poll() is None:
             run.kill()
+    return ahead
+
+
+@pytest.mark.slow
+def test_a_dependents_worktree_is_made_while_its_dependency_runs_and_starts_on_its_landing(
+        repo, baton, tmp_path):
+    seen = {}
+
+    def made_not_started(ahead: Path) -> None:
+        seen["made_at"] = making.held(ahead)
+        assert (ahead / "README.md").exists() and not (ahead / "t1.txt").exists()
+        assert status(baton)["tasks"][1]["state"] == "queued"  # made, not started
+
+    ahead = run_through_gate(repo, chain(repo, baton, tmp_path), made_not_started)
+    made_at = seen["made_at"]
     evs = events(baton)
     landed_1 = next(e for e in evs if e["kind"] == "task.landed" and e["task"] == 1)
     started_2 = next(e for e in evs if e["kind"] == "task.started" and e["task"] == 2)
@@ -108,20 +121,15 @@ def test_a_worktree_made_ahead_takes_over_a_landed_tasks_worktree(repo, baton, t
                  {"report": "done", "summary": f"did {i}"}] for i in (1, 3)})
     write_config(repo, {"gate": gate_agent(flag, "t2.txt", "two"), "agent": quick})
     load_plan(baton, [task(1), task(2, player="gate", deps=[1]), task(3, deps=[2])])
-    run = popen_baton(repo, "run", "--approve")
-    try:
-        ahead = held_worktree("3-task-3")
+
+    def taken_over(ahead: Path) -> None:
         first = status(baton)["tasks"][0]
         assert first["state"] == "landed" and first["worktree"] is None
         assert first["worktree_reason"] == "recycled for task 3 (its work is on its branch)"
         assert (ahead / "t1.txt").read_text() == "1\n"  # task 1's files, on task 3's branch
         assert git(ahead, "rev-parse", "HEAD") == making.held(ahead)
-        flag.touch()
-        assert run.wait(timeout=120) == 0, run.communicate()
-    finally:
-        flag.touch()
-        if run.poll() is None:
-            run.kill()
+
+    ahead = run_through_gate(repo, flag, taken_over, title="3-task-3")
     by_id = {t["id"]: t for t in status(baton)["tasks"]}
     assert {i: t["state"] for i, t in by_id.items()} == {1: "landed", 2: "landed", 3: "landed"}
     assert Path(by_id[3]["worktree"]) == ahead and not making.pending(ahead)
@@ -144,18 +152,7 @@ def failing_chain(repo: Path, baton, tmp_path: Path) -> Path:
 
 
 def run_until_failed(repo: Path, flag: Path, meanwhile=None) -> Path:
-    run = popen_baton(repo, "run", "--approve")
-    try:
-        ahead = held_worktree()
-        if meanwhile:
-            meanwhile(ahead)
-        flag.touch()
-        assert run.wait(timeout=120) == 1, run.communicate()
-    finally:
-        flag.touch()
-        if run.poll() is None:
-            run.send_signal(signal.SIGKILL)
-    return ahead
+    return run_through_gate(repo, flag, meanwhile, code=1)
 
 
 @pytest.mark.slow
