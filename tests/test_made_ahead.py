@@ -52,12 +52,14 @@ def held_worktree(title: str = "2-task-2") -> Path:
 
 
 def run_through_gate(repo: Path, flag: Path, meanwhile=None, title: str = "2-task-2",
-                     code: int = 0) -> Path:
+                     code: int = 0) -> tuple[Path, str | None]:
     """`baton run --approve` until the worktree `title` is made ahead; `meanwhile(it)`, then
-    the gate opened (`flag`) and the run's exit `code` awaited. Returns that worktree."""
+    the gate opened (`flag`) and the run's exit `code` awaited. Returns that worktree and
+    the commit it was made ahead at."""
     run = popen_baton(repo, "run", "--approve")
     try:
         ahead = held_worktree(title)
+        made_at = making.held(ahead)
         if meanwhile:
             meanwhile(ahead)
         flag.touch()
@@ -66,21 +68,17 @@ def run_through_gate(repo: Path, flag: Path, meanwhile=None, title: str = "2-tas
         flag.touch()
         if run.poll() is None:
             run.kill()
-    return ahead
+    return ahead, made_at
 
 
 @pytest.mark.slow
 def test_a_dependents_worktree_is_made_while_its_dependency_runs_and_starts_on_its_landing(
         repo, baton, tmp_path):
-    seen = {}
-
     def made_not_started(ahead: Path) -> None:
-        seen["made_at"] = making.held(ahead)
         assert (ahead / "README.md").exists() and not (ahead / "t1.txt").exists()
         assert status(baton)["tasks"][1]["state"] == "queued"  # made, not started
 
-    ahead = run_through_gate(repo, chain(repo, baton, tmp_path), made_not_started)
-    made_at = seen["made_at"]
+    ahead, made_at = run_through_gate(repo, chain(repo, baton, tmp_path), made_not_started)
     evs = events(baton)
     landed_1 = next(e for e in evs if e["kind"] == "task.landed" and e["task"] == 1)
     started_2 = next(e for e in evs if e["kind"] == "task.started" and e["task"] == 2)
@@ -129,7 +127,7 @@ def test_a_worktree_made_ahead_takes_over_a_landed_tasks_worktree(repo, baton, t
         assert (ahead / "t1.txt").read_text() == "1\n"  # task 1's files, on task 3's branch
         assert git(ahead, "rev-parse", "HEAD") == making.held(ahead)
 
-    ahead = run_through_gate(repo, flag, taken_over, title="3-task-3")
+    ahead, _made_at = run_through_gate(repo, flag, taken_over, title="3-task-3")
     by_id = {t["id"]: t for t in status(baton)["tasks"]}
     assert {i: t["state"] for i, t in by_id.items()} == {1: "landed", 2: "landed", 3: "landed"}
     assert Path(by_id[3]["worktree"]) == ahead and not making.pending(ahead)
@@ -152,7 +150,7 @@ def failing_chain(repo: Path, baton, tmp_path: Path) -> Path:
 
 
 def run_until_failed(repo: Path, flag: Path, meanwhile=None) -> Path:
-    return run_through_gate(repo, flag, meanwhile, code=1)
+    return run_through_gate(repo, flag, meanwhile, code=1)[0]
 
 
 @pytest.mark.slow
