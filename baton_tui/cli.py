@@ -346,7 +346,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q = add("checkpoint", "agent:cmd_checkpoint", "(for agents) ask before an irreversible step")
     q.add_argument("what", help="the irreversible step, in a line (it waits for an answer)")
     q.add_argument("--evidence", metavar="FILE|-", help="the dry run's output (- reads stdin)")
-    add("mcp", "agent:cmd_mcp", "(for agents) the stdio MCP server with baton_report")
+    q = add("mcp", "agent:cmd_mcp", "the stdio MCP server: baton_report for agents, or with "
+            "--front the tools an assistant drives Baton with")
+    q.add_argument("--front", action="store_true",
+                   help="serve an assistant in your editor: baton_plan, baton_answer, "
+                   "baton_edit_task, baton_status, baton_review, baton_logs (approving, running, "
+                   "merging and discarding stay yours)")
     return parser
 
 

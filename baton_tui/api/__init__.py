@@ -81,7 +81,7 @@ if TYPE_CHECKING:
         detect_players as detect_players, player_catalog as player_catalog, player_efforts as player_efforts,
         default_player as default_player, skills as skills, trust as trust, doctor as doctor,
         report as report, checkpoint as checkpoint, run_attempt as run_attempt, conduct as conduct,
-        serve_mcp as serve_mcp,
+        serve_mcp as serve_mcp, serve_mcp_tools as serve_mcp_tools,
     )
     from baton_tui.api.runners import (
         runner_names as runner_names, default_runner as default_runner, runners as runners,
@@ -126,6 +126,7 @@ _PROVIDERS = {
     "baton_tui.api.agents": (
         "detect_players", "player_catalog", "player_efforts", "default_player", "skills",
         "trust", "doctor", "report", "checkpoint", "run_attempt", "conduct", "serve_mcp",
+        "serve_mcp_tools",
     ),
     "baton_tui.api.runners": ("runner_names", "default_runner", "runners", "runner_lines"),
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # `typing` and `pathlib` stay unimported on the report path
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
@@ -93,3 +94,13 @@ def serve_mcp() -> None:
     from baton_tui.channel.mcp_server import serve
 
     serve()
+
+
+def serve_mcp_tools(name: str, tools: "list[dict[str, Any]]",
+                    call: "Callable[[str, dict[str, Any]], tuple[str, bool]]") -> None:
+    """Serve `tools` as a stdio MCP server named `name` until stdin ends (a front end's own
+    tools: `baton mcp --front`). `call(tool, checked arguments)` gives (text, is an error)."""
+    # lazy: `baton report` loads this module and never needs it
+    from baton_tui.channel import mcp_stdio
+
+    mcp_stdio.serve(mcp_stdio.checked_server(name, tools, call))

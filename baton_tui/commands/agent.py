@@ -63,5 +63,10 @@ def cmd_conductor(args: Namespace) -> int:
 
 
 def cmd_mcp(args: Namespace) -> int:
+    if getattr(args, "front", False):
+        from baton_tui.mcp_front import serve  # lazy: agents' `baton mcp` never needs it
+
+        serve()
+        return 0
     api.serve_mcp()
     return 0
