@@ -12,6 +12,7 @@ tokens and cost, refusals as the task's flag.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from baton_tui.core.words import Mode
@@ -19,6 +20,7 @@ from baton_tui.paths import own_module
 from baton_tui.players.base import AttemptContext, Detection, Launch, Player
 from baton_tui.players.decoding import AcpDecoder
 from baton_tui.players.gemini import GeminiPlayer
+from baton_tui.players.gemini_home import build_home
 from baton_tui.players.opencode import OpenCodePlayer
 
 BRIDGE = "baton_tui.players.acp_bridge"
@@ -30,6 +32,7 @@ class AcpPlayer(Player):
     efforts = ()
     checkpoints = True
     research = True
+    mcp_in_session = True    # Baton's report tools handed to the session (`mcpServers`)
 
     def __init__(self, name: str, command: list[str], env: dict[str, str] | None = None,
                  max_parallel: int | None = None, models: list[str] | None = None,
@@ -67,6 +70,8 @@ class AcpPlayer(Player):
             argv.append("--research")
         if session:
             argv += ["--session", session]
+        if not self.mcp_in_session:
+            argv.append("--no-mcp")
         return Launch([*argv, "--", *self.agent_argv(ctx)], {**self.env, **self.agent_env(ctx)})
 
     def decoder(self) -> AcpDecoder:
@@ -120,14 +125,24 @@ class CliAcp(AcpPlayer):
 
 
 class GeminiAcp(CliAcp):
-    """Gemini CLI as an ACP agent (`gemini --acp`), with its own sign-in and models."""
+    """Gemini CLI as an ACP agent (`gemini --acp --skip-trust`), with its own sign-in and
+    models. Its `baton` MCP server comes from the per-attempt settings its headless profile
+    uses (trusted, so its tools are offered without `--yolo`), not from the session: Gemini
+    offers an untrusted server's tools to no one."""
 
     name = "gemini-acp"
     cli_class = GeminiPlayer
-    acp_args = ("--acp",)
+    acp_args = ("--acp", "--skip-trust")
+    mcp_in_session = False
 
     def agent_argv(self, ctx: AttemptContext) -> list[str]:
-        return [*super().agent_argv(ctx), *(["-m", ctx.model] if ctx.model else [])]
+        return [*super().agent_argv(ctx), *(["--model", ctx.model] if ctx.model else [])]
+
+    def agent_env(self, ctx: AttemptContext) -> dict[str, str]:
+        assert isinstance(self.cli, GeminiPlayer)
+        home = build_home(ctx.attempt_dir, {**os.environ, **self.env}, self.cli._settings(ctx))
+        return {**super().agent_env(ctx), "GEMINI_CLI_HOME": str(home),
+                "PWD": str(ctx.worktree)}
 
 
 class OpenCodeAcp(CliAcp):

@@ -102,9 +102,12 @@ class Bridge:
         try:
             with open(found, "rb") as fh:
                 data = fh.read(READ_LIMIT)
+        except FileNotFoundError:
+            # Empty, not an error: Gemini CLI checks a file's existence by reading it and
+            # takes any error of ours for an unreadable file (a new file could not be made).
+            data = b""
         except OSError as exc:
-            raise RequestError.resource_not_found(path) if isinstance(exc, FileNotFoundError) \
-                else RequestError.internal_error({"path": path, "reason": exc.strerror}) from None
+            raise RequestError.internal_error({"path": path, "reason": exc.strerror}) from None
         lines = data.decode("utf-8", "replace").splitlines(keepends=True)
         start = max((line or 1) - 1, 0)
         chosen = lines[start:start + limit] if limit is not None else lines[start:]
@@ -246,14 +249,15 @@ async def _run(args: argparse.Namespace) -> int:
         agent = init.agent_info
         emit("init", agent=agent.name if agent else None,
              version=agent.version if agent else None)
+        servers = [] if args.no_mcp else _mcp_servers()
         session = None
         can_load = bool(init.agent_capabilities and init.agent_capabilities.load_session)
         if args.session and can_load:
             await conn.load_session(cwd=str(root), session_id=args.session,
-                                    mcp_servers=_mcp_servers())
+                                    mcp_servers=servers)
             session = args.session
         if session is None:
-            session = (await conn.new_session(cwd=str(root), mcp_servers=_mcp_servers())).session_id
+            session = (await conn.new_session(cwd=str(root), mcp_servers=servers)).session_id
         emit("session", session_id=session)
         with open(args.prompt_file, encoding="utf-8", errors="replace") as fh:
             prompt = fh.read()
@@ -328,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prompt-file", required=True)
     parser.add_argument("--research", action="store_true")
     parser.add_argument("--session")
+    parser.add_argument("--no-mcp", action="store_true",
+                        help="the agent starts Baton's MCP server itself (its own settings)")
     parser.add_argument("--start-timeout", type=float, default=120.0)
     parser.add_argument("command", nargs="+")
     args = parser.parse_args(argv)
