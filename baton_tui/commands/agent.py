@@ -70,3 +70,10 @@ def cmd_mcp(args: Namespace) -> int:
         return 0
     api.serve_mcp()
     return 0
+
+
+def cmd_acp(args: Namespace) -> int:
+    from baton_tui.acp.agent import serve  # lazy: the ACP SDK, only for an editor's session
+
+    serve()
+    return 0
