@@ -92,9 +92,10 @@ class CustomPlayer(_Strict):
     task's worktree (without it: a shell there)."""
     models: list[str] | None = None
     """The model names it can start; without it, any name (or none) is accepted."""
-    protocol: Literal["acp"] | None = None
-    """`"acp"`: `command` starts an Agent Client Protocol agent, Baton being its client (the
-    prompt goes over the protocol; `research_command` and `resume_command` are not used)."""
+    protocol: Literal["stdin", "acp"] = "stdin"
+    """`"stdin"`: the program reads the prompt on stdin. `"acp"`: `command` starts an Agent
+    Client Protocol agent, Baton being its client (the prompt goes over the protocol;
+    `research_command`, `resume_command` and `interactive_command` are not used)."""
     start_timeout: float = Field(default=120.0, gt=0)
     """ACP: seconds the agent has to answer `initialize` before it is stopped."""
 

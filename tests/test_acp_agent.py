@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from helpers.run_kit import load_plan, script_agent, task, toml_value, write_config
+from helpers.run_kit import load_plan, script_agent, task, write_config
 
 PLANNER = Path(__file__).parent / "planners" / "scripted_planner.py"
 

@@ -27,6 +27,8 @@ from typing import Any
 from baton_tui import api
 from baton_tui.acp import words
 from baton_tui.core.errors import BatonError
+from baton_tui.core.events import State
+from baton_tui.core.words import Mode
 
 _POLL = 0.5            # seconds between looks at the run's state
 _DIFF_SHOWN = 20_000   # characters of the combined diff shown with the merge question
@@ -257,7 +259,7 @@ class BatonAgent:
                 if tid not in seen:
                     await self.update(sid, start_tool_call(
                         call_id, f"#{tid} {task['title']} ({task['player']})",
-                        kind="edit" if task.get("mode") == "build" else "read",
+                        kind="edit" if task.get("mode") == Mode.BUILD else "read",
                         status=words.call_status(state),  # type: ignore[arg-type]
                         content=content, locations=where))
                 else:
@@ -265,7 +267,7 @@ class BatonAgent:
                         call_id, status=words.call_status(state),  # type: ignore[arg-type]
                         content=content, locations=where or None))
                 seen[tid] = state
-                if state == "checkpoint" or task.get("checkpoint"):
+                if state == State.CHECKPOINT or task.get("checkpoint"):
                     await self._checkpoint(sid, s, task)
             if changed:
                 await self.plan(sid, status)
@@ -292,8 +294,8 @@ class BatonAgent:
         await _on(s.cwd, lambda ws: api.answer_checkpoint(ws, task["id"], yes))
 
     async def _handoff(self, sid: str, s: Session, status: dict[str, Any]) -> str:
-        landed = [t for t in status["tasks"] if t["state"] == "landed"]
-        others = [t for t in status["tasks"] if t["state"] not in ("landed", "merged")]
+        landed = [t for t in status["tasks"] if t["state"] == State.LANDED]
+        others = [t for t in status["tasks"] if t["state"] not in (State.LANDED, State.MERGED)]
         note = "".join(f"\n#{t['id']} {t['title']}: {t['state']}" for t in others)
         if not landed:
             await self.say(sid, "The run ended with nothing to merge." + note)

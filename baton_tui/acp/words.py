@@ -11,14 +11,18 @@ import re
 import shlex
 from typing import Any
 
+from baton_tui.core.events import State
+from baton_tui.core.words import Mode
+
 # A task's state as an ACP plan entry's status and a tool call's status.
-_ENTRY = {"running": "in_progress", "checkpoint": "in_progress", "paused": "in_progress",
-          "done": "completed", "landed": "completed", "merged": "completed"}
-_CALL = {"queued": "pending", "draft": "pending", "running": "in_progress",
-         "checkpoint": "in_progress", "paused": "pending", "done": "in_progress",
-         "landed": "completed", "merged": "completed", "failed": "failed", "parked": "failed",
-         "discarded": "failed"}
-ENDED = frozenset({"landed", "merged", "failed", "parked", "discarded", "done"})
+_ENTRY: dict[str, str] = {State.RUNNING: "in_progress", State.CHECKPOINT: "in_progress",
+          State.PAUSED: "in_progress", State.DONE: "completed", State.LANDED: "completed",
+          State.MERGED: "completed"}
+_CALL: dict[str, str] = {State.QUEUED: "pending", State.DRAFT: "pending", State.RUNNING: "in_progress",
+         State.CHECKPOINT: "in_progress", State.PAUSED: "pending", State.DONE: "in_progress",
+         State.LANDED: "completed", State.MERGED: "completed", State.FAILED: "failed",
+         State.PARKED: "failed", State.DISCARDED: "failed"}
+_QUIET = frozenset({State.DRAFT, State.QUEUED, State.LANDED, State.MERGED})  # said by the status
 
 # `/task-FIELD N VALUE`: the `baton task-*` commands, typed in the editor's chat.
 FIELDS = {"player": "player", "model": "model", "effort": "effort", "mode": "mode",
@@ -32,8 +36,8 @@ def entries(status: dict[str, Any]) -> list[dict[str, str]]:
     """The plan's tasks as ACP plan entries (content, priority, status)."""
     found = []
     for task in status.get("tasks") or []:
-        state = task.get("state", "draft")
-        tail = "" if state in ("draft", "queued", "landed", "merged") else f" ({state})"
+        state = task.get("state", State.DRAFT)
+        tail = "" if state in _QUIET else f" ({state})"
         found.append({"content": f"#{task['id']} {task['title']} — {task['player']}{tail}",
                       "priority": "medium", "status": _ENTRY.get(state, "pending")})
     return found
@@ -81,7 +85,7 @@ def plan_summary(doc: dict[str, Any]) -> str:
     lines = [f"Plan for: {doc.get('goal', '')}"]
     for t in doc.get("tasks") or []:
         deps = f" after {', '.join(map(str, t['depends_on']))}" if t.get("depends_on") else ""
-        lines.append(f"{t['id']}. {t['title']} [{t.get('mode', 'build')}] "
+        lines.append(f"{t['id']}. {t['title']} [{t.get('mode', Mode.BUILD)}] "
                      f"{t.get('player')}{deps}")
         if t.get("check"):
             lines.append(f"   check: {t['check']}")
