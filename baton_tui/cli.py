@@ -346,6 +346,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q = add("checkpoint", "agent:cmd_checkpoint", "(for agents) ask before an irreversible step")
     q.add_argument("what", help="the irreversible step, in a line (it waits for an answer)")
     q.add_argument("--evidence", metavar="FILE|-", help="the dry run's output (- reads stdin)")
+    q.add_argument("--wait", type=amount, metavar="SECONDS",
+                   help="wait this long for the answer (default: [limits] checkpoint_wait)")
     add("acp", "agent:cmd_acp", "speak the Agent Client Protocol on stdio: Baton as the agent "
         "of an ACP editor (Zed, JetBrains, Neovim, Emacs), started in the project folder")
     q = add("mcp", "agent:cmd_mcp", "the stdio MCP server: baton_report for agents, or with "

@@ -128,3 +128,28 @@ def test_stop_becomes_session_cancel(repo, tmp_path, baton):
     finally:
         runner.wait(timeout=120)
     assert '"acp.cancelled"' in _log(repo)
+
+
+def test_guarded_a_permission_inside_waits_for_the_person(repo, tmp_path, baton):
+    """Guarded: the agent's permission request is the person's checkpoint; the agent waits on
+    it (past `checkpoint_wait`), the person says yes, the same turn goes on and lands."""
+    record = _setup(repo, tmp_path, baton, "ask", autonomy="guarded")
+    assert baton("approve").returncode == 0   # (`run --approve` would answer checkpoints)
+    runner = popen_baton(repo, "run")
+    try:
+        waiting = wait_for(lambda: (lambda t: t if t.get("checkpoint") else None)(
+            baton.json("status", "--json")["tasks"][0]), timeout=60,
+            what="the permission to reach the person")
+        assert waiting["checkpoint"]["what"] == "the agent asks to: Edit ok.txt"
+        assert "permission_inside" not in _recorded(record)      # still waiting on the person
+        assert baton("checkpoint-answer", "1", "yes").returncode == 0
+        out, err = runner.communicate(timeout=120)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert runner.returncode == 0, out + err + _log(repo)
+    seen = _recorded(record)
+    assert seen["permission_inside"]["result"]["outcome"] == {"outcome": "selected",
+                                                              "optionId": "yes"}
+    assert baton.json("status", "--json")["tasks"][0]["state"] == "landed"
+    assert sum(1 for line in _log(repo).splitlines() if '"acp.session"' in line) == 1

@@ -68,11 +68,13 @@ def report(status: str, message: str | None, *, until: float | None = None,
     return record(caller_from_env(), status, message, until=until, tokens=tokens, cost=cost)
 
 
-def checkpoint(what: str, evidence: str | None) -> tuple[int, str]:
+def checkpoint(what: str, evidence: str | None, wait: float | None = None) -> tuple[int, str]:
+    """`baton checkpoint` from inside an attempt; `wait`: seconds to wait for the person
+    (None: the plan's checkpoint_wait)."""
     # lazy: the conductor loads this module and never needs it
     from baton_tui.channel.report import caller_from_env, checkpoint as ask
 
-    return ask(caller_from_env(), what, evidence)
+    return ask(caller_from_env(), what, evidence, wait)
 
 
 def run_attempt(attempt_id: int, state: str) -> int:

@@ -47,7 +47,7 @@ def cmd_checkpoint(args: Namespace) -> int:
                 evidence = fh.read()
         except OSError as exc:
             raise BatonError(f"--evidence {args.evidence}: cannot read: {exc.strerror}") from None
-    code, message = api.checkpoint(args.what, evidence)
+    code, message = api.checkpoint(args.what, evidence, getattr(args, "wait", None))
     print(message)
     return code
 

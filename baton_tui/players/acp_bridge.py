@@ -9,8 +9,8 @@ agent (its own process group), speaks the Agent Client Protocol to it over its s
   writes nothing); anything else is refused with an error the agent reads.
 * `session/request_permission`: a location outside the worktree is rejected; a research task's
   edits are rejected; reads and searches inside are allowed; any other step inside goes through
-  `baton checkpoint`, so the plan's autonomy decides (guarded: the person; watch, autopilot:
-  at once). Not decided in time: rejected, and the turn ends, to be resumed with the answer.
+  `baton checkpoint`, so the plan's autonomy decides (guarded: the person, however long it
+  takes — the agent waits on the answer; watch, autopilot: at once).
 * Updates are capped per second (a flood is dropped and counted); an agent that never answers
   `initialize` is stopped after `--start-timeout` seconds.
 * SIGTERM/SIGINT (Baton's stop) → `session/cancel`, a short wait, then the agent's group ends.
@@ -27,7 +27,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -39,6 +38,8 @@ CANCEL_GRACE = 5.0          # seconds an agent gets to end its turn after sessio
 READ_LIMIT = 4 << 20        # bytes of one file an agent may read through fs/read_text_file
 REVIEW_KINDS = frozenset({"read", "search", "think", "fetch"})   # allowed inside, never asked
 EDIT_KINDS = frozenset({"edit", "delete", "move"})
+HEARTBEAT = 30              # seconds between the lines that say a permission still waits
+WAIT_FOR_PERSON = 7 * 86400  # how long a guarded permission waits for the person
 
 
 def emit(event: str, /, **data: Any) -> None:
@@ -65,7 +66,6 @@ class Bridge:
         self.window = (0.0, 0)      # (second, updates written in it)
         self.dropped = 0
         self.tools: dict[str, str] = {}
-        self.undecided = False
         self.cancel: asyncio.Event | None = None
 
     # containment ------------------------------------------------------------------------
@@ -153,11 +153,7 @@ class Bridge:
             return False, "a research task changes nothing"
         if kind in REVIEW_KINDS:
             return True, "reading inside the worktree"
-        code, said = await asyncio.to_thread(_checkpoint, title)
-        if code == 3:
-            self.undecided = True          # end the turn; Baton resumes it with the answer
-            if self.cancel is not None:
-                self.cancel.set()
+        code, said = await _checkpoint(title, self.cancel)
         return code == 0, said
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
@@ -193,12 +189,33 @@ class Bridge:
         pass
 
 
-def _checkpoint(title: str) -> tuple[int, str]:
-    """`baton checkpoint` (the shim's `baton`, first on PATH): (exit status, its answer)."""
+async def _checkpoint(title: str, stop: asyncio.Event | None) -> tuple[int, str]:
+    """`baton checkpoint` (the shim's `baton`, first on PATH), waiting for the answer as long
+    as it takes — the agent is blocked on it, so the turn goes on — with a line every
+    `HEARTBEAT` seconds (a wait is not a stall) and given up when Baton stops the attempt."""
     baton = shutil.which("baton") or "baton"
-    done = subprocess.run([baton, "checkpoint", f"the agent asks to: {title}"[:2000]],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    return done.returncode, (done.stdout or done.stderr).strip()
+    asked = await asyncio.create_subprocess_exec(
+        baton, "checkpoint", f"the agent asks to: {title}"[:2000], "--wait", str(WAIT_FOR_PERSON),
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT)
+    answer = asyncio.ensure_future(asked.communicate())
+    stopped = asyncio.ensure_future(stop.wait()) if stop is not None else None
+    waited = 0
+    while not answer.done():
+        wanted = {answer, *([stopped] if stopped else [])}
+        await asyncio.wait(wanted, timeout=HEARTBEAT, return_when=asyncio.FIRST_COMPLETED)
+        if stopped is not None and stopped.done() and not answer.done():
+            asked.kill()
+            await asked.wait()
+            answer.cancel()
+            return 1, "stopped while waiting for the person"
+        if not answer.done():
+            waited += HEARTBEAT
+            emit("waiting", what=title, seconds=waited)
+    if stopped is not None:
+        stopped.cancel()
+    out, _ = answer.result()
+    return asked.returncode or 0, out.decode("utf-8", "replace").strip()
 
 
 def _mcp_servers() -> list[Any]:
@@ -266,7 +283,7 @@ async def _run(args: argparse.Namespace) -> int:
         await asyncio.wait({asked, stop}, return_when=asyncio.FIRST_COMPLETED)
         if not asked.done():
             await conn.cancel(session_id=session)
-            emit("cancelled", reason="undecided checkpoint" if bridge.undecided else "stopped")
+            emit("cancelled", reason="stopped")
             try:
                 await asyncio.wait_for(asyncio.shield(asked), CANCEL_GRACE)
             except (asyncio.TimeoutError, Exception):

@@ -8,6 +8,7 @@ file where it writes what its client answered.
            edit a file outside, floods 5,000 updates — then does the good work anyway
   silent   never answers initialize
   hang     starts the turn, then waits; on session/cancel records it and ends the turn
+  ask      asks permission to edit ok.txt inside the worktree, then does the good work
 """
 
 import json
@@ -63,6 +64,13 @@ def turn(ident: int, session: str, cwd: str) -> None:
         record("cancel", "received")
         send({"id": ident, "result": {"stopReason": "cancelled"}})
         return
+    if MODE == "ask":
+        record("permission_inside", ask("session/request_permission", {
+            "sessionId": session,
+            "toolCall": {"toolCallId": "p0", "title": "Edit ok.txt", "kind": "edit",
+                         "locations": [{"path": os.path.join(cwd, "ok.txt")}]},
+            "options": [{"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+                        {"optionId": "no", "name": "Reject", "kind": "reject_once"}]}))
     if MODE == "hostile":
         record("read_passwd", ask("fs/read_text_file", {"sessionId": session, "path": "/etc/passwd"}))
         outside = os.path.join(os.path.dirname(cwd), "outside.txt")
