@@ -72,6 +72,7 @@ class Hub:
     async def stop(self) -> None:
         for task in self._tasks:
             task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         for client in list(self.clients):
             client.close()
         self.pool.shutdown(wait=False, cancel_futures=True)
@@ -332,11 +333,11 @@ class Client:
                 spec = wire.METHODS[name]
                 lane = self._lanes.setdefault(spec.lane, asyncio.Lock())
                 async with lane:
-                    result = await self._dispatch(name, spec, params)
+                    valid, result = await self._dispatch(name, spec, params)
                 if is_call:
                     self.answer(id_, result)
-                if name == "events/subscribe":
-                    await self.hub.replay(self, params.cursor)
+                if isinstance(valid, wire.SubscribeParams):
+                    await self.hub.replay(self, valid.cursor)
             except wire.ProtocolError as exc:
                 if isinstance(message, dict) and "id" in message or exc.code in (
                         wire.INVALID_REQUEST, wire.PARSE_ERROR):
@@ -344,7 +345,8 @@ class Client:
         finally:
             self._inflight.release()
 
-    async def _dispatch(self, name: str, spec: wire.Method, raw: Any) -> Any:
+    async def _dispatch(self, name: str, spec: wire.Method, raw: Any) -> tuple[wire.Params, Any]:
+        """The validated params and the result of one request."""
         try:
             params = spec.params.model_validate(raw if raw is not None else {})
         except ValidationError as exc:
@@ -352,7 +354,7 @@ class Client:
                                  for e in exc.errors()[:5])
             raise wire.ProtocolError(wire.BAD_PARAMS, f"bad params for {name}: {problems}") from None
         if isinstance(params, wire.InitializeParams):
-            return self._initialize(params)
+            return params, self._initialize(params)
         if not self.ready:
             raise wire.ProtocolError(wire.NOT_INITIALIZED, "call initialize first "
                                      f"({{\"protocol\": {wire.PROTOCOL}, \"interactive\": …}})")
@@ -364,7 +366,7 @@ class Client:
         if isinstance(params, wire.SubscribeParams):
             self.output = params.output
             self.live = False
-            return {"cursor": self.hub.cursor}
+            return params, {"cursor": self.hub.cursor}
         try:
             result = await self.hub.call(self, name, params)
         except api.BatonError as exc:
@@ -372,7 +374,7 @@ class Client:
         except Exception as exc:  # a bug: one clear error for this request, the server goes on
             print(f"baton serve: {name} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
             raise wire.ProtocolError(wire.INTERNAL, f"{name} failed: {type(exc).__name__}: {exc}") from None
-        return spec.result.model_validate(result).model_dump(mode="json")
+        return params, spec.result.model_validate(result).model_dump(mode="json")
 
     def _initialize(self, params: wire.InitializeParams) -> dict[str, Any]:
         if params.protocol not in wire.SUPPORTED:
