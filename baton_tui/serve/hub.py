@@ -60,6 +60,7 @@ class Hub:
         self.running: dict[int, dict[str, Any]] = {}   # task id -> its output follower
         self.loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._wake = asyncio.Event()
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
@@ -123,8 +124,12 @@ class Hub:
                 events = []
             if events:
                 self._publish(events)
-            else:
-                await asyncio.sleep(POLL)
+                continue
+            self._wake.clear()
+            try:  # a request of ours that wrote wakes it at once; others' writes in POLL
+                await asyncio.wait_for(self._wake.wait(), POLL)
+            except asyncio.TimeoutError:
+                pass
 
     # task output ------------------------------------------------------------------------------
     async def _output(self) -> None:
@@ -173,8 +178,11 @@ class Hub:
         """Run one request's handler on a worker thread; its planner steps reach everyone."""
         assert self.loop is not None
         handler = HANDLERS[name]
-        return await self.loop.run_in_executor(
-            self.pool, handler, self.session, params, self.notify_threadsafe)
+        try:
+            return await self.loop.run_in_executor(
+                self.pool, handler, self.session, params, self.notify_threadsafe)
+        finally:
+            self._wake.set()  # what it wrote goes out now, not at the next poll
 
     async def replay(self, client: Client, cursor: int) -> None:
         """Every event after `cursor` to `client` — from the store while the ring does not reach
