@@ -290,3 +290,73 @@ def test_committed_schema_and_typescript_match_the_models():
 
 if os.name != "posix":  # pragma: no cover
     pytest.skip("Unix sockets and process groups", allow_module_level=True)
+
+
+def test_every_other_request_over_the_socket(repo, baton, tmp_path):
+    """The rest of the protocol on one plan: add and remove a task, players and runners, a
+    checkpoint asked and answered, a task taken over and done by hand, a stopped task, a run
+    paused, a task discarded, the plan archived."""
+    from helpers.run_kit import load_plan, task, write_config
+
+    agent = script_agent(tmp_path, "mix", {
+        "1": [{"checkpoint": "drop the old table", "evidence": "DROP TABLE old;"},
+              {"write": "one.txt", "content": "one\n"}, {"report": "done", "summary": "one"}],
+        "2": [{"print": "working"}, {"hang": True}],
+        "3": [{"print": "working"}, {"hang": True}],
+        "4": [{"print": "working"}, {"hang": True}]})
+    write_config(repo, {"agent": agent})
+    load_plan(baton, [task(1, checkpoint=True), task(2), task(3), task(4)])
+    path = tmp_path / "s.sock"
+    server = ListeningServer(repo, "--socket", str(path))
+    c, sock = socket_client(path)
+    try:
+        c.initialize()
+        c.call("events/subscribe", {"cursor": 0})
+        added = c.call("task/add", {"title": "by hand", "player": "agent", "mode": "manual"})
+        assert added["id"] == 5 and added["plan"]["tasks"][-1]["mode"] == "manual"
+        assert [t["id"] for t in c.call("task/remove", {"id": 5})["plan"]["tasks"]] == [1, 2, 3, 4]
+        players = {p["name"]: p for p in c.call("players/list", {"refresh": True})["players"]}
+        assert players["agent"]["ready"] is True and players["agent"]["models"] is None
+        assert "claude-code" in players and players["claude-code"]["efforts"]
+        assert [r["name"] for r in c.call("runners/list")["runners"]] == ["local"]
+
+        c.call("plan/approve")
+        c.call("run/start")
+        asked = c.wait_note("checkpoint", lambda p: p["task"] == 1)
+        assert asked["what"] == "drop the old table" and "DROP TABLE" in asked["evidence"]
+        c.wait_event("task.started", 2)
+        c.wait_event("task.started", 3)
+        c.call("checkpoint/answer", {"id": 1, "answer": "yes"})
+        c.wait_event("task.landed", 1)
+
+        taken = c.call("task/take", {"id": 2})
+        assert taken["interactive"] is False and Path(taken["cwd"]).is_dir()
+        assert taken["argv"] and taken["player"] == "agent"
+        c.wait(lambda: c.call("status/get")["tasks"][1]["state"] == "paused")
+        (Path(taken["cwd"]) / "two.txt").write_text("by hand\n")
+        c.call("task/done", {"id": 2})
+        c.wait_event("task.landed", 2)
+
+        c.call("task/stop", {"id": 4})
+        c.wait(lambda: c.call("status/get")["tasks"][3]["state"] in ("failed", "paused"))
+        assert c.call("run/stop")["paused"] is True
+        c.wait(lambda: c.call("status/get")["tasks"][2]["state"] == "paused")
+        queued = c.call("task/retry", {"id": 4, "feedback": "try again"})
+        assert queued["queued"] is True
+        c.wait_event("task.started", 4)  # it runs again (and hangs again, as scripted)
+        c.call("run/stop")
+        c.wait(lambda: c.call("status/get")["conductor"] is None)
+        for victim in (3, 4):
+            gone = c.call("task/discard", {"id": victim})
+            assert gone["discarded"] == [victim]
+        states = [t["state"] for t in c.call("status/get")["tasks"]]
+        assert states == ["landed", "landed", "discarded", "discarded"]
+        assert c.call("plan/new") == {"archived": True}
+        assert c.call("plan/get")["plan"] is None
+        assert c.call("plan/new") == {"archived": False}
+        kinds = {e["kind"] for e in c.events()}
+        assert {"task.checkpoint", "task.checkpoint_answered", "task.discarded",
+                "plan.archived"} <= kinds
+    finally:
+        sock.close()
+        server.stop()
