@@ -36,9 +36,10 @@ LINE_CHARS = 2000      # longest output line sent
 MAX_LINE = 1 << 20     # longest request accepted (bytes)
 INFLIGHT = 64          # requests of one client being handled before its reading waits
 
-_STARTS = {"task.started", "task.resumed", "task.continued"}
-_ENDS = {"task.done", "task.landed", "task.merged", "task.paused", "task.checkpoint",
-         "task.failed", "task.parked", "task.discarded", "task.reset"}
+K = api.EventKind
+_STARTS = {K.TASK_STARTED, K.TASK_RESUMED, K.TASK_CONTINUED}
+_ENDS = {K.TASK_DONE, K.TASK_LANDED, K.TASK_MERGED, K.TASK_PAUSED, K.TASK_CHECKPOINT,
+         K.TASK_FAILED, K.TASK_PARKED, K.TASK_DISCARDED, K.TASK_RESET}
 
 
 def event_note(event: Any) -> dict[str, Any]:
@@ -66,7 +67,7 @@ class Hub:
         self.loop = asyncio.get_running_loop()
         status = await self.loop.run_in_executor(self._pump_thread, self.session.status)
         for task in status.get("tasks", []):
-            if task["state"] == "running":
+            if task["state"] == api.State.RUNNING:
                 self.running[task["id"]] = {"player": task["player"], "offset": None}
         self._tasks = [asyncio.create_task(self._pump()), asyncio.create_task(self._output())]
 
@@ -98,7 +99,7 @@ class Hub:
             self._follow(note)
             for client in list(self.clients):
                 client.offer(note)
-            if note["kind"] == "task.checkpoint" and not note["data"].get("held"):
+            if note["kind"] == K.TASK_CHECKPOINT and not note["data"].get("held"):
                 self.notify_all("checkpoint", {"task": note["task"],
                                                "what": note["data"].get("what", ""),
                                                "evidence": note["data"].get("evidence")})
