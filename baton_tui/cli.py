@@ -87,14 +87,13 @@ def amount(text: str) -> float:
 def deadline(text: str) -> str:
     """A deadline as given (a clock time or a duration), refused before anything is
     recorded: `run --approve --deadline 25:99` must not approve the plan and then fail."""
-    from baton_tui.config import deadline_at  # lazy: pydantic, and only when the option is given
+    from baton_tui.api.running import deadline_problem  # lazy: pydantic, only with the option
 
-    try:
-        deadline_at(text, 0.0)
-    except ValueError as exc:
+    problem = deadline_problem(text)
+    if problem is not None:
         import argparse  # lazy, and only for a refusal
 
-        raise argparse.ArgumentTypeError(f"{text[:40]!r}: {exc}") from None
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}: {problem}")
     return text
 
 
@@ -356,6 +355,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="serve an assistant in your editor: baton_plan, baton_answer, "
                    "baton_edit_task, baton_status, baton_review, baton_logs (approving, running, "
                    "merging and discarding stay yours)")
+    q = add("serve", "serve:cmd_serve", "the app-server: JSON-RPC 2.0 for editors, browsers "
+            "and other front ends (one object per line)")
+    where = q.add_mutually_exclusive_group()
+    where.add_argument("--stdio", action="store_true",
+                       help="serve the process that started this one on stdin/stdout (default)")
+    where.add_argument("--socket", metavar="PATH", help="listen on a Unix socket (mode 0600)")
+    where.add_argument("--listen", metavar="URL",
+                       help="a WebSocket, ws://127.0.0.1:PORT (0: any free port); prints the "
+                       "URL with its token first")
+    where.add_argument("--schema", action="store_true",
+                       help="print the protocol's JSON Schema and exit")
+    where.add_argument("--typescript", action="store_true",
+                       help="print the protocol's TypeScript declarations and exit")
+    q.add_argument("--allow-remote", action="store_true",
+                   help="with --listen: allow an address beyond loopback (the token still holds)")
     return parser
 
 
@@ -367,13 +381,10 @@ def main(argv: list[str] | None = None) -> int:
 
         complete(build_parser())
     if argv[:1] in (["run"], ["resume"]) and not {"-h", "--help"} & set(argv):
-        from baton_tui.run import early  # stdlib only
+        from baton_tui.api.running import conductor_first  # stdlib only
 
-        early.start_first()  # its imports overlap all of ours (`api.conductor_ahead`)
-        try:
+        with conductor_first():  # its imports overlap all of ours (`api.conductor_ahead`)
             return _main(argv)
-        finally:
-            early.drop_untaken()
     return _main(argv)
 
 
@@ -442,7 +453,7 @@ def _main(argv: list[str]) -> int:
 
 # Commands that only read, or that Baton and agents run: they never create the state.
 _READERS = frozenset({"status", "log", "logs", "report", "checkpoint", "attempt", "conductor",
-                      "mcp", "players", "runners", "doctor", "completion", "demo"})
+                      "mcp", "players", "runners", "doctor", "completion", "demo", "serve"})
 
 
 def _folder_notice(command: str) -> "tuple[str, Path] | None":
