@@ -10,8 +10,9 @@ lasts through it — tasks as tool calls with live status, the plan entries kept
 guarded checkpoint asked the same way with its evidence — to the handoff, where the merge is
 asked the same way; rejected, the turn ends with the plan unapproved. `session/cancel`
 pauses the run (`resume` in a later prompt goes on). `session/load` shows the repository's
-current plan from the store. Built on the façade like every front end; every call into it
-runs on a worker thread with a workspace of its own (SQLite connections stay in their thread).
+current plan from the store. Each ACP session holds one `api.Session` — the handle `baton
+serve` and the app hold — and calls it on worker threads (the handle gives each thread a
+workspace of its own).
 """
 
 from __future__ import annotations
@@ -36,25 +37,25 @@ _GO_ON = {"run", "resume", "continue", "go", "go on"}
 
 
 class Session:
-    """One editor conversation: its folder, and the run it is following."""
+    """One editor conversation: its repository's handle, and the run it is following."""
 
-    def __init__(self, cwd: str):
-        self.cwd = cwd
+    def __init__(self, handle: "api.Session"):
+        self.handle = handle
         self.cancelled = asyncio.Event()
         self.asked: set[str] = set()
 
 
-async def _on(cwd: str, fn: Callable[[Any], Any]) -> Any:
-    """`fn(workspace)` on a worker thread, with a workspace of its own."""
-    return await asyncio.to_thread(lambda: fn(api.open_workspace(cwd)))
+async def _on(s: Session, fn: "Callable[[api.Session], Any]") -> Any:
+    """`fn(handle)` on a worker thread (the handle gives it a workspace of its own)."""
+    return await asyncio.to_thread(fn, s.handle)
 
 
-def _status(ws: Any) -> dict[str, Any]:
-    return json.loads(api.snapshot_json(ws.store))
+def _status(handle: "api.Session") -> dict[str, Any]:
+    return handle.status()
 
 
-def _open_questions(ws: Any) -> list[tuple[int, dict[str, Any]]]:
-    session = api.planner_session(ws)
+def _open_questions(handle: "api.Session") -> list[tuple[int, dict[str, Any]]]:
+    session = api.planner_session(handle.ws)
     return [(n, q) for n, q in enumerate(session.get("questions") or [], 1)
             if q.get("answer") is None]
 
@@ -88,16 +89,16 @@ class BatonAgent:
     async def new_session(self, cwd: str, mcp_servers: Any = None, **_: Any) -> Any:
         from acp import NewSessionResponse
 
-        await _on(cwd, lambda ws: None)      # a folder Baton can work in, or one clear error
+        handle = await asyncio.to_thread(api.Session, cwd)   # or one clear error
         session_id = f"baton-{uuid.uuid4().hex[:12]}"
-        self.sessions[session_id] = Session(cwd)
+        self.sessions[session_id] = Session(handle)
         return NewSessionResponse(session_id=session_id)
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None,
                            **_: Any) -> Any:
         from acp import LoadSessionResponse
 
-        self.sessions[session_id] = Session(cwd)
+        self.sessions[session_id] = Session(await asyncio.to_thread(api.Session, cwd))
         await self._replay(session_id, self.sessions[session_id])
         return LoadSessionResponse()
 
@@ -130,19 +131,16 @@ class BatonAgent:
         edit = words.edit_of(text)
         if edit is not None:
             return await self._edit(sid, s, *edit)
-        questions = await _on(s.cwd, _open_questions)
-        if questions:
-            number = questions[0][0]
-            result = await self._plan(sid, s, lambda ws, emit: api.plan_answer(
-                ws, {number: text}, emit=emit))
+        if await _on(s, _open_questions):
+            result = await self._plan(sid, s, lambda h, emit: h.answer(text, emit=emit))
         elif text.lower().rstrip(".!") in _GO_ON:
             return await self._go_on(sid, s)
         else:
-            result = await self._plan(sid, s, lambda ws, emit: api.plan_goal(ws, text, emit=emit))
-        if result.status == "failed":
-            await self.say(sid, f"The planner failed: {result.message}")
+            result = await self._plan(sid, s, lambda h, emit: h.draft(text, emit=emit))
+        if result["status"] == "failed":
+            await self.say(sid, f"The planner failed: {result['message']}")
             return "end_turn"
-        if result.status == "questions":
+        if result["status"] == "questions":
             await self._ask_questions(sid, s)
             return "end_turn"
         return await self._approve(sid, s)
@@ -152,7 +150,7 @@ class BatonAgent:
         loop = asyncio.get_running_loop()
         sent: list[Any] = []
         count = [0]
-        root = await _on(s.cwd, lambda ws: str(ws.root))
+        root = str(s.handle.root)
 
         def emit(event: Any) -> None:
             if event.kind not in ("step", "repair"):
@@ -161,7 +159,7 @@ class BatonAgent:
             sent.append(asyncio.run_coroutine_threadsafe(
                 self._step(sid, f"planner-{count[0]}", event.text, root), loop))
 
-        result = await asyncio.to_thread(lambda: fn(api.open_workspace(s.cwd), emit))
+        result = await asyncio.to_thread(fn, s.handle, emit)
         for future in sent:
             await asyncio.wrap_future(future)
         return result
@@ -176,7 +174,7 @@ class BatonAgent:
             status="completed", locations=[ToolCallLocation(path=p) for p in paths]))
 
     async def _ask_questions(self, sid: str, s: Session) -> None:
-        questions = await _on(s.cwd, _open_questions)
+        questions = await _on(s, _open_questions)
         lines = ["The planner asks (answer in your next message):"]
         for number, q in questions[:1]:
             lines.append(f"{number}. {q['question']}")
@@ -187,7 +185,7 @@ class BatonAgent:
         await self.say(sid, "\n".join(lines))
 
     async def _edit(self, sid: str, s: Session, task_id: int, field: str, value: str) -> str:
-        def apply(ws: Any) -> str:
+        def apply(handle: "api.Session") -> str:
             converted: object = value
             if field == "depends_on":
                 converted = api.parse_ids(value)
@@ -197,19 +195,20 @@ class BatonAgent:
                 converted = value.strip().lower() in ("on", "yes", "true")
             elif field in ("model", "check", "effort") and value.strip() in ("", "default", "none"):
                 converted = None
-            doc = api.edit_task(ws, task_id, field, converted)
-            return f"task {task_id}: {field} = {json.dumps(getattr(doc.task(task_id), field))}"
+            doc = handle.edit(task_id, field, converted)["plan"]
+            task = next(t for t in doc["tasks"] if t["id"] == task_id)
+            return f"task {task_id}: {field} = {json.dumps(task.get(field))}"
 
-        await self.say(sid, await _on(s.cwd, apply))
+        await self.say(sid, await _on(s, apply))
         return await self._approve(sid, s)
 
     # approval, the run, the handoff ------------------------------------------------------
     async def _approve(self, sid: str, s: Session) -> str:
-        status = await _on(s.cwd, _status)
+        status = await _on(s, _status)
         await self.plan(sid, status)
         if status.get("plan", {}).get("approved"):
             return "end_turn"
-        doc = await _on(s.cwd, lambda ws: api.current_doc(ws).dump())
+        doc = (await _on(s, lambda h: h.plan()))["plan"]
         slug = status["plan"]["slug"]
         allowed = await self.ask(sid, f"approve-{slug}-{uuid.uuid4().hex[:6]}",
                                  f"Approve the plan ({len(doc['tasks'])} tasks) and run it?",
@@ -219,17 +218,17 @@ class BatonAgent:
                            "task 2`, `/task-title 1 …`) and it is asked again.")
             return "cancelled" if s.cancelled.is_set() else "end_turn"
 
-        def start(ws: Any) -> int:
-            api.approve(ws)
-            return api.start_run(ws)
+        def start(handle: "api.Session") -> int:
+            handle.approve()
+            return int(handle.start()["conductor"])
 
-        return await self._follow(sid, s, await _on(s.cwd, start))
+        return await self._follow(sid, s, await _on(s, start))
 
     async def _go_on(self, sid: str, s: Session) -> str:
-        status = await _on(s.cwd, _status)
+        status = await _on(s, _status)
         if not status.get("plan", {}).get("approved"):
             return await self._approve(sid, s)
-        return await self._follow(sid, s, await _on(s.cwd, api.resume_run))
+        return await self._follow(sid, s, await _on(s, lambda h: api.resume_run(h.ws)))
 
     async def _follow(self, sid: str, s: Session, pid: int) -> str:
         """The run, as it goes: tasks as tool calls, plan entries, checkpoints asked."""
@@ -239,11 +238,11 @@ class BatonAgent:
         seen: dict[int, str] = {}
         while True:
             if s.cancelled.is_set():
-                await _on(s.cwd, api.pause_run)
+                await _on(s, lambda h: h.stop())
                 await self.say(sid, "Paused: the running tasks stop with their work kept. "
                                "Send `resume` to go on.")
                 return "cancelled"
-            status = await _on(s.cwd, _status)
+            status = await _on(s, _status)
             changed = False
             for task in status["tasks"]:
                 state, tid = task["state"], task["id"]
@@ -291,7 +290,7 @@ class BatonAgent:
         yes = await self.ask(sid, f"checkpoint-{task['id']}-{len(s.asked)}",
                              f"Task {task['id']} asks: {asked.get('what')}", body,
                              "Go ahead", "Stop")
-        await _on(s.cwd, lambda ws: api.answer_checkpoint(ws, task["id"], yes))
+        await _on(s, lambda h: h.answer_checkpoint(task["id"], yes))
 
     async def _handoff(self, sid: str, s: Session, status: dict[str, Any]) -> str:
         landed = [t for t in status["tasks"] if t["state"] == State.LANDED]
@@ -300,10 +299,11 @@ class BatonAgent:
         if not landed:
             await self.say(sid, "The run ended with nothing to merge." + note)
             return "end_turn"
-        review = await _on(s.cwd, lambda ws: api.review(ws))
-        stats = review["stats"]
-        body = (f"{len(landed)} landed task(s) · {stats['files']} file(s) · "
-                f"+{stats['added']} −{stats['deleted']} · onto {review['onto']}{note}\n\n"
+        review = await _on(s, lambda h: h.review())
+        files = review["files"]
+        body = (f"{len(landed)} landed task(s) · {len(files)} file(s) · "
+                f"+{sum(f['added'] for f in files)} −{sum(f['deleted'] for f in files)} · "
+                f"onto {review['onto']}{note}\n\n"
                 + review["diff"][:_DIFF_SHOWN])
         yes = await self.ask(sid, f"merge-{status['plan']['slug']}-{uuid.uuid4().hex[:6]}",
                              f"Merge {len(landed)} landed task(s) onto {review['onto']}?", body,
@@ -312,18 +312,20 @@ class BatonAgent:
             await self.say(sid, "Not merged: the work stays on its branches. Review it with "
                            "`baton handoff review`, merge with `baton handoff merge`.")
             return "cancelled" if s.cancelled.is_set() else "end_turn"
-        merged = await _on(s.cwd, lambda ws: api.merge(ws))
-        if merged.conflict:
-            await self.say(sid, f"Stopped at a conflict: {json.dumps(merged.conflict)}")
+        merged = await _on(s, lambda h: h.merge())
+        conflict = merged["conflict"]
+        if conflict:
+            await self.say(sid, f"Stopped at a conflict in task {conflict['id']} "
+                           f"({', '.join(conflict['files'])}): {conflict['command']}")
         else:
-            await self.say(sid, f"Merged task(s) {', '.join(map(str, merged.merged))} onto "
-                           f"{merged.onto}.")
-        await self.plan(sid, await _on(s.cwd, _status))
+            await self.say(sid, f"Merged task(s) {', '.join(map(str, merged['merged']))} onto "
+                           f"{merged['onto']}.")
+        await self.plan(sid, await _on(s, _status))
         return "end_turn"
 
     async def _replay(self, sid: str, s: Session) -> None:
         """A loaded session: the repository's current plan, from the store."""
-        status = await _on(s.cwd, _status)
+        status = await _on(s, _status)
         plan = status.get("plan")
         if not plan:
             await self.say(sid, "No plan yet: say what you want built.")
@@ -333,7 +335,7 @@ class BatonAgent:
         lines += [f"#{t['id']} {t['title']}: {t['state']}" for t in status["tasks"]]
         await self.say(sid, "\n".join(lines))
         await self.plan(sid, status)
-        if await _on(s.cwd, _open_questions):
+        if await _on(s, _open_questions):
             await self._ask_questions(sid, s)
 
     # sending ------------------------------------------------------------------------------
