@@ -7,6 +7,7 @@ to edit outside, floods updates) is contained with one flag; one that never answ
 from __future__ import annotations
 
 import json
+import time
 import subprocess
 import sys
 from pathlib import Path
@@ -153,3 +154,21 @@ def test_guarded_a_permission_inside_waits_for_the_person(repo, tmp_path, baton)
                                                               "optionId": "yes"}
     assert baton.json("status", "--json")["tasks"][0]["state"] == "landed"
     assert sum(1 for line in _log(repo).splitlines() if '"acp.session"' in line) == 1
+
+
+def test_a_failed_turn_names_its_limit():
+    """A turn the agent failed with a provider's limit pauses the task as every player's does:
+    Gemini's daily quota until midnight Pacific, another agent's words read as a provider's."""
+    from baton_tui.players.acp import AcpPlayer, GeminiAcp
+
+    quota = json.dumps({"type": "acp.result", "ok": False, "stop_reason": "Internal error: "
+                        "{\"details\": \"You have exhausted your daily quota on this model.\"}"})
+    gemini = GeminiAcp().outcome(quota + "\n")
+    assert gemini.success_event is False
+    assert gemini.limit_until is not None and time.time() < gemini.limit_until <= time.time() + 86400
+    other = AcpPlayer("x", ["x"]).outcome(json.dumps(
+        {"type": "acp.result", "ok": False, "error": "429 Too Many Requests"}) + "\n")
+    assert other.rate_limited and other.limit_until is None
+    fine = AcpPlayer("x", ["x"]).outcome(json.dumps(
+        {"type": "acp.result", "ok": True, "stop_reason": "end_turn"}) + "\n")
+    assert fine.success_event is True and not (fine.limited or fine.rate_limited)

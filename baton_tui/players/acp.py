@@ -19,7 +19,7 @@ from baton_tui.core.words import Mode
 from baton_tui.paths import own_module
 from baton_tui.players.base import AttemptContext, Detection, Launch, Player
 from baton_tui.players.decoding import AcpDecoder
-from baton_tui.players.gemini import GeminiPlayer
+from baton_tui.players.gemini import GeminiPlayer, quota_limit
 from baton_tui.players.gemini_home import build_home
 from baton_tui.players.opencode import OpenCodePlayer
 
@@ -137,6 +137,9 @@ class GeminiAcp(CliAcp):
 
     def agent_argv(self, ctx: AttemptContext) -> list[str]:
         return [*super().agent_argv(ctx), *(["--model", ctx.model] if ctx.model else [])]
+
+    def decoder(self) -> AcpDecoder:
+        return AcpDecoder(quota_limit)     # a daily quota waits for midnight Pacific
 
     def agent_env(self, ctx: AttemptContext) -> dict[str, str]:
         assert isinstance(self.cli, GeminiPlayer)

@@ -291,7 +291,7 @@ async def _run(args: argparse.Namespace) -> int:
         stop.cancel()
         bridge.flush_text()
         if not asked.done() or asked.cancelled() or asked.exception() is not None:
-            error = None if not asked.done() or asked.cancelled() else str(asked.exception())
+            error = None if not asked.done() or asked.cancelled() else _said(asked.exception())
             return False, error or "stopped"
         response = asked.result()
         usage = response.usage
@@ -316,6 +316,13 @@ async def _run(args: argparse.Namespace) -> int:
             emit("dropped", updates=bridge.dropped)
     emit("result", ok=ok, stop_reason=reason)
     return 0 if ok else 1
+
+
+def _said(exc: BaseException | None) -> str:
+    """An error the agent answered with, its data included (a provider's quota message is
+    often there, not in the message)."""
+    data = getattr(exc, "data", None)
+    return f"{exc}: {json.dumps(data, ensure_ascii=False)[:2000]}" if data else str(exc)
 
 
 def _end(process: asyncio.subprocess.Process) -> None:

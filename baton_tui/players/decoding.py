@@ -16,7 +16,7 @@ and stack traces between its events: a line it does not know becomes a `Note`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Union
+from typing import Any, Callable, Mapping, Union
 
 from baton_tui.players.cli_events import event_of
 
@@ -235,7 +235,19 @@ def plan_line(entries: list[dict[str, Any]]) -> str:
 
 
 class AcpDecoder(JsonDecoder):
-    """The bridge's JSON lines (`acp.*`) as decoded events."""
+    """The bridge's JSON lines (`acp.*`) as decoded events. A failed turn's message is read
+    for a usage or rate limit: by `limit` (a CLI's own words), else in a provider's words."""
+
+    def __init__(self, limit: "Callable[[str], list[Event]] | None" = None):
+        self.limit = limit
+
+    def limits(self, message: str) -> list[Event]:
+        if self.limit is not None:
+            return self.limit(message)
+        from baton_tui.players.limits import limit_in  # lazy: only a failed turn needs it
+
+        found = limit_in(message)
+        return [] if found is None else [LimitHit(found[0], found[1], message)]
 
     def decode(self, event: dict[str, Any]) -> list[Event]:
         kind = str(event.get("type", ""))
@@ -268,7 +280,8 @@ class AcpDecoder(JsonDecoder):
         if kind == "result":
             ok = bool(event.get("ok"))
             error = None if ok else str(event.get("error") or event.get("stop_reason") or "error")
-            return [Finished(ok, error=error, summary=str(event.get("stop_reason") or ""))]
+            return [Finished(ok, error=error, summary=str(event.get("stop_reason") or "")),
+                    *(self.limits(error) if error else [])]
         if kind == "contained":
             return [Failed(str(event.get("detail")), label="contained")]
         return []
