@@ -82,3 +82,38 @@ def test_an_acp_profile_is_listed_with_its_cli_detection(profile, baton, server)
     entry = next(p for p in json.loads(listed.stdout) if p["name"] == name)
     assert entry["ready"] is True, entry
     assert Path(entry["path"]).name == cli.cli.binary
+
+
+def test_stop_cancels_the_session_and_ends_the_agent(profile, server, baton, repo, tmp_path):
+    """`baton stop` while the ACP agent waits on the model: Baton sends `session/cancel`, the
+    agent's whole process group ends (not after the model's 60 s reply), nothing lands."""
+    import time
+
+    import psutil
+
+    from helpers.run_kit import wait_for, wait_idle
+
+    name, cli = profile
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Slow model", "prompt": "Create after.txt.", "player": name,
+         "mode": "build"}], autonomy="autopilot")
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    wt = worktree(repo, baton, 1)
+    server.add_turns([{"delay": 60, "text": "Still thinking."}])
+    assert baton("run", "--approve", "--detach", env=cli.env(server)).returncode == 0
+    wait_for(lambda: server.served > 0, timeout=120, what="the agent to wait on the model")
+    asked = time.monotonic()
+    assert baton("stop", "1").returncode == 0
+    stopped = wait_idle(baton, timeout=60)
+    assert time.monotonic() - asked < 30
+    task = stopped["tasks"][0]
+    assert task["state"] == "failed" and "stopped" in task["reason"], task
+    logs = attempt_logs(repo)
+    assert '"acp.cancelled"' in logs, logs[-3000:]
+
+    def inside(proc: psutil.Process) -> bool:
+        try:
+            return Path(proc.cwd()).is_relative_to(wt)
+        except (psutil.Error, OSError):
+            return False
+    assert not [p.info for p in psutil.process_iter(["pid", "name"]) if inside(p)]
