@@ -4,8 +4,9 @@ An assistant (Claude Code, Cursor, VS Code's agent mode) may draft a plan, answe
 planner's questions, edit tasks and read the state, the diff and the logs — the work a person
 would happily hand it. Approving, running, merging and discarding stay the person's: those
 tools exist so the assistant can ask for them, and each answers with the exact command (or the
-key in `baton`) the person uses, and does nothing. Built on the façade like every front end;
-the repository is the server's working directory (`baton -C DIR mcp --front` for another).
+key in `baton`) the person uses, and does nothing. Built on the façade's `Session` handle,
+as `baton serve` and `baton acp` are; the repository is the server's working directory
+(`baton -C DIR mcp --front` for another).
 """
 
 from __future__ import annotations
@@ -67,41 +68,38 @@ TOOLS = [
 ]
 
 
-def _plan_text(ws: "api.Workspace", head: str) -> str:
-    cur = api.current_plan(ws)
-    assert cur is not None
-    doc = cur.doc.dump()
-    return (f"{head}\nplan {cur.row.slug}: {len(doc['tasks'])} task(s), "
-            f"{'approved' if cur.row.approved else 'not approved'}.\n{json.dumps(doc, indent=2)}\n"
+def _plan_text(handle: "api.Session", head: str) -> str:
+    shown = handle.plan()
+    doc = shown["plan"]
+    return (f"{head}\nplan {shown['slug']}: {len(doc['tasks'])} task(s), "
+            f"{'approved' if shown['approved'] else 'not approved'}.\n"
+            f"{json.dumps(doc, indent=2)}\n"
             f"The person reviews it and approves with `baton approve` (or a in `baton`).")
 
 
-def _planned(ws: "api.Workspace", result: Any) -> tuple[str, bool]:
-    if result.status == "failed":
-        return f"The planner failed: {result.message}", True
-    if result.status == "questions":
-        open_ = api.planner_session(ws).get("questions", result.questions)
+def _planned(handle: "api.Session", result: dict[str, Any]) -> tuple[str, bool]:
+    if result["status"] == "failed":
+        return f"The planner failed: {result['message']}", True
+    if result["status"] == "questions":
+        asked = api.planner_session(handle.ws).get("questions") or []
         lines = ["The planner has questions (answer each with baton_answer):"]
-        for number, q in enumerate(open_, 1):
+        for number, q in enumerate(asked, 1):
             if q.get("answer") is None:
                 lines.append(f"{number}. {q['question']}")
                 if q.get("recommendation"):
                     lines.append(f"   Recommendation: {q['recommendation']}")
         return "\n".join(lines), False
-    return _plan_text(ws, "The plan is drafted."), False
+    return _plan_text(handle, "The plan is drafted."), False
 
 
-def _plan(ws: "api.Workspace", goal: str) -> tuple[str, bool]:
+def _plan(handle: "api.Session", goal: str) -> tuple[str, bool]:
     if not goal.strip():
         return "the goal is empty: say what should be built", True
-    return _planned(ws, api.plan_goal(ws, goal))
+    return _planned(handle, handle.draft(goal))
 
 
-def _answer(ws: "api.Workspace", answer: str, number: int = 0) -> tuple[str, bool]:
-    if number == 0:
-        questions = api.planner_session(ws).get("questions") or []
-        number = next((n for n, q in enumerate(questions, 1) if q.get("answer") is None), 1)
-    return _planned(ws, api.plan_answer(ws, {number: answer}))
+def _answer(handle: "api.Session", answer: str, number: int = 0) -> tuple[str, bool]:
+    return _planned(handle, handle.answer(answer, number=number or None))
 
 
 def _value(field: str, value: str) -> object:
@@ -119,45 +117,35 @@ def _value(field: str, value: str) -> object:
     return value
 
 
-def _edit(ws: "api.Workspace", id: int, field: str, value: str) -> tuple[str, bool]:
-    doc = api.edit_task(ws, id, field, _value(field, value))
-    now = getattr(doc.task(id), field)
-    cur = api.current_plan(ws)
-    note = "" if cur is None or cur.row.approved else \
+def _edit(handle: "api.Session", id: int, field: str, value: str) -> tuple[str, bool]:
+    shown = handle.edit(id, field, _value(field, value))
+    now = next(t for t in shown["plan"]["tasks"] if t["id"] == id).get(field)
+    note = "" if shown["approved"] else \
         " The plan is not approved: the person approves it with `baton approve`."
     return f"task {id}: {field} = {json.dumps(now)}.{note}", False
 
 
-def _status(ws: "api.Workspace") -> tuple[str, bool]:
-    store = api.open_store()
-    if store is None:
+def _status(handle: "api.Session") -> tuple[str, bool]:
+    if handle.plan_id() is None:
         return "no plan yet: draft one with baton_plan", False
-    return api.snapshot_json(store), False
+    return api.snapshot_json(handle.ws.store), False
 
 
-def _review(ws: "api.Workspace", task: int | None = None) -> tuple[str, bool]:
-    data = api.review(ws, task)
-    diff = data["tasks"][0]["diff"] if task is not None else data["diff"]
+def _review(handle: "api.Session", task: int | None = None) -> tuple[str, bool]:
+    data = handle.review(task)
     heads = [f"task {s['id']}: {s['title']} ({s['branch']}): {len(s['files'])} file(s), "
              f"+{s['added']} -{s['deleted']}" for s in data["tasks"]]
-    return "\n".join([*heads, "", _capped(diff)]) + \
+    return "\n".join([*heads, "", _capped(data["diff"])]) + \
         "\nThe person merges with `baton handoff merge` (or M on the handoff screen).", False
 
 
-def _logs(ws: "api.Workspace", task: int, lines: int = 200) -> tuple[str, bool]:
-    store = api.open_store()
-    plan = store.current_plan() if store else None
-    if store is None or plan is None:
-        raise BatonError("no plan yet")
-    attempts = api.attempts(store, plan.id, task)
-    if not attempts:
-        raise BatonError(f"task {task} has not run yet")
-    last = attempts[-1]
-    size = api.log_size(last.log_path)
-    data, _after, _cut = api.read_log(last.log_path, max(0, size - 256 * 1024), 256 * 1024)
-    text = api.terminal_text(data.decode("utf-8", "replace"), (last.spec or {}).get("secret_prints"))
-    tail = text.splitlines()[-max(1, min(lines, 2000)):]
-    return _capped(f"task {task}, attempt {last.id}:\n" + "\n".join(tail)), False
+def _logs(handle: "api.Session", task: int, lines: int = 200) -> tuple[str, bool]:
+    end = handle.log_end(task)
+    if end == 0 and not handle.read_log(task, 0, 1)["lines"]:
+        raise BatonError(f"task {task} has not run yet (or printed nothing)")
+    shown = handle.read_log(task, max(0, end - 256 * 1024))["lines"]
+    tail = shown[-max(1, min(lines, 2000)):]
+    return _capped(f"task {task}:\n" + "\n".join(tail)), False
 
 
 def _persons(name: str, task: int | None = None) -> tuple[str, bool]:
@@ -184,10 +172,15 @@ def call(name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
     """One tool call: (text, whether it is an error result). Refusals are error results."""
     if name in PERSONS:
         return _persons(name, arguments.get("task"))
+    handle = None
     try:
-        return _HANDLERS[name](api.open_workspace(), **arguments)
+        handle = api.Session()
+        return _HANDLERS[name](handle, **arguments)
     except BatonError as exc:
         return "\n".join(exc.lines), True
+    finally:
+        if handle is not None:
+            handle.close()
 
 
 def serve() -> None:
