@@ -153,6 +153,12 @@ class BatonAgent:
         root = str(s.handle.root)
 
         def emit(event: Any) -> None:
+            step = getattr(event, "data", None)
+            if event.kind == "thinking" or (event.kind == "step" and getattr(step, "kind", "")
+                                            == "said"):
+                sent.append(asyncio.run_coroutine_threadsafe(
+                    self.think(sid, event.text), loop))   # its words, as thought
+                return
             if event.kind not in ("step", "repair"):
                 return
             count[0] += 1
@@ -346,6 +352,11 @@ class BatonAgent:
         from acp import update_agent_message_text
 
         await self.update(sid, update_agent_message_text(text + "\n"))
+
+    async def think(self, sid: str, text: str) -> None:
+        from acp import update_agent_thought_text
+
+        await self.update(sid, update_agent_thought_text(text + "\n"))
 
     async def plan(self, sid: str, status: dict[str, Any]) -> None:
         from acp import plan_entry, update_plan
