@@ -398,7 +398,11 @@ def serve() -> None:
     sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = os.fdopen(out, "w")
+    agent = BatonAgent()
     try:
-        asyncio.run(run_agent(BatonAgent()))  # type: ignore[arg-type]  # (a Protocol)
+        asyncio.run(run_agent(agent))  # type: ignore[arg-type]  # (a Protocol)
     except (BrokenPipeError, KeyboardInterrupt):
         pass
+    finally:
+        for session in agent.sessions.values():
+            session.handle.close()
