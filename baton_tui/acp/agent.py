@@ -137,6 +137,8 @@ class BatonAgent:
             return await self._go_on(sid, s)
         else:
             result = await self._plan(sid, s, lambda h, emit: h.draft(text, emit=emit))
+        if s.cancelled.is_set():     # the planner cannot be interrupted: its result is kept
+            return "cancelled"
         if result["status"] == "failed":
             await self.say(sid, f"The planner failed: {result['message']}")
             return "end_turn"
