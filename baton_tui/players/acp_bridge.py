@@ -304,11 +304,14 @@ async def _run(args: argparse.Namespace) -> int:
         runner = asyncio.ensure_future(turn())
         stopper = asyncio.ensure_future(cancel.wait())
         await asyncio.wait({runner, stopper}, return_when=asyncio.FIRST_COMPLETED)
-        if not runner.done():   # stopped before the session began (initialize, say)
-            await asyncio.sleep(0.2)
-        ok, reason = runner.result() if runner.done() and not runner.exception() else \
-            (False, str(runner.exception()) if runner.done() else "stopped")
-        runner.cancel()
+        if not runner.done():   # stopped: a begun turn sends session/cancel and waits itself
+            await asyncio.wait({runner}, timeout=CANCEL_GRACE + 1)
+        if runner.done() and not runner.cancelled() and runner.exception() is None:
+            ok, reason = runner.result()
+        else:
+            failed = runner.done() and not runner.cancelled()
+            ok, reason = False, _said(runner.exception()) if failed else "stopped"
+            runner.cancel()
         stopper.cancel()
     finally:
         _end(process)
