@@ -185,3 +185,27 @@ def test_rejected_then_edited_then_cancelled_mid_run_and_loaded_again(repo, tmp_
     asyncio.run(_with_baton(repo, loaded, again))
     assert "#1 Long job: paused" in loaded.text()
     assert loaded.plans()[-1] == [("#1 Long job — other (paused)", "in_progress")]
+
+
+def test_edits_in_words_and_the_plan_as_entries():
+    """What a person types that edits a task, and how the plan's states read as ACP entries."""
+    from baton_tui.acp import words
+
+    assert words.edit_of("use codex for task 2") == (2, "player", "codex")
+    assert words.edit_of("Please use claude-code for task #3.") == (3, "player", "claude-code")
+    assert words.edit_of("/task-player 2 codex") == (2, "player", "codex")
+    assert words.edit_of('/task-title 1 "Write a greeting"') == (1, "title", "Write a greeting")
+    assert words.edit_of("/task-deps 3 1,2") == (3, "depends_on", "1,2")
+    assert words.edit_of("/task-nonsense 1 x") is None
+    assert words.edit_of("add a rate limiter to the API") is None
+    status = {"tasks": [
+        {"id": 1, "title": "A", "player": "codex", "state": "landed"},
+        {"id": 2, "title": "B", "player": "codex", "state": "running"},
+        {"id": 3, "title": "C", "player": "codex", "state": "failed"},
+        {"id": 4, "title": "D", "player": "codex", "state": "queued"}]}
+    assert [(e["content"], e["status"]) for e in words.entries(status)] == [
+        ("#1 A — codex", "completed"), ("#2 B — codex (running)", "in_progress"),
+        ("#3 C — codex (failed)", "pending"), ("#4 D — codex", "pending")]
+    assert [words.step_kind(t) for t in ("read src/app.py", "grep TODO", "$ pytest -q")] == \
+        ["read", "search", "execute"]
+    assert words.step_paths("read src/app.py") == ["src/app.py"]

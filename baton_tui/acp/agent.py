@@ -131,6 +131,12 @@ class BatonAgent:
         edit = words.edit_of(text)
         if edit is not None:
             return await self._edit(sid, s, *edit)
+        if text.startswith("/"):
+            await self.say(sid, f"{text.split()[0]}: not a command here. Edit a task with "
+                           f"/task-FIELD N VALUE ({', '.join(words.FIELDS)}) or in words "
+                           "(`use codex for task 2`); say `resume` to go on with a paused run; "
+                           "anything else is a goal, or the answer to the open question.")
+            return "end_turn"
         if await _on(s, _open_questions):
             result = await self._plan(sid, s, lambda h, emit: h.answer(text, emit=emit))
         elif text.lower().rstrip(".!") in _GO_ON:
