@@ -162,7 +162,10 @@ class Conductor:
         for task, yes in choice.release:
             self.collector.release(task, yes)
         for task in choice.land:
-            self.collector.land_reported(task)
+            if run.view(task.id).finish_only == "collect":
+                self.collector.collect_again(task)
+            else:
+                self.collector.land_reported(task)
         for task, message in choice.starts:
             if decide.has_room(run, task, self._cap) and self._runner_room(task):
                 self.starter.start(task, message)

@@ -1,0 +1,102 @@
+"""Faults on the way home from a Dask cluster (issue 50), on the real local cluster inside a
+loopback-only namespace (`helpers.dask_kit`): a remote result that cannot be brought home is
+said, kept and brought home later — never dropped with its task left "running", and its agent
+is never run again. Every wait is on a condition, with a generous timeout."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers.dask_kit import loopback_only, wait
+from helpers.run_kit import events, popen_baton, status, task_status, tree_files
+from test_dask_runner import _one_remote_task, cluster, conductor_logs  # noqa: F401 (fixture)
+
+pytest.importorskip("distributed", reason="the cluster runner needs `pip install '.[dask]'`")
+
+
+def _index_lock(worktree: str) -> Path:
+    """Where git keeps the task worktree's `index.lock` (in its record under .git/worktrees)."""
+    gitdir = subprocess.run(["git", "rev-parse", "--absolute-git-dir"], cwd=worktree,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    return Path(gitdir) / "index.lock"
+
+
+def _agent_waiting(baton, marker: Path, cluster) -> dict:
+    return wait(lambda: (t := task_status(baton, 1))["node"] and marker.exists()
+                and t["worktree"] and t, 300,
+                "the worker to claim the task and its agent to start", cluster)
+
+
+def test_a_stale_index_lock_fails_the_remote_task_clearly_and_retry_only_brings_it_home(
+        request, repo, baton, tmp_path, cluster):
+    if not loopback_only(request.node.nodeid):
+        return
+    marker, go = tmp_path / "ran.txt", tmp_path / "go"
+    _one_remote_task(repo, baton, tmp_path, cluster, [
+        {"append": str(marker), "content": "ran\n"}, {"await": str(go)},
+        {"write": "remote.txt", "content": "made on a worker\n"},
+        {"report": "done", "summary": "remote file"}])
+    run = popen_baton(repo, "run", "--approve")
+    try:
+        claimed = _agent_waiting(baton, marker, cluster)
+        lock = _index_lock(claimed["worktree"])
+        lock.write_bytes(b"left by a git that was killed\n")  # (as a killed conductor's git)
+        go.touch()
+        out, err = run.communicate(timeout=600)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    # Said, like a local task's: the run fails, not "complete" with the task running forever.
+    assert run.returncode == 1, out + err + conductor_logs()
+    failed = task_status(baton, 1)
+    assert failed["state"] == "failed", failed
+    assert "index.lock" in failed["reason"] and "bring its result home" in failed["reason"]
+    assert "baton retry 1" in failed["reason"] and "\n" not in failed["reason"]
+    assert lock.exists()  # not Baton's to remove while a run is live: the person's call
+    lock.unlink()  # as the reason says
+    again = baton("retry", "1")
+    assert again.returncode == 0, again.stdout + again.stderr
+    wait(lambda: status(baton)["conductor"] is None, 300, "the retried run to end", cluster,
+         also=lambda: baton("status").stdout + conductor_logs())
+    done = task_status(baton, 1)
+    assert done["state"] == "landed" and done["attempts"] == 1, done
+    assert marker.read_text() == "ran\n"  # brought home: its agent never ran again
+    assert tree_files(repo, "baton/sample-goal/1-task-1")["remote.txt"] == "made on a worker"
+    reported = [e for e in events(baton) if e["kind"] == "task.reported" and e.get("task") == 1]
+    assert len(reported) == 1, reported
+
+
+def test_resume_finishes_a_collection_its_killed_conductor_left_a_lock_in(
+        request, repo, baton, tmp_path, cluster):
+    if not loopback_only(request.node.nodeid):
+        return
+    marker, go = tmp_path / "ran.txt", tmp_path / "go"
+    _one_remote_task(repo, baton, tmp_path, cluster, [
+        {"append": str(marker), "content": "ran\n"}, {"await": str(go)},
+        {"write": "remote.txt", "content": "made on a worker\n"},
+        {"report": "done", "summary": "remote file"}])
+    started = baton("run", "--approve", "--detach")
+    assert started.returncode == 0, started.stdout + started.stderr
+    claimed = _agent_waiting(baton, marker, cluster)
+    pid = status(baton)["conductor"]["pid"]
+    os.killpg(os.getpgid(pid), signal.SIGKILL)  # the conductor and every git it ran
+    wait(lambda: not os.path.exists(f"/proc/{pid}") or
+         open(f"/proc/{pid}/stat").read().split()[2] == "Z", 60, "the conductor to die")
+    # What its git killed while bringing the result home would have left behind.
+    _index_lock(claimed["worktree"]).write_bytes(b"DIRC half written\n")
+    os.utime(_index_lock(claimed["worktree"]), (1, 1))
+    go.touch()
+    resumed = baton("resume", timeout=600)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr + conductor_logs()
+    done = task_status(baton, 1)
+    assert done["state"] == "landed" and done["attempts"] == 1, done
+    assert marker.read_text() == "ran\n"
+    assert not _index_lock(claimed["worktree"]).exists()
+    assert tree_files(repo, "baton/sample-goal/1-task-1")["remote.txt"] == "made on a worker"
+    repaired = [e["data"] for e in events(baton) if e["kind"] == "run.repaired"]
+    assert any("index.lock" in r.get("detail", "") for r in repaired), repaired
