@@ -2,11 +2,11 @@
 
 git moves a ref by creating `<ref>.lock` and renaming it over the ref (and writes a
 worktree's index through `index.lock` the same way); a git SIGKILLed in between (the
-conductor's whole process group killed — bringing a remote task's result home, say) leaves the
-lock behind, and every later move of that ref (every later write of that index) fails with "Unable to create '….lock': File exists … remove the file
-manually". A resumed run could then never make that task's worktree, commit its work or land
-anything on the integration branch. The next conductor removes such a lock only when it is
-surely stale:
+conductor's whole process group killed — bringing a remote task's result home, say) leaves
+the lock behind, and every later move of that ref (write of that index) fails with "Unable
+to create '….lock': File exists … remove the file manually". A resumed run could then never
+make that task's worktree, commit its work or land anything on the integration branch. The
+next conductor removes such a lock only when it is surely stale:
 
 - the dead conductor's group runs no git any more (an orphaned git still finishing is
   waited for, a few seconds at most; if it goes on, nothing is touched);
