@@ -113,3 +113,38 @@ def test_resume_finishes_a_collection_its_killed_conductor_left_a_lock_in(
     assert tree_files(repo, "baton/sample-goal/1-task-1")["remote.txt"] == "made on a worker"
     repaired = [e["data"] for e in events(baton) if e["kind"] == "run.repaired"]
     assert any("index.lock" in r.get("detail", "") for r in repaired), repaired
+
+
+@pytest.mark.parametrize("how", ["deleted", "damaged"])
+def test_an_exchange_lost_mid_run_keeps_the_finished_work_and_says_so(
+        request, repo, baton, tmp_path, cluster, how):
+    if not loopback_only(request.node.nodeid):
+        return
+    marker, go = tmp_path / "ran.txt", tmp_path / "go"
+    exchange = _one_remote_task(repo, baton, tmp_path, cluster, [
+        {"append": str(marker), "content": "ran\n"}, {"await": str(go)},
+        {"write": "remote.txt", "content": "made on a worker\n"},
+        {"report": "done", "summary": "remote file"}])
+    run = popen_baton(repo, "run", "--approve")
+    try:
+        _agent_waiting(baton, marker, cluster)
+        if how == "deleted":
+            exchange.rename(exchange.with_name("exchange.gone"))
+        else:  # not a repository git can use any more
+            (exchange / "HEAD").write_text("garbage\n")
+            for folder in ("objects", "refs"):
+                subprocess.run(["rm", "-rf", str(exchange / folder)], check=True)
+        go.touch()
+        out, err = run.communicate(timeout=600)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 0, out + err + conductor_logs() + cluster.tails()
+    done = task_status(baton, 1)
+    assert done["state"] == "landed" and done["attempts"] == 1, done
+    assert marker.read_text() == "ran\n"  # its finished agent was never run again
+    assert tree_files(repo, "baton/sample-goal/1-task-1")["remote.txt"] == "made on a worker"
+    said = [f["detail"] for f in done["flags"] if f["kind"] == "exchange"]
+    assert len(said) == 1 and "could not be reached when its worker finished" in said[0], \
+        done["flags"]
+    assert "went away" not in (done.get("reason") or "")

@@ -166,9 +166,10 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     # date" — a success that would let a second run start the agent again.)
     claim = git(repo, *exchange.NO_HOOKS, "commit-tree", f"{base}^{{tree}}", "-p", base, "-m",
                 f"baton: claimed by {node} at {time.time()}", env=dict(exchange.BATON_IDENTITY))
-    if not _claim(cache, ex, repo / ".git" / "objects", claim, refs["claim"]):
+    claimed = _claim(cache, ex, repo / ".git" / "objects", claim, refs["claim"])
+    if claimed is not True:
         shutil.rmtree(scratch, ignore_errors=True)
-        return {"claimed": False, "node": node, "why": "another run claimed it first"}
+        return {"claimed": False, "node": node, "why": claimed or "another run claimed it first"}
     topic = name
     _tell(topic, {"node": node, "claimed": True})
     try:
@@ -185,12 +186,39 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     output = redact(output.decode("utf-8", "surrogateescape")).encode("utf-8",
                                                                       "surrogateescape")
     commit = exchange.record_commit(repo, clean(record), output, None)
-    _push_results(cache, ex, repo / ".git" / "objects", f"{left.commit}:{refs['result']}",
-                  f"{commit}:{refs['record']}")
+    try:
+        _push_results(cache, ex, repo / ".git" / "objects", f"{left.commit}:{refs['result']}",
+                      f"{commit}:{refs['record']}")
+    except Exception as exc:  # the exchange is gone or damaged: the finished work is not
+        return _carried(repo, scratch, base, refs, left.commit, commit, record, exc)
     _tell(topic, {"done": True})
     if not job.get("keep"):  # (after the answer: the conductor need not wait for it)
         threading.Thread(target=shutil.rmtree, args=(scratch,), kwargs={"ignore_errors": True},
                          name="baton-node-cleanup", daemon=True).start()
+    return record
+
+
+def _carried(repo: Path, scratch: Path, base: str, refs: dict[str, str], result: str,
+             commit: str, record: dict[str, Any], exc: Exception) -> dict[str, Any]:
+    """A finished attempt whose result and record could not be pushed to the exchange: they
+    go back with the job's answer instead, as a git bundle (its `result` and `record` refs,
+    on top of the base the conductor has), and the scratch repository stays on the node
+    until then. The agent is never run again for want of an exchange."""
+    why = getattr(exc, "stderr", "") or str(exc)
+    lines = [line for line in str(why).strip().splitlines() if line.strip()]
+    record["unpushed"] = (lines[-1] if lines else type(exc).__name__)[:300]
+    try:
+        git(repo, "update-ref", refs["result"], result)
+        git(repo, "update-ref", refs["record"], commit)
+        bundle = scratch / "result.bundle"
+        git(repo, "bundle", "create", "--quiet", str(bundle), refs["result"], refs["record"],
+            f"^{base}")
+        record["bundle"] = bundle.read_bytes()
+    except Exception as err:  # kept on the node: said, with where
+        record["bundle_error"] = f"{type(err).__name__}: {err}"[:300]
+        record["kept"] = str(scratch)
+        return record
+    shutil.rmtree(scratch, ignore_errors=True)
     return record
 
 
@@ -205,10 +233,11 @@ def _batch(kind: str, cache: Path, ex: str, send: Callable[[list[Any]], None]
         return found
 
 
-def _claim(cache: Path, ex: str, objects: Path, commit: str, ref: str) -> bool:
+def _claim(cache: Path, ex: str, objects: Path, commit: str, ref: str) -> bool | str:
     """Claim the attempt (push `commit` to `ref`, which only the first push may create), in
     one push with the node's other jobs claiming at about the same time: sent from the
-    node's cache, borrowing each job's objects. True when this push created it."""
+    node's cache, borrowing each job's objects. True when this push created it; else False,
+    or why the exchange could not be reached."""
     def send(items: list[tuple[str, str, str]]) -> None:
         created = exchange.claim(cache, ex, [(c, r) for _o, c, r in items],
                                  borrow=list(dict.fromkeys(o for o, _c, _r in items)))
@@ -217,12 +246,14 @@ def _claim(cache: Path, ex: str, objects: Path, commit: str, ref: str) -> bool:
 
     try:
         _batch("claim", cache, ex, send)((str(objects), commit, ref))
-    except Exception:  # (not pushed: not claimed)
-        return False
+    except Exception as exc:  # (not pushed: not claimed)
+        return f"the exchange could not be reached: {exc}"[:300]
     with _lock:
         if ref in _claimed:
             _claimed.discard(ref)
             return True
+        if run_git(cache, *exchange.SAFE, "ls-remote", "--", ex, ref).returncode != 0:
+            return "the exchange could not be reached to claim it"
     return False
 
 

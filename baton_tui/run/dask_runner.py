@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Collection, Sequence
@@ -573,6 +574,8 @@ class DaskRunner:
             answer = self._answer(live)
             if answer is not None and not answer.get("claimed", True):
                 break  # it ran nothing: nothing more will come
+            if answer is not None and answer.get("unpushed"):
+                return self._carried_home(ws, attempt, answer)
             if live is not None and live.node is None and live.future is not None \
                     and live.future.status == "cancelled":
                 return None, b"", (f"stopped before a worker of runner {self.name} took it: "
@@ -590,6 +593,34 @@ class DaskRunner:
         return None, b"", (f"{where} went away mid-task{detail}: its agent is not run again; "
                            f"what it pushed is kept under refs/baton/jobs/{job}/ on the "
                            f"exchange — retry it")
+
+    def _carried_home(self, ws: Workspace, attempt: AttemptRow, answer: dict[str, Any]
+                      ) -> tuple[dict[str, Any] | None, bytes, str | None]:
+        """A finished job whose worker could not push to the exchange (gone, damaged): its
+        result and record came back with its answer, as a bundle — fetched from that, and
+        said. Its agent is not run again."""
+        refs, why = attempt.spec["refs"], answer.get("unpushed")
+        said = (f"the exchange of runner {self.name} could not be reached when its worker "
+                f"finished ({why})")
+        bundle = answer.get("bundle")
+        if not isinstance(bundle, bytes):
+            kept = answer.get("kept")
+            return None, b"", (f"{said}; its finished work is kept on {answer.get('node')}"
+                               + (f" in {kept}" if kept else "") + " — its agent is not run "
+                               "again: bring the exchange back, then take it from there")
+        with tempfile.TemporaryDirectory(prefix="baton-result-") as tmp:
+            path = Path(tmp) / "result.bundle"
+            path.write_bytes(bundle)
+            exchange.fetch(ws.root, str(path), *(f"+{refs[p]}:{refs[p]}"
+                                                 for p in ("result", "record")))
+        commit = read_ref(ws.root, refs["record"])
+        if commit is None:
+            return None, b"", f"{said}; the result it sent back holds no record"
+        ws.store.append(attempt.plan_id, attempt.task_id, K.TASK_FLAGGED, {
+            "flag": "exchange", "attempt": attempt.id,
+            "message": f"{said}: its result came back with the job instead"})
+        record, output = exchange.read_record(ws.root, commit)
+        return record, output, None
 
     @staticmethod
     def _answer(live: _Live | None) -> dict[str, Any] | None:
