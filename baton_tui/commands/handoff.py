@@ -75,8 +75,9 @@ def _merge(ws: api.Workspace) -> int:
               else f"task {task_id} was already merged", flush=True)
 
     outcome = api.merge(ws, progress=said)
-    if outcome.recovered:
-        print(f"note: {outcome.recovered}")
+    for note in [outcome.recovered, *outcome.notes]:
+        if note:
+            print(f"note: {note}")
     if outcome.conflict:
         c = outcome.conflict
         print(f"stopped at task {c['id']}: merging {c['branch']} conflicts in "

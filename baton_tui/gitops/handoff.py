@@ -50,6 +50,7 @@ class MergeOutcome:
     conflict: dict | None = None
     moved: dict[int, dict] = field(default_factory=dict)  # merged with commits added since
     recovered: str | None = None  # an interrupted merge finished or undone first (`recover`)
+    notes: list[str] = field(default_factory=list)  # what the person should know besides
 
 
 def moved(repo, task: TaskBranch, now: str | None = None) -> dict | None:
@@ -199,6 +200,12 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
         )
     ref = f"refs/heads/{target_branch}"
     outcome = MergeOutcome(recovered=recovered)
+    if read_ref(repo, f"refs/tags/{target_branch}") is not None:  # Baton names refs in full
+        outcome.notes.append(
+            f"a tag is named {target_branch} too: git commands that say `{target_branch}` "
+            f"take the tag, not the branch (Baton merged onto refs/heads/{target_branch}); "
+            f"rename it with `git tag {target_branch}-tag {target_branch} && git tag -d "
+            f"{target_branch}` if that was not meant")
     for t in tasks:
         now = rev_parse(repo, t.ref)
         if now is None:  # deleted by hand: stop here, as at a conflict
@@ -226,7 +233,11 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
             tree, conflicts = merge_tree(repo, tip or "HEAD", t.ref)
         except GitError as exc:
             raise BatonError(f"task {t.id}: cannot merge {t.branch}: {exc}", code=2) from exc
-        if conflicts or tree is None or tip is None or theirs is None:
+        if tip is None or theirs is None:  # (read just now: gone meanwhile)
+            raise BatonError(f"task {t.id}: cannot merge {t.branch} onto {target_branch}: "
+                             f"{'the branch ' + t.branch if theirs is None else ref} names no "
+                             "commit", code=2)
+        if conflicts or tree is None:
             outcome.conflict = {
                 "id": t.id,
                 "branch": t.branch,

@@ -151,6 +151,7 @@ class Merged:
     not_landed: list[int] = field(default_factory=list)
     moved: dict[int, dict] = field(default_factory=dict)  # merged with commits added by hand
     recovered: str | None = None  # an interrupted merge finished or undone first
+    notes: list[str] = field(default_factory=list)  # what the person should know besides
     missing: dict[int, list[str]] = field(default_factory=dict)  # landed changes not in its tree
 
 
@@ -185,7 +186,7 @@ def merge(ws: Workspace, upto: int | None = None,
     assert onto is not None  # recorded when the plan was approved; checked above
     outcome = git_merge(ws.root, onto, tasks, on_step=step)
     result = Merged(onto, outcome.merged, outcome.skipped, outcome.conflict, moved=outcome.moved,
-                    recovered=outcome.recovered)
+                    recovered=outcome.recovered, notes=outcome.notes)
     if not outcome.conflict:
         result.missing = not_in_tree(ws.root, f"refs/heads/{onto}", tasks)
     result.not_landed = [t.id for t in cur.doc.tasks if t.mode == Mode.BUILD
