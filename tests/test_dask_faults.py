@@ -148,3 +148,37 @@ def test_an_exchange_lost_mid_run_keeps_the_finished_work_and_says_so(
     assert len(said) == 1 and "could not be reached when its worker finished" in said[0], \
         done["flags"]
     assert "went away" not in (done.get("reason") or "")
+
+
+def test_resume_right_after_a_deferral_tries_the_cluster_at_once(request, repo, baton,
+                                                                  tmp_path, cluster):
+    if not loopback_only(request.node.nodeid):
+        return
+    from test_dask_runner import bare_exchange, closed_port, commit_config, runners_table
+    from helpers.run_kit import load_plan, script_agent, task, write_config
+
+    exchange = bare_exchange(tmp_path)
+    agent = script_agent(tmp_path, "agent", {"*": [
+        {"write": "remote.txt", "content": "made on a worker\n"},
+        {"report": "done", "summary": "remote file"}]})
+
+    write_config(repo, {"agent": agent})
+    commit_config(repo)
+    personal = Path(os.environ["XDG_CONFIG_HOME"]) / "baton" / "config.toml"
+    personal.parent.mkdir(parents=True, exist_ok=True)
+
+    def configure(address: str) -> None:  # the person's own runner (their config)
+        personal.write_text(runners_table(address, exchange, tmp_path / "nodes"))
+
+    configure(f"tcp://127.0.0.1:{closed_port()}")
+    load_plan(baton, [task(1, runner="lab")])
+    first = baton("run", "--approve", timeout=600)
+    assert first.returncode == 3, first.stdout + first.stderr
+    deferred = task_status(baton, 1)
+    assert deferred["state"] == "queued" and "unreachable" in deferred["reason"]
+    configure(cluster.address)  # the scheduler is reachable now (well within its wait)
+    again = baton("resume", timeout=600)
+    assert again.returncode == 0, again.stdout + again.stderr + conductor_logs()
+    done = task_status(baton, 1)
+    assert done["state"] == "landed" and done["attempts"] == 1, done
+    assert tree_files(repo, "baton/sample-goal/1-task-1")["remote.txt"] == "made on a worker"
