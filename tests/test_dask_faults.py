@@ -182,3 +182,37 @@ def test_resume_right_after_a_deferral_tries_the_cluster_at_once(request, repo, 
     done = task_status(baton, 1)
     assert done["state"] == "landed" and done["attempts"] == 1, done
     assert tree_files(repo, "baton/sample-goal/1-task-1")["remote.txt"] == "made on a worker"
+
+
+def test_runners_warns_of_a_cluster_listening_beyond_loopback_without_tls(request, repo, baton,
+                                                                          tmp_path):
+    if not loopback_only(request.node.nodeid):
+        return
+    only_loopback_here()
+    from test_dask_runner import bare_exchange, runners_table
+    from helpers.run_kit import write_config
+
+    exchange = bare_exchange(tmp_path)
+    for exposed in (False, True):
+        made = Cluster(tmp_path / f"cluster-{exposed}", {"w1": "agent=1"}, exposed=exposed)
+        try:
+            write_config(repo, {"agent": ["true"]},
+                         extra=runners_table(made.address, exchange, tmp_path / "nodes"))
+            assert baton("trust").returncode == 0
+            said = baton("runners", timeout=300)
+            shown = baton.json("runners", "--json")
+        finally:
+            made.close()
+        assert said.returncode == 0, said.stdout + said.stderr
+        lab = next(r for r in shown if r["name"] == "lab")
+        warned = [line for line in said.stdout.splitlines() if "beyond loopback" in line]
+        if not exposed:  # bound as the README shows: nothing to say
+            assert lab["exposed"] == [] and warned == [], said.stdout
+            continue
+        # `--no-dashboard` alone: the scheduler's and the worker's HTTP on every interface
+        assert "scheduler http://0.0.0.0:8787" in lab["exposed"], lab
+        assert any(a.startswith("worker ") and "http://0.0.0.0:" in a for a in lab["exposed"])
+        assert len(warned) == 1 and "--dashboard-address 127.0.0.1:0" in warned[0]
+        assert not any(a.split()[-1].startswith("tcp://127.0.0.1") for a in lab["exposed"])
+    doctor = baton("doctor", timeout=300)
+    assert "Traceback" not in doctor.stderr
