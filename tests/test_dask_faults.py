@@ -216,3 +216,39 @@ def test_runners_warns_of_a_cluster_listening_beyond_loopback_without_tls(reques
         assert not any(a.split()[-1].startswith("tcp://127.0.0.1") for a in lab["exposed"])
     doctor = baton("doctor", timeout=300)
     assert "Traceback" not in doctor.stderr
+
+
+def test_a_conductor_killed_after_bringing_a_result_home_records_its_report_once(
+        request, repo, baton, tmp_path, cluster):
+    if not loopback_only(request.node.nodeid):
+        return
+    marker = tmp_path / "ran.txt"
+    _one_remote_task(repo, baton, tmp_path, cluster, [
+        {"append": str(marker), "content": "ran\n"},
+        {"write": "remote.txt", "content": "made on a worker\n"},
+        {"report": "done", "summary": "remote file"}])
+    started = baton("run", "--approve", "--detach", env={"BATON_KILL_AT": "collected"})
+    assert started.returncode == 0, started.stdout + started.stderr
+
+    def killed() -> bool:
+        evs = events(baton)
+        died = [e for e in evs if e["kind"] == "conductor.started"]
+        pid = died[-1]["data"]["pid"] if died else None
+        return bool(pid) and any(e["kind"] == "task.reported" for e in evs) and (
+            not os.path.exists(f"/proc/{pid}")
+            or open(f"/proc/{pid}/stat").read().split()[2] == "Z")
+
+    wait(killed, 300, "the conductor to be killed once the result is home", cluster,
+         also=conductor_logs)
+    assert task_status(baton, 1)["state"] == "running"  # (killed before its finisher ran)
+    resumed = baton("resume", timeout=600)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr + conductor_logs()
+    done = task_status(baton, 1)
+    assert done["state"] == "landed" and done["attempts"] == 1, done
+    assert marker.read_text() == "ran\n"
+    reported = [e for e in events(baton) if e["kind"] == "task.reported" and e.get("task") == 1]
+    assert len(reported) == 1, reported
+    assert tree_files(repo, "baton/sample-goal/1-task-1")["remote.txt"] == "made on a worker"
+    # The workers were warmed as the conductor connected, and nobody logged an error for it.
+    assert "Run out-of-band function 'warm'" in cluster.logs["w1"].read_text()
+    assert " - ERROR - " not in cluster.logs["scheduler"].read_text(), cluster.tails()

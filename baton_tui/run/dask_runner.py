@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from baton_tui import cluster, layout, trust
+from baton_tui import cluster, killpoints, layout, trust
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import EventKind
 from baton_tui.core.words import Mode
@@ -137,11 +137,21 @@ class DaskRunner:
                 self._failed = (time.monotonic(), exc)
                 raise
             self._failed = None
-            try:  # a cold worker loads the node's code now, not in the first job's path
-                self._client.run(dask_node.warm, wait=False, on_error="ignore")
+            self._warm(self._client)
+            return self._client
+
+    @staticmethod
+    def _warm(client: "Client") -> None:
+        """A cold worker loads the node's code now, not in the first job's path — on a thread
+        of its own (`Client.run` takes no `wait=False` for a plain function: the workers
+        refuse it, and the scheduler logs an error for each)."""
+        def warm() -> None:
+            try:
+                client.run(dask_node.warm, on_error="ignore")
             except Exception:
                 pass
-            return self._client
+
+        threading.Thread(target=warm, name="baton-dask-warm", daemon=True).start()
 
     def connect_soon(self) -> None:
         """Connect on a thread of its own (importing `distributed` and the handshake take a
@@ -655,11 +665,14 @@ class DaskRunner:
                 spec["node"] = record["node"]
             store.update_attempt(attempt.id, spec=spec, ended=time.time())
             return
+        if spec.get("replayed"):  # collected before by a conductor killed after this point:
+            return                 # its work is home and its events are in — not twice
         if attempt.log_path:
             Path(attempt.log_path).write_bytes(output)
         head, result = record.get("head"), record.get("result")
         if head and result and spec.get("cwd"):  # (fetched with the record, `_fetch`)
             exchange.bring_home(spec["cwd"], spec["pushed"], head, result)
+        spec["replayed"] = True
         ran = record.get("attempt") or {}
         spec.update({"node": record.get("node"), "node_attempt": ran.get("node_attempt")})
         for key in ("leftover", "log_cut"):
@@ -681,6 +694,7 @@ class DaskRunner:
             if ran.get("session_id"):
                 fields["session_id"] = ran["session_id"]
             store.update_attempt(attempt.id, **fields)
+        killpoints.reached("collected")
 
     # worktrees made ahead: the local runner's (a remote task's worktree is made here too) ----
     def make_ahead(self, plan: PlanRow, task: Task, spare: Spare | None = None) -> bool:
