@@ -252,3 +252,40 @@ def test_a_conductor_killed_after_bringing_a_result_home_records_its_report_once
     # The workers were warmed as the conductor connected, and nobody logged an error for it.
     assert "Run out-of-band function 'warm'" in cluster.logs["w1"].read_text()
     assert " - ERROR - " not in cluster.logs["scheduler"].read_text(), cluster.tails()
+
+
+def test_a_dead_worker_s_scratch_checkout_is_pushed_then_swept_by_the_next_job(
+        request, repo, baton, tmp_path, cluster):
+    if not loopback_only(request.node.nodeid):
+        return
+    from test_dask_runner import agents_running, exchange_refs
+
+    marker, go = tmp_path / "ran.txt", tmp_path / "go"
+    exchange = _one_remote_task(repo, baton, tmp_path, cluster, [
+        {"append": str(marker), "content": "ran\n"},
+        {"write": "half.txt", "content": "half done\n"}, {"await": str(go)},
+        {"report": "done", "summary": "finished"}])
+    nodes = tmp_path / "nodes"
+    started = baton("run", "--approve", "--detach")
+    assert started.returncode == 0, started.stdout + started.stderr
+    first = _agent_waiting(baton, marker, cluster)
+    wait(lambda: list(nodes.glob(f"{first['job']}/tree/half.txt")), 120, "its half-done file")
+    cluster.kill("w1")
+    wait(lambda: not agents_running(tmp_path / "agent-script.json"), 120,
+         "the killed worker's agent to be ended", cluster)
+    wait(lambda: task_status(baton, 1)["state"] == "failed", 300, "the task to fail", cluster)
+    wait(lambda: status(baton)["conductor"] is None, 120, "the run to end")
+    assert (nodes / first["job"]).exists()  # nobody swept it yet
+    cluster.add_worker("w3", "agent=1")
+    go.touch()
+    again = baton("retry", "1")
+    assert again.returncode == 0, again.stdout + again.stderr
+    wait(lambda: status(baton)["conductor"] is None, 300, "the retried run to end", cluster,
+         also=lambda: baton("status").stdout + conductor_logs())
+    assert task_status(baton, 1)["state"] == "landed"
+    assert not (nodes / first["job"]).exists()  # swept by the next job on this machine…
+    kept = f"refs/baton/jobs/{first['job']}/leftover"
+    assert kept in exchange_refs(exchange)  # …after its work went to the exchange
+    half = subprocess.run(["git", "show", f"{kept}:half.txt"], cwd=exchange,
+                          capture_output=True, text=True, check=True).stdout
+    assert half == "half done\n"

@@ -28,9 +28,11 @@ no agent behind: its watchdog (`dask_watch`) ends the groups of the attempts it 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -141,12 +143,14 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
             f"person's machine Baton {theirs.get('baton')} on Python {theirs.get('python')}: "
             "install the same versions there (`baton runners` compares them)")}
     root = scratch_root(job.get("workdir"))
+    sweep(root)
     scratch = root / name
     repo, tree = scratch / "repo", scratch / "tree"
     try:
         scratch.mkdir()
     except FileExistsError:  # a second run of the same job on this node: never a second agent
         return {"claimed": False, "node": node, "why": "already run on this node"}
+    _own(scratch, name, ex)
     cache = _object_cache(root)
     git(scratch, "init", "--quiet", "--template=", str(repo))
     _borrow(repo, cache)
@@ -196,6 +200,58 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
         threading.Thread(target=shutil.rmtree, args=(scratch,), kwargs={"ignore_errors": True},
                          name="baton-node-cleanup", daemon=True).start()
     return record
+
+
+OWNER = "owner.json"
+SWEEP_EVERY = 60.0
+_swept = 0.0
+
+
+def _own(scratch: Path, job: str, ex: str) -> None:
+    """Say whose the scratch checkout is: this machine, this worker process, the job and its
+    exchange (`sweep` reads it once that process is gone)."""
+    pid = os.getpid()
+    (scratch / OWNER).write_text(json.dumps({
+        "host": socket.gethostname(), "pid": pid, "token": procs.start_token(pid),
+        "job": job, "exchange": ex}), encoding="utf-8")
+
+
+def sweep(root: Path) -> list[str]:
+    """Scratch checkouts a dead worker of this machine left (killed mid-job, or its job
+    failed before it could clean up): each one's work is pushed to its exchange first, as
+    `refs/baton/jobs/<job>/leftover` (the worktree as it was, uncommitted files included),
+    then the checkout goes; one whose work cannot be pushed stays. At most once a minute per
+    worker process; the jobs returned."""
+    global _swept
+    now = time.monotonic()
+    if _swept and now - _swept < SWEEP_EVERY:
+        return []
+    _swept = now
+    host, gone = socket.gethostname(), []
+    for scratch in root.glob("baton-*"):
+        try:
+            owner = json.loads((scratch / OWNER).read_text(encoding="utf-8"))
+            pid, job, ex = int(owner["pid"]), str(owner["job"]), str(owner["exchange"])
+            token = owner.get("token")
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not one this code made (or being made): left alone
+        if owner.get("host") != host or procs.alive(pid, float(token) if token else None):
+            continue
+        with _lock:
+            if job in _running:
+                continue
+        tree = scratch / "tree"
+        try:
+            if (tree / ".git").exists():
+                left = exchange.snapshot(tree, "baton: the worktree its dead worker left",
+                                         env=dict(exchange.BATON_IDENTITY))
+                exchange.refs_of(job)  # (a job's name, checked)
+                exchange.push(scratch / "repo", ex, f"+{left.commit}:refs/baton/jobs/{job}/leftover")
+        except Exception:
+            continue  # its work could not be kept elsewhere: it stays here
+        shutil.rmtree(scratch, ignore_errors=True)
+        gone.append(job)
+    return gone
 
 
 def _carried(repo: Path, scratch: Path, base: str, refs: dict[str, str], result: str,
