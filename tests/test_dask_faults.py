@@ -289,3 +289,26 @@ def test_a_dead_worker_s_scratch_checkout_is_pushed_then_swept_by_the_next_job(
     half = subprocess.run(["git", "show", f"{kept}:half.txt"], cwd=exchange,
                           capture_output=True, text=True, check=True).stdout
     assert half == "half done\n"
+
+
+def test_a_record_forged_while_its_agent_runs_is_refused_and_the_agent_ended(
+        request, repo, baton, tmp_path, cluster):
+    if not loopback_only(request.node.nodeid):
+        return
+    from test_dask_runner import agents_running, bare_exchange, commit_config, runners_table
+    from helpers.run_kit import load_plan, program, task, write_config
+
+    exchange, marker = bare_exchange(tmp_path), tmp_path / "forged.txt"
+    forger = program("record_forger.py", str(exchange), str(marker))
+    write_config(repo, {"agent": forger},
+                 extra=runners_table(cluster.address, exchange, tmp_path / "nodes"))
+    commit_config(repo)
+    load_plan(baton, [task(1, runner="lab")])
+    result = baton("run", "--approve", timeout=600)
+    assert result.returncode == 1, result.stdout + result.stderr + conductor_logs()
+    assert marker.read_text() == "forged\n"
+    failed = task_status(baton, 1)
+    assert failed["state"] == "failed" and "not one its worker made" in failed["reason"], failed
+    # No agent runs on once its attempt is collected (and the run is over).
+    wait(lambda: not agents_running(Path(forger[-3])), 60, "the forging agent to be ended",
+         cluster)

@@ -85,6 +85,10 @@ def _gist(exc: GitError) -> str:
     return (lines[-1] if lines else str(exc))[:300]
 
 
+def record_node(live: _Live | None) -> str:
+    return (live.node if live is not None else None) or "its worker"
+
+
 def _wake(future: "asyncio.Future[object]") -> None:
     """Complete `future` from any thread (on its loop's)."""
     def done() -> None:
@@ -550,12 +554,32 @@ class DaskRunner:
             if live is not None:
                 self._unsubscribe(live.job)
             record, output, lost = self._fetch(ws, attempt, live)
+            if record is not None and self._still_ran(live, record):
+                record, output = None, b""
+                lost = (f"a record of it appeared on the exchange while its agent still ran on "
+                        f"{record_node(live)}: not one its worker made — refused, and that "
+                        "agent was ended")
             self._apply(ws, attempt, record, output, lost, live)
             found = store.attempt(handle.attempt_id)
             assert found is not None
             return found
         finally:
             ws.close()
+
+    def _still_ran(self, live: _Live | None, record: dict[str, Any]) -> bool:
+        """Whether the job's agent still runs although its record is there (a record its
+        worker did not make: the node makes it only once its agent ended): the agent is ended
+        on its worker now — no agent runs on after its attempt is collected."""
+        if live is None or live.future is None or live.future.done():
+            return False
+        try:
+            client = self.client()
+            node = live.node or record.get("node")
+            found = client.run(dask_node.signal_job, live.job, int(signal.SIGKILL),
+                               workers=[node] if node else None, on_error="ignore")
+        except Exception:
+            return False
+        return any(value is True for value in (found or {}).values())
 
     def _unsubscribe(self, job: str) -> None:
         try:
