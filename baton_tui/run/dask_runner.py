@@ -617,6 +617,12 @@ class DaskRunner:
             if time.monotonic() > deadline:
                 break
             time.sleep(0.5)
+        try:  # the exchange itself gone: its result is not lost, only not reachable now
+            exchange.remote_ref(ws.root, self.settings.exchange, "HEAD")
+        except Exception as exc:
+            why = _gist(exc) if isinstance(exc, GitError) else str(exc)[:300]
+            raise BatonError(f"its exchange {self.settings.exchange} cannot be reached ({why}); "
+                             "bring it back first") from None
         node = (live.node if live else None) or spec.get("node")
         answer = self._answer(live)
         if answer is not None and not answer.get("claimed", True) and not node:
