@@ -118,7 +118,13 @@ def recover(repo: str | os.PathLike) -> str | None:
         ours = abs(lock.stat().st_mtime - record.stat().st_mtime) < 120
     except OSError:
         ours = False
-    if read_ref(repo, ref) == new:
+    at = read_ref(repo, ref)
+    if at not in (old, new):  # moved on since (a commit of the person's): theirs to keep
+        if ours:
+            lock.unlink(missing_ok=True)
+        record.unlink(missing_ok=True)
+        return None
+    if at == new:
         if ours:  # its lock holds `new`'s index (`read-tree -m -u` finished before the move)
             os.replace(lock, index)
         else:  # the lock went (removed by hand): entries still at `old` go to `new`
