@@ -62,6 +62,9 @@ def test_a_baton_home_whose_path_is_not_utf8_stops_the_run_before_any_task(repo,
     assert f"BATON_HOME {tmp_path}/home\\xfe is not UTF-8 text" in result.stderr
     tasks = baton.json("status", "--json")["tasks"]
     assert [t["state"] for t in tasks] != ["failed"]  # nothing ran, nothing failed
+    doctor = baton("doctor", env={"BATON_HOME": home})
+    assert doctor.returncode == 2 and "Traceback" not in doctor.stderr
+    assert f"✗ BATON_HOME {tmp_path}/home\\xfe is not UTF-8 text" in doctor.stdout
 
 
 def test_a_tag_named_like_the_branch_is_flagged_and_merged_around(repo, baton):
