@@ -147,6 +147,28 @@ class TestMerge:
         assert not (landed.root / "cli.py").exists()
 
 
+    def test_a_landed_change_undone_on_the_branch_is_named_not_called_merged(self, landed):
+        from baton_tui.handoff.actions import merge
+
+        merge(landed, upto=1)
+        git(landed.root, "rm", "-q", "words.py")  # task 1's change, undone by a commit
+        git(landed.root, "commit", "-q", "-m", "oops")
+
+        async def script(pilot, app, seen):
+            await open_handoff(pilot, app)
+            await pilot.press("M")
+            await confirm_merge(pilot, app)
+            await wait_for(pilot, lambda: of(seen, msg.MergeFinished), timeout=20)
+            await settle(pilot)
+            log = "\n".join(line.text for line in app.screen.query_one("#merge-log").lines)
+            assert "main does not hold all the landed work" in log, log
+            assert "#1's change is not in main's tree: words.py" in log
+            assert "landed work is on main" not in log.replace("not hold all the landed", "")
+
+        app, seen = drive(landed, script, size=(120, 40))
+        assert of(seen, msg.MergeFinished)[0].missing == {1: ["words.py"]}
+
+
 class TestConflict:
     """A conflict stops the merge, names the task and files, leaves the tree clean; the
     shell resolves it and the merge goes on."""

@@ -75,6 +75,9 @@ def _merge(ws: api.Workspace) -> int:
               else f"task {task_id} was already merged", flush=True)
 
     outcome = api.merge(ws, progress=said)
+    for note in [outcome.recovered, *outcome.notes]:
+        if note:
+            print(f"note: {note}")
     if outcome.conflict:
         c = outcome.conflict
         print(f"stopped at task {c['id']}: merging {c['branch']} conflicts in "
@@ -87,6 +90,16 @@ def _merge(ws: api.Workspace) -> int:
     if outcome.not_landed:
         print(f"note: tasks {', '.join(map(str, outcome.not_landed))} have not landed and were "
               "not merged")
+    if outcome.missing:
+        for task_id, paths in outcome.missing.items():
+            shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5
+                                            else "")
+            print(f"task {task_id}'s change is not in {outcome.onto}'s tree: {shown} "
+                  f"{'is' if len(paths) == 1 else 'are'} back as before it (undone by a "
+                  f"commit since? `git log {outcome.onto} -- {paths[0]}` shows which)")
+        print(f"{outcome.onto} does not hold all the landed work: put those files back if "
+              "that was not meant (the task branches still hold them)")
+        return 1
     print(f"all landed work is on {outcome.onto}")
     return 0
 

@@ -117,7 +117,7 @@ class Starter:
                 handle = await self.runner.start(request)
             except StartDeferred as exc:  # its cluster is unreachable: queued, tried again
                 self.emit(task.id, K.TASK_QUEUED, reason=exc.reason, deferred=True,
-                          not_before=time.time() + DEFER_FOR)
+                          not_before=time.time() + DEFER_FOR, feedback=run.view(task.id).feedback)
                 handle = None
             except StartFailed as exc:
                 self.emit(task.id, K.TASK_FAILED, reason=exc.reason,

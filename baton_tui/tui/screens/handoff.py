@@ -263,7 +263,9 @@ class HandoffScreen(Screen[None]):
         elif outcome.conflict:
             self.post_message(MergeStopped(outcome.conflict))
         else:
-            self.post_message(MergeFinished(outcome.merged, outcome.skipped, outcome.onto))
+            self.post_message(MergeFinished(
+                outcome.merged, outcome.skipped, outcome.onto,
+                [n for n in (outcome.recovered, *outcome.notes) if n], outcome.missing))
         if self.is_attached:
             self.load()
 
@@ -297,7 +299,15 @@ class HandoffScreen(Screen[None]):
         if left:  # `u` stopped short of the end
             self.note_line(f"merged up to #{self.upto} onto {event.onto}; still to merge: "
                            f"{', '.join(f'#{i}' for i in left)} (M merges the rest)", "bold")
-        else:
+        for note in event.notes:
+            self.note_line(f"note: {note}")
+        for task_id, files in event.missing.items():
+            self.note_line(f"  ✗ #{task_id}'s change is not in {event.onto}'s tree: "
+                           f"{', '.join(files[:5])} back as before it (undone by a commit "
+                           "since?)", "bold")
+        if event.missing:
+            self.note_line(f"{event.onto} does not hold all the landed work", "bold")
+        elif not left:
             self.note_line(f"done: landed work is on {event.onto}", "bold")
         self.show_keys()
 
