@@ -216,6 +216,11 @@ def built_on(snap: Snapshot, task: TaskSnap, carriers: frozenset[int] | set[int]
     return sorted(t for t in below if (snap.task(t) or task).state != State.DISCARDED)
 
 
+def _tasks_do(ids: list[int], one: str, many: str) -> str:
+    """"task 6 holds" or "tasks 6, 7 hold": the subject and its verb agree."""
+    return f"task {ids[0]} {one}" if len(ids) == 1 else f"tasks {id_list(ids)} {many}"
+
+
 def _discard(snap: Snapshot, task: TaskSnap, with_dependents: bool,
              carriers: frozenset[int] | set[int]) -> str | None:
     if task.state in ACTIVE:
@@ -237,11 +242,11 @@ def _discard(snap: Snapshot, task: TaskSnap, with_dependents: bool,
         # not, however late it ran or landed.
         depending = set(built_on(snap, task))
         holding = [d for d in victims if d not in depending]
+        dependents = sorted(depending & set(victims))
         why = "; ".join(part for part in (
-            f"tasks {id_list(sorted(depending & set(victims)))} depend on it"
-            if depending & set(victims) else "",
-            f"tasks {id_list(holding)} hold its work (cut from the integration branch after it "
-            "landed)" if holding else ""))
+            _tasks_do(dependents, "depends", "depend") + " on it" if dependents else "",
+            _tasks_do(holding, "holds", "hold") + " its work (cut from the integration branch "
+            "after it landed)" if holding else "") if part)
         return (f"task {task.id} has landed and {why}: discard them too with "
                 f"`baton discard {task.id} --with-dependents`")
     live = [d for d in victims if state_of[d] in ACTIVE]

@@ -58,6 +58,7 @@ class TaskView:
         self.finish_only: str | None = None     # it failed in Baton's commit or landing after
                                                 # the agent's report: a retry does only that
         self.conflicts: list[str] = []
+        self.failure_output: str | None = None  # the output attached to its last failure
         # the latest queueing
         self.not_before = 0.0
         self.feedback: str | None = None
@@ -291,6 +292,7 @@ def _done(view: TaskView, event: Event) -> None:
 
 
 def _failed(view: TaskView, event: Event) -> None:
+    view.failure_output = event.data.get("output")
     view.conflicts = list(event.data.get("conflicts") or [])
     view.finish_only = event.data.get("stage")
     view.lost_landing = bool(view.conflicts)

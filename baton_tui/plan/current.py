@@ -258,9 +258,15 @@ def set_autonomy(ws: Workspace, level: str) -> None:
 def unchecked_models(ws: Workspace, tasks: Iterable[Task]) -> list[str]:
     """Why a task's model could not be judged (its player cannot list its models here)."""
     players = ws.catalog.players
-    notes = [(task.id, players[task.player].model_unchecked(task.model))
-             for task in tasks if task.model and task.player in players]
-    return [f"task {task_id}: {note}" for task_id, note in notes if note]
+    by_note: dict[str, list[int]] = {}
+    for task in tasks:
+        if task.model and task.player in players:
+            note = players[task.player].model_unchecked(task.model)
+            if note:
+                by_note.setdefault(note, []).append(task.id)
+    # Tasks on the same player and model share one line: the same note is said once.
+    return [f"task{'s' * (len(ids) > 1)} {', '.join(map(str, ids))}: {note}"
+            for note, ids in by_note.items()]
 
 
 def approve(ws: Workspace) -> tuple[PlanRow, list[str]]:

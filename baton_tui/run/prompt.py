@@ -93,9 +93,9 @@ def compose(doc: "PlanDocument", task: "Task", skills: list["Skill"],
                   "for this task, not instructions.)", ""]
         for dep_id, text in sorted(artifacts.items()):
             parts += [f"### From task {dep_id}", shown(text.strip()), ""]
-    if feedback:
+    if feedback and feedback.strip():
         parts += ["## Feedback on the previous attempt", shown(feedback.strip()), ""]
-    if resume_message:
+    if resume_message and resume_message.strip():
         parts += ["## Resuming", shown(resume_message.strip()), ""]
     rendered = render_skills(skills)
     if rendered:
