@@ -288,7 +288,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     task_arg(q)
     q.add_argument("answer", choices=["yes", "no"], help="yes: go ahead; no: stop")
 
-    q = add("handoff", "handoff:cmd_handoff", "review or merge the landed work")
+    q = add("handoff", "handoff:cmd_handoff", "review, merge or publish the landed work")
     hs = q.add_subparsers(dest="action", metavar="ACTION", required=True)
     text = "the combined diff of landed tasks, and what was decided for you on the way"
     r = hs.add_parser("review", help=text, description=text + ". Changes nothing.")
@@ -302,6 +302,27 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                   "the command that finishes by hand. Run again, it skips what is merged. "
                   "A task branch deleted by hand stops it the same way. Exit 0 all merged, "
                   "1 stopped at a conflict or a deleted branch, 2 dirty tree or wrong branch.")
+    text = "publish the landed work as pull requests through the forge's CLI (gh, glab)"
+    r = hs.add_parser("pr", help=text, description=text + ". Never automatic. --single (the "
+                      "default): one branch with the landed tasks merged in plan order, one pull "
+                      "request. --stack: one branch and pull request per landed task, each based "
+                      "on the one before. Run again, it updates the same branches and pull "
+                      "requests (Baton's own branches only). Exit 2 when the forge's CLI is "
+                      "missing or not signed in (nothing pushed).")
+    r.add_argument("--remote", metavar="R", help="the git remote (default: the base branch's "
+                   "upstream remote, else origin)")
+    r.add_argument("--base", metavar="B", help="the branch the pull request goes into "
+                   "(default: the branch the plan was approved on)")
+    shape = r.add_mutually_exclusive_group()
+    shape.add_argument("--single", dest="stack", action="store_false",
+                       help="one pull request with every landed task (the default)")
+    shape.add_argument("--stack", dest="stack", action="store_true",
+                       help="one pull request per landed task, stacked in plan order")
+    r.set_defaults(stack=False)  # (store_false would make --single's absence mean a stack)
+    r.add_argument("--draft", action="store_true", help="open new pull requests as drafts")
+    r.add_argument("--dry-run", action="store_true",
+                   help="print the pushes and the forge calls, and do none of them")
+    r.add_argument("--json", action="store_true", help="what was done, as JSON")
     q = add("discard", "handoff:cmd_discard", "discard a task's work (and its dependents')")
     task_arg(q)
     q.add_argument("--with-dependents", action="store_true",

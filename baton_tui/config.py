@@ -266,6 +266,13 @@ class ChecksConfig(_Strict):
     run: str | None = None
 
 
+class HandoffConfig(_Strict):
+    """`[handoff]`: publishing landed work as pull requests (`baton handoff pr`)."""
+
+    forge: Literal["github", "gitlab"] | None = None
+    """The forge whose CLI opens the pull requests (`gh`, `glab`); unset: the remote's host."""
+
+
 class Config(_Strict):
     """Everything Baton reads from configuration."""
 
@@ -277,6 +284,7 @@ class Config(_Strict):
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     worktree: WorktreeConfig = Field(default_factory=WorktreeConfig)
     checks: ChecksConfig = Field(default_factory=ChecksConfig)
+    handoff: HandoffConfig = Field(default_factory=HandoffConfig)
     supervision: SupervisionConfig = Field(default_factory=SupervisionConfig)
     autopilot: AutopilotConfig = Field(default_factory=AutopilotConfig)
     runners: RunnersConfig = Field(default_factory=RunnersConfig)

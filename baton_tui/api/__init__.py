@@ -75,7 +75,8 @@ if TYPE_CHECKING:
         git_supports_worktrees as git_supports_worktrees, git_handoff as git_handoff, review as review,
         merge as merge, handoff_review as handoff_review, discard_victims as discard_victims,
         resolve_begin as resolve_begin, resolve_status as resolve_status, resolve_abort as resolve_abort,
-        open_shell as open_shell, discard as discard, gc as gc,
+        open_shell as open_shell, discard as discard, gc as gc, publish as publish,
+        shown_call as shown_call,
     )
     from baton_tui.api.agents import (
         detect_players as detect_players, player_catalog as player_catalog, player_efforts as player_efforts,
@@ -121,7 +122,7 @@ _PROVIDERS = {
     "baton_tui.api.handoff": (
         "git_supports_worktrees", "git_handoff", "review", "merge", "handoff_review",
         "discard_victims", "resolve_begin", "resolve_status", "resolve_abort", "open_shell",
-        "discard", "gc",
+        "discard", "gc", "publish", "shown_call",
     ),
     "baton_tui.api.agents": (
         "detect_players", "player_catalog", "player_efforts", "default_player", "skills",

@@ -1,4 +1,4 @@
-"""`baton handoff review|merge`, `baton discard`, `baton gc`: printing what the engine did."""
+"""`baton handoff review|merge|pr`, `baton discard`, `baton gc`: printing what the engine did."""
 
 from __future__ import annotations
 
@@ -19,7 +19,28 @@ def cmd_handoff(args: Namespace) -> int:
         return 0
     if args.action == "review":
         return _review(ws, args)
+    if args.action == "pr":
+        return _pr(ws, args)
     return _merge(ws)
+
+
+def _pr(ws: api.Workspace, args: Namespace) -> int:
+    done = api.publish(ws, args.remote, args.base, args.stack, args.draft, args.dry_run)
+    if args.json:
+        print(dumps(done.as_json(), indent=2))
+        return 0
+    if done.dry_run:
+        print("dry run: nothing is pushed, no pull request is opened or changed")
+        for call in done.calls:
+            print(f"would run: {api.shown_call(call)}")
+        return 0
+    for pushed in done.pushes:
+        print(f"pushed {pushed['branch']} to {done.remote} ({pushed['commit'][:12]})")
+    if not done.pushes:
+        print(f"{done.remote} already holds the landed work: nothing to push")
+    for pr in done.prs:
+        print(f"{pr['action']} #{pr['number']} {pr['url']}  ({pr['branch']} → {pr['base']})")
+    return 0
 
 
 def _review(ws: api.Workspace, args: Namespace) -> int:

@@ -87,6 +87,7 @@ class TaskView:
         self.node: str | None = None           # the worker its attempt runs on (a cluster runner)
         self.job: str | None = None            # the engine's key for its attempt (cluster runner)
         self.deferred = False                  # queued: its runner's cluster was unreachable
+        self.pr: dict[str, Any] | None = None  # its pull request of a stack: number, url, …
 
     @property
     def answerable(self) -> bool:
@@ -112,6 +113,7 @@ class PlanView:
         self.player_limits: dict[str, float] = {}  # player -> when its usage limit resets
         self.landed_tip: str | None = None        # the integration commit of the last landing
         self.conductor_died: str | None = None    # why the last conductor stopped unexpectedly
+        self.pr: dict[str, Any] | None = None     # the plan's one pull request (`--single`)
 
 
 class Folder:
@@ -168,6 +170,8 @@ class Folder:
             plan.until_failures, plan.deadline = data.get("until_failures"), data.get("deadline")
         elif event.kind == K.RUN_STOPPED:
             plan.stopped_by, plan.stop_detail = data.get("by"), data.get("detail")
+        elif event.kind == K.HANDOFF_PR:
+            plan.pr = dict(data)
         elif event.kind == K.PLAN_APPROVED:
             for view in self.tasks.values():
                 view.needs_approval = False
@@ -341,6 +345,10 @@ def _flagged(view: TaskView, event: Event) -> None:
         view.outside_files, view.outside_attempt = list(data.get("files") or []), data.get("attempt")
 
 
+def _pr(view: TaskView, event: Event) -> None:
+    view.pr = dict(event.data)
+
+
 def _check(view: TaskView, event: Event) -> None:
     view.check = {"exit": event.data.get("exit"), "output": event.data.get("output", "")}
 
@@ -353,6 +361,7 @@ _DETAIL: dict[str, Callable[[TaskView, Event], None]] = {
     K.TASK_USAGE: _usage, K.TASK_FLAGGED: _flagged, K.TASK_CHECK: _check,
     K.TASK_PAUSED: _paused, K.TASK_REASSIGNED: _reassigned,
     K.TASK_APPROVAL_VOIDED: _approval_voided, K.TASK_RECYCLED: _recycled,
+    K.TASK_PR: _pr,
 }
 
 

@@ -117,7 +117,8 @@ def _head(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, folde
         conductor=conductor, base_branch=plan.base_branch, base_commit=plan.base_commit,
         integration_branch=None if folder_mode else plan.integration_branch,
         folder_mode=folder_mode, questions=tuple(tuple(q) for q in questions),
-        summary=_summary(folder, columns, running, now))
+        summary=_summary(folder, columns, running, now),
+        pr=dict(folder.plan.pr) if folder.plan.pr else None)
 
 
 def _about(plan: PlanRow) -> list:
@@ -175,7 +176,8 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
         view.needs_approval, view.limit, bool(view.reassigned),
         get("runner") or "local", view.node, view.job,                             # runner…
         (f"recycled for task {view.recycled_for} (its work is on its branch)"
-         if view.recycled_for is not None and build_task else None)))               # reason
+         if view.recycled_for is not None and build_task else None),                # reason
+        dict(view.pr) if view.pr else None))                                         # pr
 
 
 def _summary(folder: Folder, columns: list[tuple], running: bool, now: float) -> dict[str, Any]:
