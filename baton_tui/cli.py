@@ -323,6 +323,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     r.add_argument("--dry-run", action="store_true",
                    help="print the pushes and the forge calls, and do none of them")
     r.add_argument("--json", action="store_true", help="what was done, as JSON")
+    q = add("comment", "handoff:cmd_comment", "a review comment on a landed line, for the task "
+            "that wrote it (`baton retry N` sends it)")
+    task_arg(q)
+    q.add_argument("location", metavar="FILE:LINE", help="a line of the landed work (as the "
+                   "combined diff shows it): the task that wrote it gets the comment")
+    q.add_argument("text", metavar="TEXT", help="what should change")
     q = add("discard", "handoff:cmd_discard", "discard a task's work (and its dependents')")
     task_arg(q)
     q.add_argument("--with-dependents", action="store_true",

@@ -76,7 +76,7 @@ if TYPE_CHECKING:
         merge as merge, handoff_review as handoff_review, discard_victims as discard_victims,
         resolve_begin as resolve_begin, resolve_status as resolve_status, resolve_abort as resolve_abort,
         open_shell as open_shell, discard as discard, gc as gc, publish as publish,
-        shown_call as shown_call,
+        shown_call as shown_call, comment as comment,
     )
     from baton_tui.api.agents import (
         detect_players as detect_players, player_catalog as player_catalog, player_efforts as player_efforts,
@@ -122,7 +122,7 @@ _PROVIDERS = {
     "baton_tui.api.handoff": (
         "git_supports_worktrees", "git_handoff", "review", "merge", "handoff_review",
         "discard_victims", "resolve_begin", "resolve_status", "resolve_abort", "open_shell",
-        "discard", "gc", "publish", "shown_call",
+        "discard", "gc", "publish", "shown_call", "comment",
     ),
     "baton_tui.api.agents": (
         "detect_players", "player_catalog", "player_efforts", "default_player", "skills",

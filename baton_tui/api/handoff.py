@@ -47,6 +47,14 @@ def publish(ws: "Workspace", remote: str | None = None, base: str | None = None,
     return pr.publish(ws, remote, base, stack, draft, dry_run)
 
 
+def comment(ws: "Workspace", task_id: int, location: str, text: str) -> dict[str, Any]:
+    """A review comment on FILE:LINE, recorded on the task that wrote the line (by blame on
+    the landed work); `retry` sends it."""
+    from baton_tui.handoff import comments
+
+    return comments.comment(ws, task_id, location, text)
+
+
 def shown_call(argv: list[str]) -> str:
     from baton_tui.handoff import pr
 

@@ -64,6 +64,10 @@ def _review(ws: api.Workspace, args: Namespace) -> int:
             print(api.terminal_text(f"   ⚑ {flag['kind']}: {flag['detail']}"))
         if section.get("moved"):
             print(f"   ⚠ {section['moved']['said']}")
+    if data.get("comments"):
+        print("\nopen review comments (`baton retry N` sends them to the task):")
+        for c in data["comments"]:
+            print(api.terminal_text(f"  task {c['task']} · {c['file']}:{c['line']}: {c['text']}"))
     if not args.stat:
         print()
         print(sections[0]["diff"] if args.task is not None else data["diff"])
@@ -144,3 +148,12 @@ def _size(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n} B"
+
+
+def cmd_comment(args: Namespace) -> int:
+    ws = api.open_workspace()
+    done = api.comment(ws, args.id, args.location, args.text)
+    whose = "" if done["task"] == args.id else f" (task {done['task']} wrote that line)"
+    print(f"comment {done['id']} on task {done['task']}{whose}, {done['file']}:{done['line']} — "
+          f"`baton retry {done['task']}` sends it")
+    return 0

@@ -77,6 +77,7 @@ class EventKind(StrEnum):
     TASK_APPROVAL_VOIDED = "task.approval_voided"  # edited mid-run: only it waits for approval
     TASK_RECYCLED = "task.recycled"    # landed: its worktree now serves another task
     TASK_PR = "task.pr"                # its pull request of a stack, opened or updated
+    TASK_COMMENT = "task.comment"      # a review comment on a line the task wrote
     # the plan
     PLAN_CREATED = "plan.created"
     PLAN_ARCHIVED = "plan.archived"

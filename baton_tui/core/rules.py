@@ -175,9 +175,14 @@ def _retry(snap: Snapshot, task: TaskSnap | None) -> str | None:
     # Not approved (an edit voided it): the task is queued with its feedback all the same,
     # and starts once the plan is approved again.
     assert task is not None
+    if task.state == State.LANDED and task.open_comments:
+        return None  # a follow-up: the fix of its review comments lands on top of it
+    if task.state == State.LANDED:
+        return (f"task {task.id} has landed and has no open review comment: comment on its "
+                f"lines first (`baton comment {task.id} FILE:LINE TEXT`), then retry it")
     if task.state not in RESTARTABLE:
-        return (f"task {task.id} is {task.state}: only a failed, parked or paused task can be "
-                "retried")
+        return (f"task {task.id} is {task.state}: only a failed, parked or paused task (or a "
+                "landed one with review comments) can be retried")
     return None
 
 

@@ -122,6 +122,7 @@ class TaskSnap(_Frozen):
     job: str | None                # the engine's key for its attempt (None: local)
     worktree_reason: str | None    # why it has no worktree though it had one (recycled)
     pr: dict[str, Any] | None      # its pull request of a stack (number, url, branch, base)
+    open_comments: int             # review comments on its lines not yet answered by a retry
 
     def as_json(self) -> dict[str, Any]:
         """The task in `status --json` (pinned keys first)."""
@@ -145,6 +146,7 @@ _JSON_FIELDS = (
     ("cost", "cost"), ("attempts", "attempts"), ("player_ready", None),
     ("player_problem", "unready"), ("runner", "runner"), ("node", "node"), ("job", "job"),
     ("worktree_reason", "worktree_reason"), ("pr", "pr"),
+    ("open_comments", "open_comments"),
 )
 _JSON_KEYS = tuple(key for key, _ in _JSON_FIELDS)
 _json_values = itemgetter(*(TaskSnap._fields.index(field or "id") for _, field in _JSON_FIELDS))

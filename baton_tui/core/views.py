@@ -88,6 +88,9 @@ class TaskView:
         self.job: str | None = None            # the engine's key for its attempt (cluster runner)
         self.deferred = False                  # queued: its runner's cluster was unreachable
         self.pr: dict[str, Any] | None = None  # its pull request of a stack: number, url, …
+        self.comments: list[dict[str, Any]] = []  # review comments on its lines (`open`: not
+                                               # yet fixed by a retry that landed)
+        self.sent_comments: list[int] = []     # the comments its latest retry was given
 
     @property
     def answerable(self) -> bool:
@@ -246,6 +249,8 @@ def _queued(view: TaskView, event: Event) -> None:
     view.rate_limited = bool(data.get("rate_limited"))
     view.rate_limit_retries += 1 if view.rate_limited else 0
     view.autopilot_retries += 1 if data.get("by") == "autopilot" else 0
+    if data.get("by") == "retry":
+        view.sent_comments = list(data.get("comments") or [])
 
 
 def _started(view: TaskView, event: Event) -> None:
@@ -303,6 +308,11 @@ def _failed(view: TaskView, event: Event) -> None:
 
 
 def _landed(view: TaskView, event: Event) -> None:
+    if view.sent_comments:  # the retry that was given them landed: they are answered
+        sent = set(view.sent_comments)
+        view.comments = [{**c, "open": False} if c.get("id") in sent else c
+                         for c in view.comments]
+        view.sent_comments = []
     view.landed_event, view.ever_landed = event.id, True
     view.landed_branch_tip = event.data.get("tip")
     view.lost_landing = False
@@ -345,6 +355,10 @@ def _flagged(view: TaskView, event: Event) -> None:
         view.outside_files, view.outside_attempt = list(data.get("files") or []), data.get("attempt")
 
 
+def _comment(view: TaskView, event: Event) -> None:
+    view.comments = [*view.comments, {**event.data, "open": True, "at": event.ts}]
+
+
 def _pr(view: TaskView, event: Event) -> None:
     view.pr = dict(event.data)
 
@@ -361,7 +375,7 @@ _DETAIL: dict[str, Callable[[TaskView, Event], None]] = {
     K.TASK_USAGE: _usage, K.TASK_FLAGGED: _flagged, K.TASK_CHECK: _check,
     K.TASK_PAUSED: _paused, K.TASK_REASSIGNED: _reassigned,
     K.TASK_APPROVAL_VOIDED: _approval_voided, K.TASK_RECYCLED: _recycled,
-    K.TASK_PR: _pr,
+    K.TASK_PR: _pr, K.TASK_COMMENT: _comment,
 }
 
 

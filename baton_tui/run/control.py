@@ -21,6 +21,7 @@ from baton_tui import layout
 from baton_tui.run.early import Early
 from baton_tui.run.lock import ConductorLock
 from baton_tui.core import budget
+from baton_tui.core.comments import as_feedback, open_comments
 from baton_tui.core.rules import Action
 from baton_tui.core.events import ACTIVE, EventKind
 from baton_tui.core.words import Mode
@@ -184,12 +185,17 @@ def stop_task(ws: Workspace, task_id: int) -> None:
 
 
 def retry_task(ws: Workspace, task_id: int, feedback: str | None = None) -> int | None:
-    """Queue a failed, parked or paused task again (with feedback) and start the conductor.
+    """Queue a failed, parked or paused task again (with feedback) and start the conductor;
+    a landed task's open review comments go with it (a follow-up that lands on top of it).
     Under a plan whose approval an edit voided, the task (and its feedback) waits for the
     approval; None is returned then."""
     cur = _allowed(ws, Action.RETRY_TASK, task_id)
     ensure_trusted(ws, cur)  # once, before the record: a refusal later would strand the task
-    ws.store.append(cur.row.id, task_id, K.TASK_QUEUED, {"feedback": feedback, "by": "retry"})
+    sent = open_comments(cur.view(task_id).comments)  # closed when this retry lands
+    if sent:
+        feedback = "\n\n".join(x for x in (as_feedback(sent), feedback) if x)
+    ws.store.append(cur.row.id, task_id, K.TASK_QUEUED, {
+        "feedback": feedback, "by": "retry", "comments": [c["id"] for c in sent]})
     if cur.doc.task(task_id).mode == Mode.BUILD and not cur.row.approved:
         return None
     return spawn_conductor(ws, checked=True)

@@ -177,7 +177,8 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
         get("runner") or "local", view.node, view.job,                             # runner…
         (f"recycled for task {view.recycled_for} (its work is on its branch)"
          if view.recycled_for is not None and build_task else None),                # reason
-        dict(view.pr) if view.pr else None))                                         # pr
+        dict(view.pr) if view.pr else None,                                          # pr
+        sum(1 for c in view.comments if c.get("open")) if view.comments else 0))     # comments
 
 
 def _summary(folder: Folder, columns: list[tuple], running: bool, now: float) -> dict[str, Any]:
