@@ -273,6 +273,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q = add("retry", "run:cmd_retry", "run a failed, parked or paused task again")
     task_arg(q)
     q.add_argument("--feedback", default=None, help="what to do differently this time")
+    q = add("tell", "run:cmd_tell", "send a running task's agent a message (read at its next "
+            "turn; it is not stopped)")
+    task_arg(q)
+    q.add_argument("text", metavar="TEXT", help="the message")
     q = add("stop", "run:cmd_stop", "stop a running task (its work is kept)")
     task_arg(q)
     q = add("take", "run:cmd_take", "take a task over in its worktree (its agent stops, session "
@@ -373,6 +377,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q = add("checkpoint", "agent:cmd_checkpoint", "(for agents) ask before an irreversible step")
     q.add_argument("what", help="the irreversible step, in a line (it waits for an answer)")
     q.add_argument("--evidence", metavar="FILE|-", help="the dry run's output (- reads stdin)")
+    add("inbox", "agent:cmd_inbox", "(for agents) read the messages the person sent this task")
     add("mcp", "agent:cmd_mcp", "(for agents) the stdio MCP server with baton_report")
     return parser
 
@@ -402,7 +407,7 @@ def _main(argv: list[str]) -> int:
         # These build their own subcommand only: read from a second terminal, by agents,
         # or on the way to a run's start (the run waits for them).
         fast = first in ("status", "report", "log", "checkpoint", "attempt", "logs", "run",
-                         "resume")
+                         "resume", "inbox")
         parser = build_parser(first if fast else None)
         unknown = unknown_command(parser, argv)
         if unknown:
@@ -459,7 +464,8 @@ def _main(argv: list[str]) -> int:
 
 
 # Commands that only read, or that Baton and agents run: they never create the state.
-_READERS = frozenset({"status", "log", "logs", "report", "checkpoint", "attempt", "conductor",
+_READERS = frozenset({"status", "log", "logs", "report", "checkpoint", "inbox", "attempt",
+                      "conductor",
                       "mcp", "players", "runners", "doctor", "completion", "demo"})
 
 

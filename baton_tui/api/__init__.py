@@ -69,7 +69,7 @@ if TYPE_CHECKING:
         set_budget as set_budget, parse_duration as parse_duration, stop_task as stop_task,
         retry_task as retry_task, mark_done as mark_done, answer_checkpoint as answer_checkpoint,
         last_run_code as last_run_code, conductor_alive as conductor_alive, wait_conductor as wait_conductor,
-        process_token as process_token,
+        process_token as process_token, tell as tell,
     )
     from baton_tui.api.handoff import (
         git_supports_worktrees as git_supports_worktrees, git_handoff as git_handoff, review as review,
@@ -81,8 +81,8 @@ if TYPE_CHECKING:
     from baton_tui.api.agents import (
         detect_players as detect_players, player_catalog as player_catalog, player_efforts as player_efforts,
         default_player as default_player, skills as skills, trust as trust, doctor as doctor,
-        report as report, checkpoint as checkpoint, run_attempt as run_attempt, conduct as conduct,
-        serve_mcp as serve_mcp,
+        report as report, checkpoint as checkpoint, inbox as inbox, run_attempt as run_attempt,
+        conduct as conduct, serve_mcp as serve_mcp,
     )
     from baton_tui.api.runners import (
         runner_names as runner_names, default_runner as default_runner, runners as runners,
@@ -117,7 +117,7 @@ _PROVIDERS = {
         "conductor_ahead", "start_run", "resume_run", "pause_run", "ensure_trusted",
         "start_task", "take_task", "wait_stopped", "interactive_argv", "set_budget",
         "parse_duration", "stop_task", "retry_task", "mark_done", "answer_checkpoint",
-        "last_run_code", "conductor_alive", "wait_conductor", "process_token",
+        "last_run_code", "conductor_alive", "wait_conductor", "process_token", "tell",
     ),
     "baton_tui.api.handoff": (
         "git_supports_worktrees", "git_handoff", "review", "merge", "handoff_review",
@@ -126,7 +126,7 @@ _PROVIDERS = {
     ),
     "baton_tui.api.agents": (
         "detect_players", "player_catalog", "player_efforts", "default_player", "skills",
-        "trust", "doctor", "report", "checkpoint", "run_attempt", "conduct", "serve_mcp",
+        "trust", "doctor", "report", "checkpoint", "inbox", "run_attempt", "conduct", "serve_mcp",
     ),
     "baton_tui.api.runners": ("runner_names", "default_runner", "runners", "runner_lines"),
 }

@@ -78,6 +78,8 @@ class EventKind(StrEnum):
     TASK_RECYCLED = "task.recycled"    # landed: its worktree now serves another task
     TASK_PR = "task.pr"                # its pull request of a stack, opened or updated
     TASK_COMMENT = "task.comment"      # a review comment on a line the task wrote
+    TASK_TOLD = "task.told"            # `baton tell`: a message for its running agent
+    TASK_TOLD_READ = "task.told_read"  # … delivered (the inbox tool, or its next prompt)
     # the plan
     PLAN_CREATED = "plan.created"
     PLAN_ARCHIVED = "plan.archived"

@@ -123,6 +123,7 @@ class TaskSnap(_Frozen):
     worktree_reason: str | None    # why it has no worktree though it had one (recycled)
     pr: dict[str, Any] | None      # its pull request of a stack (number, url, branch, base)
     open_comments: int             # review comments on its lines not yet answered by a retry
+    told: dict[str, Any] | None    # `baton tell`: count, unread, the last message
 
     def as_json(self) -> dict[str, Any]:
         """The task in `status --json` (pinned keys first)."""
@@ -146,7 +147,7 @@ _JSON_FIELDS = (
     ("cost", "cost"), ("attempts", "attempts"), ("player_ready", None),
     ("player_problem", "unready"), ("runner", "runner"), ("node", "node"), ("job", "job"),
     ("worktree_reason", "worktree_reason"), ("pr", "pr"),
-    ("open_comments", "open_comments"),
+    ("open_comments", "open_comments"), ("told", "told"),
 )
 _JSON_KEYS = tuple(key for key, _ in _JSON_FIELDS)
 _json_values = itemgetter(*(TaskSnap._fields.index(field or "id") for _, field in _JSON_FIELDS))

@@ -91,6 +91,7 @@ class TaskView:
         self.comments: list[dict[str, Any]] = []  # review comments on its lines (`open`: not
                                                # yet fixed by a retry that landed)
         self.sent_comments: list[int] = []     # the comments its latest retry was given
+        self.messages: list[dict[str, Any]] = []  # `baton tell`: id, text, at, read
 
     @property
     def answerable(self) -> bool:
@@ -359,6 +360,15 @@ def _comment(view: TaskView, event: Event) -> None:
     view.comments = [*view.comments, {**event.data, "open": True, "at": event.ts}]
 
 
+def _told(view: TaskView, event: Event) -> None:
+    view.messages = [*view.messages, {**event.data, "at": event.ts, "read": False}]
+
+
+def _told_read(view: TaskView, event: Event) -> None:
+    read = set(event.data.get("ids") or ())
+    view.messages = [{**m, "read": True} if m.get("id") in read else m for m in view.messages]
+
+
 def _pr(view: TaskView, event: Event) -> None:
     view.pr = dict(event.data)
 
@@ -375,7 +385,8 @@ _DETAIL: dict[str, Callable[[TaskView, Event], None]] = {
     K.TASK_USAGE: _usage, K.TASK_FLAGGED: _flagged, K.TASK_CHECK: _check,
     K.TASK_PAUSED: _paused, K.TASK_REASSIGNED: _reassigned,
     K.TASK_APPROVAL_VOIDED: _approval_voided, K.TASK_RECYCLED: _recycled,
-    K.TASK_PR: _pr, K.TASK_COMMENT: _comment,
+    K.TASK_PR: _pr, K.TASK_COMMENT: _comment, K.TASK_TOLD: _told,
+    K.TASK_TOLD_READ: _told_read,
 }
 
 

@@ -178,7 +178,15 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
         (f"recycled for task {view.recycled_for} (its work is on its branch)"
          if view.recycled_for is not None and build_task else None),                # reason
         dict(view.pr) if view.pr else None,                                          # pr
-        sum(1 for c in view.comments if c.get("open")) if view.comments else 0))     # comments
+        sum(1 for c in view.comments if c.get("open")) if view.comments else 0,      # comments
+        _told(view.messages) if view.messages else None))                            # told
+
+
+def _told(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the card says of `baton tell`'s messages: how many, how many not yet read by
+    the agent, and the last one."""
+    return {"count": len(messages), "unread": sum(1 for m in messages if not m.get("read")),
+            "last": shown(str(messages[-1].get("text", "")))}
 
 
 def _summary(folder: Folder, columns: list[tuple], running: bool, now: float) -> dict[str, Any]:
