@@ -231,6 +231,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     task_cmd("runner", "runner", "runner (local, or a [runners.NAME] from config)", "RUNNER",
              "local, or a [runners.NAME] of the configuration (`baton runners`)",
              _Complete("runners"))
+    task_cmd("fallback", "fallback", "fallback players (comma-separated, in order)", "PLAYERS",
+             "player or player:model, comma-separated: codex,opencode:anthropic/claude-sonnet-4 "
+             "('' for none); used when a usage limit resets later than [limits] fallback_after",
+             _Complete("players"))
     q = add("task-prompt", "plan:cmd_task_prompt", "set a task's prompt (from --text or stdin)")
     task_arg(q)
     q.add_argument("--text", help="the prompt (without it, read from stdin)")

@@ -161,8 +161,11 @@ class LimitsConfig(_Strict):
     """Per plan: no new task starts once the run's wall time passes this."""
     budget_hard: bool = False
     """At the budget, running tasks pause in their saved sessions (else they finish)."""
+    fallback_after: float = 1800.0
+    """A usage limit resetting later than this moves a task to its next `fallback` player."""
 
-    @field_validator("max_wait", "stall", "checkpoint_wait", "budget_time", mode="before")
+    @field_validator("max_wait", "stall", "checkpoint_wait", "budget_time", "fallback_after",
+                     mode="before")
     @classmethod
     def _duration(cls, value: Any) -> float | None:
         return None if value is None else parse_duration(value)

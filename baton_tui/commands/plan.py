@@ -39,6 +39,8 @@ def render_plan(doc: "PlanDocument", approved: bool, slug: str) -> str:
             extras.append("checkpoint")
         if t.check:
             extras.append(f"check: {t.check}")
+        if t.fallback:
+            extras.append("fallback " + " → ".join(t.fallback))
         if extras:
             lines.append("      " + " · ".join(extras))
     for q in doc.questions:
@@ -95,7 +97,7 @@ def _print_current(ws: api.Workspace, as_json: bool, hint: str | None = None) ->
 def _convert(field: str, value: str) -> object:
     if field == "depends_on":
         return api.parse_ids(value)
-    if field in ("scope", "skills"):
+    if field in ("scope", "skills", "fallback"):
         return api.parse_list(value)
     if field == "checkpoint":
         if value not in ("on", "off"):

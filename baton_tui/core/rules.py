@@ -29,6 +29,7 @@ class Action(StrEnum):
     EDIT_CHECK = "edit_check"
     EDIT_CHECKPOINT = "edit_checkpoint"
     EDIT_RUNNER = "edit_runner"
+    EDIT_FALLBACK = "edit_fallback"
     ADD_TASK = "add_task"
     REMOVE_TASK = "remove_task"
     APPROVE = "approve"
@@ -55,7 +56,7 @@ FIELDS: dict[Action, str] = {
     Action.EDIT_MODEL: "model", Action.EDIT_EFFORT: "effort", Action.EDIT_MODE: "mode",
     Action.EDIT_DEPS: "depends_on", Action.EDIT_SKILLS: "skills", Action.EDIT_SCOPE: "scope",
     Action.EDIT_CHECK: "check", Action.EDIT_CHECKPOINT: "checkpoint",
-    Action.EDIT_RUNNER: "runner",
+    Action.EDIT_RUNNER: "runner", Action.EDIT_FALLBACK: "fallback",
 }
 EDIT_OF = {field: action for action, field in FIELDS.items()}
 # A paused or failed task may be reassigned, nothing else.

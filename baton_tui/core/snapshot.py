@@ -124,6 +124,7 @@ class TaskSnap(_Frozen):
     pr: dict[str, Any] | None      # its pull request of a stack (number, url, branch, base)
     open_comments: int             # review comments on its lines not yet answered by a retry
     told: dict[str, Any] | None    # `baton tell`: count, unread, the last message
+    fallback: tuple[str, ...]      # players to move to at a far-off usage limit, in order
 
     def as_json(self) -> dict[str, Any]:
         """The task in `status --json` (pinned keys first)."""

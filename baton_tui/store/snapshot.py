@@ -179,7 +179,8 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
          if view.recycled_for is not None and build_task else None),                # reason
         dict(view.pr) if view.pr else None,                                          # pr
         sum(1 for c in view.comments if c.get("open")) if view.comments else 0,      # comments
-        _told(view.messages) if view.messages else None))                            # told
+        _told(view.messages) if view.messages else None,                             # told
+        tuple(get("fallback", ()))))                                                 # fallback
 
 
 def _told(messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -361,7 +362,8 @@ CATCH_UP = 2000     # new events the kept tasks are brought up to date with (mor
 REBUILT_MAX = 500   # tasks built again from their events when catching up (more: build all)
 KEEP_AFTER = 200    # new events caught up on before the caught-up tasks are kept instead
 _PLAIN = (type(None), bool, int, float, str)
-_TUPLES = tuple(_AT[name] for name in ("depends_on", "skills", "scope", "flags", "decisions"))
+_TUPLES = tuple(_AT[name] for name in ("depends_on", "skills", "scope", "flags", "decisions",
+                                        "fallback"))
 _code: str | None = None
 
 
@@ -621,7 +623,7 @@ def _spec(columns: list[list], at: int) -> dict[str, Any]:
 
 
 _SPEC = ("id", "title", "prompt", "player", "model", "effort", "mode", "depends_on", "skills",
-         "scope", "checkpoint", "check", "runner")
+         "scope", "checkpoint", "check", "runner", "fallback")
 
 
 def _clocked(columns: list[list], walls: dict[int, float], limits: dict[str, float],

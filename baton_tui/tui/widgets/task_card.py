@@ -59,6 +59,8 @@ def _extras(task: TaskSnap) -> list[str]:
         extra.append("⚑ checkpoint")
     if task.check:
         extra.append(f"check: {task.check}")
+    if task.fallback:
+        extra.append("fallback " + " → ".join(task.fallback))
     if task.branch:
         extra.append(task.branch)
     if task.worktree_reason:  # (a landed task: its branch shows, so the line is there)
