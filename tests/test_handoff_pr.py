@@ -153,6 +153,10 @@ def test_stack_of_a_five_task_dag_published_twice(repo, baton, tmp_path, forge):
     review = baton.json("handoff", "review", "--json")
     assert {t["id"]: t["pr"]["number"] for t in review["tasks"]} == number
 
+    # Opened from the bottom up, each body then names the ones above it by number too.
+    assert f"5. task {prs[-1]['task']}:" in made[0]["body"] and "— #5" in made[0]["body"]
+    assert "`baton/" not in "".join(p["body"].split("## The stack")[1] for p in made)
+    calls_before = len(forge.calls())
     out = baton("handoff", "pr", "--stack", "--json")
     assert out.returncode == 0, out.stdout + out.stderr
     second = json.loads(out.stdout)
@@ -162,9 +166,8 @@ def test_stack_of_a_five_task_dag_published_twice(repo, baton, tmp_path, forge):
     assert len(forge.prs()) == 5  # updated, not duplicated
     assert forge.heads() == heads
     creates = [c for c in forge.calls() if c[:2] == ["pr", "create"]]
-    edits = [c for c in forge.calls() if c[:2] == ["pr", "edit"]]
+    edits = [c for c in forge.calls()[calls_before:] if c[:2] == ["pr", "edit"]]
     assert len(creates) == 5 and [e[2] for e in edits] == ["1", "2", "3", "4", "5"]
-    # The second run names every neighbour by number: the stack reads whole.
     last = prs[-1]
     assert f"5. task {last['task']}: {last['title'].split(': ', 1)[1]} — #5" \
         in forge.prs()[0]["body"]

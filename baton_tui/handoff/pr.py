@@ -144,11 +144,28 @@ def publish(ws: Workspace, remote: str | None = None, base: str | None = None,
             body = Path(tmp) / f"body-{at + 1}.md"
             body.write_text(entry.body)
             _open(ws, cur, forge, entry, body, draft, dry_run, result)
-            result.prs.append({"task": entry.task, "number": entry.number, "url": entry.url,
-                               "branch": entry.branch, "base": entry.base,
-                               "commit": entry.commit, "action": entry.action,
-                               "title": entry.title, "body": entry.body})
+        if stack and not dry_run:
+            _name_the_later_ones(forge, entries, snap, onto, checks, Path(tmp), result)
+    result.prs = [{"task": e.task, "number": e.number, "url": e.url, "branch": e.branch,
+                   "base": e.base, "commit": e.commit, "action": e.action, "title": e.title,
+                   "body": e.body} for e in entries]
     return result
+
+
+def _name_the_later_ones(forge: Forge, entries: list[Entry], snap: Any, onto: str,
+                         checks: dict[int, Any], tmp: Path, result: Published) -> None:
+    """A pull request opened before the ones above it named them by branch: now that each
+    has its number, its body names them by number (one more update, for those only)."""
+    for at, entry in enumerate(entries):
+        body = pr_body.stacked(snap, _parts(entries), at, onto, checks)
+        if body == entry.body or entry.number is None:
+            continue
+        entry.body = body
+        path = tmp / f"body-{at + 1}-whole.md"
+        path.write_text(body)
+        argv = forge.update_argv(entry.number, entry.base, entry.title, path, body)
+        result.calls.append(argv)
+        forge.open(argv)
 
 
 def _title(goal: str) -> str:
