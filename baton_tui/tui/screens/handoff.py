@@ -87,7 +87,7 @@ class HandoffScreen(Screen[None]):
     ]
     # The key bar's order: the step a stopped merge waits on first, then merging, then the
     # selected row's keys (at 80 columns the bar drops from the end, never `back`).
-    # (`P`, publish, works without a place in the bar: the README and the help name it.)
+    # (`P`, publish, works without a place in the bar yet: the README names it.)
     NOW = ("shell", "merge_all", "merge_upto", "retry", "discard", "full_diff")
 
     def __init__(self, reading: "asyncio.Task | None" = None) -> None:
