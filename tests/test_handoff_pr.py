@@ -260,3 +260,38 @@ def test_the_forge_is_told_from_the_remote_or_the_config(tmp_path):
     assert choose("/srv/git/app.git", "gitlab", tmp_path).repo_args == []
     with pytest.raises(BatonError, match=r'set \[handoff\] forge = "github" or "gitlab"'):
         choose("/srv/git/app.git", None, tmp_path)
+
+
+def test_new_work_is_pushed_over_batons_own_branch_only(repo, baton, tmp_path, forge):
+    """Work that moved (a commit added on a task's branch) is pushed over the branch Baton
+    left, leased to that commit, and the same pull request is updated; a branch someone else
+    moved since is refused, and nothing is pushed."""
+    run_dag(repo, baton, tmp_path, FIVE[:2])
+    assert baton("handoff", "pr").returncode == 0
+    slug = status(baton)["plan"]["slug"]
+    branch = f"baton/{slug}/pr/all"
+    first = forge.heads()[branch]
+    task_branch = next(t["branch"] for t in status(baton)["tasks"] if t["id"] == 2)
+    tip = git(repo, "rev-parse", task_branch)
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, text=True,
+                          input="more by hand\n", capture_output=True, check=True).stdout.strip()
+    tree = subprocess.run(["git", "mktree"], cwd=repo, capture_output=True, text=True,
+                          check=True, input=git(repo, "ls-tree", tip) +
+                          f"\n100644 blob {blob}\textra.txt\n").stdout.strip()
+    added = git(repo, "commit-tree", tree, "-p", tip, "-m", "a commit added by hand")
+    git(repo, "update-ref", f"refs/heads/{task_branch}", added, tip)
+
+    out = baton("handoff", "pr", "--json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    done = json.loads(out.stdout)
+    assert [(p["branch"], p["expect"]) for p in done["pushes"]] == [(branch, first)]
+    assert "extra.txt" in forge.files(branch) and forge.heads()[branch] != first
+    assert [p["action"] for p in done["prs"]] == ["updated"] and len(forge.prs()) == 1
+
+    # Someone pushes to Baton's branch: the next run refuses rather than overwrite it.
+    git(repo, "push", "-q", "--force", "origin", f"main:refs/heads/{branch}")
+    theirs = forge.heads()[branch]
+    git(repo, "update-ref", f"refs/heads/{task_branch}", tip, added)  # the work moves back
+    out = baton("handoff", "pr")
+    assert out.returncode == 2 and "which Baton did not push" in out.stderr
+    assert forge.heads()[branch] == theirs
