@@ -69,3 +69,28 @@ def test_a_comment_that_no_task_wrote_or_that_names_no_line_is_refused(repo, bat
         assert out.returncode == 2 and said in out.stderr, (location, out.stderr)
         assert len(out.stderr.strip().splitlines()) == 1
     assert baton.json("handoff", "review", "--json")["comments"] == []
+
+
+def test_a_follow_up_of_a_task_whose_worktree_was_recycled(repo, baton, tmp_path):
+    """Task 3 took over task 1's worktree when 1 landed; a comment on task 1's line is
+    still fixed on task 1's own branch, checked out again, and lands on top."""
+    agent = script_agent(tmp_path, "r", {
+        "1": [{"append": "a.txt", "content": "alpha\n"}, {"report": "done", "summary": "a"}],
+        "2": [{"write": "b.txt", "content": "beta\n"}, {"report": "done", "summary": "b"}],
+        "3": [{"write": "c.txt", "content": "gamma\n"}, {"report": "done", "summary": "c"}],
+    })
+    write_config(repo, {"agent": agent})
+    load_plan(baton, [task(1, "Alpha"), task(2, "Beta", deps=[1]), task(3, "Gamma", deps=[2])])
+    assert baton("run", "--approve", timeout=120).returncode == 0
+    t1 = status(baton)["tasks"][0]
+    assert t1["worktree_reason"] == "recycled for task 3 (its work is on its branch)", t1
+    assert baton("comment", "2", "a.txt:1", "ALPHA in capitals").returncode == 0
+    assert baton("retry", "1").returncode == 0
+    st = wait_idle(baton)
+    assert [t["state"] for t in st["tasks"]] == ["landed", "landed", "landed"]
+    assert "a.txt:1: ALPHA in capitals" in prompts(1)[-1]
+    files = tree_files(repo, integration(repo, baton))
+    assert files["a.txt"] == "alpha\nalpha" and files["b.txt"] == "beta"
+    branch = st["tasks"][0]["branch"]
+    assert tree_files(repo, branch)["a.txt"] == "alpha\nalpha"  # fixed on its own branch
+    assert "b.txt" not in tree_files(repo, branch)
