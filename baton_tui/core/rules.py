@@ -182,8 +182,8 @@ def _retry(snap: Snapshot, task: TaskSnap | None) -> str | None:
         return (f"task {task.id} has landed and has no open review comment: comment on its "
                 f"lines first (`baton comment {task.id} FILE:LINE TEXT`), then retry it")
     if task.state not in RESTARTABLE:
-        return (f"task {task.id} is {task.state}: only a failed, parked or paused task (or a "
-                "landed one with review comments) can be retried")
+        return (f"task {task.id} is {task.state}: only a failed, parked or paused task can be "
+                "retried")
     return None
 
 
