@@ -230,6 +230,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     task_cmd("runner", "runner", "runner (local, or a [runners.NAME] from config)", "RUNNER",
              "local, or a [runners.NAME] of the configuration (`baton runners`)",
              _Complete("runners"))
+    task_cmd("fallback", "fallback", "fallback players (comma-separated, in order)", "PLAYERS",
+             "player or player:model, comma-separated: codex,opencode:anthropic/claude-sonnet-4 "
+             "('' for none); used when a usage limit resets later than [limits] fallback_after",
+             _Complete("players"))
     q = add("task-prompt", "plan:cmd_task_prompt", "set a task's prompt (from --text or stdin)")
     task_arg(q)
     q.add_argument("--text", help="the prompt (without it, read from stdin)")
@@ -272,6 +276,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q = add("retry", "run:cmd_retry", "run a failed, parked or paused task again")
     task_arg(q)
     q.add_argument("--feedback", default=None, help="what to do differently this time")
+    q = add("tell", "run:cmd_tell", "send a running task's agent a message (read at its next "
+            "turn; it is not stopped)")
+    task_arg(q)
+    q.add_argument("text", metavar="TEXT", help="the message")
     q = add("stop", "run:cmd_stop", "stop a running task (its work is kept)")
     task_arg(q)
     q = add("take", "run:cmd_take", "take a task over in its worktree (its agent stops, session "
@@ -287,7 +295,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     task_arg(q)
     q.add_argument("answer", choices=["yes", "no"], help="yes: go ahead; no: stop")
 
-    q = add("handoff", "handoff:cmd_handoff", "review or merge the landed work")
+    q = add("handoff", "handoff:cmd_handoff", "review, merge or publish the landed work")
     hs = q.add_subparsers(dest="action", metavar="ACTION", required=True)
     text = "the combined diff of landed tasks, and what was decided for you on the way"
     r = hs.add_parser("review", help=text, description=text + ". Changes nothing.")
@@ -301,6 +309,33 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                   "the command that finishes by hand. Run again, it skips what is merged. "
                   "A task branch deleted by hand stops it the same way. Exit 0 all merged, "
                   "1 stopped at a conflict or a deleted branch, 2 dirty tree or wrong branch.")
+    text = "publish the landed work as pull requests through the forge's CLI (gh, glab)"
+    r = hs.add_parser("pr", help=text, description=text + ". Never automatic. --single (the "
+                      "default): one branch with the landed tasks merged in plan order, one pull "
+                      "request. --stack: one branch and pull request per landed task, each based "
+                      "on the one before. Run again, it updates the same branches and pull "
+                      "requests (Baton's own branches only). Exit 2 when the forge's CLI is "
+                      "missing or not signed in (nothing pushed).")
+    r.add_argument("--remote", metavar="R", help="the git remote (default: the base branch's "
+                   "upstream remote, else origin)")
+    r.add_argument("--base", metavar="B", help="the branch the pull request goes into "
+                   "(default: the branch the plan was approved on)")
+    shape = r.add_mutually_exclusive_group()
+    shape.add_argument("--single", dest="stack", action="store_false",
+                       help="one pull request with every landed task (the default)")
+    shape.add_argument("--stack", dest="stack", action="store_true",
+                       help="one pull request per landed task, stacked in plan order")
+    r.set_defaults(stack=False)  # (store_false would make --single's absence mean a stack)
+    r.add_argument("--draft", action="store_true", help="open new pull requests as drafts")
+    r.add_argument("--dry-run", action="store_true",
+                   help="print the pushes and the forge calls, and do none of them")
+    r.add_argument("--json", action="store_true", help="what was done, as JSON")
+    q = add("comment", "handoff:cmd_comment", "a review comment on a landed line, for the task "
+            "that wrote it (`baton retry N` sends it)")
+    task_arg(q)
+    q.add_argument("location", metavar="FILE:LINE", help="a line of the landed work (as the "
+                   "combined diff shows it): the task that wrote it gets the comment")
+    q.add_argument("text", metavar="TEXT", help="what should change")
     q = add("discard", "handoff:cmd_discard", "discard a task's work (and its dependents')")
     task_arg(q)
     q.add_argument("--with-dependents", action="store_true",
@@ -349,6 +384,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="wait this long for the answer (default: [limits] checkpoint_wait)")
     add("acp", "agent:cmd_acp", "speak the Agent Client Protocol on stdio: Baton as the agent "
         "of an ACP editor (Zed, JetBrains, Neovim, Emacs), started in the project folder")
+    add("inbox", "agent:cmd_inbox", "(for agents) read the messages the person sent this task")
     q = add("mcp", "agent:cmd_mcp", "the stdio MCP server: baton_report for agents, or with "
             "--front the tools an assistant drives Baton with")
     q.add_argument("--front", action="store_true",
@@ -395,7 +431,7 @@ def _main(argv: list[str]) -> int:
         # These build their own subcommand only: read from a second terminal, by agents,
         # or on the way to a run's start (the run waits for them).
         fast = first in ("status", "report", "log", "checkpoint", "attempt", "logs", "run",
-                         "resume")
+                         "resume", "inbox")
         parser = build_parser(first if fast else None)
         unknown = unknown_command(parser, argv)
         if unknown:
@@ -452,8 +488,9 @@ def _main(argv: list[str]) -> int:
 
 
 # Commands that only read, or that Baton and agents run: they never create the state.
-_READERS = frozenset({"status", "log", "logs", "report", "checkpoint", "attempt", "conductor",
-                      "mcp", "players", "runners", "doctor", "completion", "demo", "serve"})
+_READERS = frozenset({"status", "log", "logs", "report", "checkpoint", "inbox", "attempt",
+                      "conductor", "mcp", "players", "runners", "doctor", "completion", "demo",
+                      "serve"})
 
 
 def _folder_notice(command: str) -> "tuple[str, Path] | None":

@@ -196,7 +196,8 @@ def test_each_task_in_status_json_has_its_pinned_keys_in_order(store):
             "cost": task.cost, "attempts": task.attempts,
             "player_ready": task.unready is None, "player_problem": task.unready,
             "runner": task.runner, "node": task.node, "job": task.job,
-            "worktree_reason": task.worktree_reason,
+            "worktree_reason": task.worktree_reason, "pr": task.pr,
+            "open_comments": task.open_comments, "told": task.told,
         }
         got = task.as_json()
         assert list(got) == list(expected) and got == expected

@@ -9,8 +9,9 @@ import pytest
 
 from helpers.handoff_kit import FILES, TASKS, git, landed_plan
 from helpers.tui_support import drive, planned, settle, wait_for, ws
+from test_handoff_pr import forge
 
-__all__ = ["planned", "ws"]
+__all__ = ["forge", "planned", "ws"]
 
 from baton_tui.plan.current import current
 from baton_tui.tui import messages as msg
@@ -275,3 +276,26 @@ def test_split_diff_counts_per_file_for_new_deleted_renamed_and_binary_files():
         ("new.py", 2, 0), ("gone.py", 0, 3), ("new name.py", 0, 0), ("logo.png", 0, 0)]
     assert files[0].diff.startswith("diff --git a/new.py") and "+b = 2" in files[0].diff
     assert split_diff("") == []
+
+
+class TestPullRequest:
+    """P at the handoff publishes the landed work as one pull request — only when asked, after
+    a yes — through the forge's CLI (the stand-in `gh` of tests/test_handoff_pr.py)."""
+
+    def test_P_asks_then_pushes_and_opens_one_pull_request(self, landed, forge):
+        async def script(pilot, app, seen):
+            screen = await open_handoff(pilot, app)
+            await pilot.press("P")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            assert "open (or update) one pull request" in app.screen.question
+            await pilot.press("y")
+            await wait_for(pilot, lambda: forge.prs(), timeout=20)
+            await wait_for(pilot, lambda: any(
+                "opened #1 https://github.com/acme/widgets/pull/1" in str(line)
+                for line in screen.query_one("#merge-log").lines))
+
+        drive(landed, script, size=(120, 40))
+        [pr] = forge.prs()
+        assert pr["base"] == "main" and pr["head"].endswith("/pr/all")
+        assert forge.files(pr["head"]) >= {"words.py", "lines.py", "cli.py"}
+        assert states(landed) == {1: "landed", 2: "landed", 3: "landed"}  # nothing merged

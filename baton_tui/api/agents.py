@@ -77,6 +77,13 @@ def checkpoint(what: str, evidence: str | None, wait: float | None = None) -> tu
     return ask(caller_from_env(), what, evidence, wait)
 
 
+def inbox() -> str:
+    """`baton inbox` from inside an attempt: the person's unread messages (`baton tell`)."""
+    from baton_tui.channel.report import caller_from_env, inbox as read
+
+    return read(caller_from_env())
+
+
 def run_attempt(attempt_id: int, state: str) -> int:
     # lazy: neither `baton report` nor the conductor needs it
     from baton_tui.run.attempt import run_attempt as shim

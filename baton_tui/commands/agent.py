@@ -52,6 +52,11 @@ def cmd_checkpoint(args: Namespace) -> int:
     return code
 
 
+def cmd_inbox(args: Namespace) -> int:
+    print(api.inbox())
+    return 0
+
+
 def cmd_attempt(args: Namespace) -> int:
     return api.run_attempt(args.attempt_id, args.state)
 

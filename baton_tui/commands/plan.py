@@ -40,6 +40,8 @@ def render_plan(doc: "PlanDocument", approved: bool, slug: str) -> str:
         check = t.check.splitlines() if t.check else []
         if len(check) == 1:
             extras.append(f"check: {t.check}")
+        if t.fallback:
+            extras.append("fallback " + " → ".join(t.fallback))
         if extras:
             lines.append("      " + " · ".join(extras))
         if len(check) > 1:  # every line of it inside the task's block: `sh -c` runs them all
@@ -99,7 +101,7 @@ def _print_current(ws: api.Workspace, as_json: bool, hint: str | None = None) ->
 def _convert(field: str, value: str) -> object:
     if field == "depends_on":
         return api.parse_ids(value)
-    if field in ("scope", "skills"):
+    if field in ("scope", "skills", "fallback"):
         return api.parse_list(value)
     if field == "checkpoint":
         if value not in ("on", "off"):

@@ -145,6 +145,13 @@ def cmd_resume(args: Namespace) -> int:
         return follow(ws, pid, since)
 
 
+def cmd_tell(args: Namespace) -> int:
+    ws = api.open_workspace()
+    how = api.tell(ws, args.id, args.text)
+    print(f"told task {args.id} — {how}")
+    return 0
+
+
 def cmd_retry(args: Namespace) -> int:
     with on_the_demos_model() as demo:
         ws = api.open_workspace()

@@ -121,6 +121,10 @@ class TaskSnap(_Frozen):
     node: str | None               # the worker its attempt ran on (None: local, not started)
     job: str | None                # the engine's key for its attempt (None: local)
     worktree_reason: str | None    # why it has no worktree though it had one (recycled)
+    pr: dict[str, Any] | None      # its pull request of a stack (number, url, branch, base)
+    open_comments: int             # review comments on its lines not yet answered by a retry
+    told: dict[str, Any] | None    # `baton tell`: count, unread, the last message
+    fallback: tuple[str, ...]      # players to move to at a far-off usage limit, in order
 
     def as_json(self) -> dict[str, Any]:
         """The task in `status --json` (pinned keys first)."""
@@ -143,7 +147,8 @@ _JSON_FIELDS = (
     ("needs_approval", "needs_approval"), ("wall", "wall"), ("tokens", "tokens"),
     ("cost", "cost"), ("attempts", "attempts"), ("player_ready", None),
     ("player_problem", "unready"), ("runner", "runner"), ("node", "node"), ("job", "job"),
-    ("worktree_reason", "worktree_reason"),
+    ("worktree_reason", "worktree_reason"), ("pr", "pr"),
+    ("open_comments", "open_comments"), ("told", "told"),
 )
 _JSON_KEYS = tuple(key for key, _ in _JSON_FIELDS)
 _json_values = itemgetter(*(TaskSnap._fields.index(field or "id") for _, field in _JSON_FIELDS))
@@ -248,6 +253,7 @@ class Snapshot(_Frozen):
     rows: tuple[TaskSnap, ...]
     questions: tuple[tuple[str, str, str | None], ...]  # question, recommendation, answer
     summary: dict[str, Any] | None
+    pr: dict[str, Any] | None      # the plan's one pull request (`handoff pr --single`)
     by_id: dict[int, TaskSnap]     # indexes: id -> task,
     below: dict[int, list[int]]    # id -> its direct dependents' ids
 
@@ -276,7 +282,7 @@ class Snapshot(_Frozen):
                      "stopped_by": self.stopped_by, "budget": self.budget,
                      "conductor_died": self.conductor_died,
                      "base_branch": self.base_branch, "base_commit": self.base_commit,
-                     "integration_branch": self.integration_branch},
+                     "integration_branch": self.integration_branch, "pr": self.pr},
             "conductor": self.conductor,
             "tasks": [t.as_json() for t in self.tasks],
             "summary": self.summary,

@@ -111,6 +111,12 @@ def review(ws: Workspace, only: int | None = None) -> dict[str, Any]:
     data["decided"] = decided_for_you(cur, only)
     for section in data["tasks"]:  # flags (writes outside the worktree …) are read at handoff
         section["flags"] = [dict(f) for f in cur.view(section["id"]).flags]
+        section["pr"] = cur.view(section["id"]).pr  # its pull request of a stack, once opened
+    data["pr"] = cur.folder.plan.pr  # the plan's one pull request, once opened
+    data["comments"] = [  # review comments no landed retry has answered yet
+        {"task": task_id, **{k: c.get(k) for k in ("id", "file", "line", "text")}}
+        for task_id, view in sorted(cur.folder.tasks.items()) for c in view.comments
+        if c.get("open") and (only is None or task_id == only)]
     if only is not None:
         data = {**data, **data["tasks"][0]}
     return data

@@ -24,6 +24,22 @@ from baton_tui.workspace import Workspace
 K = EventKind
 
 
+FEEDBACK_TAIL_LINES = 40     # of a failure's output, in autopilot's retry feedback
+FEEDBACK_TAIL_CHARS = 3000
+
+
+def retry_feedback(reason: str, output: str | None) -> str:
+    """Autopilot's word to a failed task's retry: why it failed and, when output came with
+    the failure (a check's, the agent's last lines), its tail — the name of a failing check
+    alone does not say what failed."""
+    text = f"The previous attempt failed: {reason}. Fix that and finish."
+    tail = "\n".join((output or "").rstrip().splitlines()[-FEEDBACK_TAIL_LINES:])
+    tail = tail[-FEEDBACK_TAIL_CHARS:]
+    if not tail.strip():
+        return text
+    return f"{text}\n\nThe end of its output:\n```\n{tail}\n```"
+
+
 class Collector:
     """Turns ended attempts and finished tasks into landings, on worker threads."""
 
@@ -157,4 +173,4 @@ class Collector:
             self.emit(task.id, K.TASK_PARKED, reason=f"failed twice: {reason}")
         else:
             self.emit(task.id, K.TASK_QUEUED, by=Autonomy.AUTOPILOT,
-                      feedback=f"The previous attempt failed: {reason}. Fix that and finish.")
+                      feedback=retry_feedback(reason, view.failure_output))

@@ -119,6 +119,17 @@ def _details(task: dict) -> list[str]:
                      f"(baton checkpoint-answer {task['id']} yes|no)")
     if task.get("last_report"):
         lines.append(f"{pad}report {task['last_report'][:100]}")
+    told = task.get("told")
+    if told:
+        waiting = f", {told['unread']} not read yet" if told.get("unread") else ""
+        lines.append(f"{pad}told ({told['count']}{waiting}): {told['last'][:100]}")
+    if task.get("open_comments"):
+        lines.append(f"{pad}{task['open_comments']} open review comment"
+                     f"{'s' * (task['open_comments'] > 1)} (`baton retry {task['id']}` sends "
+                     f"{'them' if task['open_comments'] > 1 else 'it'})")
+    pr = task.get("pr")
+    if pr:
+        lines.append(f"{pad}pull request #{pr.get('number')} {pr.get('url')}")
     for flag in task.get("flags", [])[-2:]:
         at = time.strftime("%H:%M", time.localtime(flag["at"])) if flag.get("at") else ""
         lines.append(f"{pad}⚑ {flag['kind']}: {flag['detail']} {at}".rstrip())

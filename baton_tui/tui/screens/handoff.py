@@ -83,9 +83,11 @@ class HandoffScreen(Screen[None]):
         Binding("f", "full_diff", "full diff", id="full-diff"),
         Binding("s", "shell", "resolve in a shell", id="resolve-shell"),
         Binding("r", "retry", "retry task", id="handoff-retry"),
+        Binding("P", "publish", "pull request", id="handoff-pr"),
     ]
     # The key bar's order: the step a stopped merge waits on first, then merging, then the
     # selected row's keys (at 80 columns the bar drops from the end, never `back`).
+    # (`P`, publish, works without a place in the bar yet: the README names it.)
     NOW = ("shell", "merge_all", "merge_upto", "retry", "discard", "full_diff")
 
     def __init__(self, reading: "asyncio.Task | None" = None) -> None:
@@ -190,6 +192,12 @@ class HandoffScreen(Screen[None]):
             if entry is None or entry.kind != "waiting":
                 return "select a task that has not landed to retry it"
             return api.why_not(Action.RETRY_TASK, board, board.task(entry.task.id))
+        if action == "publish":  # (`baton handoff pr`: never automatic, only on this key)
+            if self.merging:
+                return "a merge is going on"
+            if self.review is None or not any(t.state in LANDED for t in self.review.tasks):
+                return "nothing has landed to publish"
+            return None
         if action == "shell" and self.conflict is None:
             return "no merge is stopped at a conflict"
         if action == "full_diff":
@@ -374,6 +382,22 @@ class HandoffScreen(Screen[None]):
         if ok:
             self.note_line(f"  ↻ #{entry.task.id} retried: the integration branch is merged into its "
                      "worktree first and the conflicting files are named to its agent")
+
+    @work(group="handoff-act", exclusive=True, exit_on_error=False, description="publish")
+    async def action_publish(self) -> None:
+        """`baton handoff pr`: push Baton's branch of the landed work and open (or update) its
+        pull request through the forge's CLI — after the person says so."""
+        sure = await self.app.push_screen_wait(ConfirmModal(
+            "open a pull request?", "Push the landed work, merged in plan order, to Baton's own "
+            "branch on your remote, and open (or update) one pull request through your forge's "
+            "CLI (gh or glab)? `baton handoff pr --stack` opens one per task instead."))
+        if not sure:
+            return
+        self.note_line("publishing the landed work…", "bold")
+        ok, done = await self.host.engine_call("pull request", api.publish)
+        if ok:
+            for pr in done.prs:
+                self.note_line(f"  ✓ {pr['action']} #{pr['number']} {pr['url']}", "bold")
 
     def action_full_diff(self) -> None:
         entry = self.selected()

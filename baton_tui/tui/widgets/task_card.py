@@ -59,6 +59,8 @@ def _extras(task: TaskSnap) -> list[str]:
         extra.append("⚑ checkpoint")
     if task.check:
         extra.append(f"check: {task.check}")
+    if task.fallback:
+        extra.append("fallback " + " → ".join(task.fallback))
     if task.branch:
         extra.append(task.branch)
     if task.worktree_reason:  # (a landed task: its branch shows, so the line is there)
@@ -119,6 +121,9 @@ def card_text(task: TaskSnap, selected: bool = False, now: float | None = None,
             text.append(f" · {countdown(task.until, now)}", style="bold")
         if task.progress and (task.state in ACTIVE or task.state == State.PAUSED):
             text.append(f" — {task.progress}", style="italic")
+    if task.told:  # `baton tell`: the person's last message, and whether it was read
+        unread = " (not read yet)" if task.told.get("unread") else ""
+        text.append(f"\n    ✉ told: {task.told.get('last', '')}{unread}", style="italic")
     if task.flags:
         text.append("\n    " + flags_line(task.flags), style="bold")
     return text
