@@ -24,7 +24,8 @@ class TestApproval:
     def test_the_dialog_counts_tasks_players_checks_checkpoints_and_autonomy(self, trusted):
         async def script(pilot, app, seen):
             await pilot.press("a")
-            await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal))
+            await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal)
+                           and app.screen.loading is None)  # the players read
             words = app.screen.summary.plain
             assert "3 build tasks on demo, other, script" in words
             assert "1 research task on demo (read-only)" in words

@@ -176,7 +176,8 @@ class TestPart2:
         async def before(pilot):
             await loaded(pilot)
             await pilot.press("a")
-            await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal))
+            await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal)
+                           and app.screen.loading is None)  # the players read
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=size, run_before=before)

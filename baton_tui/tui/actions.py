@@ -304,13 +304,28 @@ class TaskActions:
                 app.post_message(PlanEdited(task.id, "remove", voided))
                 app.notify(f"task #{task.id} removed" + (" · approval voided" if voided else ""))
 
-    @worker("approve")
-    async def approve(self) -> None:
+    def approve(self) -> None:
+        """The dialog goes on screen now, in the key's own handler, so a key typed right
+        after `a` lands in it; the players it names are read behind it."""
         app = self.app
-        facts = app.player_facts or await app.engine.call(  # not read yet: read them now
-            api.known_player_facts, sorted({t.player for t in app.board.tasks}))
-        if not await app.push_screen_wait(screens.ApproveModal(app.board, facts)):
-            return
+        names = sorted({t.player for t in app.board.tasks})
+        known_facts, known_found = app.player_facts, app.detections
+
+        async def players() -> tuple[api.PlayerFacts, dict[str, Any] | None]:
+            facts = known_facts or await app.engine.call(api.known_player_facts, names)
+            found = known_found
+            if found is None:
+                found = app.detections = await app.engine.call(api.detect_players)
+            return facts, found
+
+        ready = known_facts is not None and known_found is not None
+        modal = screens.ApproveModal(app.board, known_facts, known_found,
+                                     loading=None if ready else players)
+        app.push_screen(modal, lambda yes: self._approved() if yes else None)
+
+    @worker("approve")
+    async def _approved(self) -> None:
+        app = self.app
         ok, result = await app.engine_call("approve", api.approve)
         if ok:
             _row, warnings = result

@@ -65,8 +65,9 @@ class BatonApp(App[int]):
                  blink: bool = True, follow_logs: bool = True, detect_players: bool = True,
                  keymap: dict[str, str] | None = None,
                  shell: Callable[[Any, str], int] | None = None,
-                 auto_handoff: bool = True) -> None:
+                 auto_handoff: bool = True, leaving: str | None = None) -> None:
         super().__init__()
+        self.leaving = leaving  # what quitting does to running agents, when not the usual
         self.shell = shell  # tests hand in their own; None: suspend and open $SHELL
         self.auto_handoff = auto_handoff
         self.ws = ws
@@ -435,6 +436,17 @@ class BatonApp(App[int]):
             rows.append(KeyRow(shown, binding.description, binding.id or "", self.why_not(action),
                                (binding.id or "") in self.keymap))
         return rows
+
+    async def action_quit(self) -> None:
+        """Leave; while agents run, ask first (saying what becomes of them)."""
+        from baton_tui.tui.screens.quit import QuitModal  # lazy: the first frame needs none
+
+        running = sum(t.state == api.State.RUNNING for t in self.board.tasks)
+        if not running or isinstance(self.screen, QuitModal):
+            self.exit()
+            return
+        self.push_screen(QuitModal(running, self.leaving),
+                         lambda yes: self.exit() if yes else None)
 
     def action_toggle_theme(self) -> None:
         """The palette's light and dark themes (NO_COLOR, when set, wins over both)."""
