@@ -121,6 +121,8 @@ class TaskSnap(_Frozen):
     node: str | None               # the worker its attempt ran on (None: local, not started)
     job: str | None                # the engine's key for its attempt (None: local)
     worktree_reason: str | None    # why it has no worktree though it had one (recycled)
+    last_started: float | None     # when it last started (kept once it stops: `started_at`
+                                   # in `status --json`; `started_at` here is the running stretch)
 
     def as_json(self) -> dict[str, Any]:
         """The task in `status --json` (pinned keys first)."""
@@ -136,7 +138,7 @@ class TaskSnap(_Frozen):
 _JSON_FIELDS = (
     ("id", "id"), ("title", "title"), ("player", "player"), ("mode", "mode"),
     ("state", "state"), ("model", "model"), ("effort", "effort"), ("depends_on", None),
-    ("branch", "branch"), ("worktree", "worktree"), ("started_at", "started_at"),
+    ("branch", "branch"), ("worktree", "worktree"), ("started_at", "last_started"),
     ("blocked_by", "blocked_by"), ("reason", "reason"), ("progress", "progress"),
     ("until", "until"), ("checkpoint", "question"), ("summary", "summary"),
     ("last_report", "last_report"), ("flags", None), ("decisions", None), ("words", "words"),
@@ -325,6 +327,8 @@ def describe(state: str, blocked: int | None, until: float | None, reason: str |
         return f"paused: usage limit, reset unknown — probing at {_clock(until)}"
     if state == State.PAUSED and until:
         return "paused until " + _clock(until)
+    if state in (State.PAUSED, State.QUEUED) and reason:  # interrupted; runner unreachable
+        return f"{state}: {reason}"
     if state == State.CHECKPOINT:
         return "checkpoint: waiting for you"
     if state in BROKEN and reason:

@@ -150,7 +150,8 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
     waits_for = (player, limits[player]) if player in limits else None
     # Most tasks' words are their state's: `describe` only when it may say more.
     words = (describe(state, blocked, until, reason, view, waits_for)
-             if blocked or waits_for or view.needs_approval or state in _WORDY else str(state))
+             if blocked or waits_for or view.needs_approval or state in _WORDY
+             or (reason and state == State.QUEUED) else str(state))
     flags, decisions = view.flags, view.decisions
     # Positional, in `TaskSnap._fields` order (one tuple per task: see `_Frozen`).
     return tuple.__new__(TaskSnap, (
@@ -175,7 +176,8 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
         view.needs_approval, view.limit, bool(view.reassigned),
         get("runner") or "local", view.node, view.job,                             # runner…
         (f"recycled for task {view.recycled_for} (its work is on its branch)"
-         if view.recycled_for is not None and build_task else None)))               # reason
+         if view.recycled_for is not None and build_task else None),                # reason
+        view.last_started))
 
 
 def _summary(folder: Folder, columns: list[tuple], running: bool, now: float) -> dict[str, Any]:
