@@ -76,7 +76,7 @@ class TestApproveWhilePlayersAreRead:
             await pilot.press("a")
             modal = app.screen
             slow_players.set()
-            await wait_for(pilot, lambda: modal.loading is None)
+            await wait_for(pilot, lambda: modal.reading is None)
             shown = str(modal.query_one("#approve-players").render())
             assert "players ready here: demo, other, script" in shown
             assert "#2 after the agent reports" in modal.summary.plain

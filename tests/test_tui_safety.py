@@ -25,7 +25,7 @@ class TestApproval:
         async def script(pilot, app, seen):
             await pilot.press("a")
             await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal)
-                           and app.screen.loading is None)  # the players read
+                           and app.screen.reading is None)  # the players read
             words = app.screen.summary.plain
             assert "3 build tasks on demo, other, script" in words
             assert "1 research task on demo (read-only)" in words

@@ -177,7 +177,7 @@ class TestPart2:
             await loaded(pilot)
             await pilot.press("a")
             await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal)
-                           and app.screen.loading is None)  # the players read
+                           and app.screen.reading is None)  # the players read
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=size, run_before=before)

@@ -312,16 +312,23 @@ class TaskActions:
         known_facts, known_found = app.player_facts, app.detections
 
         async def players() -> tuple[api.PlayerFacts, dict[str, Any] | None]:
-            facts = known_facts or await app.engine.call(api.known_player_facts, names)
-            found = known_found
+            facts = known_facts
+            if facts is None:
+                facts = await app.engine.call(api.known_player_facts, names)
+            found: dict[str, Any] | None = known_found
             if found is None:
                 found = app.detections = await app.engine.call(api.detect_players)
             return facts, found
 
         ready = known_facts is not None and known_found is not None
         modal = screens.ApproveModal(app.board, known_facts, known_found,
-                                     loading=None if ready else players)
-        app.push_screen(modal, lambda yes: self._approved() if yes else None)
+                                     reading=None if ready else players)
+
+        def approved(yes: bool | None) -> None:
+            if yes:
+                self._approved()
+
+        app.push_screen(modal, approved)
 
     @worker("approve")
     async def _approved(self) -> None:

@@ -91,21 +91,21 @@ HINT = "enter approve · esc cancel"
 class ApproveModal(ModalScreen[bool | None]):
     """Enter approves, escape (or n) does not; nothing is approved by this screen itself.
 
-    With `loading` (the players not read yet) it shows the counts at once and fills in the
-    players when `loading` returns; an enter before then approves as soon as it does."""
+    With `reading` (the players not read yet) it shows the counts at once and fills in the
+    players when `reading` returns; an enter before then approves as soon as it does."""
 
     BINDINGS = [Binding("enter,y", "yes", "approve", id="approve-yes", priority=True),
                 Binding("escape,n", "no", "cancel", id="approve-no", priority=True)]
 
     def __init__(self, board: Snapshot, players: PlayerFacts | None = None,
                  detections: dict[str, Any] | None = None,
-                 loading: Loading | None = None) -> None:
+                 reading: Loading | None = None) -> None:
         super().__init__()
         self.board = board
         self.summary = approval_text(board, players)
-        self.players = (Text("reading the players…", style="italic") if loading is not None
+        self.players = (Text("reading the players…", style="italic") if reading is not None
                         else readiness_text(board, detections))
-        self.loading = loading
+        self.reading = reading
         self.confirmed = False  # enter pressed while the players were read
 
     def compose(self) -> ComposeResult:
@@ -119,8 +119,8 @@ class ApproveModal(ModalScreen[bool | None]):
                          "started voids the approval.", classes="note")
 
     def on_mount(self) -> None:
-        if self.loading is not None:
-            self.run_worker(self._load(self.loading), exit_on_error=False,
+        if self.reading is not None:
+            self.run_worker(self._load(self.reading), exit_on_error=False,
                             description="read the players")
 
     async def _load(self, loading: Loading) -> None:
@@ -134,12 +134,12 @@ class ApproveModal(ModalScreen[bool | None]):
             self.query_one("#approve-summary", Static).update(self.summary)
             self.query_one("#approve-players", Static).update(
                 readiness_text(self.board, detections))
-        self.loading = None
+        self.reading = None
         if self.confirmed:
             self.dismiss(True)
 
     def action_yes(self) -> None:
-        if self.loading is None:
+        if self.reading is None:
             self.dismiss(True)
             return
         self.confirmed = True  # held until the players are read: never dropped
