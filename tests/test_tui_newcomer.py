@@ -138,3 +138,147 @@ class TestQuitWhileAgentsRun:
                        leaving="The demo's scripted model stops with the app, so quitting "
                                "pauses them.")
         assert app.return_code == 0
+
+
+# The handoff ------------------------------------------------------------------------------
+ORDERED = [  # task 2 builds on task 3: its branch carries 3's work, so 3 merges first
+    {"id": 1, "title": "Count words", "prompt": "p", "player": "demo", "scope": ["words.py"]},
+    {"id": 2, "title": "Command line", "prompt": "p", "player": "demo", "depends_on": [3],
+     "scope": ["cli.py"]},
+    {"id": 3, "title": "Count lines", "prompt": "p", "player": "demo", "scope": ["lines.py"]},
+]
+ORDERED_FILES = {
+    1: {"words.py": "def count_words(text):\n    return len(text.split())\n"},
+    2: {"cli.py": "from lines import count_lines\n"},
+    3: {"lines.py": "def count_lines(text):\n    return text.count('\\n')\n"},
+}
+
+
+@pytest.fixture
+def landed(repo):
+    from helpers.handoff_kit import FILES, TASKS, landed_plan
+
+    ws = landed_plan(repo, TASKS, FILES)
+    yield ws
+    ws.close()
+
+
+@pytest.fixture
+def carried(repo):
+    from helpers.handoff_kit import landed_plan
+
+    ws = landed_plan(repo, ORDERED, ORDERED_FILES, land_ids=[1, 3, 2])
+    yield ws
+    ws.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestHandoffKeys:
+    def test_question_mark_lists_the_handoffs_own_keys(self, landed, size):
+        from test_tui_handoff import open_handoff
+
+        from baton_tui.tui.screens.help import HelpScreen
+
+        async def script(pilot, app, seen):
+            await open_handoff(pilot, app)
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+            ids = {row.id: row for row in app.screen.rows}
+            assert {"merge-all", "merge-upto", "handoff-discard", "full-diff",
+                    "resolve-shell", "handoff-retry"} <= set(ids)
+            assert ids["merge-all"].keys == "M" and ids["merge-all"].reason is None
+            assert "approve" not in ids and "prompt" not in ids  # not the plan's keys
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
+
+        drive(landed, script, size=size)
+
+    def test_the_key_bar_keeps_help_and_back_and_the_log_says_what_will_appear(
+            self, landed, size):
+        from test_tui_handoff import open_handoff
+
+        from baton_tui.tui.widgets.key_bar import KeyBar
+
+        async def script(pilot, app, seen):
+            screen = await open_handoff(pilot, app)
+            bar = screen.query_one(KeyBar).plain.rstrip()
+            assert bar.endswith("? help  q back"), bar
+            assert "M merge all" in bar
+            log = "\n".join(strip.text for strip in screen.query_one("#merge-log").lines)
+            assert "The merge is written here, a line per task, when you press M" in log
+
+        drive(landed, script, size=size)
+
+
+class TestMergeOrder:
+    def test_the_question_says_which_order_when_it_is_not_the_plans(self, carried):
+        from test_tui_handoff import confirm_merge
+
+        from baton_tui.tui.screens.handoff import HandoffScreen
+
+        asked = []
+
+        async def script(pilot, app, seen):
+            await wait_for(pilot, lambda: app.board.task(2) is not None
+                           and app.board.task(2).state == "landed")
+            app.plan_pane.focus()
+            await pilot.press("H")
+            await wait_for(pilot, lambda: isinstance(app.screen, HandoffScreen)
+                           and app.screen.review is not None)
+            assert [t.id for t in app.screen.review.tasks] == [1, 3, 2]
+            await pilot.press("M")
+            asked.append(await confirm_merge(pilot, app))
+            await wait_for(pilot, lambda: app.board.state == "merged", timeout=30)
+
+        drive(carried, script, size=(120, 40))
+        question = asked[0]
+        assert "plan order, except that a task whose branch already carries another's work " \
+               "comes after that work" in question
+        assert question.index("#3 Count lines") < question.index("#2 Command line")
+
+
+class TestOpeningLine:
+    """Reopening a plan whose run is over points at the handoff, not at typing a goal."""
+
+    @pytest.mark.parametrize("size", SIZES)
+    def test_a_finished_run_points_at_H(self, landed, size):
+        async def script(pilot, app, seen):
+            await wait_for(pilot, lambda: len(app.query_one("#chat-log").lines) > 0)
+            first = " ".join(line.text for line in app.query_one("#chat-log").lines)
+            assert "run is over and its landed work waits for you: press H for the " \
+                   "handoff" in " ".join(first.split())
+            assert "Say what you want built" not in first
+
+        drive(landed, script, size=size, auto_handoff=False)
+
+    def test_a_draft_still_gets_the_welcome(self, planned):
+        async def script(pilot, app, seen):
+            await wait_for(pilot, lambda: len(app.query_one("#chat-log").lines) > 0)
+            first = " ".join(line.text for line in app.query_one("#chat-log").lines)
+            assert "Say what you want built" in first
+
+        drive(planned, script)
+
+
+class TestToasts:
+    def test_f_on_a_research_task_says_it_is_starting_not_done(self, trusted, monkeypatch):
+        """The real `start_task` (its rule, trust, the queued event); only the conductor it
+        would spawn stays unstarted — the toast is what is looked at."""
+        from test_tui_wording import noting
+
+        from baton_tui.run import control
+
+        monkeypatch.setattr(control, "spawn_conductor", lambda ws, checked=False: 0)
+        said: list[str] = []
+
+        async def script(pilot, app, seen):
+            toasts = noting(app)
+            await wait_for(pilot, lambda: app.focused is app.plan_pane)
+            assert app.plan_pane.selected_task.mode == "research"
+            await pilot.press("f")
+            await wait_for(pilot, lambda: any("#1" in t for t in toasts))
+            said.extend(toasts)
+
+        drive(trusted, script)
+        assert "#1 starting now" in said
+        assert not any("done" in t for t in said)

@@ -68,6 +68,8 @@ def cmd_demo(args: Namespace) -> int:
         if not (args.keep or args.dir):
             subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True)
             shutil.rmtree(base, ignore_errors=True)
+            print(f"the sample at {repo} was removed — `baton demo --keep` (or --dir DIR) "
+                  "keeps it to look at")
 
 
 def _headless(args: Namespace, repo: Path) -> int:

@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 DEFAULT = "(default)"  # the picker value for "the player's default"
 Handler = Callable[["TaskActions"], Coroutine[Any, Any, None]]
 
+# What a run-control key's toast says it did: what was asked, not that the task is "done".
+SAID = {"start_run": "run started", "start_task": "starting now",
+        "stop_task": "stopping", "retry_task": "queued to try again",
+        "answer_checkpoint": "answered", "mark_done": "marked done",
+        "pause_run": "pausing the run: running tasks stop and can be resumed"}
+
 
 def worker(description: str) -> Callable[[Handler], Callable[[TaskActions], Worker[None]]]:
     """Run a key's handler as a worker of the App (what `@work` does for a DOM node's own
@@ -86,8 +92,10 @@ class TaskActions:
                                                 *([task.id] if task else []), *args)
         if ok:
             self.app.post_message(RunCommanded(name, task.id if task else None, result))
-            self.app.notify(f"{target}{name.replace('_', ' ')}: done"
-                            + (f" (pid {result})" if name == "start_run" and result else ""))
+            said = SAID.get(name, name.replace("_", " ") + ": asked")
+            self.app.notify(f"{target}{said}"
+                            + (f" (conductor pid {result})" if name == "start_run" and result
+                               else ""))
 
     def focused_task(self) -> TaskSnap:
         task = self.app.plan_pane.selected_task

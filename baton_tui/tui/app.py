@@ -115,6 +115,10 @@ class BatonApp(App[int]):
         return Screen(id="_default", classes="main")
 
     def on_mount(self) -> None:
+        # The chat's first line, after the first layout (the log wraps at its real width)
+        # and after the first board below (a plan whose run is over points at its handoff).
+        self.chat.call_after_refresh(lambda: self.chat.say("baton", run_record.opening(
+            self.board, self.key_display()["handoff"][0])))
         notice = api.folder_notice(self.ws.root)  # before anything of Baton's is made here
         if notice:
             self.chat.call_after_refresh(self.chat.say, "baton", notice, "bold")
