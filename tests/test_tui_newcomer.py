@@ -282,3 +282,50 @@ class TestToasts:
         drive(trusted, script)
         assert "#1 starting now" in said
         assert not any("done" in t for t in said)
+
+
+# 80×24 cuts ----------------------------------------------------------------------------------
+LONG_FILES = {
+    1: {"words.py": "def count_words(text):\n    return len(text.split())  # "
+                    + "a comment that runs far past the right edge of any pane " * 3 + "\n"},
+    2: {"lines.py": "def count_lines(text):\n    return text.count('\\n')\n"},
+    3: {"cli.py": "from words import count_words\nprint(count_words('a b'))\n",
+        "README.md": "# sample\n\nRun cli.py.\n"},
+}
+
+
+@pytest.fixture
+def wide(repo):
+    from helpers.handoff_kit import TASKS, landed_plan
+
+    ws = landed_plan(repo, TASKS, LONG_FILES)
+    yield ws
+    ws.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestHandoffAt80x24:
+    def test_counts_come_first_and_cut_lines_say_so(self, wide, size):
+        from test_tui_handoff import open_handoff
+
+        from baton_tui.tui.widgets.diff_view import DiffView
+
+        async def script(pilot, app, seen):
+            screen = await open_handoff(pilot, app)
+            tree = screen.query_one("#handoff-tree")
+            rows = [tree.render_line(y).text for y in range(tree.size.height)]
+            assert any("#1 +2 −0" in row for row in rows), rows
+            view = screen.query_one(DiffView)
+            await wait_for(pilot, lambda: "comment that runs far" in view.text)
+            drawn = [view.render_line(y).text for y in range(view.size.height)]
+            cut = [row for row in drawn if "# a comment" in row]
+            assert cut and cut[0].rstrip().endswith("…"), drawn
+            short = [row for row in drawn if "def count_words" in row]
+            assert short and not short[0].rstrip().endswith("…")
+            # the report's leaf, selected, shows the report and check output in full
+            await pilot.press("space", "down")
+            assert screen.selected().kind == "info"
+            await wait_for(pilot, lambda: "report:" in view.text)
+            assert "Count words is in" in view.text and "3 passed" in view.text
+
+        drive(wide, script, size=size)

@@ -9,6 +9,7 @@ App workers: going back mid-merge does not cancel one.
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from typing import Any, cast
 
 from rich.text import Text
@@ -28,7 +29,7 @@ from baton_tui.tui.messages import HandoffLoaded, MergeFinished, MergeProgressed
 from baton_tui.tui.screens.file_diff import FileDiffScreen
 from baton_tui.tui.screens.pickers import ConfirmModal
 from baton_tui.tui.widgets.diff_view import DiffView
-from baton_tui.tui.widgets.handoff_tree import Entry, fill
+from baton_tui.tui.widgets.handoff_tree import Entry, details_text, fill
 from baton_tui.tui.widgets.key_bar import KeyBar
 from baton_tui.tui.words import counted
 
@@ -182,6 +183,10 @@ class HandoffScreen(Screen[None]):
             view.show(entry.file.diff)
         elif entry.kind == "task":
             view.show("\n".join(f.diff for f in entry.task.files))
+        elif entry.kind == "info" and entry.task is not None:  # its report, check … in full
+            width = max(20, view.scrollable_content_region.width - 1)
+            view.show("\n".join(textwrap.fill(line, width, replace_whitespace=False) or line
+                                for line in details_text(entry.task).splitlines()))
         self.show_keys()
 
     @on(Tree.NodeSelected)

@@ -35,20 +35,40 @@ def gist(output: Any) -> str:
 
 
 def task_label(task: Any) -> Text:
+    """Mark, id and counts first: a narrow tree cuts the title, never what it adds up to."""
     mark = "✓" if task.state == State.MERGED else "●"
     label = Text()
     label.append(f"{mark} #{task.id} ", style="bold")
+    label.append(f"+{task.added} −{task.deleted} ", style="dim")
     label.append(_clip(task.title, 40))
     label.append(f"  {task.state}", style="bold" if task.state == State.MERGED else "")
-    label.append(f"  +{task.added} −{task.deleted}", style="dim")
     return label
 
 
 def file_label(file: Any) -> Text:
+    """Counts first, then the path (a long path is what a narrow tree cuts)."""
     label = Text(no_wrap=True)
+    label.append(f"+{file.added} −{file.deleted} ", style="dim")
     label.append(file.path)
-    label.append(f"  +{file.added} −{file.deleted}", style="dim")
     return label
+
+
+def details_text(task: Any) -> str:
+    """A task's report, check output, flags and decisions in full: what the outline's
+    one-line leaves cut, shown in the right pane when one of them is selected."""
+    parts = [f"#{task.id} {task.title}"]
+    if task.summary:
+        parts.append(f"report:\n{task.summary}")
+    if task.check:
+        parts.append(f"check: exit {task.check.get('exit')}\n{task.check.get('output') or ''}")
+    for flag in task.flags:
+        parts.append(f"⚑ {flag.get('kind')}: {flag.get('detail')}")
+    if getattr(task, "moved", None):
+        parts.append(f"⚠ {task.moved['said']}")
+    for decision in task.decisions:
+        parts.append(f"decided for you ({decision.get('by')}): {decision.get('answer')} — "
+                     f"{decision.get('what')}")
+    return "\n\n".join(part.rstrip() for part in parts)
 
 
 def _details(node: TreeNode, task: Any) -> None:
