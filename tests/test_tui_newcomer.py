@@ -329,3 +329,62 @@ class TestHandoffAt80x24:
             assert "Count words is in" in view.text and "3 passed" in view.text
 
         drive(wide, script, size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestToastsAt80x24:
+    def test_a_toast_never_covers_the_plan_pane(self, planned, size):
+        from helpers.tui_support import make, run
+
+        from textual.widgets._toast import Toast
+
+        app = make(planned)
+
+        async def main():  # toasts are drawn only with notifications on (run_test: off)
+            async with app.run_test(size=size, notifications=True) as pilot:
+                await wait_for(pilot, lambda: app.focused is app.plan_pane)
+                app.notify("#2 prompt saved — approval voided: press a to approve again",
+                           severity="warning")
+                await wait_for(pilot, lambda: bool(app.screen.query(Toast)))
+                await pilot.pause()
+                toast = app.screen.query(Toast).first().region
+                plan = app.plan_pane.region
+                assert toast.width > 0 and not toast.overlaps(plan), (toast, plan)
+                assert not toast.overlaps(app.query_one("#chat-input").region)
+
+        run(main())
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestRunningInTheHeader:
+    def test_the_header_names_running_tasks_wherever_the_cursor_is(self, running, size):
+        async def script(pilot, app, seen):
+            await wait_for(pilot, lambda: app.board.task(2) is not None
+                           and app.board.task(2).state == "running")
+            app.plan_pane.select(4)
+            await pilot.pause()
+            header = app.header.shown.plain
+            assert "running #2" in header and "1/4 done" in header, header
+
+        drive(running, script, size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestBranchOnCards:
+    def test_a_cards_branch_keeps_the_part_that_names_its_task(self, planned, size):
+        from helpers.tui_support import shown_lines
+
+        from baton_tui.tui.widgets.task_list import TaskList
+
+        async def script(pilot, app, seen):
+            await wait_for(pilot, lambda: app.focused is app.plan_pane)
+            await wait_for(pilot, lambda: app.player_facts is not None)
+            await pilot.pause()
+            branch = app.board.task(2).branch
+            lines = shown_lines(app.query_one("#cards", TaskList))
+            tail = branch.rsplit("/", 1)[-1]
+            assert any(tail in line for line in lines), lines
+            if not any(branch in line for line in lines):  # too narrow for all of it
+                assert any(f"…/{tail}" in line for line in lines), lines
+
+        drive(planned, script, size=size)
