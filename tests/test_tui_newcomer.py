@@ -388,3 +388,46 @@ class TestBranchOnCards:
                 assert any(f"…/{tail}" in line for line in lines), lines
 
         drive(planned, script, size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestFieldKeysShow:
+    """Every field key that applies shows above the key bar, at 80 columns too; a started
+    task's line says why none do."""
+
+    def test_the_field_line_lists_each_field_key_that_applies(self, planned, size):
+        from baton_tui.tui.widgets.key_bar import KeyBar
+
+        async def script(pilot, app, seen):
+            await wait_for(pilot, lambda: app.focused is app.plan_pane)
+            await wait_for(pilot, lambda: app.player_facts is not None)
+            await pilot.pause()
+            bar = app.query_one(KeyBar)
+            fields = bar.fields_plain
+            first = ("e prompt", "R player", "o model", "^e effort", "M mode", "d deps",
+                     "t title")
+            rest = ("c check", "C checkpoint", "S scope", "s skills", "w runner")
+            for shown in first + (rest if size[0] >= 120 else ()):
+                assert shown in fields, fields
+            if size[0] < 120:
+                assert fields.rstrip().endswith("… ? all"), fields
+            assert fields.startswith(" edit:") and len(fields.rstrip()) <= size[0]
+            assert "e prompt" not in bar.plain  # the lower line keeps the plan's steps
+            assert bar.plain.rstrip().endswith("? help  q quit")
+
+        drive(planned, script, size=size)
+
+    def test_a_started_task_says_why_its_fields_are_frozen(self, running, size):
+        from baton_tui.tui.widgets.key_bar import KeyBar
+
+        async def script(pilot, app, seen):
+            await wait_for(pilot, lambda: app.board.task(2) is not None
+                           and app.board.task(2).state == "running")
+            await wait_for(pilot, lambda: app.focused is app.plan_pane)
+            app.plan_pane.select(2)
+            await pilot.pause()
+            fields = app.query_one(KeyBar).fields_plain
+            assert fields.startswith(" edit:") and "started" in fields, fields
+            assert "e prompt" not in fields
+
+        drive(running, script, size=size)

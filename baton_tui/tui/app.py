@@ -301,13 +301,25 @@ class BatonApp(App[int]):
         if self.board.empty:
             self.key_bar.show([], [swap, *fixed], lead="type a goal, enter sends" if chat else "")
             return
-        keys: list[Key] = [shown[k][:2] for k in bindings.NOW
-                           if self.why_not(shown[k][2]) is None
+        keys: list[Key] = [shown[k][:2] for k in bindings.NOW if k not in bindings.FIELDS
+                           and self.why_not(shown[k][2]) is None
                            and not (k == "approve" and self.board.approved)]  # done already
+        fields = self.field_keys(shown)
         if chat:  # plan keys after a tab: shown dim, behind the tab that reaches them
-            self.key_bar.show(keys, fixed, lead="tab plan:", dim=True)
+            self.key_bar.show(keys, fixed, lead="tab plan:", dim=True, fields=fields)
         else:
-            self.key_bar.show([*keys[:4], swap, shown["graph"][:2], *keys[4:]], fixed)
+            self.key_bar.show([*keys[:4], swap, shown["graph"][:2], *keys[4:]], fixed,
+                              fields=fields)
+
+    def field_keys(self, shown: dict[str, tuple[str, str, str]]) -> tuple[str, list[Key], str]:
+        """The key bar's upper line: the selected task's field keys that apply now (every
+        one, in the help's order), or why none do."""
+        task = self.plan_pane.selected_task if self.plan_pane.is_mounted else None
+        if task is None:
+            return "edit:", [], "select a task to edit its fields"
+        keys = [shown[k][:2] for k in bindings.FIELDS if self.why_not(shown[k][2]) is None]
+        why = self.why_not(shown["prompt"][2]) or ""
+        return "edit:", keys, why  # no id: moving between alike tasks redraws nothing
 
     def key_display(self) -> dict[str, tuple[str, str, str]]:
         """Each key's id -> (its first key as shown, after remapping; label; action)."""

@@ -72,6 +72,11 @@ NOW = ("answer", "handoff", "run", "approve", "retry", "done", "stop", "pause", 
        "prompt", "player", "model", "effort", "start", "mode", "deps", "add", "remove",
        "check", "title", "scope", "skills", "checkpoint", "runner", "autonomy")
 
+# The selected task's field keys, the most often changed first: the key bar's upper line
+# lists the ones that apply now (at 80 columns the first seven, and `?` for the rest).
+FIELDS = ("prompt", "player", "model", "effort", "mode", "deps", "title", "check",
+          "checkpoint", "scope", "skills", "runner")
+
 # The help screen's groups: keys sorted by what they change.
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the selected task's fields", ("prompt", "title", "player", "model", "effort", "mode",

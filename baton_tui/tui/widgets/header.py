@@ -62,7 +62,7 @@ def _parts(repo_name: str, board: Snapshot) -> list[tuple[int, str, str]]:
         parts.append((1, f" · {done}", ""))
     now = running(board)
     if now:
-        parts.append((1, f" · {now}", "bold"))
+        parts.append((3, f" · {now}", "bold"))  # after autonomy when space runs out
     meter = budget_meter(getattr(board, "budget", None))
     if meter:
         parts.append((2, f" · {meter[0]}", "bold" if meter[1] else ""))
