@@ -204,8 +204,12 @@ class TestHandoffKeys:
             bar = screen.query_one(KeyBar).plain.rstrip()
             assert bar.endswith("? help  q back"), bar
             assert "M merge all" in bar
-            log = "\n".join(strip.text for strip in screen.query_one("#merge-log").lines)
-            assert "The merge is written here, a line per task, when you press M" in log
+            def log() -> str:
+                lines = screen.query_one("#merge-log").lines
+                return " ".join(" ".join(strip.text for strip in lines).split())
+
+            await wait_for(pilot, lambda: "The merge is written here" in log())
+            assert "The merge is written here, a line per task, once you press M." in log()
 
         drive(landed, script, size=size)
 
@@ -426,8 +430,44 @@ class TestFieldKeysShow:
             await wait_for(pilot, lambda: app.focused is app.plan_pane)
             app.plan_pane.select(2)
             await pilot.pause()
-            fields = app.query_one(KeyBar).fields_plain
+            bar = app.query_one(KeyBar)
+            fields = bar.fields_plain
             assert fields.startswith(" edit:") and "started" in fields, fields
             assert "e prompt" not in fields
+            # drawn: the reason is cut on its own line, the keys' line stays below it
+            drawn = [bar.render_line(y).text for y in range(bar.size.height)]
+            assert len(drawn) == 2 and "started" in drawn[0], drawn
+            assert drawn[1].rstrip().endswith("? help  q quit"), drawn
 
         drive(running, script, size=size)
+
+
+class TestHandoffRemapped:
+    def test_handoff_keys_remap_by_id_like_the_plans(self, repo):
+        from helpers.handoff_kit import FILES, TASKS, landed_plan
+        from helpers.tui_support import trust
+        from test_tui_handoff import open_handoff
+
+        from baton_tui.tui.screens.pickers import ConfirmModal
+        from baton_tui.tui.widgets.key_bar import KeyBar
+        from baton_tui.workspace import Workspace
+
+        ws = landed_plan(repo, TASKS, FILES)
+        ws.close()
+        toml = repo / "baton.toml"
+        toml.write_text(toml.read_text() + '\n[keys]\nmerge-all = "ctrl+g"\n')
+        fresh = Workspace(repo)
+        trust(fresh)
+
+        async def script(pilot, app, seen):
+            screen = await open_handoff(pilot, app)
+            bar = screen.query_one(KeyBar).plain
+            assert "^g merge all" in bar and "M merge all" not in bar, bar
+            await pilot.press("ctrl+g")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            await pilot.press("n")
+
+        try:
+            drive(fresh, script, size=(80, 24))
+        finally:
+            fresh.close()

@@ -66,6 +66,19 @@ CHAT = [
 ]
 
 
+# The handoff screen's keys (`HandoffScreen`), remapped by id like the rest.
+HANDOFF = [
+    Binding("escape,q", "close", "back", id="handoff-back"),
+    Binding("M", "merge_all", "merge all", id="merge-all"),
+    Binding("u", "merge_upto", "merge up to here", id="merge-upto"),
+    Binding("x", "discard", "discard task", id="handoff-discard"),
+    Binding("f", "full_diff", "full diff", id="full-diff"),
+    Binding("s", "shell", "resolve in a shell", id="resolve-shell"),
+    Binding("r", "retry", "retry task", id="handoff-retry"),
+    Binding("question_mark", "help", "help", id="handoff-help"),
+]
+
+
 # The key bar's order: of the plan keys that apply now, the step the plan waits on comes
 # first, then the selected task's run, then its fields (ids; `?` lists every key).
 NOW = ("answer", "handoff", "run", "approve", "retry", "done", "stop", "pause", "detail",
@@ -114,12 +127,12 @@ def keys_of(binding: Binding, keymap: dict[str, str]) -> list[str]:
 
 def keymap_from_config(keys: dict[str, str]) -> dict[str, str]:
     """Only ids Baton knows; unknown ids are reported by `unknown_keys`, not applied."""
-    known = {b.id for b in all_bindings() + CHAT if b.id}
+    known = {b.id for b in all_bindings() + CHAT + HANDOFF if b.id}
     return {k: v for k, v in keys.items() if k in known}
 
 
 def unknown_keys(keys: dict[str, str]) -> list[str]:
-    known = {b.id for b in all_bindings() + CHAT if b.id}
+    known = {b.id for b in all_bindings() + CHAT + HANDOFF if b.id}
     return sorted(k for k in keys if k not in known)
 
 

@@ -23,7 +23,7 @@ from textual.widgets import RichLog, Static, Tree
 from baton_tui import api
 from baton_tui.api import Action
 from baton_tui.core.events import LANDED, State
-from baton_tui.tui.bindings import keys_of
+from baton_tui.tui.bindings import HANDOFF, keys_of
 from baton_tui.tui.host import Host
 from baton_tui.tui.messages import HandoffLoaded, MergeFinished, MergeProgressed, MergeStopped
 from baton_tui.tui.screens.file_diff import FileDiffScreen
@@ -90,16 +90,7 @@ def merge_question(review: Any, upto: int | None) -> str:
 class HandoffScreen(Screen[None]):
     """Opened by `H`, or by itself when a run ends with work landed."""
 
-    BINDINGS = [
-        Binding("escape,q", "close", "back", id="handoff-back"),
-        Binding("M", "merge_all", "merge all", id="merge-all"),
-        Binding("u", "merge_upto", "merge up to here", id="merge-upto"),
-        Binding("x", "discard", "discard task", id="handoff-discard"),
-        Binding("f", "full_diff", "full diff", id="full-diff"),
-        Binding("s", "shell", "resolve in a shell", id="resolve-shell"),
-        Binding("r", "retry", "retry task", id="handoff-retry"),
-        Binding("question_mark", "help", "help", id="handoff-help"),
-    ]
+    BINDINGS = [*HANDOFF]  # ids remappable in `[keys]`, as the plan's are
     # The key bar's order: the step a stopped merge waits on first, then merging, then the
     # selected row's keys (at 80 columns the bar drops from the end, never `back`).
     NOW = ("shell", "merge_all", "merge_upto", "retry", "discard", "full_diff")
@@ -127,7 +118,8 @@ class HandoffScreen(Screen[None]):
             yield tree
             with Vertical(id="handoff-right"):
                 yield DiffView(id="handoff-diff")
-                yield RichLog(id="merge-log", wrap=True, markup=False, max_lines=200)
+                yield RichLog(id="merge-log", wrap=True, markup=False, max_lines=200,
+                              min_width=20)  # wraps at its own width, 80 columns too
         yield Static("", id="handoff-status")
         yield KeyBar()
 
@@ -135,8 +127,9 @@ class HandoffScreen(Screen[None]):
         self.query_one(Tree).focus()
         self.show_keys()
         merge = self.shown_keys()["merge_all"][0]
-        self.note_line(f"The merge is written here, a line per task, when you press {merge} "
-                       "(or u to merge up to the selected task).", "dim")
+        # after the first layout: the log wraps at the width it is written at
+        self.call_after_refresh(self.note_line, f"The merge is written here, a line per "
+                                f"task, once you press {merge}.", "dim")
         self.load()
 
     # reading ---------------------------------------------------------------------------
@@ -235,8 +228,10 @@ class HandoffScreen(Screen[None]):
         """The key bar: the keys that apply now, most useful first (as the main screen's),
         and on its right, always, `?` for every key and `q` back."""
         shown = self.shown_keys()
+        back = keys_of(HANDOFF[0], self.host.keymap)
         self.query_one(KeyBar).show([shown[a] for a in self.NOW if self.why_not(a) is None],
-                                    [shown["help"], ("q", "back")])
+                                    [shown["help"], ("q", "back") if "q" in back
+                                     else shown["close"]])
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "close":

@@ -104,7 +104,10 @@ class KeyBar(Widget):
         if fields is None:
             return bottom
         field_lead, field_keys, why_none = fields
-        top = (fields_text(list(field_keys), width, field_lead, dim) if field_keys
-               else Text(f" {field_lead}  {why_none}", style="italic dim", no_wrap=True,
-                         overflow="ellipsis"))
+        if field_keys:
+            top = fields_text(list(field_keys), width, field_lead, dim)
+        else:  # cut here: one line, whatever the reason's length
+            said = f" {field_lead}  {why_none}"
+            top = Text(said if len(said) < width else said[:width - 2] + "…",
+                       style="italic dim", no_wrap=True)
         return Text("\n", no_wrap=True).join([top, bottom])
