@@ -302,7 +302,9 @@ LONG_FILES = {
 def wide(repo):
     from helpers.handoff_kit import TASKS, landed_plan
 
-    ws = landed_plan(repo, TASKS, LONG_FILES)
+    tasks = [dict(TASKS[0], title="Count the words of each line of the whole text, "
+                                  "carefully"), *TASKS[1:]]
+    ws = landed_plan(repo, tasks, LONG_FILES)
     yield ws
     ws.close()
 
@@ -326,11 +328,15 @@ class TestHandoffAt80x24:
             assert cut and cut[0].rstrip().endswith("…"), drawn
             short = [row for row in drawn if "def count_words" in row]
             assert short and not short[0].rstrip().endswith("…")
-            # the report's leaf, selected, shows the report and check output in full
+            # the report's leaf is cut with a `…`; selected, it shows in full on the right
             await pilot.press("space", "down")
             assert screen.selected().kind == "info"
+            rows = [tree.render_line(y).text.rstrip() for y in range(tree.size.height)]
+            report = next(row for row in rows if "report:" in row)
+            assert report.rstrip(" │▐▌▎▍▊").endswith("…"), rows
             await wait_for(pilot, lambda: "report:" in view.text)
-            assert "Count words is in" in view.text and "3 passed" in view.text
+            assert "of the whole text, carefully is in" in " ".join(view.text.split())
+            assert "3 passed" in view.text
 
         drive(wide, script, size=size)
 

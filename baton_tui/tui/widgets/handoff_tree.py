@@ -71,33 +71,39 @@ def details_text(task: Any) -> str:
     return "\n\n".join(part.rstrip() for part in parts)
 
 
-def _details(node: TreeNode, task: Any) -> None:
+def _details(node: TreeNode, task: Any, room: int = 90) -> None:
+    """One leaf per detail, each cut to `room` with a `…` (selected, it shows in full)."""
     info = Entry("info", task)
+
+    def leaf(text: str, style: str = "") -> None:
+        node.add_leaf(Text(_clip(text, room), style=style), info)
+
     if task.summary:
-        node.add_leaf(Text("report: " + _clip(task.summary), style="italic"), info)
+        leaf("report: " + str(task.summary), "italic")
     if task.check:
         code = task.check.get("exit")
-        output = _clip(gist(task.check.get("output")), 60)
-        node.add_leaf(Text(f"check: exit {code}" + (f" — {output}" if output else ""),
-                           style="" if code == 0 else "bold"), info)
+        output = gist(task.check.get("output"))
+        leaf(f"check: exit {code}" + (f" — {output}" if output else ""),
+             "" if code == 0 else "bold")
     for flag in task.flags:
-        node.add_leaf(Text(f"⚑ {flag.get('kind')}: {_clip(flag.get('detail'), 70)}",
-                           style="bold"), info)
+        leaf(f"⚑ {flag.get('kind')}: {flag.get('detail')}", "bold")
     if getattr(task, "moved", None):  # its branch moved since it landed
-        node.add_leaf(Text(f"⚠ {task.moved['said']}", style="bold"), info)
+        leaf(f"⚠ {task.moved['said']}", "bold")
     for decision in task.decisions:
-        node.add_leaf(Text(f"decided for you ({decision.get('by')}): "
-                           f"{decision.get('answer')} — {_clip(decision.get('what'), 60)}"), info)
+        leaf(f"decided for you ({decision.get('by')}): {decision.get('answer')} — "
+             f"{decision.get('what')}")
 
 
 def fill(tree: Tree, review: Any, expanded: set[int]) -> None:
     """Rebuild the outline from a HandoffReview, keeping the sections that were open."""
     tree.clear()
     root = tree.root
+    width = tree.scrollable_content_region.width
+    room = max(20, width - 6) if width > 0 else 90  # a leaf's guide takes about 6 cells
     for task in review.tasks:
         node = root.add(task_label(task), Entry("task", task),
                         expand=task.id in expanded)
-        _details(node, task)
+        _details(node, task, room)
         for file in task.files:
             node.add_leaf(file_label(file), Entry("file", task, file))
     if review.waiting:
