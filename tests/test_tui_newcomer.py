@@ -414,15 +414,13 @@ class TestFieldKeysShow:
             await pilot.pause()
             bar = app.query_one(KeyBar)
             fields = bar.fields_plain
-            first = ("e prompt", "R player", "o model", "^e effort", "M mode", "d deps",
-                     "t title")
-            rest = ("c check", "C checkpoint", "S scope", "s skills", "w runner")
-            for shown in first + (rest if size[0] >= 120 else ()):
+            first = ("e edit…", "p prompt", "R player", "o model", "^e effort", "M mode")
+            wider = ("d deps", "t title", "c check", "C checkpoint", "S scope")
+            for shown in first + (wider if size[0] >= 120 else ()):
                 assert shown in fields, fields
-            if size[0] < 120:
-                assert fields.rstrip().endswith("… ? all"), fields
-            assert fields.startswith(" edit:") and len(fields.rstrip()) <= size[0]
-            assert "e prompt" not in bar.plain  # the lower line keeps the plan's steps
+            assert fields.rstrip().endswith("… ? all"), fields  # the rest: `e` and `?`
+            assert fields.startswith(" fields:") and len(fields.rstrip()) <= size[0]
+            assert "p prompt" not in bar.plain  # the lower line keeps the plan's steps
             assert bar.plain.rstrip().endswith("? help  q quit")
 
         drive(planned, script, size=size)
@@ -438,8 +436,8 @@ class TestFieldKeysShow:
             await pilot.pause()
             bar = app.query_one(KeyBar)
             fields = bar.fields_plain
-            assert fields.startswith(" edit:") and "started" in fields, fields
-            assert "e prompt" not in fields
+            assert fields.startswith(" fields:") and "started" in fields, fields
+            assert "p prompt" not in fields
             # drawn: the reason is cut on its own line, the keys' line stays below it
             drawn = [bar.render_line(y).text for y in range(bar.size.height)]
             assert len(drawn) == 2 and "started" in drawn[0], drawn
@@ -477,3 +475,52 @@ class TestHandoffRemapped:
             drive(fresh, script, size=(80, 24))
         finally:
             fresh.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestEditMenu:
+    """`e` lists every field that may change now, each with its key: one key to guess."""
+
+    def test_e_lists_the_fields_and_a_fields_key_opens_it(self, planned, size):
+        from helpers.tui_support import task
+
+        from baton_tui.tui.screens.pickers import EditMenu, TextModal
+
+        async def script(pilot, app, seen):
+            await wait_for(pilot, lambda: app.focused is app.plan_pane)
+            await wait_for(pilot, lambda: app.player_facts is not None)
+            await pilot.press("e")
+            await wait_for(pilot, lambda: isinstance(app.screen, EditMenu))
+            labels = [c.label for c in app.screen.choices]
+            for shown in ("p   prompt", "t   title", "R   player", "o   model",
+                          "^e  effort", "M   mode", "d   deps", "c   check"):
+                assert shown in labels, labels
+            await pilot.press("t")  # the title's own key, inside the menu
+            await wait_for(pilot, lambda: isinstance(app.screen, TextModal))
+            assert app.screen.title_text == "title of #1"
+            await pilot.press("ctrl+u", *"Study the limiter", "enter")
+            await settle(pilot)
+            await pilot.press("e")
+            await wait_for(pilot, lambda: isinstance(app.screen, EditMenu))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, EditMenu))
+
+        drive(planned, script, size=size)
+        assert task(planned, 1).title == "Study the limiter"
+
+    def test_on_a_started_task_e_says_why_not(self, running, size):
+        from baton_tui.tui import messages as msg
+
+        async def script(pilot, app, seen):
+            await wait_for(pilot, lambda: app.board.task(2) is not None
+                           and app.board.task(2).state == "running")
+            await wait_for(pilot, lambda: app.focused is app.plan_pane)
+            app.plan_pane.select(2)
+            await pilot.pause()
+            await pilot.press("e")
+            await pilot.pause()
+            assert len(app.screen_stack) == 1
+
+        app, seen = drive(running, script, size=size)
+        refused = [m for m in seen if isinstance(m, msg.KeyRefused)]
+        assert refused and "has started" in refused[0].reason

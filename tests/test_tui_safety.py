@@ -66,9 +66,9 @@ class TestOneModalAtATime:
         drive(planned, script, size=(80, 24))
 
     def test_keys_beating_the_prompt_editor_do_not_crash_it(self, planned):
-        """ctrl+s and escape posted in the same breath as `e` (the 80×24 NoMatches)."""
+        """ctrl+s and escape posted in the same breath as `p` (the 80×24 NoMatches)."""
         async def script(pilot, app, seen):
-            for keys in (("e", "ctrl+s"), ("e", "escape"), ("e", "x", "ctrl+s")):
+            for keys in (("p", "ctrl+s"), ("p", "escape"), ("p", "x", "ctrl+s")):
                 for key in keys:
                     app.simulate_key(key)
                 await pilot.pause(0.3)

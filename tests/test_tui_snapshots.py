@@ -102,7 +102,7 @@ class TestPlan:
 
         async def before(pilot):
             await loaded(pilot)
-            await pilot.press("j", "e")
+            await pilot.press("j", "p")
             await wait_for(pilot, lambda: isinstance(app.screen, PromptEditor))
             await pilot.pause()
 
@@ -397,3 +397,16 @@ class TestNewcomer:
             assert snap_compare(app, terminal_size=size, run_before=before)
         finally:
             ws.close()
+
+    def test_edit_menu(self, planned, snap_compare, size):
+        from baton_tui.tui.screens.pickers import EditMenu
+
+        app = make(planned)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await pilot.press("j", "e")
+            await wait_for(pilot, lambda: isinstance(app.screen, EditMenu))
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=size, run_before=before)

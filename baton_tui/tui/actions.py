@@ -15,14 +15,16 @@ import asyncio
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Callable, Coroutine
 
+from textual.binding import Binding
+
 from baton_tui import api
 from baton_tui.api import TaskSnap
 from baton_tui.core.words import Autonomy, Mode
-from baton_tui.tui import screens
+from baton_tui.tui import bindings, screens
 from baton_tui.tui.host import Host
 from baton_tui.tui.messages import PlanApproved, PlanEdited, RunCommanded
 from baton_tui.tui.screens.pickers import (
-    Choice, ChoiceModal, ConfirmModal, PickManyModal, TextModal,
+    Choice, ChoiceModal, ConfirmModal, EditMenu, PickManyModal, TextModal,
 )
 from baton_tui.tui.words import AUTONOMY_NOTES, MODE_NOTES
 
@@ -120,6 +122,29 @@ class TaskActions:
         app.push_screen(screens.TaskDetail(task, app.board.plan_id, app.board.base_commit,
                                            app.ws.store_path, app.ws.root,
                                            follow=app.follow_logs))
+
+    def edit_menu(self) -> None:
+        """`e`: the fields that may change now, each with its key (remapped ones as mapped);
+        the chosen one's own key handler then runs, as if its key had been pressed."""
+        app = self.app
+        task = self.focused_task()
+        by_id = {b.id: b for b in bindings.PLAN}
+        choices, keys = [], {}
+        for field in bindings.FIELDS:
+            binding = by_id[field]
+            action = binding.action.removeprefix("app.")
+            if app.why_not(action) is not None:
+                continue
+            pressed = bindings.keys_of(binding, app.keymap)
+            shown = app.get_key_display(Binding(pressed[0], binding.action))
+            choices.append(Choice(action, f"{shown:<3} {binding.description}"))
+            keys.update(dict.fromkeys(pressed, action))
+
+        def chosen(action: str | None) -> None:
+            if action:
+                getattr(self, action)()  # the key handler of the same name
+
+        app.push_screen(EditMenu(f"edit #{task.id} {task.title}", choices, keys), chosen)
 
     @worker("edit prompt")
     async def edit_prompt(self) -> None:
@@ -295,7 +320,7 @@ class TaskActions:
             return
         new_id = added[0]
         app.post_message(PlanEdited(new_id, "add", voided))
-        app.notify(f"task #{new_id} added — press e to edit its prompt"
+        app.notify(f"task #{new_id} added — press p to write its prompt"
                    + (" · approval voided" if voided else ""))
         app.select_after_refresh = new_id
 

@@ -316,10 +316,11 @@ class BatonApp(App[int]):
         one, in the help's order), or why none do."""
         task = self.plan_pane.selected_task if self.plan_pane.is_mounted else None
         if task is None:
-            return "edit:", [], "select a task to edit its fields"
-        keys = [shown[k][:2] for k in bindings.FIELDS if self.why_not(shown[k][2]) is None]
+            return "fields:", [], "select a task to edit its fields"
+        keys = [shown[k][:2] for k in (bindings.EDIT, *bindings.FIELDS)
+                if self.why_not(shown[k][2]) is None]
         why = self.why_not(shown["prompt"][2]) or ""
-        return "edit:", keys, why  # no id: moving between alike tasks redraws nothing
+        return "fields:", keys, why  # no id: moving between alike tasks redraws nothing
 
     def key_display(self) -> dict[str, tuple[str, str, str]]:
         """Each key's id -> (its first key as shown, after remapping; label; action)."""
@@ -356,6 +357,10 @@ class BatonApp(App[int]):
     # keys ---------------------------------------------------------------------------------
     def why_not(self, action: str) -> str | None:
         """Why the key's `action` does not apply now (None: it does) — the rule book's words."""
+        if action == bindings.EDIT_MENU:  # applies when one of the task's fields does
+            reasons = [self.why_not(key[2]) for key in
+                       (self.key_display()[f] for f in bindings.FIELDS)]
+            return None if None in reasons else reasons[0]
         if action not in RULE_OF:
             return None
         rule = RULE_OF[action]
@@ -412,6 +417,7 @@ class BatonApp(App[int]):
     def action_handoff(self) -> None: self.actions.handoff()
     def action_dag(self) -> None: self.actions.dag()
     def action_task_detail(self) -> None: self.actions.task_detail()
+    def action_edit_menu(self) -> None: self.actions.edit_menu()
     def action_edit_prompt(self) -> None: self.actions.edit_prompt()
     def action_pick_player(self) -> None: self.actions.pick_player()
     def action_pick_model(self) -> None: self.actions.pick_model()

@@ -21,7 +21,8 @@ PLAN = [
     Binding("home", "cursor_to(0)", "first task", id="first", show=False),
     Binding("end", "cursor_to(-1)", "last task", id="last", show=False),
     Binding("enter", "app.task_detail", "detail", id="detail"),
-    Binding("e", "app.edit_prompt", "prompt", id="prompt"),
+    Binding("e", "app.edit_menu", "edit…", id="edit"),
+    Binding("p", "app.edit_prompt", "prompt", id="prompt"),
     Binding("R", "app.pick_player", "player", id="player"),
     Binding("o", "app.pick_model", "model", id="model"),
     Binding("ctrl+e", "app.pick_effort", "effort", id="effort"),
@@ -42,7 +43,7 @@ PLAN = [
     Binding("r", "app.retry_task", "retry", id="retry", show=False),
     Binding("y", "app.answer_checkpoint", "checkpoint answer", id="answer", show=False),
     Binding("m", "app.mark_done", "mark done", id="done", show=False),
-    Binding("p", "app.pause_run", "pause run", id="pause", show=False),
+    Binding("P", "app.pause_run", "pause run", id="pause", show=False),
     Binding("A", "app.pick_autonomy", "autonomy", id="autonomy", show=False),
     Binding("H", "app.handoff", "handoff", id="handoff"),
 ]
@@ -89,11 +90,13 @@ NOW = ("answer", "handoff", "run", "approve", "retry", "done", "stop", "pause", 
 # lists the ones that apply now (at 80 columns the first seven, and `?` for the rest).
 FIELDS = ("prompt", "player", "model", "effort", "mode", "deps", "title", "check",
           "checkpoint", "scope", "skills", "runner")
+# `e` lists them all in a menu: the one key to guess for any field.
+EDIT = "edit"
 
 # The help screen's groups: keys sorted by what they change.
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("the selected task's fields", ("prompt", "title", "player", "model", "effort", "mode",
-                                    "deps", "skills", "scope", "check", "checkpoint",
+    ("the selected task's fields", ("edit", "prompt", "title", "player", "model", "effort",
+                                    "mode", "deps", "skills", "scope", "check", "checkpoint",
                                     "runner")),
     ("the selected task's run", ("detail", "start", "stop", "retry", "answer", "done")),
     ("the plan", ("add", "remove", "approve", "run", "pause", "autonomy", "handoff", "graph")),
@@ -103,17 +106,21 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 # Why each letter: shown beside the default key (a remapped key has its own reason).
 MNEMONIC = {
-    "prompt": "edit", "player": "who Runs it", "model": "mOdel; m marks done",
+    "edit": "Edit: every field in a menu, each with its key",
+    "prompt": "Prompt", "player": "who Runs it", "model": "mOdel; m marks done",
     "effort": "ctrl and the e of edit", "mode": "Mode", "deps": "depends on",
     "scope": "Scope, the wider s", "checkpoint": "Checkpoint, beside c check",
     "runner": "where it runs", "start": "fire", "stop": "x out", "answer": "yes or no",
     "done": "mark", "add": "new", "remove": "Delete", "run": "Execute",
     "autonomy": "Autonomy, beside a approve", "handoff": "Handoff",
+    "pause": "Pause, the whole run",
 }
-SCHEME = ("lowercase keys change the selected task; Shift marks the bigger step beside one "
-          "(S scope by s skills, C checkpoint by c check, A autonomy by a approve) or the "
-          "whole plan (E execute it, H hand it off, D delete a task); R (who Runs it) and "
-          "M (Mode) are Shift because r retries and m marks done")
+SCHEME = ("e lists every field of the selected task with its key (the line above the key "
+          "bar shows them too). Lowercase keys change the selected task; Shift marks the "
+          "bigger step beside one (S scope by s skills, C checkpoint by c check, A autonomy "
+          "by a approve) or the whole plan (E execute it, P pause it, H hand it off, D "
+          "delete a task); R (who Runs it) and M (Mode) are Shift because r retries and m "
+          "marks done")
 
 
 def all_bindings() -> list[Binding]:
@@ -151,5 +158,6 @@ RULE_OF: dict[str, Action] = {
     "mark_done": Action.DONE, "pause_run": Action.PAUSE, "pick_autonomy": Action.SET_AUTONOMY,
     "handoff": Action.MERGE,
 }
-PLAN_ACTIONS = frozenset(RULE_OF)
+EDIT_MENU = "edit_menu"  # `e`: applies when one of the selected task's fields does
+PLAN_ACTIONS = frozenset(RULE_OF) | {EDIT_MENU}
 TASK_KEYS = frozenset(key for key, rule in RULE_OF.items() if rule in TASK_ACTIONS)
