@@ -87,7 +87,7 @@ NOW = ("answer", "handoff", "run", "approve", "retry", "done", "stop", "pause", 
        "check", "title", "scope", "skills", "checkpoint", "runner", "autonomy")
 
 # The selected task's field keys, the most often changed first: the key bar's upper line
-# lists the ones that apply now (at 80 columns the first seven, and `?` for the rest).
+# lists the ones that apply now (as many as fit, then `… ? all`).
 FIELDS = ("prompt", "player", "model", "effort", "mode", "deps", "title", "check",
           "checkpoint", "scope", "skills", "runner")
 # `e` lists them all in a menu: the one key to guess for any field.
