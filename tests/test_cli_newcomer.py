@@ -92,3 +92,34 @@ def test_a_paused_task_that_ran_keeps_when_it_started(repo, baton):
     assert tasks[1]["state"] == "paused"
     assert tasks[1]["started_at"] == pytest.approx(started)
     assert tasks[2]["started_at"] is None  # never ran
+
+
+def test_the_detail_numbers_attempts_per_task(repo, baton):
+    """Attempt ids run across the plan; the task detail counts a task's own."""
+    from baton_tui.run.detail import load_detail
+
+    ws, plan = stored(repo, baton)
+    for task_id in (1, 1, 1, 2, 2):  # the store's ids: 1, 2, 3 for task 1; 4, 5 for task 2
+        ws.store.new_attempt(plan, task_id, f"nonce-{task_id}", "claude-code", {}, "")
+    shown = load_detail(ws.paths.store_path, repo, plan, 2, None, None).report
+    ws.close()
+    assert shown.splitlines()[0] == "attempt 2 · claude-code"
+
+
+@pytest.mark.parametrize("waiting, said", [
+    ([1], "no landed task to merge (task 1 has not landed)"),
+    ([1, 2], "no landed task to merge (tasks 1, 2 have not landed)"),
+])
+def test_not_landed_is_said_in_the_singular_too(repo, baton, waiting, said):
+    from baton_tui import api
+    from baton_tui.api import Action
+
+    ws, plan = stored(repo, baton)
+    api.approve(ws)
+    for task_id in (1, 2, 3):
+        if task_id not in waiting:
+            ws.store.append(plan, task_id, "task.discarded", {})
+    board = api.snapshot(ws.store)
+    ws.close()
+    assert board.base_branch
+    assert api.why_not(Action.MERGE, board) == said
