@@ -140,6 +140,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     import argparse  # lazy: `baton status` and `baton report` parse without argparse (`_quick`)
 
     class Parser(argparse.ArgumentParser):
+        def parse_args(self, args: "typing.Sequence[str] | None" = None,  # type: ignore[override]
+                       namespace: "argparse.Namespace | None" = None) -> "argparse.Namespace":
+            """Arguments left over are the subcommand's to refuse: its own `--help` and the
+            options it has that look like them (argparse names the top level's)."""
+            parsed, extras = self.parse_known_args(args, namespace)
+            if extras:
+                owner = innermost(self, parsed)
+                owner.error(unrecognized(extras, owner))
+            return parsed
+
         def error(self, message: str) -> "typing.NoReturn":
             """A usage error is one line, as every other refusal (exit 2)."""
             where = self.prog.removeprefix("baton").strip()
@@ -209,7 +219,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
              "which are ready)", _Complete("players"))
     task_cmd("model", "model", "model", "MODEL", "a model of the task's player, or `default` "
              "for the player's own", _Complete("models"))
-    task_cmd("effort", "effort", "effort (low, medium, high)", "low|medium|high",
+    task_cmd("effort", "effort", "effort (low, medium, high, or default)",
+             "low|medium|high|default",
              "where the task's player has efforts; `default` for the player's own",
              _Complete("words", "low", "medium", "high", "default"))
     task_cmd("mode", "mode", "mode (build, research, manual)", modes,
@@ -525,6 +536,31 @@ def unknown_command(parser: "argparse.ArgumentParser", argv: list[str]) -> str |
         or [name for name in public if name.startswith(word[:3])][:3]
     meant = f" — did you mean {' or '.join(close)}?" if close else ""
     return f"unknown command {word[:40]!r}{meant} (`baton --help` lists them)"
+
+
+def innermost(parser: "argparse.ArgumentParser", parsed: "argparse.Namespace"
+              ) -> "argparse.ArgumentParser":
+    """The (sub)command parser `parsed` went down to: `baton handoff review`'s, say."""
+    import argparse  # lazy: only a usage error needs it
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(parsed, action.dest, None) or "")
+            if chosen is not None:
+                return innermost(chosen, parsed)
+    return parser
+
+
+def unrecognized(extras: list[str], parser: "argparse.ArgumentParser") -> str:
+    """argparse's "unrecognized arguments" with the options `parser` has that are close."""
+    import difflib  # lazy: only a mistyped option needs it
+
+    options = [o for action in parser._actions for o in action.option_strings]
+    close = [match for word in extras if word.startswith("-")
+             for match in difflib.get_close_matches(word.split("=")[0], options, n=1,
+                                                    cutoff=0.6)]
+    meant = f" — did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
+    return f"unrecognized arguments: {' '.join(extras)}{meant}"
 
 
 def entry() -> None:

@@ -113,7 +113,8 @@ class TestMerge:
         assert (landed.root / "cli.py").exists()
         assert git(landed.root, "status", "--porcelain", "--untracked-files=no") == ""
         question = asked[0]
-        assert question.startswith("Merge 3 tasks onto main, in plan order"), question
+        assert question.startswith("Merge 3 tasks onto main, each as its own merge commit, "
+                                   "in this order?"), question
         for task in TASKS:
             assert f"#{task['id']} {task['title']}" in question
 
@@ -222,12 +223,12 @@ class TestConflict:
                 return screen.query_one(KeyBar).plain
 
             await wait_for(pilot, lambda: bar().startswith(" M merge all"))
-            assert "resolve in a shell" not in bar() and bar().rstrip().endswith("esc back")
+            assert "resolve in a shell" not in bar() and bar().rstrip().endswith("? help  q back")
             await pilot.press("M")
             await confirm_merge(pilot, app)
             await wait_for(pilot, lambda: of(seen, msg.MergeStopped), timeout=20)
             await wait_for(pilot, lambda: bar().startswith(" s resolve in a shell"))
-            assert len(bar().rstrip()) <= 80 and bar().rstrip().endswith("esc back")
+            assert len(bar().rstrip()) <= 80 and bar().rstrip().endswith("? help  q back")
 
         drive(landed, script, size=(80, 24))
 

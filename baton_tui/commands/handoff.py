@@ -113,8 +113,9 @@ def _merge(ws: api.Workspace) -> int:
     for task_id, shift in outcome.moved.items():
         print(f"note: task {task_id}: {shift['said']}")
     if outcome.not_landed:
-        print(f"note: tasks {', '.join(map(str, outcome.not_landed))} have not landed and were "
-              "not merged")
+        one = len(outcome.not_landed) == 1
+        print(f"note: {'task' if one else 'tasks'} {', '.join(map(str, outcome.not_landed))} "
+              f"{'has' if one else 'have'} not landed and {'was' if one else 'were'} not merged")
     if outcome.missing:
         for task_id, paths in outcome.missing.items():
             shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5

@@ -282,7 +282,8 @@ def _merge(snap: Snapshot, task: TaskSnap | None) -> str | None:
         waiting = [t.id for t in snap.tasks if t.mode == "build"
                    and t.state not in (*LANDED, State.DISCARDED)]
         return "no landed task to merge" + (
-            f" (tasks {id_list(waiting)} have not landed)" if waiting else "")
+            f" ({'task' if len(waiting) == 1 else 'tasks'} {id_list(waiting)} "
+            f"{'has' if len(waiting) == 1 else 'have'} not landed)" if waiting else "")
     return None
 
 

@@ -125,6 +125,8 @@ class TaskSnap(_Frozen):
     open_comments: int             # review comments on its lines not yet answered by a retry
     told: dict[str, Any] | None    # `baton tell`: count, unread, the last message
     fallback: tuple[str, ...]      # players to move to at a far-off usage limit, in order
+    last_started: float | None     # when it last started (kept once it stops: `started_at`
+                                   # in `status --json`; `started_at` here is the running stretch)
 
     def as_json(self) -> dict[str, Any]:
         """The task in `status --json` (pinned keys first)."""
@@ -140,7 +142,7 @@ class TaskSnap(_Frozen):
 _JSON_FIELDS = (
     ("id", "id"), ("title", "title"), ("player", "player"), ("mode", "mode"),
     ("state", "state"), ("model", "model"), ("effort", "effort"), ("depends_on", None),
-    ("branch", "branch"), ("worktree", "worktree"), ("started_at", "started_at"),
+    ("branch", "branch"), ("worktree", "worktree"), ("started_at", "last_started"),
     ("blocked_by", "blocked_by"), ("reason", "reason"), ("progress", "progress"),
     ("until", "until"), ("checkpoint", "question"), ("summary", "summary"),
     ("last_report", "last_report"), ("flags", None), ("decisions", None), ("words", "words"),
@@ -331,6 +333,8 @@ def describe(state: str, blocked: int | None, until: float | None, reason: str |
         return f"paused: usage limit, reset unknown — probing at {_clock(until)}"
     if state == State.PAUSED and until:
         return "paused until " + _clock(until)
+    if state in (State.PAUSED, State.QUEUED) and reason:  # interrupted; runner unreachable
+        return f"{state}: {reason}"
     if state == State.CHECKPOINT:
         return "checkpoint: waiting for you"
     if state in BROKEN and reason:

@@ -28,6 +28,7 @@ class TaskView:
         self.progress: str | None = None
         self.until: float | None = None
         self.started_at: float | None = None   # set while running: the current stretch began
+        self.last_started: float | None = None  # when it last began running (kept after)
         self.ended_at: float | None = None
         self.wall = 0.0
         self.tokens = 0
@@ -190,7 +191,7 @@ class Folder:
         view.until = data.get("until")
         if state == State.RUNNING:
             view.started = True
-            view.started_at = event.ts
+            view.started_at = view.last_started = event.ts
             if self.plan.first_start is None and event.kind in STARTS:
                 self.plan.first_start = event.ts
         if state in ENDED:

@@ -151,7 +151,8 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
     waits_for = (player, limits[player]) if player in limits else None
     # Most tasks' words are their state's: `describe` only when it may say more.
     words = (describe(state, blocked, until, reason, view, waits_for)
-             if blocked or waits_for or view.needs_approval or state in _WORDY else str(state))
+             if blocked or waits_for or view.needs_approval or state in _WORDY
+             or (reason and state == State.QUEUED) else str(state))
     flags, decisions = view.flags, view.decisions
     # Positional, in `TaskSnap._fields` order (one tuple per task: see `_Frozen`).
     return tuple.__new__(TaskSnap, (
@@ -180,7 +181,8 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
         dict(view.pr) if view.pr else None,                                          # pr
         sum(1 for c in view.comments if c.get("open")) if view.comments else 0,      # comments
         _told(view.messages) if view.messages else None,                             # told
-        tuple(get("fallback", ()))))                                                 # fallback
+        tuple(get("fallback", ())),                                                  # fallback
+        view.last_started))                                                          # started
 
 
 def _told(messages: list[dict[str, Any]]) -> dict[str, Any]:
