@@ -23,6 +23,9 @@ worktree) lifts it — the kernel detaches a mount whose file another namespace 
 over — and the agent then sees, and could move, the new file (detected, and put back, by
 `refguard`). A ref only in `packed-refs` has no file to mount: it is watched, not locked.
 
+The agent's working directory is entered again once the mounts are made (`Popen` entered it
+before, on the old mount, through whose `..` every sibling's worktree stayed writable).
+
 What it does not stop: a process that reaches the checkout through another process's
 `/proc/PID/root` or `/proc/PID/cwd`. Those writes, and every write where namespaces are not
 available (macOS, containers that forbid them), are detected instead (`outside.py`).
@@ -179,6 +182,10 @@ def enter(plan: dict[str, list[str]]) -> None:
             continue
         _mount(libc, None, path, MS_REMOUNT | MS_BIND | MS_RDONLY)
     _own_user_namespace(libc)  # mounts from a more privileged namespace are locked here
+    # The working directory was entered (by `Popen(cwd=…)`) before these mounts existed: it
+    # still stands on the old mount, whose `..` reaches every sibling worktree writable.
+    # Entered again by its path, it stands on the mounts just made.
+    os.chdir(os.getcwd())
 
 
 def preexec(plan: dict[str, list[str]] | None) -> Any:

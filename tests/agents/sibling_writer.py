@@ -4,6 +4,7 @@ work and reports done. It prints what each write did.
 usage: sibling_writer.py STEP...
 steps:
   worktree        injected.txt into every other task's worktree beside its own
+  dotdot          the same through `..` from the folder it was started in (never entered again)
   admin           a file into git's own folder for each of those worktrees (worktrees/<name>)
   prompt          a line into every other task's attempts' prompt.md ($BATON_HOME/runs)
   signal:FILE     FILE written (the test learns the agent got there)
@@ -36,6 +37,10 @@ for step in sys.argv[1:]:
         for folder in sorted(own.parent.iterdir()):
             if folder != own and (folder / ".git").exists():
                 attempt("worktree", folder / "injected.txt", "planted by a sibling\n")
+    elif what == "dotdot":
+        for name in sorted(os.listdir("..")):
+            if name != own.name and os.path.exists(os.path.join("..", name, ".git")):
+                attempt("dotdot", Path("..", name, "injected.txt"), "planted by a sibling\n")
     elif what == "admin":
         for folder in sorted(own.parent.iterdir()):
             if folder != own and (folder / ".git").is_file():
