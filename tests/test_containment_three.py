@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from helpers.containment_kit import integration_ref
-from helpers.run_kit import git, load_plan, program, task, task_status, write_config
+from helpers.run_kit import (
+    events, git, load_plan, program, script_agent, status, task, task_status, tree_files,
+    wait_idle, write_config,
+)
 
 
 # -- a running sibling's worktree, through `..` -------------------------------------------------
@@ -37,3 +40,82 @@ def test_a_running_siblings_worktree_is_read_only_through_dotdot_too(repo, baton
     assert [task_status(baton, n)["state"] for n in (1, 2)] == ["landed"] * 2
     files = git(repo, "ls-tree", "-r", "--name-only", integration_ref(repo)).splitlines()
     assert "injected.txt" not in files and "own-work.txt" in files
+
+
+# -- conflict markers --------------------------------------------------------------------------
+def _conflicted(repo: Path, baton, tmp_path: Path) -> int:
+    """Two tasks write `shared.txt`: one lands, the other fails at its landing. The failed
+    one goes to the agent that leaves markers (`marker_leaver.py`); its id is returned."""
+    agent = script_agent(tmp_path, "c", {
+        "1": [{"write": "shared.txt", "content": "one\n"}, {"report": "done", "summary": "one"}],
+        "2": [{"sleep": 1.0}, {"write": "shared.txt", "content": "two\n"},
+              {"report": "done", "summary": "two"}]})
+    write_config(repo, {"agent": agent, "leaver": program("marker_leaver.py")})
+    load_plan(baton, [task(1), task(2)])
+    assert baton("run", "--approve", timeout=90).returncode == 1
+    lost = next(t["id"] for t in status(baton)["tasks"] if t["state"] == "failed")
+    assert baton("task-player", str(lost), "leaver").returncode == 0
+    assert baton("trust").returncode == 0
+    return lost
+
+
+def _integration_never_held_markers(repo: Path, baton) -> None:
+    """No commit the integration branch has stood at holds markers in `shared.txt`."""
+    ref = status(baton)["plan"]["integration_branch"]
+    for commit in git(repo, "rev-list", "--first-parent", ref).split():
+        assert "<<<<<<<" not in git(repo, "show", f"{commit}:shared.txt", check=False)
+
+
+def test_conflict_markers_left_after_a_conflict_retry_never_land(repo, baton, tmp_path):
+    """The retried agent reports done with git's markers still in the file: the task fails
+    naming the file and lines, nothing lands, its branch (with the markers) is kept."""
+    lost = _conflicted(repo, baton, tmp_path)
+    before = git(repo, "rev-parse", status(baton)["plan"]["integration_branch"])
+    assert baton("retry", str(lost)).returncode == 0
+    st = wait_idle(baton, 90)
+    assert "markers: left '<<<<<<<" in baton("logs", str(lost)).stdout
+    t = task_status(baton, lost)
+    assert t["state"] == "failed", t
+    assert "unresolved conflict markers" in t["reason"] and "shared.txt:1" in t["reason"], t
+    assert "shared.txt:3" in t["reason"] and "shared.txt:5" in t["reason"], t
+    assert git(repo, "rev-parse", st["plan"]["integration_branch"]) == before
+    _integration_never_held_markers(repo, baton)
+    assert "<<<<<<<" in git(repo, "show", f"{t['branch']}:shared.txt")  # kept for the retry
+    failed = [e for e in events(baton) if e["kind"] == "task.failed" and e["task"] == lost][-1]
+    assert ["shared.txt", 1] in failed["data"]["markers"], failed
+
+
+def test_autopilot_retries_markers_with_feedback_that_names_them(repo, baton, tmp_path):
+    """Under autopilot the failure's reason is the retry's feedback: the agent, told which
+    lines hold markers, resolves them, and the task lands clean."""
+    lost = _conflicted(repo, baton, tmp_path)
+    assert baton("autonomy", "autopilot").returncode == 0
+    assert baton("retry", str(lost)).returncode == 0
+    st = wait_idle(baton, 120)
+    log = baton("logs", str(lost)).stdout
+    assert "markers: left" in log and "markers: resolved" in log, log
+    assert task_status(baton, lost)["state"] == "landed", task_status(baton, lost)
+    assert tree_files(repo, st["plan"]["integration_branch"])["shared.txt"] == "one\ntwo"
+    _integration_never_held_markers(repo, baton)
+
+
+def test_only_added_lines_that_open_or_close_a_conflict_count(tmp_path):
+    """An underline of `=======` is no marker; markers already on the base are not the
+    task's; a file named with spaces and non-ASCII letters is named as it is."""
+    from baton_tui.gitops import markers
+
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "doc.md").write_text("<<<<<<< documented\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    (tmp_path / "doc.md").write_text("<<<<<<< documented\nTitle\n=======\n")
+    (tmp_path / "naïve file.txt").write_text("a\n<<<<<<< ours\nb\n=======\nc\n>>>>>>> theirs\n")
+    (tmp_path / "underline.rst").write_text("Title\n=======\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "task")
+    found = markers.added(tmp_path, "HEAD~1", "HEAD")
+    assert [(m.path, m.line) for m in found] == [("naïve file.txt", 2), ("naïve file.txt", 4),
+                                                 ("naïve file.txt", 6)], found
+    assert markers.said(found) == "naïve file.txt:2, naïve file.txt:4, naïve file.txt:6"
+    assert markers.maybe(tmp_path, ["underline.rst"]) is False
+    assert markers.maybe(tmp_path, ["underline.rst", "naïve file.txt"]) is True

@@ -18,7 +18,8 @@ from baton_tui.core import policy
 from baton_tui.core.errors import BatonError
 from baton_tui.core.slug import integration_branch, task_branch
 from baton_tui.core.words import Mode, counted
-from baton_tui.gitops import git, landing, onbranch, worktrees
+from baton_tui.gitops import git, landing, markers, onbranch, worktrees
+from baton_tui.gitops.refs import read_ref
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome, reading_output
 from baton_tui.channel.report import refused_report
@@ -272,6 +273,8 @@ class Finisher:
                 if outside:
                     self.emit(task, K.TASK_FLAGGED, flag="scope", message="edits outside scope: "
                               + ", ".join(outside[:10]), files=outside)
+            if self._unresolved(task, branch, attempt.id, workdir):
+                return State.FAILED
         if task.checkpoint and not self.view(task).asked_checkpoint:
             self.emit(task, K.TASK_FLAGGED, flag="checkpoint", message="checkpoint task never "
                       "called `baton checkpoint`")
@@ -285,7 +288,7 @@ class Finisher:
         self.emit(task, K.TASK_DONE, summary=report.get("summary", ""), attempt=attempt.id)
         if not git_mode:
             return State.DONE
-        return self.land(task, attempt.spec.get("branch"))
+        return self.land(task, attempt.spec.get("branch"), looked=True)
 
     def _guarded(self) -> bool:
         level = policy.level(self.doc.autonomy)
@@ -329,10 +332,13 @@ class Finisher:
                       f"{moved}: its work was put on the task's branch {branch}")
         return True
 
-    def land(self, task: Task, branch: str | None) -> State:
+    def land(self, task: Task, branch: str | None, looked: bool = False) -> State:
         """Land the task branch on the integration branch without checking anything out —
-        together with the other tasks waiting for the landing lock (`landings`)."""
+        together with the other tasks waiting for the landing lock (`landings`). Never with
+        conflict markers among its added lines (`looked`: checked since its commit)."""
         branch = branch or task_branch(self.plan.slug, task.id, task.title)
+        if not looked and self._unresolved(task, branch, None):
+            return State.FAILED
         killpoints.reached("land")
         key = (str(self.ws.paths.store_path), self.plan.id)
         return landings.together(key, (task, branch), self._land_pass)
@@ -380,6 +386,33 @@ class Finisher:
             self.emit(ask.what[0], K.TASK_LANDED, commit=result.commit, tip=result.tip,
                       at=time.time())
             ask.state = State.LANDED
+
+    def _unresolved(self, task: Task, branch: str | None, attempt: int | None,
+                    workdir: Path | None = None) -> bool:
+        """Fail the task (True) when the lines its branch adds hold conflict markers: the
+        reason names the files and lines (autopilot's retry hands it to the agent).
+        `workdir`: its worktree, just committed — its changed files are read first, and git
+        asked only when one of them has a marker line."""
+        if not branch or not self.ws.paths.is_git:
+            return False
+        tip, cut_at = f"refs/heads/{branch}", self.view(task).base
+        try:
+            if workdir is not None and cut_at and not markers.maybe(
+                    workdir, landing.changed_files(self.ws.root, cut_at, tip)):
+                return False
+            base = read_ref(self.ws.root, f"refs/heads/{integration_branch(self.plan.slug)}")
+            base = base or cut_at
+            found = markers.added(self.ws.root, base, tip) if base else []
+        except git.GitError:
+            return False  # no branch to land either: the landing says why
+        if not found:
+            return False
+        self.emit(task, K.TASK_FAILED, **({"attempt": attempt} if attempt else {}),
+                  markers=[[m.path, m.line] for m in found[:100]],
+                  reason="unresolved conflict markers in the lines it added: "
+                         f"{markers.said(found)} — resolve them (keep both sides' intent); "
+                         "nothing landed, its branch is kept")
+        return True
 
     def _refuse(self, task: Task, attempt: AttemptRow, workdir: Path) -> State | None:
         """After an attempt: refuse a worktree that no longer belongs to this repository
