@@ -278,7 +278,7 @@ def agent_env(ws: Workspace, plan: PlanRow, task: Task, attempt_id: int, nonce: 
     }
     if secret_names:
         env[SECRETS_VAR] = ",".join(sorted(secret_names))
-    if ws.paths.is_git:  # no identity configured: Baton's, so no agent's git trips on it
+    if ws.paths.is_git:  # no identity in a config file: given in the environment's config
         env.update(git.agent_identity_env(ws.root))
     return env
 
