@@ -247,3 +247,53 @@ def test_planning_clis_leave_the_repositorys_instruction_files_unloaded(tmp_path
                 if planning else "--setting-sources" not in claude)
         assert (settings.get("context", {}).get("fileName") == [PLANNING_CONTEXT_FILE]) \
             is planning
+
+
+# -- Baton's store -------------------------------------------------------------------------------
+def test_an_agent_cannot_write_batons_store_and_still_reports_where_the_os_allows(
+        repo, baton, tmp_path):
+    """Task 2's agent opens the SQLite file `BATON_STATE` names and writes a `task.landed`
+    event for task 1 and a report of its own: both refused (the store is read-only in its
+    view). Its `baton report` reaches the store over its attempt's channel: it lands."""
+    from baton_tui.run import readonly
+
+    if why := readonly.available():
+        pytest.skip(f"no read-only view here ({why}): detection only")
+    write_config(repo, {"agent": script_agent(tmp_path, "one", {"1": [
+        {"report": "done", "summary": "one"}]}), "writer": program("store_writer.py")})
+    load_plan(baton, [task(1, "Victim"), task(2, "Writer", player="writer", deps=[1])])
+    result = baton("run", "--approve", timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    log = baton("logs", "2").stdout
+    assert "store event: refused" in log and "store report: refused" in log, log
+    assert "written" not in log, log
+    assert [task_status(baton, n)["state"] for n in (1, 2)] == ["landed"] * 2
+    assert task_status(baton, 2)["last_report"], task_status(baton, 2)
+    landed = [e for e in events(baton) if e["kind"] == "task.landed"]
+    assert sorted(e["task"] for e in landed) == [1, 2], landed  # no forged one
+
+
+def test_a_report_queued_while_the_channel_is_gone_is_applied_with_its_nonce_only(tmp_path):
+    """`baton report` with its channel gone queues the report in the attempt's folder; only
+    one that carries the attempt's own nonce is taken."""
+    import json
+
+    from baton_tui.channel import relay
+    from baton_tui.channel.report import report_from_env
+    from baton_tui.store.db import AttemptRow, hash_nonce
+
+    folder = tmp_path / "attempt-1"
+    folder.mkdir()
+    env = {relay.ENV: str(folder / relay.SOCKET), "BATON_ATTEMPT": "7", "BATON_NONCE": "bnc_a",
+           "BATON_TASK": "1", "BATON_STATE": str(tmp_path / "none.db")}
+    said = report_from_env("done", "did it", env=env)
+    assert "queued" in said
+    row = AttemptRow.__new__(AttemptRow)
+    row.id, row.log_path, row.nonce_hash = 7, str(folder / "output.log"), hash_nonce("bnc_a")
+    found = relay.queued_report(row)
+    assert found is not None and found["status"] == "done" and found["summary"] == "did it"
+    row.nonce_hash = hash_nonce("bnc_other")
+    assert relay.queued_report(row) is None  # another attempt's nonce: not its agent's
+    queued = json.loads((folder / relay.QUEUED).read_text())
+    assert queued["nonce"] == "bnc_a"
+    assert "progress not recorded" in report_from_env("progress", "half", env=env)

@@ -62,16 +62,16 @@ def report(status: str, message: str | None, *, until: float | None = None,
            tokens: int | None = None, cost: float | None = None) -> str:
     """`baton report` from inside an attempt (its environment names it)."""
     # lazy: the conductor loads this module and never needs it
-    from baton_tui.channel.report import caller_from_env, report as record
+    from baton_tui.channel.report import report_from_env
 
-    return record(caller_from_env(), status, message, until=until, tokens=tokens, cost=cost)
+    return report_from_env(status, message, until=until, tokens=tokens, cost=cost)
 
 
 def checkpoint(what: str, evidence: str | None) -> tuple[int, str]:
     # lazy: the conductor loads this module and never needs it
-    from baton_tui.channel.report import caller_from_env, checkpoint as ask
+    from baton_tui.channel.report import checkpoint_from_env
 
-    return ask(caller_from_env(), what, evidence)
+    return checkpoint_from_env(what, evidence)
 
 
 def run_attempt(attempt_id: int, state: str) -> int:

@@ -22,6 +22,7 @@ from baton_tui.gitops import git, landing, markers, onbranch, worktrees
 from baton_tui.gitops.refs import read_ref
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome, reading_output
+from baton_tui.channel import relay
 from baton_tui.channel.report import refused_report
 from baton_tui.run import outside
 from baton_tui.run import integration, landings, logcap, refguard, siblings
@@ -157,7 +158,7 @@ class Finisher:
         said = outcome.report if attempt.exit_status == 0 else None
         if outcome.report and said is None:
             outcome.error = outcome.error or "its `BATON:` line counts only with exit status 0"
-        report = attempt.report or said
+        report = attempt.report or self._queued(task, attempt) or said
         view = self.view(task)
         if report is None and view.pending_checkpoint and view.checkpoint_attempt == attempt.id:
             return State.CHECKPOINT  # it ended its turn to wait for the answer
@@ -177,6 +178,18 @@ class Finisher:
         if task.mode == Mode.RESEARCH:
             return self._finish_research(task, attempt, workdir, report)
         return self._finish_build(task, attempt, workdir, report)
+
+    def _queued(self, task: Task, attempt: AttemptRow) -> dict | None:
+        """A report its agent queued in the attempt's folder while its channel was gone
+        (`relay.queue`, its nonce checked), recorded now as if it had come through."""
+        found = relay.queued_report(attempt)
+        if found is None:
+            return None
+        with self.store.tx():
+            self.store.update_attempt(attempt.id, report=found)
+            self.store.append(self.plan.id, task.id, K.TASK_REPORTED,
+                              {"attempt": attempt.id, **found})
+        return found
 
     def _no_report(self, task: Task, attempt: AttemptRow, outcome: Outcome,
                    view: TaskView) -> State:

@@ -5,10 +5,10 @@ its own, in which the person's checkout, the repository's git config and hooks, 
 Baton config and Baton's home (every task's worktree and attempt folder, the `baton` shim)
 are bind-mounted read-only, while what the agent's own work needs stays writable: its own
 worktree, its own task's folder of attempts (prompt, log, its player's settings, Aider's chat
-history), git's objects, refs and logs, its own worktree's entry in git's `worktrees/`, and
-Baton's store, which `baton report` and the MCP report tool write (a report is a row there,
-checked against the attempt's nonce). A second user namespace then locks those mounts, so
-the agent cannot remount them, even as root. The agent sees the same paths and the same
+history, its report channel's socket), git's objects, refs and logs, and its own worktree's
+entry in git's `worktrees/`. Baton's store is read-only to it: `baton report` and the MCP
+report tool reach it through the attempt's channel, which the shim serves from outside. A
+second user namespace then locks those mounts, so the agent cannot remount them, even as root. The agent sees the same paths and the same
 files; an ordinary write to the checkout or to a sibling task's worktree or prompt fails with
 "Read-only file system".
 
@@ -49,7 +49,9 @@ if TYPE_CHECKING:
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
 MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
 HELD_MAX = 200  # ref files bind-mounted read-only at most; beyond, detection alone
-GIT_WRITES = ("objects", "refs", "logs/refs", "packed-refs", "lfs", "modules", "baton")
+GIT_WRITES = ("objects", "refs", "logs/refs", "packed-refs", "lfs", "modules")
+# Baton's store (`baton/` in the common dir) stays read-only: reports reach it through the
+# attempt's channel (`channel/relay.py`), served by the shim outside the view.
 # The checkout's own HEAD log (`logs/HEAD`) stays read-only: what it records is the person's
 # doing (`refguard` reads it), so an agent must not write it. Without `logs/refs` yet, all of
 # `logs` stays writable (the agent's branch needs a reflog).
