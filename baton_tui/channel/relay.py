@@ -186,10 +186,14 @@ class Relay:
             env["BATON_TASK"] = str(request["task"])
         caller = None
         try:
-            if env["BATON_ATTEMPT"] != str(self.attempt_id):
+            caller = channel.caller_from_env(env)  # a foreign nonce is refused and logged
+            if caller.attempt.id != self.attempt_id:  # a live attempt's, through another's
+                a = caller.attempt
+                caller.store.append(a.plan_id, a.task_id, channel.K.TASK_REPORT_REFUSED,
+                                    {"attempt": a.id, "why": "through another attempt's "
+                                                             "channel"})
                 raise BatonError(f"report refused: this channel serves attempt "
                                  f"{self.attempt_id} only")
-            caller = channel.caller_from_env(env)
             op = request.get("op")
             if op == "report":
                 message = channel.report(caller, str(request.get("status") or ""),

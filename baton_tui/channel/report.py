@@ -101,10 +101,10 @@ def report_from_env(status: str, message: str | None, *, until: float | None = N
         if answer.get("ok"):
             return str(answer.get("message"))
         raise BatonError(str(answer.get("message")), code=_code(answer))
-    if not env.get(relay.ENV):
+    if _direct(env, relay.ENV):
         return report(caller_from_env(env), status, message, until=until, tokens=tokens,
                       cost=cost)
-    # Its channel is gone (its shim ended while it ran on): the store is not its to write.
+    # Its channel is gone (its shim ended while it ran on), and the store is read-only here.
     if status == "progress":
         return "progress not recorded (Baton's channel is not there); carry on"
     payload = _payload(status, message, until)
@@ -126,10 +126,17 @@ def checkpoint_from_env(what: str, evidence: str | None,
         if answer.get("ok"):
             return _code(answer), str(answer.get("message"))
         raise BatonError(str(answer.get("message")), code=_code(answer))
-    if env.get(relay.ENV):
+    if not _direct(env, relay.ENV):
         return UNDECIDED, ("Baton's channel is not there: end your turn now without taking "
                            "the step")
     return checkpoint(caller_from_env(env), what, evidence)
+
+
+def _direct(env: dict[str, str], channel_var: str) -> bool:
+    """Whether a report without its channel goes straight to the store, as before there were
+    channels: no channel named, or a store this process may write (outside the read-only
+    view: a stale or foreign report is then refused and logged there)."""
+    return not env.get(channel_var) or os.access(env.get("BATON_STATE") or "", os.W_OK)
 
 
 def _code(answer: dict) -> int:

@@ -8,9 +8,9 @@ worktree, its own task's folder of attempts (prompt, log, its player's settings,
 history, its report channel's socket), git's objects, refs and logs, and its own worktree's
 entry in git's `worktrees/`. Baton's store is read-only to it: `baton report` and the MCP
 report tool reach it through the attempt's channel, which the shim serves from outside. A
-second user namespace then locks those mounts, so the agent cannot remount them, even as root. The agent sees the same paths and the same
-files; an ordinary write to the checkout or to a sibling task's worktree or prompt fails with
-"Read-only file system".
+second user namespace then locks those mounts, so the agent cannot remount them, even as
+root. The agent sees the same paths and the same files; an ordinary write to the checkout or
+to a sibling task's worktree or prompt fails with "Read-only file system".
 
 The loose files of the refs an agent must not move — the integration branch, the person's
 branch, the waiting and the landed tasks' branches (`refguard.held`, at most `HELD_MAX`) —
