@@ -73,8 +73,10 @@ def run_attempt(attempt_id: int, state_path: str) -> int:
     channel = _channel(attempt_id, state_path, os.path.dirname(attempt.log_path), log)
     if channel is not None:
         env[relay.ENV] = channel.path
-    elif view:  # no channel: `baton report` writes the store itself, so it stays writable
-        view = {**view, "rw": [*view["rw"], os.path.dirname(os.path.realpath(state_path))]}
+    else:  # no channel: `baton report` writes the store itself, so it stays writable
+        env.pop(relay.ENV, None)
+        if view:
+            view = {**view, "rw": [*view["rw"], os.path.dirname(os.path.realpath(state_path))]}
     protect = None
     if view:  # imported only then: every agent's start waits for the shim's
         protect = readonly.preexec(view)

@@ -32,6 +32,7 @@ from baton_tui.store.db import PlanRow
 from baton_tui.core.events import EventKind
 from baton_tui.core.words import Mode
 from baton_tui.trust import ensure_trusted
+from baton_tui.channel import relay
 from baton_tui.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -328,6 +329,8 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     prompt_path = write_private(folder / "prompt.md", prompt)
     log_path = private_file(folder / "output.log")  # raw output: the person's eyes only
     env = agent_env(ws, plan, task, attempt_id, nonce, list(player.env))
+    # Its report channel, which its shim serves (named here: MCP servers get BATON_* only).
+    env[relay.ENV] = str(folder / relay.SOCKET)
     # The agent's PWD is its worktree, not the directory of the shell that started Baton:
     # some agents resolve relative paths and run commands in $PWD (OpenCode does).
     env["PWD"] = str(workdir.path)
