@@ -421,3 +421,43 @@ def test_the_watchdog_ends_the_groups_it_was_told_of_when_its_worker_goes(tmp_pa
         for proc in (stays, ends, stubborn, ended_early):
             proc.kill()
             proc.wait()
+
+
+def test_a_remote_agent_cannot_forge_another_remote_tasks_result(request, repo, baton,
+                                                                 tmp_path, cluster):
+    """Task 2's agent, on a worker, pushes a forged `result` and `record` for task 1's job to
+    the exchange while task 1's agent still runs. The record lacks its job's seal: refused,
+    task 1 is flagged, and it lands its own agent's work (never `forged.txt`) when that ends."""
+    if not loopback_only(request.node.nodeid):
+        return
+    from helpers.run_kit import program
+
+    exchange = bare_exchange(tmp_path)
+    go = tmp_path / "go"
+    write_config(repo, {"agent": program("ref_mover.py", "main", f"wait:{go}"),
+                        "agent2": program("record_forger.py", "lab")},
+                 extra=runners_table(cluster.address, exchange, tmp_path / "nodes"))
+    commit_config(repo)
+    load_plan(baton, [task(1, "Victim", runner="lab"),
+                      task(2, "Forger", player="agent2", runner="lab")])
+    outcome: dict = {}
+    import threading
+
+    runner = threading.Thread(target=lambda: outcome.update(
+        result=baton("run", "--approve", timeout=600)))
+    runner.start()
+    try:
+        wait(lambda: task_status(baton, 1)["flags"] or task_status(baton, 1)["state"] in (
+            "done", "landed", "failed"), 300, "the forged record to be judged")
+    finally:
+        go.write_text("go\n")
+        runner.join(600)
+    result = outcome["result"]
+    assert result.returncode == 0, result.stdout + result.stderr + cluster.tails()
+    victim = task_status(baton, 1)
+    assert victim["state"] == "landed" and victim["summary"] == "done", victim
+    forged = [f for f in victim["flags"] if f["kind"] == "forged"]
+    assert forged and "seal" in forged[0]["detail"], victim["flags"]
+    assert "forged: pushed a record" in baton("logs", "2").stdout
+    files = tree_files(repo, status(baton)["plan"]["integration_branch"])
+    assert "forged.txt" not in files and "own-work.txt" in files

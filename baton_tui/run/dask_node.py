@@ -184,9 +184,13 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     # What leaves the node is redacted (the worker's own keys, its configured values).
     output = redact(output.decode("utf-8", "surrogateescape")).encode("utf-8",
                                                                       "surrogateescape")
-    commit = exchange.record_commit(repo, clean(record), output, None)
-    _push_results(cache, ex, repo / ".git" / "objects", f"{left.commit}:{refs['result']}",
-                  f"{commit}:{refs['record']}")
+    kept = clean(record)
+    if job.get("seal"):  # the attempt's secret, from the conductor: never the agent's
+        kept["seal"] = exchange.seal(job["seal"], name, kept, output)
+    commit = exchange.record_commit(repo, kept, output, None)
+    # Forced: the job's refs are this run's (what anyone else pushed there carries no seal).
+    _push_results(cache, ex, repo / ".git" / "objects", f"+{left.commit}:{refs['result']}",
+                  f"+{commit}:{refs['record']}")
     _tell(topic, {"done": True})
     if not job.get("keep"):  # (after the answer: the conductor need not wait for it)
         threading.Thread(target=shutil.rmtree, args=(scratch,), kwargs={"ignore_errors": True},
