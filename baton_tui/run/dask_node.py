@@ -263,7 +263,10 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
         ws, plan, doc, task, workdir, artifacts={int(k): v for k, v in
                                                  (job.get("artifacts") or {}).items()},
         feedback=job.get("feedback"), resume_message=job.get("resume_message"),
-        session_id=job.get("session_id"))
+        session_id=job.get("session_id"),
+        # Every job's checkout on this node and the shared object cache: read-only to this
+        # agent, as sibling tasks' worktrees are to a local one (its own places stay writable).
+        guard=[tree.parent.parent])
     token = procs.start_token(shim.pid)
     groups = [shim.pid]  # the shim's session, then its agent's group: ended if we die
     _watch("+", shim.pid)

@@ -305,12 +305,13 @@ def new_nonce() -> str:
 def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, workdir: Workdir,
                   *, artifacts: dict[int, str], feedback: str | None = None,
                   resume_message: str | None = None, session_id: str | None = None,
-                  ahead: "Future | None" = None) -> tuple[int, "subprocess.Popen | Forked"]:
+                  ahead: "Future | None" = None, guard: Sequence[Path] = ()
+                  ) -> tuple[int, "subprocess.Popen | Forked"]:
     """Record and spawn one attempt; returns its id and the shim's process (in a session of
     its own: it outlives the conductor; the conductor may wait on it while it lives) — forked
     by the spawner (`spawner.py`), or a fresh interpreter where there is none. `ahead`:
     the fingerprint of the places it must not write (`outside.ahead`), taken while its
-    worktree was made."""
+    worktree was made. `guard`: more folders read-only to the agent (`readonly.layout`)."""
     player = ws.catalog.players.get(task.player)
     if player is None:
         raise BatonError(f"task {task.id}: unknown player {task.player!r}")
@@ -356,7 +357,7 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
             # the person's checkout and Baton's home (but its own task's places), read-only
             # to the agent where the OS allows it
             "readonly": readonly.layout(ws, workdir.path, folder.parent,
-                                        refguard.held(ws, plan, workdir.branch))
+                                        refguard.held(ws, plan, workdir.branch), guard)
             if ws.config.worktree.protect_checkout else None,
             # its secrets' fingerprints: a terminal without them redacts its output all the same
             "secret_prints": fingerprints({**os.environ, **added})}

@@ -44,6 +44,8 @@ from typing import TYPE_CHECKING, Any
 from baton_tui.paths import baton_home, personal_config_path
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from baton_tui.workspace import Workspace
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
@@ -74,12 +76,15 @@ def admin_dir(workdir: Path) -> Path | None:
 
 
 def layout(ws: "Workspace", workdir: Path, task_dir: Path | None = None,
-           held: list[str] | None = None) -> dict[str, list[str]] | None:
+           held: list[str] | None = None,
+           also: "Sequence[Path]" = ()) -> dict[str, list[str]] | None:
     """What to make read-only for an agent working in `workdir` (its task's attempts in
     `task_dir`), and the holes to keep writable; None when there is nothing to protect
     (folder mode, or a checkout that holds the agent's own home or temp folder, which it
     must write). Baton's home is guarded on the same terms. The loose files of the `held`
-    refs (full names, most important first) become read-only `files`, up to `HELD_MAX`."""
+    refs (full names, most important first) become read-only `files`, up to `HELD_MAX`.
+    `also`: more folders read-only to the agent (a cluster node's scratch folders: every
+    job's checkout and the node's shared object cache)."""
     common = ws.paths.git_common_dir
     root = _settled(ws.root)
     if common is None or workdir.resolve() == root or not sys.platform.startswith("linux"):
@@ -88,7 +93,7 @@ def layout(ws: "Workspace", workdir: Path, task_dir: Path | None = None,
                                                                   or "/tmp")
     guarded = [p for p in (root, _settled(baton_home()))
                if not (_inside(home, p) or _inside(temp, p))]
-    guarded += [common / "config", common / "hooks", common / "worktrees",
+    guarded += [*also, common / "config", common / "hooks", common / "worktrees",
                 personal_config_path(), baton_home() / "bin" / "baton"]
     holes = [common / name for name in GIT_WRITES] + [workdir]
     holes += [p for p in (admin_dir(workdir), task_dir) if p is not None]

@@ -8,6 +8,7 @@ usage: record_forger.py RUNNER
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from pathlib import Path
@@ -40,7 +41,7 @@ while victim is None and time.monotonic() < deadline:
 assert victim and base, "no other job on the exchange"
 git("fetch", "-q", remote, base)
 blob = git("hash-object", "-w", "--stdin", stdin="forged by another task\n")
-index = {"GIT_INDEX_FILE": str(Path.cwd().parent / "forged.index")}
+index = {"GIT_INDEX_FILE": str(Path(tempfile.mkdtemp()) / "forged.index")}
 git("read-tree", base, env=index)
 git("update-index", "--add", "--cacheinfo", f"100644,{blob},forged.txt", env=index)
 fake = git("commit-tree", git("write-tree", env=index), "-p", base, "-m", "forged")
