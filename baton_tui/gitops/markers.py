@@ -22,6 +22,7 @@ SIDES = re.compile(r"^(<{7}|>{7})(?:[ \t]|$)")
 MIDDLE = re.compile(r"^(={7}|\|{7})(?:[ \t]|$)")
 HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 SHOWN = 8  # places named in a failure's reason
+READ_AT_MOST = 16 << 20  # bytes of a changed file read without git
 
 
 @dataclass(frozen=True)
@@ -42,13 +43,15 @@ def _unquoted(name: str) -> str:
 def maybe(workdir: Path, paths: list[str]) -> bool:
     """Whether any of `paths` in `workdir` (the task's worktree, as just committed) holds a
     line that opens or closes a conflict — read without git, so a task with none costs no
-    process; only then are its added lines looked at (`added`). A file that cannot be read
-    counts as maybe."""
+    process; only then are its added lines looked at (`added`). A file that cannot be read,
+    or is larger than READ_AT_MOST, counts as maybe."""
     for name in paths:
         path = workdir / name
         try:
             if path.is_symlink() or not path.is_file():
                 continue
+            if path.stat().st_size > READ_AT_MOST:
+                return True  # git looks at its added lines instead
             with open(path, "rb") as fh:
                 if IN_FILE.search(fh.read()):
                     return True

@@ -192,7 +192,10 @@ def enter(plan: dict[str, list[str]]) -> None:
     # The working directory was entered (by `Popen(cwd=…)`) before these mounts existed: it
     # still stands on the old mount, whose `..` reaches every sibling worktree writable.
     # Entered again by its path, it stands on the mounts just made.
-    os.chdir(os.getcwd())
+    try:
+        os.chdir(os.getcwd())
+    except OSError:  # its folder is gone: the agent fails to start there anyway
+        pass
 
 
 def preexec(plan: dict[str, list[str]] | None) -> Any:
