@@ -217,15 +217,10 @@ def test_a_repositorys_instruction_files_are_data_to_the_planner(repo, baton, tm
 
 
 def test_planning_clis_leave_the_repositorys_instruction_files_unloaded(tmp_path):
-    """Codex (`project_doc_max_bytes=0`), Claude Code (the person's setting source only) and
-    Gemini CLI (a context file name no repository has) while planning; a task's run loads
-    them as ever (that is their job)."""
-    import json
-    import os
-
+    """Codex (`project_doc_max_bytes=0`) and Claude Code (the person's setting source only)
+    while planning; a task's run loads them as ever (that is their job)."""
     from baton_tui.players.base import AttemptContext
     from baton_tui.players.builtin import BUILTIN_CLASSES
-    from baton_tui.players.gemini import PLANNING_CONTEXT_FILE
 
     def ctx(planning: bool) -> AttemptContext:
         attempt = tmp_path / ("plan" if planning else "task")
@@ -235,18 +230,12 @@ def test_planning_clis_leave_the_repositorys_instruction_files_unloaded(tmp_path
                               prompt="p", worktree=tmp_path, attempt_dir=attempt,
                               env={"BATON_TASK": "1", "BATON_STATE": "/s"}, planning=planning)
 
-    (Path(os.environ["HOME"]) / ".gemini").mkdir(exist_ok=True)
     for planning in (True, False):
         codex = BUILTIN_CLASSES["codex"]().launch(ctx(planning)).argv
         claude = BUILTIN_CLASSES["claude-code"]().launch(ctx(planning)).argv
-        gemini = BUILTIN_CLASSES["gemini"]().launch(ctx(planning))
-        settings = json.loads((Path(gemini.env["GEMINI_CLI_HOME"]) / ".gemini"
-                               / "settings.json").read_text())
         assert ("project_doc_max_bytes=0" in codex) is planning
         assert (claude[claude.index("--setting-sources") + 1] == "user"
                 if planning else "--setting-sources" not in claude)
-        assert (settings.get("context", {}).get("fileName") == [PLANNING_CONTEXT_FILE]) \
-            is planning
 
 
 # -- Baton's store -------------------------------------------------------------------------------

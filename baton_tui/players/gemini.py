@@ -71,8 +71,6 @@ REPORT_TOOL = "mcp_baton_baton_report"
 RESEARCH_DENIED = ("write_file", "replace")
 SHELL_TOOL = "run_shell_command"
 THINKING = {"low": ("LOW", 1024), "high": ("HIGH", 24576)}   # medium: Gemini CLI's default
-# A context file name no repository holds: while planning, Gemini CLI loads no GEMINI.md.
-PLANNING_CONTEXT_FILE = ".baton-planner-loads-no-context-file.md"
 RETRY = re.compile(r"^Attempt \d+ failed(?::| with)(?P<rest>.*?)\. Retrying (?:after (?P<ms>\d+)"
                    r"ms|with backoff)")
 
@@ -109,8 +107,6 @@ class GeminiPlayer(CliPlayer):
             "command": command[0], "args": command[1:], "env": mcp_env(ctx.env),
             "trust": True}},
             "general": {"disableAutoUpdate": True, "disableUpdateNag": True}}
-        if ctx.planning:  # no GEMINI.md loaded as instructions: the planner reads it as data
-            settings["context"] = {"fileName": [PLANNING_CONTEXT_FILE]}
         level = THINKING.get(ctx.effort or "")
         if level:
             settings["modelConfigs"] = {"customOverrides": [
