@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from baton_tui import redact
-from baton_tui.config_files import env_overrides, file_hash, merge, read_sources
+from baton_tui.config_files import env_overrides, merge, read_toml, read_toml_hashed
+from baton_tui.paths import personal_config_path
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import BUILTIN_PLAYERS, DEFAULT_AUTONOMY, Autonomy
 from baton_tui.pydantic_plugins import skip_discovery
@@ -306,11 +307,12 @@ class LoadedConfig:
     """The merged config plus where its commands came from."""
 
     def __init__(self, config: Config, project_path: Path, project_raw: dict[str, Any],
-                 personal_raw: dict[str, Any]):
+                 personal_raw: dict[str, Any], project_digest: str | None):
         self.config = config
         self.project_path = project_path
         self.project_raw = project_raw
         self.personal_raw = personal_raw
+        self.project_digest = project_digest  # of the bytes `project_raw` was parsed from
 
     def project_commands(self) -> list[str]:
         """Dotted keys of commands that the repo's baton.toml (not the personal config) sets."""
@@ -342,7 +344,9 @@ class LoadedConfig:
         return found
 
     def project_hash(self) -> str | None:
-        return file_hash(self.project_path)
+        """The SHA-256 of the baton.toml bytes this configuration was parsed from (never of
+        the file as it is now: what is trusted must be what runs)."""
+        return self.project_digest
 
 
 def _remember_secrets(config: "Config") -> None:
@@ -362,10 +366,12 @@ def _validate(raw: dict[str, Any], label: str) -> Config:
 
 def load_config(repo_root: Path) -> LoadedConfig:
     """Read, validate and merge the three sources; a broken one is a one-line BatonError."""
-    project_path, project_raw, personal_path, personal_raw = read_sources(repo_root)
+    project_path, personal_path = repo_root / "baton.toml", personal_config_path()
+    project_raw, project_digest = read_toml_hashed(project_path)
+    personal_raw = read_toml(personal_path)
     _validate(project_raw, str(project_path.name))
     _validate(personal_raw, str(personal_path))
     merged = merge(merge(project_raw, personal_raw), env_overrides())
     config = _validate(merged, "configuration")
     _remember_secrets(config)
-    return LoadedConfig(config, project_path, project_raw, personal_raw)
+    return LoadedConfig(config, project_path, project_raw, personal_raw, project_digest)

@@ -27,6 +27,16 @@ def read_sources(repo_root: Path) -> tuple[Path, dict[str, Any], Path, dict[str,
     return project_path, read_toml(project_path), personal_path, read_toml(personal_path)
 
 
+def read_toml_hashed(path: Path) -> tuple[dict[str, Any], str | None]:
+    """`read_toml`, with the SHA-256 of the very bytes it parsed (None: no file). The trust
+    check compares that hash: reading the file again for it would let a writer swap the
+    file between the read that is hashed and the read that is run."""
+    data = _read_bounded(path)
+    if data is None:
+        return {}, None
+    return _parsed(path, data), hashlib.sha256(data).hexdigest()
+
+
 def keys_unchecked(repo_root: Path) -> dict[str, str] | None:
     """`[keys]` as the merged configuration will hold it, read without validating the rest
     (that needs pydantic, a sixth of the app's start): None when it is anything but a
@@ -47,15 +57,25 @@ def file_hash(path: Path) -> str | None:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    data = _read_bounded(path)
+    return {} if data is None else _parsed(path, data)
+
+
+def _read_bounded(path: Path) -> bytes | None:
+    """The file's bytes (None: not there), read once."""
     try:
         with open(path, "rb") as fh:  # bounded: a baton.toml linked to /dev/zero must not hang
             data = fh.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
-        return {}
+        return None
     except OSError as exc:
         raise BatonError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if len(data) > MAX_CONFIG_BYTES:
         raise BatonError(f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB: not a config file")
+    return data
+
+
+def _parsed(path: Path, data: bytes) -> dict[str, Any]:
     try:
         raw = tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:

@@ -1,14 +1,15 @@
 """Trust: commands from a repository's baton.toml run only once the person trusts the file.
 
 `baton trust` records the file's hash in the store; a changed file must be trusted
-again. The personal config is trusted as it is.
+again. The hash compared is always that of the bytes the configuration was parsed from (read
+once), never of the file read again: a writer flipping the file between two reads cannot
+pass an untrusted command under a trusted hash. The personal config is trusted as it is.
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
-from baton_tui.config import file_hash
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import EventKind
 from baton_tui.workspace import Workspace
@@ -45,10 +46,10 @@ def ensure_trusted(ws: Workspace, players: Iterable[str],
 def trust_file(ws: Workspace) -> tuple:
     """Record the hash of this repository's baton.toml: (its path, the hash, its commands)."""
     path = ws.paths.project_config
-    digest = file_hash(path)
+    loaded = ws.loaded  # a broken file is refused before it is trusted
+    digest = loaded.project_hash()  # of the bytes just parsed: the commands listed below
     if digest is None:
         raise BatonError(f"{path}: no baton.toml to trust here")
-    ws.loaded  # a broken file is refused before it is trusted
     ws.store.set_trust(str(path), digest)
     ws.store.append(None, None, EventKind.TRUST_RECORDED, {"sha256": digest})
-    return path, digest, ws.loaded.project_commands()
+    return path, digest, loaded.project_commands()

@@ -111,3 +111,59 @@ def test_every_real_cli_works_for_a_person_with_no_git_identity(
     assert task_of(baton, 1)["state"] == "landed"
     branch = f"baton/{baton.json('status', '--json')['plan']['slug']}/1-no-identity"
     assert_contained(repo, branch, "rel.txt")
+
+
+IDENTITY_ONLY_IN_VARIABLES = {"GIT_AUTHOR_NAME": "Pat Person", "GIT_AUTHOR_EMAIL": "pat@example.org",
+                              "GIT_COMMITTER_NAME": "Pat Person",
+                              "GIT_COMMITTER_EMAIL": "pat@example.org"}
+# As Aider does: ask git who the person is; finding no one, write an identity into the config.
+ASKS_WHO = ('n=$(git config user.name) || { git config user.name Someone || exit 3; n=$(git '
+            'config user.name); }; e=$(git config user.email); echo "$n <$e>" > who.txt && '
+            'baton report done --summary "knew who I am"')
+
+
+def test_an_identity_only_in_git_variables_reaches_an_agent_that_asks_git_config(
+        repo, baton, tmp_path):
+    """The person's identity lives only in GIT_AUTHOR_* / GIT_COMMITTER_* (CI, containers):
+    no config file names them. An agent asking `git config user.name` gets theirs, and
+    never tries to write the repository's (read-only) git config."""
+    bare = tmp_path / "empty.gitconfig"
+    bare.write_text("[init]\n\tdefaultBranch = main\n")
+    write_config(repo, {"agent": ["sh", "-c", ASKS_WHO]})
+    load_plan(baton, [task(1, "Who")])
+    assert "user." not in git(repo, "config", "--local", "--list")
+    result = baton("run", "--approve", env={**IDENTITY_ONLY_IN_VARIABLES,
+                                            "GIT_CONFIG_GLOBAL": str(bare)})
+    assert result.returncode == 0, result.stdout + result.stderr
+    status = baton.json("status", "--json")
+    assert status["tasks"][0]["state"] == "landed", status["tasks"][0]
+    branch = f"baton/{status['plan']['slug']}/1-who"
+    assert git(repo, "show", f"{branch}:who.txt") == "Pat Person <pat@example.org>"
+    assert "user." not in git(repo, "config", "--local", "--list")
+    assert git(repo, "log", "-1", "--format=%an <%ae>", branch) == "Pat Person <pat@example.org>"
+
+
+def test_the_real_aider_works_for_an_identity_only_in_git_variables(server, baton, repo,
+                                                                     tmp_path):
+    """The same person, with the real Aider: it asks git who they are and must not crash
+    writing the read-only git config; its task lands."""
+    aider = next(p for p in PLAYERS if p.name == "aider")
+    aider.require()
+    bare = tmp_path / "empty.gitconfig"
+    bare.write_text("[init]\n\tdefaultBranch = main\n")
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Identity in variables", "prompt": "Create rel.txt.",
+         "player": "aider", "mode": "build"}])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    server.add_turns(aider.conversation(
+        aider.write(Path("rel.txt"), "relative\n"),
+        aider.shell('baton report done --summary "wrote it"'),
+        {"text": "Reported."}))
+    assert "user." not in git(repo, "config", "--local", "--list")
+    result = run(baton, aider.env(server, GIT_CONFIG_GLOBAL=str(bare),
+                                  **IDENTITY_ONLY_IN_VARIABLES))
+    assert result.returncode == 0, attempt_logs(repo)[-4000:]
+    assert task_of(baton, 1)["state"] == "landed"
+    assert "Traceback" not in attempt_logs(repo)
+    branch = f"baton/{baton.json('status', '--json')['plan']['slug']}/1-identity-in-variables"
+    assert_contained(repo, branch, "rel.txt")

@@ -423,3 +423,100 @@ def test_the_watchdog_ends_the_groups_it_was_told_of_when_its_worker_goes(tmp_pa
         for proc in (stays, ends, stubborn, ended_early):
             proc.kill()
             proc.wait()
+
+
+def test_a_remote_agent_cannot_forge_another_remote_tasks_result(request, repo, baton,
+                                                                 tmp_path, cluster):
+    """Task 2's agent, on a worker, pushes a forged `result` and `record` for task 1's job to
+    the exchange while task 1's agent still runs. The record lacks its job's seal: refused,
+    task 1 is flagged, and it lands its own agent's work (never `forged.txt`) when that ends."""
+    if not loopback_only(request.node.nodeid):
+        return
+    from helpers.run_kit import program
+
+    exchange = bare_exchange(tmp_path)
+    go = tmp_path / "go"
+    write_config(repo, {"agent": program("ref_mover.py", "main", f"wait:{go}"),
+                        "agent2": program("sibling_forger.py", "lab")},
+                 extra=runners_table(cluster.address, exchange, tmp_path / "nodes"))
+    commit_config(repo)
+    load_plan(baton, [task(1, "Victim", runner="lab"),
+                      task(2, "Forger", player="agent2", runner="lab")])
+    outcome: dict = {}
+    import threading
+
+    runner = threading.Thread(target=lambda: outcome.update(
+        result=baton("run", "--approve", timeout=600)))
+    runner.start()
+    try:
+        wait(lambda: task_status(baton, 1)["flags"] or task_status(baton, 1)["state"] in (
+            "done", "landed", "failed"), 300, "the forged record to be judged")
+    finally:
+        go.write_text("go\n")
+        runner.join(600)
+    result = outcome["result"]
+    assert result.returncode == 0, result.stdout + result.stderr + cluster.tails()
+    victim = task_status(baton, 1)
+    assert victim["state"] == "landed" and victim["summary"] == "done", victim
+    forged = [f for f in victim["flags"] if f["kind"] == "forged"]
+    assert forged and "seal" in forged[0]["detail"], victim["flags"]
+    assert "forged: pushed a record" in baton("logs", "2").stdout
+    files = tree_files(repo, status(baton)["plan"]["integration_branch"])
+    assert "forged.txt" not in files and "own-work.txt" in files
+
+
+def test_agents_on_one_worker_cannot_write_each_others_checkouts(request, repo, baton,
+                                                                 tmp_path, cluster):
+    """Two remote tasks on the same worker: task 2's agent writes into task 1's scratch
+    checkout and the node's shared object cache while task 1's agent runs. Both refused
+    (every job's checkout is read-only to another job's agent); each lands its own work."""
+    if not loopback_only(request.node.nodeid):
+        return
+    from baton_tui.run import readonly
+    from helpers.run_kit import program
+
+    if why := readonly.available():
+        pytest.skip(f"no read-only view here ({why})")
+    exchange = bare_exchange(tmp_path)
+    running, done = tmp_path / "running", tmp_path / "done"
+    write_config(repo, {"agent": program("ref_mover.py", "main", f"signal:{running}",
+                                         f"wait:{done}"),
+                        "writer": program("sibling_writer.py", f"wait:{running}", "scratch",
+                                          "cache", f"signal:{done}")},
+                 extra=runners_table(cluster.address, exchange, tmp_path / "nodes")
+                 + 'resources = { writer = "agent" }\n')  # both on w1
+    commit_config(repo)
+    load_plan(baton, [task(1, "Victim", runner="lab"),
+                      task(2, "Writer", player="writer", runner="lab")])
+    result = baton("run", "--approve", timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr + cluster.tails()
+    log = baton("logs", "2").stdout
+    assert "scratch injected.txt: refused (Read-only file system)" in log, log
+    assert "cache injected: refused (Read-only file system)" in log, log
+    assert "written" not in log, log
+    assert [task_status(baton, n)["state"] for n in (1, 2)] == ["landed"] * 2
+    files = tree_files(repo, status(baton)["plan"]["integration_branch"])
+    assert "injected.txt" not in files and "own-work.txt" in files
+
+
+def test_a_remote_agent_writing_outside_its_scope_is_flagged(request, repo, baton, tmp_path,
+                                                            cluster):
+    """A task on the cluster whose scope is `src/**` writes `elsewhere.txt` too: flagged
+    (`scope`, naming the file) when its work comes home, as a local task would be."""
+    if not loopback_only(request.node.nodeid):
+        return
+    exchange = bare_exchange(tmp_path)
+    agent = script_agent(tmp_path, "agent", {"1": [
+        {"write": "src/in.txt", "content": "in scope\n"},
+        {"write": "elsewhere.txt", "content": "out of scope\n"},
+        {"report": "done", "summary": "wrote both"}]})
+    write_config(repo, {"agent": agent},
+                 extra=runners_table(cluster.address, exchange, tmp_path / "nodes"))
+    commit_config(repo)
+    load_plan(baton, [task(1, "Scoped", runner="lab", scope=["src/**"])])
+    result = baton("run", "--approve", timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr + cluster.tails()
+    t1 = task_status(baton, 1)
+    flagged = [f for f in t1["flags"] if f["kind"] == "scope"]
+    assert t1["state"] == "landed" and flagged, t1
+    assert "elsewhere.txt" in flagged[0]["detail"] and "src/in.txt" not in flagged[0]["detail"]

@@ -26,7 +26,7 @@ def _configure(repo: Path, outputs: list[dict]) -> Workspace:
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
     subprocess.run(["git", "commit", "-qm", "planner"], cwd=repo, check=True)
     ws = Workspace(repo)
-    from baton_tui.config import file_hash
+    from baton_tui.config_files import file_hash
 
     ws.store.set_trust(str(ws.paths.project_config), file_hash(ws.paths.project_config))
     return ws

@@ -63,25 +63,25 @@ def report(status: str, message: str | None, *, until: float | None = None,
            tokens: int | None = None, cost: float | None = None) -> str:
     """`baton report` from inside an attempt (its environment names it)."""
     # lazy: the conductor loads this module and never needs it
-    from baton_tui.channel.report import caller_from_env, report as record
+    from baton_tui.channel.report import report_from_env
 
-    return record(caller_from_env(), status, message, until=until, tokens=tokens, cost=cost)
+    return report_from_env(status, message, until=until, tokens=tokens, cost=cost)
 
 
 def checkpoint(what: str, evidence: str | None, wait: float | None = None) -> tuple[int, str]:
     """`baton checkpoint` from inside an attempt; `wait`: seconds to wait for the person
     (None: the plan's checkpoint_wait)."""
     # lazy: the conductor loads this module and never needs it
-    from baton_tui.channel.report import caller_from_env, checkpoint as ask
+    from baton_tui.channel.report import checkpoint_from_env
 
-    return ask(caller_from_env(), what, evidence, wait)
+    return checkpoint_from_env(what, evidence, wait=wait)
 
 
 def inbox() -> str:
     """`baton inbox` from inside an attempt: the person's unread messages (`baton tell`)."""
-    from baton_tui.channel.report import caller_from_env, inbox as read
+    from baton_tui.channel.report import inbox_from_env  # lazy: only agents read their inbox
 
-    return read(caller_from_env())
+    return inbox_from_env()
 
 
 def run_attempt(attempt_id: int, state: str) -> int:

@@ -1,9 +1,10 @@
 """`baton mcp`: the report channel as MCP tools over stdio (`baton_report`, `baton_checkpoint`,
 `baton_inbox`).
 
-Bound to one attempt by its environment (BATON_STATE, BATON_ATTEMPT, BATON_NONCE),
-exactly like `baton report`. Agent CLIs start this server themselves, outside
-their own sandbox, so a read-only research profile can still report.
+Bound to one attempt by its environment (BATON_SOCKET, BATON_ATTEMPT, BATON_NONCE),
+exactly like `baton report`, and reaching the store the same way (`relay`). Agent CLIs start
+this server themselves, outside their own sandbox, so a read-only research profile can still
+report.
 
 Every CLI waits for this server before its first model call, so it speaks the little of MCP
 those clients use (initialize, ping, tools/list, tools/call) with the standard library only
@@ -23,14 +24,14 @@ from baton_tui.channel.mcp_stdio import result_schema, string as _string
 
 def _report(status: str, summary: str) -> str:
     try:
-        return channel.report(channel.caller_from_env(), status, summary)
+        return channel.report_from_env(status, summary)
     except BatonError as exc:
         return f"refused: {exc.message}"
 
 
 def _checkpoint(what: str, evidence: str | None = None) -> str:
     try:
-        code, message = channel.checkpoint(channel.caller_from_env(), what, evidence)
+        code, message = channel.checkpoint_from_env(what, evidence)
     except BatonError as exc:
         return f"refused: {exc.message}"
     verdict = {channel.GO: "GO", channel.STOP: "STOP", channel.UNDECIDED: "NOT DECIDED"}[code]
@@ -39,7 +40,7 @@ def _checkpoint(what: str, evidence: str | None = None) -> str:
 
 def _inbox() -> str:
     try:
-        return channel.inbox(channel.caller_from_env())
+        return channel.inbox_from_env()
     except BatonError as exc:
         return f"refused: {exc.message}"
 

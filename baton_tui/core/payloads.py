@@ -47,6 +47,7 @@ Ended = TypedDict("Ended", {
                               # integration commit); failed, parked, paused, held or done
                               # before landing: its branch's commit as Baton left it (held
                               # there until it starts again); older stores lack it
+    "markers": list[list[str | int]],  # failed: [path, line] of the conflict markers its lines added
     "log": int,               # with a waiting tip: the size of its worktree's HEAD log then
 }, total=False)
 

@@ -362,23 +362,33 @@ def identity_env(repo: str | os.PathLike) -> dict:
 
 
 def agent_identity_env(repo: str | os.PathLike) -> dict:
-    """What an agent's environment needs so git knows who commits when the person has no
-    identity configured: Baton's, as variables (`git commit`) and as configuration given
-    through the environment (GIT_CONFIG_COUNT, after any the person set), since some CLIs ask
-    `git config user.name` and, finding none, try to write one — into a git config that is
-    read-only to them (Aider crashes so). {} when the person has an identity."""
-    found = identity_env(repo)
-    if not found:
+    """What an agent's environment needs so git knows who commits when no config file names
+    the person: `user.name`/`user.email` as configuration given through the environment
+    (GIT_CONFIG_COUNT, after any the person set), since some CLIs ask `git config user.name`
+    and, finding none, try to write one — into a git config that is read-only to them
+    (Aider crashes so). The person's identity where their GIT_AUTHOR_*/GIT_COMMITTER_*
+    variables (or EMAIL) hold it, else Baton's, which then goes in those variables too
+    (`git commit`). {} when a config file has both."""
+    config_name, config_email = _configured_identity(repo)
+    if config_name and config_email:
         return {}
+    found = identity_env(repo)  # {}: the person's variables name them
+
+    def person(*keys: str) -> str:
+        return next((os.environ[k] for k in keys if os.environ.get(k)), "")
+
+    name = config_name or person("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME") \
+        or BATON_IDENTITY["GIT_AUTHOR_NAME"]
+    email = config_email or person("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL", "EMAIL") \
+        or BATON_IDENTITY["GIT_AUTHOR_EMAIL"]
     try:
         count = int(os.environ.get("GIT_CONFIG_COUNT") or 0)
     except ValueError:
         count = 0
     return {**found, "GIT_CONFIG_COUNT": str(count + 2),
-            f"GIT_CONFIG_KEY_{count}": "user.name",
-            f"GIT_CONFIG_VALUE_{count}": found["GIT_AUTHOR_NAME"],
+            f"GIT_CONFIG_KEY_{count}": "user.name", f"GIT_CONFIG_VALUE_{count}": name,
             f"GIT_CONFIG_KEY_{count + 1}": "user.email",
-            f"GIT_CONFIG_VALUE_{count + 1}": found["GIT_AUTHOR_EMAIL"]}
+            f"GIT_CONFIG_VALUE_{count + 1}": email}
 
 
 _KNOWN_IDENTITY: dict[tuple, tuple[str, str]] = {}

@@ -168,18 +168,15 @@ class Toolbox:
         return f"edited {self.rel(target)} ({count if replace_all else 1} replacement(s))"
 
     # the shell and the report channel -------------------------------------------
-    def caller(self) -> Any:
-        # Read afresh on every call: a stale attempt must be refused like any other.
-        return channel.caller_from_env()
-
     def t_run_command(self, command: Any = None, timeout: Any = None, **_: Any) -> str:
         return self.shell.run(command, timeout)
 
     def t_baton_report(self, status: Any = None, summary: Any = None, **extra: Any) -> str:
         text = summary if summary is not None else extra.get("reason") or extra.get("message")
         try:
-            return channel.report(self.caller(), str(status or ""), None if text is None
-                                  else str(text))
+            # The environment read afresh on every call: a stale attempt is refused.
+            return channel.report_from_env(str(status or ""), None if text is None
+                                           else str(text))
         except BatonError as exc:
             raise ToolError(exc.message if hasattr(exc, "message") else str(exc)) from None
 
@@ -187,8 +184,8 @@ class Toolbox:
         if not isinstance(what, str) or not what.strip():
             raise ToolError("say `what` is about to happen")
         try:
-            code, message = channel.checkpoint(self.caller(), what,
-                                               str(evidence) if evidence else None)
+            code, message = channel.checkpoint_from_env(what,
+                                                        str(evidence) if evidence else None)
         except BatonError as exc:
             raise ToolError(exc.message if hasattr(exc, "message") else str(exc)) from None
         verdict = {channel.GO: "GO", channel.STOP: "STOP", channel.UNDECIDED: "WAIT"}[code]

@@ -377,6 +377,11 @@ def start(ws: Workspace, goal: str, new: bool = False,
     message += prompts.skill_rules(skill)
     session = {"id": int(time.time() * 1000) % 10_000_000, "goal": goal, "player": name,
                "new": new, "questions": [], "transcript": [], "skill": skill}
+    guides = prompts.instruction_files(ws.root, files)
+    if guides:  # the person sees what the repository would tell agents, and how it is read
+        emit(PlannerEvent("step", "the repository's instruction files (read as data, not "
+                                  "obeyed, while planning): " + ", ".join(guides[:12])
+                                  + (f" (+{len(guides) - 12} more)" if len(guides) > 12 else "")))
     emit(PlannerEvent("step", f"{name} is reading the repository ({len(files)} files)"))
     return _converse(ws, session, message, False, emit)
 

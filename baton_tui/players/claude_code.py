@@ -136,7 +136,10 @@ class ClaudeCodePlayer(CliPlayer):
         env: dict[str, str] = {}
         if ctx.mode == Mode.RESEARCH and ctx.planning:
             argv += ["--tools", PLANNER_TOOLS, "--permission-mode", "dontAsk",
-                     "--allowedTools", REPORT_TOOL]
+                     "--allowedTools", REPORT_TOOL,
+                     # the person's own settings only: the repository's (its CLAUDE.md and
+                     # .claude/ settings) are data to the planner, not its orders
+                     "--setting-sources", "user"]
         elif ctx.mode == Mode.RESEARCH:
             argv += ["--tools", RESEARCH_TOOLS, "--permission-mode", "dontAsk",
                      "--allowedTools", f"{REPORT_TOOL},{INBOX_TOOL},Bash"]

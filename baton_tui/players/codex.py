@@ -173,6 +173,8 @@ class CodexPlayer(CliPlayer):
             opts += ["-c", 'sandbox_mode="read-only"', "-c", 'approval_policy="never"']
         else:
             opts += ["--dangerously-bypass-approvals-and-sandbox"]
+        if ctx.planning:  # the repository's AGENTS.md is data to the planner, not its orders
+            opts += ["-c", "project_doc_max_bytes=0"]
         opts += ["-c", f"mcp_servers.baton.command={toml_value(command[0])}",
                  "-c", f"mcp_servers.baton.args={toml_value(command[1:])}",
                  "-c", f"mcp_servers.baton.env_vars={toml_value(names)}",

@@ -4,7 +4,9 @@ at the very end).
 Started by the conductor in a session of its own, it starts the agent in its own process
 group, sends the agent's output to the attempt's log file and records pid, start token and
 exit status in the store — so when the conductor dies the agent goes on and `baton resume`
-can find it again. The agent's environment is the shim's own (the nonce and the person's
+can find it again. It also serves the attempt's report channel (`channel/relay.py`: a socket
+in the attempt's folder, `BATON_SOCKET`), through which the agent's reports reach the store,
+read-only to the agent inside its view. The agent's environment is the shim's own (the nonce and the person's
 configured values never pass through the store).
 
 It first *claims* the attempt in the store: a conductor that finds an attempt recorded but
@@ -27,6 +29,7 @@ import sys
 import time
 
 from baton_tui import procs
+from baton_tui.channel import relay
 from baton_tui.run import readonly
 from baton_tui.run.logcap import CappedLog
 from baton_tui.store.db import Store
@@ -66,9 +69,17 @@ def run_attempt(attempt_id: int, state_path: str) -> int:
     assert attempt.log_path is not None  # recorded before its shim was spawned
     log = CappedLog(attempt.log_path)
     stdin = open(spec["prompt_path"], "rb") if spec.get("stdin_prompt") else subprocess.DEVNULL
+    view = spec.get("readonly")
+    channel = _channel(attempt_id, state_path, os.path.dirname(attempt.log_path), log)
+    if channel is not None:
+        env[relay.ENV] = channel.path
+    else:  # no channel: `baton report` writes the store itself, so it stays writable
+        env.pop(relay.ENV, None)
+        if view:
+            view = {**view, "rw": [*view["rw"], os.path.dirname(os.path.realpath(state_path))]}
     protect = None
-    if spec.get("readonly"):  # imported only then: every agent's start waits for the shim's
-        protect = readonly.preexec(spec["readonly"])
+    if view:  # imported only then: every agent's start waits for the shim's
+        protect = readonly.preexec(view)
     read_end, write_end = os.pipe()
     try:
         proc = subprocess.Popen(spec["argv"], cwd=spec["cwd"], env=env, stdin=stdin,
@@ -77,6 +88,8 @@ def run_attempt(attempt_id: int, state_path: str) -> int:
     except OSError as exc:
         log.write(f"baton: cannot start {spec['argv'][0]}: {exc}\n".encode())
         store.update_attempt(attempt_id, ended=time.time(), exit_status=127)
+        if channel is not None:
+            channel.close()
         return 127
     finally:
         os.close(write_end)
@@ -92,6 +105,8 @@ def run_attempt(attempt_id: int, state_path: str) -> int:
     leftover = end_tree(proc.pid, scan=not adopts)
     drain(read_end, log, time.monotonic() + DRAIN_SECONDS)
     os.close(read_end)
+    if channel is not None:  # after the tree: a report made as it ended still counts
+        channel.close()
     if log.cuts:
         store.note_attempt(attempt_id, "log_cut", log.cut)
     if leftover:
@@ -100,6 +115,18 @@ def run_attempt(attempt_id: int, state_path: str) -> int:
     log.close()
     store.close()
     return status
+
+
+def _channel(attempt_id: int, state_path: str, folder: str,
+             log: CappedLog) -> "relay.Relay | None":
+    """The attempt's report channel (`relay`), or None (said in its log) where a socket
+    cannot be made there."""
+    try:
+        return relay.Relay(folder, attempt_id, state_path)
+    except OSError as exc:
+        log.write(f"baton: no report channel ({exc}): reports write the store directly\n"
+                  .encode())
+        return None
 
 
 def pump(fd: int, log: CappedLog, proc: subprocess.Popen) -> int:

@@ -189,12 +189,16 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     # What leaves the node is redacted (the worker's own keys, its configured values).
     output = redact(output.decode("utf-8", "surrogateescape")).encode("utf-8",
                                                                       "surrogateescape")
-    commit = exchange.record_commit(repo, clean(record), output, None)
+    kept = clean(record)
+    if job.get("seal"):  # the attempt's secret, from the conductor: never the agent's
+        kept["seal"] = exchange.seal(job["seal"], name, kept, output)
+    commit = exchange.record_commit(repo, kept, output, None)
+    # Forced: the job's refs are this run's (what anyone else pushed there carries no seal).
     try:
-        _push_results(cache, ex, repo / ".git" / "objects", f"{left.commit}:{refs['result']}",
-                      f"{commit}:{refs['record']}")
+        _push_results(cache, ex, repo / ".git" / "objects", f"+{left.commit}:{refs['result']}",
+                      f"+{commit}:{refs['record']}")
     except Exception as exc:  # the exchange is gone or damaged: the finished work is not
-        return _carried(repo, scratch, base, refs, left.commit, commit, record, exc)
+        return _carried(repo, scratch, base, refs, left.commit, commit, kept, exc)
     _tell(topic, {"done": True})
     if not job.get("keep"):  # (after the answer: the conductor need not wait for it)
         threading.Thread(target=shutil.rmtree, args=(scratch,), kwargs={"ignore_errors": True},
@@ -346,7 +350,10 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
         ws, plan, doc, task, workdir, artifacts={int(k): v for k, v in
                                                  (job.get("artifacts") or {}).items()},
         feedback=job.get("feedback"), resume_message=job.get("resume_message"),
-        session_id=job.get("session_id"))
+        session_id=job.get("session_id"),
+        # Every job's checkout on this node and the shared object cache: read-only to this
+        # agent, as sibling tasks' worktrees are to a local one (its own places stay writable).
+        guard=[tree.parent.parent])
     token = procs.start_token(shim.pid)
     groups = [shim.pid]  # the shim's session, then its agent's group: ended if we die
     _watch("+", shim.pid)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import signal
 import tempfile
 import threading
@@ -116,6 +117,7 @@ class DaskRunner:
         self._lock = threading.Lock()  # `_Live.pending` and `node`: written on Dask's thread
         self._workers_seen: tuple[float, set[str]] | None = None
         self._records_due = 0.0
+        self._forged: set[tuple[int, str]] = set()  # (attempt, record commit) flagged
         self._records: threading.Thread | None = None
         # Tasks start and end together: their pushes and fetches go as one transfer.
         where = self.settings.exchange
@@ -245,7 +247,8 @@ class DaskRunner:
         spec: dict[str, Any] = {"runner": self.name, "job": job, "refs": refs, "pushed": pushed,
                 "cwd": str(workdir.path), "base": workdir.base, "branch": workdir.branch,
                 "mode": task.mode, "resumed": resumed, "resume_message": resume_message,
-                "argv": [], "env_names": [], "remote": True}
+                "argv": [], "env_names": [], "remote": True,
+                "seal": secrets.token_hex(16)}  # binds its record to it (`exchange.seal`)
         # The key is recorded before anything is submitted: a conductor killed from here on
         # finds it, and re-attaches instead of submitting the attempt again.
         store.update_attempt(attempt_id, spec=spec, log_path=str(log_path))
@@ -261,10 +264,12 @@ class DaskRunner:
             "slug": plan.slug, "artifacts": {str(k): v for k, v in request.artifacts.items()},
             "feedback": feedback, "resume_message": resume_message,
             "session_id": session_id, "trusted": self._trusted_hash(ws),
-            "versions": cluster.versions(), "resource": self.settings.resource_of(task.player)}
+            "versions": cluster.versions(), "resource": self.settings.resource_of(task.player),
+            "seal": spec["seal"]}
         # What a conductor killed before the submission was recorded submits again (the
         # plan's document is read back from the store; the claim makes a double harmless).
-        store.note_attempt(attempt_id, "payload", {**payload, "doc": None, "where": where})
+        store.note_attempt(attempt_id, "payload", {**payload, "doc": None, "where": where,
+                                                   "seal": None})  # (in the spec already)
         store.claim_attempt(attempt_id, os.getpid())  # started: it is the cluster's now
         future = self._send(client, payload, where)
         store.note_attempt(attempt_id, "submitted", time.time())
@@ -417,7 +422,8 @@ class DaskRunner:
 
             return Future(payload["job"], client=client)
         where = payload.pop("where", None)
-        future = self._send(client, {**payload, "doc": plan.doc}, where)
+        future = self._send(client, {**payload, "doc": plan.doc, "seal": spec.get("seal")},
+                            where)
         self.store.note_attempt(attempt.id, "submitted", time.time())
         return future
 
@@ -596,13 +602,20 @@ class DaskRunner:
         job = spec["job"]
         mine = f"refs/baton/jobs/{job}/re*"  # its result and record (none yet: no error)
         deadline = time.monotonic() + 30
+        forged: str | None = None
         while True:
             try:
                 self._fetch_records(f"+{mine}:{mine}")
                 commit = read_ref(ws.root, refs["record"])
                 if commit is not None:
                     record, output = exchange.read_record(ws.root, commit)
-                    return record, output, None
+                    if self._sealed(ws, attempt, commit, record, output):
+                        return record, output, None
+                    forged = commit
+                    if live is not None and live.future is not None \
+                            and not live.future.done():
+                        time.sleep(1.0)  # its own node's record is still to come
+                        continue
             except Exception:  # not there (yet): a job that ended tells why
                 pass
             answer = self._answer(live)
@@ -627,6 +640,9 @@ class DaskRunner:
         answer = self._answer(live)
         if answer is not None and not answer.get("claimed", True) and not node:
             return None, b"", f"its job ran no agent on runner {self.name}: {answer.get('why')}"
+        if forged is not None:
+            return None, b"", (f"its record on the exchange ({forged[:12]}) does not carry its "
+                               "job's seal: refused, nothing of it landed — retry it")
         where = f"its worker {node}" if node else f"runner {self.name}"
         error = self._error(live)
         detail = f" ({error})" if error else ""
@@ -661,6 +677,20 @@ class DaskRunner:
             "message": f"{said}: its result came back with the job instead"})
         record, output = exchange.read_record(ws.root, commit)
         return record, output, None
+    def _sealed(self, ws: Workspace, attempt: AttemptRow, commit: str,
+                record: dict[str, Any], output: bytes) -> bool:
+        """Whether the record is its job's node's (`exchange.seal`); a forged one flags the
+        task once, naming the commit. Attempts recorded before seals have none to check."""
+        secret, job = attempt.spec.get("seal"), attempt.spec["job"]
+        if not secret or exchange.sealed(secret, job, record, output):
+            return True
+        if (attempt.id, commit) not in self._forged:
+            self._forged.add((attempt.id, commit))
+            ws.store.append(attempt.plan_id, attempt.task_id, K.TASK_FLAGGED, {
+                "flag": "forged", "attempt": attempt.id, "commit": commit,
+                "message": f"a record of its job on the exchange ({commit[:12]}) does not "
+                           "carry its job's seal (someone else pushed it): refused"})
+        return False
 
     @staticmethod
     def _answer(live: _Live | None) -> dict[str, Any] | None:

@@ -10,8 +10,11 @@ output or plan text as such — and checked with `git check-ref-format`:
            a job Dask runs a second time (a rescheduled one, a resubmitted one) finds it and
            runs nothing;
 - `result` the worker's tree as the agent left it (a commit on top of the agent's own);
-- `record` a commit holding `record.json` (exit status, report, events, session) and
-           `output.log` (the agent's output).
+- `record` a commit holding `record.json` (exit status, report, events, session, the
+           result and head commits) and `output.log` (the agent's output), sealed with an
+           HMAC under a secret of the attempt's own that only the conductor and the job's node
+           hold (`seal`): anyone who reaches the exchange can push refs there, so a record
+           without its seal is refused and flagged, and its result never lands.
 
 Every git call here is an argv list; the exchange is never an option (`--`) and never a
 remote helper that runs commands (config validation refuses `::`; `protocol.ext.allow` is
@@ -20,6 +23,8 @@ remote helper that runs commands (config validation refuses `::`; `protocol.ext.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -164,6 +169,24 @@ def record_commit(cwd: str | os.PathLike, record: dict[str, Any], output: bytes,
     extra = ("-p", parent) if parent else ()
     return git(cwd, *NO_HOOKS, "commit-tree", tree, *extra, "-m", "baton: attempt record",
                env=dict(BATON_IDENTITY))
+
+
+def seal(secret: str, job: str, record: dict[str, Any], output: bytes) -> str:
+    """The record's seal: an HMAC (SHA-256) under the attempt's secret — which the conductor
+    sends its node with the job, and no agent is given — over the job's name, the record
+    (its result and head commits included) and the output. The exchange is a git remote
+    anyone who reaches it may push to: a record without its job's seal is not its node's."""
+    body = json.dumps({k: v for k, v in record.items() if k != "seal"}, sort_keys=True)
+    message = b"\0".join((job.encode(), hashlib.sha256(body.encode()).digest(),
+                          hashlib.sha256(output).digest()))
+    return hmac.new(secret.encode(), message, "sha256").hexdigest()
+
+
+def sealed(secret: str, job: str, record: dict[str, Any], output: bytes) -> bool:
+    """Whether `record` carries the seal its job's node would have put on it."""
+    found = record.get("seal")
+    return isinstance(found, str) and hmac.compare_digest(found, seal(secret, job, record,
+                                                                      output))
 
 
 def read_record(cwd: str | os.PathLike, commit: str) -> tuple[dict[str, Any], bytes]:

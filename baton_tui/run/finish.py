@@ -18,10 +18,12 @@ from baton_tui.core import policy
 from baton_tui.core.errors import BatonError
 from baton_tui.core.slug import integration_branch, task_branch
 from baton_tui.core.words import Mode, counted
-from baton_tui.gitops import git, landing, onbranch, worktrees
+from baton_tui.gitops import git, landing, markers, onbranch, worktrees
+from baton_tui.gitops.refs import read_ref
 from baton_tui.plan import current as plans
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome, reading_output
+from baton_tui.channel import relay
 from baton_tui.channel.report import refused_report
 from baton_tui.run import outside
 from baton_tui.run import integration, landings, logcap, refguard, siblings
@@ -158,7 +160,7 @@ class Finisher:
         said = outcome.report if attempt.exit_status == 0 else None
         if outcome.report and said is None:
             outcome.error = outcome.error or "its `BATON:` line counts only with exit status 0"
-        report = attempt.report or said
+        report = attempt.report or self._queued(task, attempt) or said
         view = self.view(task)
         if report is None and view.pending_checkpoint and view.checkpoint_attempt == attempt.id:
             return State.CHECKPOINT  # it ended its turn to wait for the answer
@@ -178,6 +180,18 @@ class Finisher:
         if task.mode == Mode.RESEARCH:
             return self._finish_research(task, attempt, workdir, report)
         return self._finish_build(task, attempt, workdir, report)
+
+    def _queued(self, task: Task, attempt: AttemptRow) -> dict | None:
+        """A report its agent queued in the attempt's folder while its channel was gone
+        (`relay.queue`, its nonce checked), recorded now as if it had come through."""
+        found = relay.queued_report(attempt)
+        if found is None:
+            return None
+        with self.store.tx():
+            self.store.update_attempt(attempt.id, report=found)
+            self.store.append(self.plan.id, task.id, K.TASK_REPORTED,
+                              {"attempt": attempt.id, **found})
+        return found
 
     def _no_report(self, task: Task, attempt: AttemptRow, outcome: Outcome,
                    view: TaskView) -> State:
@@ -294,6 +308,8 @@ class Finisher:
                 if outside:
                     self.emit(task, K.TASK_FLAGGED, flag="scope", message="edits outside scope: "
                               + ", ".join(outside[:10]), files=outside)
+            if self._unresolved(task, branch, attempt.id, workdir):
+                return State.FAILED
         if task.checkpoint and not self.view(task).asked_checkpoint:
             self.emit(task, K.TASK_FLAGGED, flag="checkpoint", message="checkpoint task never "
                       "called `baton checkpoint`")
@@ -307,7 +323,7 @@ class Finisher:
         self.emit(task, K.TASK_DONE, summary=report.get("summary", ""), attempt=attempt.id)
         if not git_mode:
             return State.DONE
-        return self.land(task, attempt.spec.get("branch"))
+        return self.land(task, attempt.spec.get("branch"), looked=True)
 
     def _guarded(self) -> bool:
         level = policy.level(self.doc.autonomy)
@@ -351,10 +367,13 @@ class Finisher:
                       f"{moved}: its work was put on the task's branch {branch}")
         return True
 
-    def land(self, task: Task, branch: str | None) -> State:
+    def land(self, task: Task, branch: str | None, looked: bool = False) -> State:
         """Land the task branch on the integration branch without checking anything out —
-        together with the other tasks waiting for the landing lock (`landings`)."""
+        together with the other tasks waiting for the landing lock (`landings`). Never with
+        conflict markers among its added lines (`looked`: checked since its commit)."""
         branch = branch or task_branch(self.plan.slug, task.id, task.title)
+        if not looked and self._unresolved(task, branch, None):
+            return State.FAILED
         killpoints.reached("land")
         key = (str(self.ws.paths.store_path), self.plan.id)
         return landings.together(key, (task, branch), self._land_pass)
@@ -402,6 +421,33 @@ class Finisher:
             self.emit(ask.what[0], K.TASK_LANDED, commit=result.commit, tip=result.tip,
                       at=time.time())
             ask.state = State.LANDED
+
+    def _unresolved(self, task: Task, branch: str | None, attempt: int | None,
+                    workdir: Path | None = None) -> bool:
+        """Fail the task (True) when the lines its branch adds hold conflict markers: the
+        reason names the files and lines (autopilot's retry hands it to the agent).
+        `workdir`: its worktree, just committed — its changed files are read first, and git
+        asked only when one of them has a marker line."""
+        if not branch or not self.ws.paths.is_git:
+            return False
+        tip, cut_at = f"refs/heads/{branch}", self.view(task).base
+        try:
+            if workdir is not None and cut_at and not markers.maybe(
+                    workdir, landing.changed_files(self.ws.root, cut_at, tip)):
+                return False
+            base = read_ref(self.ws.root, f"refs/heads/{integration_branch(self.plan.slug)}")
+            base = base or cut_at
+            found = markers.added(self.ws.root, base, tip) if base else []
+        except git.GitError:
+            return False  # no branch to land either: the landing says why
+        if not found:
+            return False
+        self.emit(task, K.TASK_FAILED, **({"attempt": attempt} if attempt else {}),
+                  markers=[[m.path, m.line] for m in found[:100]],
+                  reason="unresolved conflict markers in the lines it added: "
+                         f"{markers.said(found)} — resolve them (keep both sides' intent); "
+                         "nothing landed, its branch is kept")
+        return True
 
     def _refuse(self, task: Task, attempt: AttemptRow, workdir: Path) -> State | None:
         """After an attempt: refuse a worktree that no longer belongs to this repository

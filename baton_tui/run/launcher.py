@@ -32,6 +32,7 @@ from baton_tui.store.db import PlanRow
 from baton_tui.core.events import EventKind
 from baton_tui.core.words import Mode
 from baton_tui.trust import ensure_trusted
+from baton_tui.channel import relay
 from baton_tui.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -278,7 +279,7 @@ def agent_env(ws: Workspace, plan: PlanRow, task: Task, attempt_id: int, nonce: 
     }
     if secret_names:
         env[SECRETS_VAR] = ",".join(sorted(secret_names))
-    if ws.paths.is_git:  # no identity configured: Baton's, so no agent's git trips on it
+    if ws.paths.is_git:  # no identity in a config file: given in the environment's config
         env.update(git.agent_identity_env(ws.root))
     return env
 
@@ -304,12 +305,13 @@ def new_nonce() -> str:
 def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, workdir: Workdir,
                   *, artifacts: dict[int, str], feedback: str | None = None,
                   resume_message: str | None = None, session_id: str | None = None,
-                  ahead: "Future | None" = None) -> tuple[int, "subprocess.Popen | Forked"]:
+                  ahead: "Future | None" = None, guard: Sequence[Path] = ()
+                  ) -> tuple[int, "subprocess.Popen | Forked"]:
     """Record and spawn one attempt; returns its id and the shim's process (in a session of
     its own: it outlives the conductor; the conductor may wait on it while it lives) — forked
     by the spawner (`spawner.py`), or a fresh interpreter where there is none. `ahead`:
     the fingerprint of the places it must not write (`outside.ahead`), taken while its
-    worktree was made."""
+    worktree was made. `guard`: more folders read-only to the agent (`readonly.layout`)."""
     player = ws.catalog.players.get(task.player)
     if player is None:
         raise BatonError(f"task {task.id}: unknown player {task.player!r}")
@@ -328,6 +330,8 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     prompt_path = write_private(folder / "prompt.md", prompt)
     log_path = private_file(folder / "output.log")  # raw output: the person's eyes only
     env = agent_env(ws, plan, task, attempt_id, nonce, list(player.env))
+    # Its report channel, which its shim serves (named here: MCP servers get BATON_* only).
+    env[relay.ENV] = str(folder / relay.SOCKET)
     # The agent's PWD is its worktree, not the directory of the shell that started Baton:
     # some agents resolve relative paths and run commands in $PWD (OpenCode does).
     env["PWD"] = str(workdir.path)
@@ -353,7 +357,7 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
             # the person's checkout and Baton's home (but its own task's places), read-only
             # to the agent where the OS allows it
             "readonly": readonly.layout(ws, workdir.path, folder.parent,
-                                        refguard.held(ws, plan, workdir.branch))
+                                        refguard.held(ws, plan, workdir.branch), guard)
             if ws.config.worktree.protect_checkout else None,
             # its secrets' fingerprints: a terminal without them redacts its output all the same
             "secret_prints": fingerprints({**os.environ, **added})}

@@ -5,12 +5,12 @@ its own, in which the person's checkout, the repository's git config and hooks, 
 Baton config and Baton's home (every task's worktree and attempt folder, the `baton` shim)
 are bind-mounted read-only, while what the agent's own work needs stays writable: its own
 worktree, its own task's folder of attempts (prompt, log, its player's settings, Aider's chat
-history), git's objects, refs and logs, its own worktree's entry in git's `worktrees/`, and
-Baton's store, which `baton report` and the MCP report tool write (a report is a row there,
-checked against the attempt's nonce). A second user namespace then locks those mounts, so
-the agent cannot remount them, even as root. The agent sees the same paths and the same
-files; an ordinary write to the checkout or to a sibling task's worktree or prompt fails with
-"Read-only file system".
+history, its report channel's socket), git's objects, refs and logs, and its own worktree's
+entry in git's `worktrees/`. Baton's store is read-only to it: `baton report` and the MCP
+report tool reach it through the attempt's channel, which the shim serves from outside. A
+second user namespace then locks those mounts, so the agent cannot remount them, even as
+root. The agent sees the same paths and the same files; an ordinary write to the checkout or
+to a sibling task's worktree or prompt fails with "Read-only file system".
 
 The loose files of the refs an agent must not move — the integration branch, the person's
 branch, the waiting and the landed tasks' branches (`refguard.held`, at most `HELD_MAX`) —
@@ -22,6 +22,9 @@ integration branch) or a commit of the person's (their branch, or a waiting task
 worktree) lifts it — the kernel detaches a mount whose file another namespace renamed
 over — and the agent then sees, and could move, the new file (detected, and put back, by
 `refguard`). A ref only in `packed-refs` has no file to mount: it is watched, not locked.
+
+The agent's working directory is entered again once the mounts are made (`Popen` entered it
+before, on the old mount, through whose `..` every sibling's worktree stayed writable).
 
 What it does not stop: a process that reaches the checkout through another process's
 `/proc/PID/root` or `/proc/PID/cwd`. Those writes, and every write where namespaces are not
@@ -41,12 +44,16 @@ from typing import TYPE_CHECKING, Any
 from baton_tui.paths import baton_home, personal_config_path
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from baton_tui.workspace import Workspace
 
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
 MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 32, 4096, 16384, 1 << 18
 HELD_MAX = 200  # ref files bind-mounted read-only at most; beyond, detection alone
-GIT_WRITES = ("objects", "refs", "logs/refs", "packed-refs", "lfs", "modules", "baton")
+GIT_WRITES = ("objects", "refs", "logs/refs", "packed-refs", "lfs", "modules")
+# Baton's store (`baton/` in the common dir) stays read-only: reports reach it through the
+# attempt's channel (`channel/relay.py`), served by the shim outside the view.
 # The checkout's own HEAD log (`logs/HEAD`) stays read-only: what it records is the person's
 # doing (`refguard` reads it), so an agent must not write it. Without `logs/refs` yet, all of
 # `logs` stays writable (the agent's branch needs a reflog).
@@ -69,12 +76,15 @@ def admin_dir(workdir: Path) -> Path | None:
 
 
 def layout(ws: "Workspace", workdir: Path, task_dir: Path | None = None,
-           held: list[str] | None = None) -> dict[str, list[str]] | None:
+           held: list[str] | None = None,
+           also: "Sequence[Path]" = ()) -> dict[str, list[str]] | None:
     """What to make read-only for an agent working in `workdir` (its task's attempts in
     `task_dir`), and the holes to keep writable; None when there is nothing to protect
     (folder mode, or a checkout that holds the agent's own home or temp folder, which it
     must write). Baton's home is guarded on the same terms. The loose files of the `held`
-    refs (full names, most important first) become read-only `files`, up to `HELD_MAX`."""
+    refs (full names, most important first) become read-only `files`, up to `HELD_MAX`.
+    `also`: more folders read-only to the agent (a cluster node's scratch folders: every
+    job's checkout and the node's shared object cache)."""
     common = ws.paths.git_common_dir
     root = _settled(ws.root)
     if common is None or workdir.resolve() == root or not sys.platform.startswith("linux"):
@@ -83,7 +93,7 @@ def layout(ws: "Workspace", workdir: Path, task_dir: Path | None = None,
                                                                   or "/tmp")
     guarded = [p for p in (root, _settled(baton_home()))
                if not (_inside(home, p) or _inside(temp, p))]
-    guarded += [common / "config", common / "hooks", common / "worktrees",
+    guarded += [*also, common / "config", common / "hooks", common / "worktrees",
                 personal_config_path(), baton_home() / "bin" / "baton"]
     holes = [common / name for name in GIT_WRITES] + [workdir]
     holes += [p for p in (admin_dir(workdir), task_dir) if p is not None]
@@ -179,6 +189,13 @@ def enter(plan: dict[str, list[str]]) -> None:
             continue
         _mount(libc, None, path, MS_REMOUNT | MS_BIND | MS_RDONLY)
     _own_user_namespace(libc)  # mounts from a more privileged namespace are locked here
+    # The working directory was entered (by `Popen(cwd=…)`) before these mounts existed: it
+    # still stands on the old mount, whose `..` reaches every sibling worktree writable.
+    # Entered again by its path, it stands on the mounts just made.
+    try:
+        os.chdir(os.getcwd())
+    except OSError:  # its folder is gone: the agent fails to start there anyway
+        pass
 
 
 def preexec(plan: dict[str, list[str]] | None) -> Any:
