@@ -1,0 +1,283 @@
+/**
+ * The view's state and every change to it, as pure functions (no DOM, no protocol): the
+ * renderer draws a `State`, the controller turns protocol answers and notifications into
+ * `Action`s. Each reducer returns a new object for what changed and keeps the rest, so the
+ * renderer repaints only the parts whose object changed.
+ */
+import type { Conflict, HandoffFile, PlanDoc, PlanTask, Player, Question, Status, StatusTask }
+  from "./protocol";
+
+export interface Message { role: "you" | "planner" | "baton" | "error"; text: string }
+export interface Step { tool: string; detail: string }
+
+export interface Card {
+  id: number;
+  title: string;
+  player: string;
+  mode: string;
+  state: string;
+  flags: { kind: string; detail: string }[];
+  checkpoint: { what: string; evidence: string | null } | null;
+  lastReport: string | null;
+  output: string[];
+}
+
+export type Confirmable = "approve" | "run" | "merge" | "mergeUpTo" | "discard" | "stop" | "newPlan";
+
+export interface Confirm { action: Confirmable; task: number | null; question: string; yes: string }
+
+export interface State {
+  connected: boolean;
+  messages: Message[];
+  planner: { working: boolean; steps: Step[]; thinking: string; text: string };
+  questions: Question[] | null;
+  plan: PlanDoc | null;
+  approved: boolean;
+  running: boolean;
+  selected: number | null;
+  players: Player[];
+  cards: Card[];
+  summary: string | null;
+  handoff: { files: HandoffFile[]; base: string; head: string } | null;
+  conflict: Conflict | null;
+  confirm: Confirm | null;
+  busy: string | null;
+}
+
+export const OUTPUT_LINES = 6;
+export const MAX_STEPS = 200;
+
+export function initialState(): State {
+  return {
+    connected: false, messages: [], questions: null, plan: null, approved: false,
+    running: false, selected: null, players: [], cards: [], summary: null, handoff: null,
+    conflict: null, confirm: null, busy: null,
+    planner: { working: false, steps: [], thinking: "", text: "" },
+  };
+}
+
+export type Action =
+  | { type: "connected" }
+  | { type: "disconnected"; reason: string }
+  | { type: "say"; role: Message["role"]; text: string }
+  | { type: "plannerStarted"; goal: string | null; answer: string | null }
+  | { type: "plannerStep"; step: Step }
+  | { type: "plannerText"; delta: string }
+  | { type: "plannerThinking"; delta: string }
+  | { type: "drafted"; questions: Question[] | null; plan: PlanDoc | null }
+  | { type: "questions"; questions: Question[] }
+  | { type: "plan"; plan: PlanDoc | null }
+  | { type: "players"; players: Player[] }
+  | { type: "status"; status: Status }
+  | { type: "output"; task: number; lines: string[] }
+  | { type: "checkpoint"; task: number; what: string; evidence: string | null }
+  | { type: "select"; id: number | null }
+  | { type: "move"; delta: number }
+  | { type: "handoff"; files: HandoffFile[]; base: string; head: string }
+  | { type: "merged"; merged: number[]; conflict: Conflict | null }
+  | { type: "ask"; confirm: Confirm }
+  | { type: "settle" }
+  | { type: "busy"; what: string | null };
+
+export function reduce(state: State, action: Action): State {
+  switch (action.type) {
+    case "connected":
+      return { ...state, connected: true };
+    case "disconnected":
+      return { ...say(state, "error", action.reason), connected: false, busy: null };
+    case "say":
+      return say(state, action.role, action.text);
+    case "plannerStarted": {
+      const text = action.goal ?? action.answer;
+      const base = text ? say(state, "you", text) : state;
+      return { ...base, questions: null,
+               planner: { working: true, steps: [], thinking: "", text: "" } };
+    }
+    case "plannerStep": {
+      const steps = [...state.planner.steps, action.step].slice(-MAX_STEPS);
+      return { ...state, planner: { ...state.planner, steps } };
+    }
+    case "plannerText":
+      return { ...state, planner: { ...state.planner, text: state.planner.text + action.delta } };
+    case "plannerThinking":
+      return { ...state,
+               planner: { ...state.planner, thinking: state.planner.thinking + action.delta } };
+    case "drafted": {
+      let next: State = { ...state, planner: { ...state.planner, working: false } };
+      if (state.planner.text.trim()) next = say(next, "planner", state.planner.text.trim());
+      if (action.questions && action.questions.length) {
+        return { ...next, questions: action.questions };
+      }
+      return action.plan ? withPlan({ ...next, questions: null }, action.plan) : next;
+    }
+    case "questions":
+      return { ...state, questions: action.questions };
+    case "plan":
+      return withPlan(state, action.plan);
+    case "players":
+      return { ...state, players: action.players };
+    case "status":
+      return withStatus(state, action.status);
+    case "output":
+      return { ...state, cards: state.cards.map((c) => c.id === action.task
+        ? { ...c, output: [...c.output, ...action.lines].slice(-OUTPUT_LINES) } : c) };
+    case "checkpoint":
+      return { ...state, cards: state.cards.map((c) => c.id === action.task
+        ? { ...c, state: "checkpoint", checkpoint: { what: action.what, evidence: action.evidence } }
+        : c) };
+    case "select":
+      return { ...state, selected: action.id };
+    case "move":
+      return { ...state, selected: moved(state, action.delta) };
+    case "handoff":
+      return { ...state, handoff: { files: action.files, base: action.base, head: action.head } };
+    case "merged": {
+      const note = action.merged.length
+        ? `merged ${action.merged.map((n) => `task ${n}`).join(", ")} onto your branch`
+        : "nothing new to merge";
+      const next = say(state, "baton", note);
+      if (!action.conflict) return { ...next, conflict: null };
+      return { ...say(next, "error", `task ${action.conflict.task} stopped at a conflict in ` +
+                      `${action.conflict.files.join(", ")}: ${action.conflict.hint}`),
+               conflict: action.conflict };
+    }
+    case "ask":
+      return { ...state, confirm: action.confirm };
+    case "settle":
+      return { ...state, confirm: null };
+    case "busy":
+      return { ...state, busy: action.what };
+  }
+}
+
+function say(state: State, role: Message["role"], text: string): State {
+  return { ...state, messages: [...state.messages, { role, text }] };
+}
+
+function withPlan(state: State, plan: PlanDoc | null): State {
+  const ids = plan ? plan.tasks.map((t) => t.id) : [];
+  const selected = state.selected !== null && ids.includes(state.selected)
+    ? state.selected : (ids[0] ?? null);
+  return { ...state, plan, selected };
+}
+
+function withStatus(state: State, status: Status): State {
+  const old = new Map(state.cards.map((c) => [c.id, c]));
+  const cards = status.tasks.map((t: StatusTask): Card => {
+    const before = old.get(t.id);
+    const card: Card = {
+      id: t.id, title: t.title, player: t.player, mode: t.mode, state: t.state,
+      flags: (t.flags ?? []).map((f) => ({ kind: f.kind, detail: f.detail })),
+      checkpoint: t.checkpoint ?? null, lastReport: t.last_report ?? null,
+      output: before ? before.output : [],
+    };
+    return before && sameCard(before, card) ? before : card;
+  });
+  const conductor = status.conductor;
+  const running = typeof conductor === "number" ? true
+    : conductor !== null && conductor !== undefined && conductor.pid !== null;
+  return { ...state, cards, running, approved: status.plan ? status.plan.approved : false,
+           summary: status.summary ?? state.summary };
+}
+
+function sameCard(a: Card, b: Card): boolean {
+  return a.state === b.state && a.title === b.title && a.player === b.player
+    && a.lastReport === b.lastReport && JSON.stringify(a.flags) === JSON.stringify(b.flags)
+    && JSON.stringify(a.checkpoint) === JSON.stringify(b.checkpoint);
+}
+
+function moved(state: State, delta: number): number | null {
+  const tasks = state.plan ? state.plan.tasks : [];
+  if (!tasks.length) return null;
+  const at = tasks.findIndex((t) => t.id === state.selected);
+  const index = Math.max(0, Math.min(tasks.length - 1, (at < 0 ? 0 : at) + delta));
+  return tasks[index].id;
+}
+
+/** The selected task of the plan, if any. */
+export function selectedTask(state: State): PlanTask | null {
+  if (!state.plan || state.selected === null) return null;
+  return state.plan.tasks.find((t) => t.id === state.selected) ?? null;
+}
+
+/** What the pickers offer for a task: the players the machine has (ready first), and the
+ * models and efforts of the task's player as `players/list` reports them. */
+export function choices(state: State, task: PlanTask): { players: string[]; models: string[]; efforts: string[] } {
+  const names = [...state.players].sort((a, b) => Number(b.ready) - Number(a.ready))
+    .map((p) => p.name);
+  if (!names.includes(task.player)) names.unshift(task.player);
+  const player = state.players.find((p) => p.name === task.player);
+  return { players: names, models: player ? player.models : [], efforts: player ? player.efforts : [] };
+}
+
+/** Whether every task has finished its work (landed, merged or discarded): the handoff's turn. */
+export function readyForHandoff(state: State): boolean {
+  return state.cards.length > 0 && state.cards.some((c) => c.state === "landed")
+    && state.cards.every((c) => ["landed", "merged", "discarded", "done"].includes(c.state)
+      || (c.mode === "research" && c.state === "done"));
+}
+
+/** The plan's single keys (as the terminal app's): what a key press means when the plan list
+ * has focus, or null. */
+export type PlanKey =
+  | { kind: "move"; delta: number } | { kind: "first" } | { kind: "last" }
+  | { kind: "field"; field: EditableField } | { kind: "toggleCheckpoint" }
+  | { kind: "add" } | { kind: "remove" } | { kind: "approve" } | { kind: "run" }
+  | { kind: "stop" } | { kind: "retry" } | { kind: "take" } | { kind: "handoff" };
+
+export type EditableField = "title" | "prompt" | "player" | "model" | "effort" | "mode"
+  | "depends_on" | "skills" | "scope" | "check" | "runner";
+
+export function planKey(key: string, ctrl: boolean): PlanKey | null {
+  if (ctrl) return key === "e" ? { kind: "field", field: "effort" } : null;
+  switch (key) {
+    case "j": case "ArrowDown": return { kind: "move", delta: 1 };
+    case "k": case "ArrowUp": return { kind: "move", delta: -1 };
+    case "PageDown": return { kind: "move", delta: 10 };
+    case "PageUp": return { kind: "move", delta: -10 };
+    case "Home": return { kind: "first" };
+    case "End": return { kind: "last" };
+    case "t": return { kind: "field", field: "title" };
+    case "e": return { kind: "field", field: "prompt" };
+    case "R": return { kind: "field", field: "player" };
+    case "o": return { kind: "field", field: "model" };
+    case "M": return { kind: "field", field: "mode" };
+    case "d": return { kind: "field", field: "depends_on" };
+    case "s": return { kind: "field", field: "skills" };
+    case "S": return { kind: "field", field: "scope" };
+    case "c": return { kind: "field", field: "check" };
+    case "w": return { kind: "field", field: "runner" };
+    case "C": return { kind: "toggleCheckpoint" };
+    case "n": return { kind: "add" };
+    case "D": return { kind: "remove" };
+    case "a": return { kind: "approve" };
+    case "E": return { kind: "run" };
+    case "x": return { kind: "stop" };
+    case "r": return { kind: "retry" };
+    case "T": return { kind: "take" };
+    case "H": return { kind: "handoff" };
+    default: return null;
+  }
+}
+
+/** A field's text in the editor, and the value `task/edit` takes back from that text. */
+export function fieldText(task: PlanTask, field: EditableField): string {
+  switch (field) {
+    case "depends_on": return (task.depends_on ?? []).join(", ");
+    case "skills": return (task.skills ?? []).join(", ");
+    case "scope": return (task.scope ?? []).join(", ");
+    case "mode": return task.mode ?? "build";
+    default: return String(task[field] ?? "");
+  }
+}
+
+export function fieldValue(field: EditableField, text: string): string | number[] | string[] | null {
+  const items = text.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  switch (field) {
+    case "depends_on": return items.map((s) => Number(s));
+    case "skills": case "scope": return items;
+    case "model": case "effort": case "check": case "runner":
+      return text.trim() === "" ? null : text.trim();
+    default: return text;
+  }
+}
