@@ -3,7 +3,7 @@
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
 
-const common = { bundle: true, sourcemap: false, logLevel: "warning", target: "es2022" };
+const common = { bundle: true, sourcemap: false, logLevel: "warning", target: "es2022", charset: "utf8" };
 mkdirSync("out", { recursive: true });
 await Promise.all([
   build({ ...common, entryPoints: ["src/extension.ts"], outfile: "out/extension.js",
@@ -18,3 +18,7 @@ await Promise.all([
           outdir: "out/test", platform: "node", format: "cjs", external: ["vscode", "mocha"] }),
 ]);
 copyFileSync("web/view.css", "out/view.css");
+// `baton web` serves the same client from the Python package: kept in the tree, so a clone
+// (and the wheel, and the single-file binary) has it with no Node at run time.
+copyFileSync("out/browser.js", "../../baton_tui/web/static/browser.js");
+copyFileSync("web/view.css", "../../baton_tui/web/static/view.css");
