@@ -352,6 +352,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("what", help="the irreversible step, in a line (it waits for an answer)")
     q.add_argument("--evidence", metavar="FILE|-", help="the dry run's output (- reads stdin)")
     add("mcp", "agent:cmd_mcp", "(for agents) the stdio MCP server with baton_report")
+    q = add("serve", "serve:cmd_serve", "the app-server: JSON-RPC 2.0 for editors, browsers "
+            "and other front ends (one object per line)")
+    where = q.add_mutually_exclusive_group()
+    where.add_argument("--stdio", action="store_true",
+                       help="serve the process that started this one on stdin/stdout (default)")
+    where.add_argument("--socket", metavar="PATH", help="listen on a Unix socket (mode 0600)")
+    where.add_argument("--listen", metavar="URL",
+                       help="a WebSocket, ws://127.0.0.1:PORT (0: any free port); prints the "
+                       "URL with its token first")
+    where.add_argument("--schema", action="store_true",
+                       help="print the protocol's JSON Schema and exit")
+    where.add_argument("--typescript", action="store_true",
+                       help="print the protocol's TypeScript declarations and exit")
+    q.add_argument("--allow-remote", action="store_true",
+                   help="with --listen: allow an address beyond loopback (the token still holds)")
     return parser
 
 
@@ -438,7 +453,7 @@ def _main(argv: list[str]) -> int:
 
 # Commands that only read, or that Baton and agents run: they never create the state.
 _READERS = frozenset({"status", "log", "logs", "report", "checkpoint", "attempt", "conductor",
-                      "mcp", "players", "runners", "doctor", "completion", "demo", "web"})
+                      "mcp", "players", "runners", "doctor", "completion", "demo", "serve", "web"})
 
 
 def _folder_notice(command: str) -> "tuple[str, Path] | None":

@@ -83,6 +83,7 @@ if TYPE_CHECKING:
         report as report, checkpoint as checkpoint, run_attempt as run_attempt, conduct as conduct,
         serve_mcp as serve_mcp,
     )
+    from baton_tui.api.session import Session as Session
     from baton_tui.api.runners import (
         runner_names as runner_names, default_runner as default_runner, runners as runners,
         runner_lines as runner_lines,
@@ -128,6 +129,7 @@ _PROVIDERS = {
         "trust", "doctor", "report", "checkpoint", "run_attempt", "conduct", "serve_mcp",
     ),
     "baton_tui.api.runners": ("runner_names", "default_runner", "runners", "runner_lines"),
+    "baton_tui.api.session": ("Session",),
 }
 _SOURCE = {name: module for module, names in _PROVIDERS.items() for name in names}
 

@@ -134,11 +134,7 @@ def store_new_plan(ws: Workspace, doc: PlanDocument, *, new: bool = False,
     with ws.store.tx():
         existing = current(ws, required=False)
         if existing is not None:
-            existing.refuse(ws, Action.ARCHIVE_PLAN if new else Action.NEW_PLAN)
-            open_work = rules.open_work(existing.snapshot(ws))
-            ws.store.update_plan(existing.row.id, archived=True)
-            ws.store.append(existing.row.id, None, K.PLAN_ARCHIVED,
-                            {"reason": "new plan" if open_work else "replaced before it started"})
+            _archive(ws, existing, Action.ARCHIVE_PLAN if new else Action.NEW_PLAN)
         slug = unique_slug(slugify(doc.goal), ws.store.slugs())
         plan_id = ws.store.insert_plan(slug, doc.dump(), transcript)
         ws.store.append(plan_id, None, K.PLAN_CREATED, {"source": source, "tasks": len(doc.tasks)})
@@ -148,6 +144,26 @@ def store_new_plan(ws: Workspace, doc: PlanDocument, *, new: bool = False,
     row = ws.store.plan(plan_id)
     assert row is not None
     return row
+
+
+def _archive(ws: Workspace, existing: Current, action: Action) -> None:
+    """Archive `existing` if the rule book allows `action` (its branches and worktrees stay)."""
+    existing.refuse(ws, action)
+    open_work = rules.open_work(existing.snapshot(ws))
+    ws.store.update_plan(existing.row.id, archived=True)
+    ws.store.append(existing.row.id, None, K.PLAN_ARCHIVED,
+                    {"reason": "new plan" if open_work else "replaced before it started"})
+
+
+def archive_current(ws: Workspace) -> bool:
+    """Archive the current plan, by the rules of `plan --new` (refused while it runs), so the
+    next goal starts a new one; False when there is none."""
+    with ws.store.tx():
+        existing = current(ws, required=False)
+        if existing is None:
+            return False
+        _archive(ws, existing, Action.ARCHIVE_PLAN)
+    return True
 
 
 def _default_runner(ws: Workspace, doc: PlanDocument) -> PlanDocument:

@@ -45,7 +45,8 @@ SESSION_KEY = "planning"
 
 @dataclass
 class PlannerEvent:
-    """Something the planner did: a research `step`, `questions`, a `repair`, the `plan`, `failed`."""
+    """Something the planner did: a research `step` (its `players.steps.Step` as data), its
+    `thinking` where the player shows it, `questions`, a `repair`, the `plan`, `failed`."""
 
     kind: str
     text: str
@@ -66,7 +67,8 @@ Listener = Callable[[PlannerEvent], None]
 def _recorded(ws: Workspace, emit: Listener) -> Listener:
     """Every planner event also goes to the store (`baton log` from another terminal)."""
     def record(event: PlannerEvent) -> None:
-        ws.store.append(None, None, EventKind(f"planner.{event.kind}"), {"text": event.text[:500]})
+        if event.kind != "thinking":  # a live stream for views; the log keeps what was done
+            ws.store.append(None, None, EventKind(f"planner.{event.kind}"), {"text": event.text[:500]})
         emit(event)
     return record
 
@@ -246,7 +248,9 @@ def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
                 for step in reader.feed(raw.decode("utf-8", "replace").rstrip("\n")):
                     text = chat_line(step)
                     if text:
-                        emit(PlannerEvent("step", text))
+                        emit(PlannerEvent("step", text, step))
+                    elif step.kind == "note" and step.text.startswith("thinking: "):
+                        emit(PlannerEvent("thinking", step.text.removeprefix("thinking: ")))
             proc.wait()
         finally:
             watchdog.cancel()

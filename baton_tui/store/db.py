@@ -275,7 +275,8 @@ class Store:
         return _inserted(cur)
 
     def events(self, plan_id: int | None = None, after: int = 0,
-               task_id: int | None = None) -> list[Event]:
+               task_id: int | None = None, limit: int | None = None) -> list[Event]:
+        """Events after the id `after` in order (only the first `limit`, when given)."""
         sql = "SELECT * FROM events WHERE id > ?"
         args: list[Any] = [after]
         if plan_id is not None:
@@ -284,6 +285,10 @@ class Store:
         if task_id is not None:
             sql += " AND task_id = ?"
             args.append(task_id)
+        if limit is not None:
+            sql += " ORDER BY id LIMIT ?"
+            args.append(limit)
+            return self._events(sql, args)
         return self._events(sql + " ORDER BY id", args)
 
     def history(self, plan_id: int, task_ids: list[int], upto: int) -> list[Event]:
