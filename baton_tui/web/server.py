@@ -1,220 +1,98 @@
-"""The page and the relay of `baton web`: an HTTP server on 127.0.0.1 that gives the web
-client only with the token of the URL it printed, and relays each WebSocket on `/rpc` (same
-token, the page's own origin only) to a `baton serve --stdio` of its own — the same process
-the VS Code extension talks to, so both hosts speak exactly one protocol."""
+"""The page and the protocol of `baton web`, on one port of 127.0.0.1: the protocol's own
+WebSocket transport (`serve.transports.serve_websocket`: a token on every connection, the
+page's origin only) with a hub of its own, and on the same port the page — given only with
+the token of the URL printed — and its script and style."""
 
 from __future__ import annotations
 
-import hmac
+import asyncio
 import secrets
-import socket
-import subprocess
-import sys
-import threading
+import signal
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from pathlib import Path
-from typing import IO, Callable
+from typing import IO, TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
-from baton_tui.web import websocket as ws
+from baton_tui import api
 
-STATIC = {"/browser.js": ("browser.js", "text/javascript; charset=utf-8"),
-          "/view.css": ("view.css", "text/css; charset=utf-8")}
-SECURITY = {"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
-                                       "connect-src 'self'; img-src 'self' data:",
-            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-            "Cache-Control": "no-store"}
+if TYPE_CHECKING:
+    from websockets.asyncio.server import ServerConnection
+    from websockets.http11 import Request, Response
 
-
-def serve_argv() -> list[str]:
-    """`baton serve --stdio` on this very Baton: the single-file binary is itself `baton`;
-    from source, this interpreter runs the package (`-P`: never a `baton_tui` of the folder)."""
-    if getattr(sys, "frozen", False):
-        return [sys.executable, "serve", "--stdio"]
-    return [sys.executable, "-P", "-m", "baton_tui", "serve", "--stdio"]
+PAGES = {"/": ("index.html", "text/html; charset=utf-8"),
+         "/browser.js": ("browser.js", "text/javascript; charset=utf-8"),
+         "/view.css": ("view.css", "text/css; charset=utf-8")}
+SECURITY = (("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; "
+                                        "connect-src 'self'; img-src 'self' data:"),
+            ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
+            ("Cache-Control", "no-store"))
 
 
 def static_file(name: str) -> bytes:
     return resources.files("baton_tui.web").joinpath("static", name).read_bytes()
 
 
-class WebServer(ThreadingHTTPServer):
-    """One `baton web`: its token, its folder, and the `baton serve` processes it relays to."""
+def page_handler(token: str):  # type: ignore[no-untyped-def]  # websockets' HttpHandler
+    """Plain HTTP on the protocol's port: the page with the token, its script and style."""
+    from websockets.datastructures import Headers
+    from websockets.http11 import Response
 
-    daemon_threads = True
+    def respond(status: HTTPStatus, kind: str, body: bytes) -> "Response":
+        headers = Headers([("Content-Type", kind), ("Content-Length", str(len(body))), *SECURITY])
+        return Response(status.value, status.phrase, headers, body)
 
-    def __init__(self, port: int, cwd: Path, token: str | None = None,
-                 argv: Callable[[], list[str]] = serve_argv):
-        self.token = token or secrets.token_urlsafe(24)
-        self.cwd = cwd
-        self.argv = argv
-        self.children: set[subprocess.Popen[bytes]] = set()
-        self.lock = threading.Lock()
-        super().__init__(("127.0.0.1", port), Handler)
+    def handle(connection: "ServerConnection", request: "Request") -> "Response":
+        parts = urlsplit(request.path)
+        page = PAGES.get(parts.path)
+        if page is None:
+            return respond(HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", b"no such page\n")
+        if parts.path == "/":
+            given = parse_qs(parts.query).get("token", [""])[0]
+            if not secrets.compare_digest(given.encode(), token.encode()):
+                return respond(HTTPStatus.FORBIDDEN, "text/plain; charset=utf-8",
+                               b"baton web: open the URL `baton web` printed (it carries the "
+                               b"token)\n")
+        name, kind = page
+        return respond(HTTPStatus.OK, kind, static_file(name))
 
-    @property
-    def port(self) -> int:
-        return int(self.server_address[1])
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/?token={self.token}"
-
-    def origins(self) -> set[str]:
-        return {f"http://127.0.0.1:{self.port}", f"http://localhost:{self.port}"}
-
-    def token_ok(self, given: str | None) -> bool:
-        return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
-
-    def stop_children(self) -> None:
-        with self.lock:
-            children = list(self.children)
-        for child in children:
-            _end(child)
+    return handle
 
 
-def _end(child: "subprocess.Popen[bytes]") -> None:
-    if child.poll() is None:
-        try:
-            if child.stdin:
-                child.stdin.close()
-        except OSError:
-            pass
-        try:
-            child.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            child.terminate()
-            try:
-                child.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                child.kill()
+def run(port: int, out: IO[str]) -> int:
+    """Serve the repository of the working directory until interrupted; the URL to open is
+    the first line of `out`."""
+    from baton_tui.serve.hub import Hub
+    from baton_tui.serve.transports import serve_websocket
 
+    token = secrets.token_urlsafe(24)
+    session = api.Session()
+    hub = Hub(session, ["websocket"])
 
-class Handler(BaseHTTPRequestHandler):
-    server: WebServer
-    protocol_version = "HTTP/1.1"
-    server_version = "baton-web"
+    def ready(host: str, bound: int) -> None:
+        print(f"http://127.0.0.1:{bound}/?token={token}", file=out, flush=True)
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 — the base's name
-        """Quiet: the first line of standard output is the URL, and the rest is not a log."""
+    async def main() -> None:
+        await hub.start()
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(signum, stop.set)
+        job = asyncio.create_task(serve_websocket(hub, "127.0.0.1", port, token, ready,
+                                                  http=page_handler(token)))
+        waiting = asyncio.create_task(stop.wait())
+        done, _ = await asyncio.wait({job, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        job.cancel()
+        waiting.cancel()
+        await asyncio.wait({job}, timeout=3)  # pages told the server is going
+        await hub.stop()
+        if job in done and job.exception() is not None:
+            raise job.exception()  # type: ignore[misc]
 
-    def _refuse(self, status: HTTPStatus, text: str) -> None:
-        body = (text + "\n").encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "text/plain; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _send(self, body: bytes, kind: str) -> None:
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in SECURITY.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _token(self) -> str | None:
-        query = parse_qs(urlsplit(self.path).query)
-        if "token" in query:
-            return query["token"][0]
-        auth = self.headers.get("Authorization", "")
-        return auth[7:] if auth.startswith("Bearer ") else None
-
-    def do_GET(self) -> None:  # noqa: N802 — the base's name
-        path = urlsplit(self.path).path
-        if path in STATIC:
-            name, kind = STATIC[path]
-            return self._send(static_file(name), kind)
-        if not self.server.token_ok(self._token()):
-            return self._refuse(HTTPStatus.FORBIDDEN, "baton web: open the URL `baton web` "
-                                "printed (it carries the token)")
-        if path == "/":
-            return self._send(static_file("index.html"), "text/html; charset=utf-8")
-        if path == "/rpc":
-            return self._relay()
-        return self._refuse(HTTPStatus.NOT_FOUND, "baton web: no such page")
-
-    def _relay(self) -> None:
-        origin = self.headers.get("Origin")
-        if origin is not None and origin not in self.server.origins():
-            return self._refuse(HTTPStatus.FORBIDDEN, f"baton web: origin {origin} refused")
-        key = self.headers.get("Sec-WebSocket-Key")
-        if self.headers.get("Upgrade", "").lower() != "websocket" or not key:
-            return self._refuse(HTTPStatus.BAD_REQUEST, "baton web: /rpc is a WebSocket")
-        try:
-            child = subprocess.Popen(self.server.argv(), cwd=self.server.cwd, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        except OSError as err:
-            return self._refuse(HTTPStatus.INTERNAL_SERVER_ERROR, f"baton web: {err}")
-        self.send_response(HTTPStatus.SWITCHING_PROTOCOLS)
-        self.send_header("Upgrade", "websocket")
-        self.send_header("Connection", "Upgrade")
-        self.send_header("Sec-WebSocket-Accept", ws.accept_key(key))
-        self.end_headers()
-        self.wfile.flush()
-        self.close_connection = True
-        with self.server.lock:
-            self.server.children.add(child)
-        writing = threading.Lock()
-
-        def send(opcode: int, payload: bytes) -> None:
-            with writing:
-                self.wfile.write(ws.frame(opcode, payload))
-                self.wfile.flush()
-
-        pump = threading.Thread(target=_pump, args=(child.stdout, send), daemon=True)
-        pump.start()
-        try:
-            assert child.stdin is not None
-            while True:
-                message = ws.read_message(self.rfile, send)
-                child.stdin.write(message.replace("\n", " ").encode() + b"\n")
-                child.stdin.flush()
-        except (ws.Closed, OSError, ValueError):
-            pass
-        finally:
-            try:
-                send(ws.CLOSE, b"")
-            except OSError:
-                pass
-            _end(child)
-            with self.server.lock:
-                self.server.children.discard(child)
-            try:
-                self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-
-def _pump(stdout: "IO[bytes] | None", send: Callable[[int, bytes], None]) -> None:
-    """`baton serve`'s lines, each one text frame, until it ends."""
-    if stdout is None:
-        return
+    # Not `asyncio.run`: it would wait on every task it cancels, and a page that never answers
+    # the WebSocket's closing handshake would keep an interrupted `baton web` running.
+    loop = asyncio.new_event_loop()
     try:
-        for line in stdout:
-            if line.strip():
-                send(ws.TEXT, line.rstrip(b"\r\n"))
-        send(ws.CLOSE, b"")
-    except OSError:
-        pass
-
-
-def run(port: int, cwd: Path, out: IO[str]) -> int:
-    """Serve until interrupted; the URL is the first line of `out`."""
-    server = WebServer(port, cwd)
-    print(server.url, file=out, flush=True)
-    try:
-        server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        return 130
+        loop.run_until_complete(main())
     finally:
-        server.server_close()
-        server.stop_children()
+        session.close()
     return 0
-
-
-__all__ = ["WebServer", "run", "serve_argv"]

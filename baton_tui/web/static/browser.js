@@ -120,6 +120,7 @@
       case "drafted": {
         let next = { ...state, planner: { ...state.planner, working: false } };
         if (state.planner.text.trim()) next = say(next, "planner", state.planner.text.trim());
+        if (action.failed) next = say(next, "error", action.failed);
         if (action.questions && action.questions.length) {
           return { ...next, questions: action.questions };
         }
@@ -148,7 +149,7 @@
         const next = say(state, "baton", note);
         if (!action.conflict) return { ...next, conflict: null };
         return {
-          ...say(next, "error", `task ${action.conflict.task} stopped at a conflict in ${action.conflict.files.join(", ")}: ${action.conflict.hint}`),
+          ...say(next, "error", `task ${action.conflict.id} stopped at a conflict in ${action.conflict.files.join(", ")}: ${action.conflict.command}`),
           conflict: action.conflict
         };
       }
@@ -178,22 +179,30 @@
         player: t.player,
         mode: t.mode,
         state: t.state,
-        flags: (t.flags ?? []).map((f) => ({ kind: f.kind, detail: f.detail })),
-        checkpoint: t.checkpoint ?? null,
-        lastReport: t.last_report ?? null,
+        flags: (t.flags ?? []).map((f) => ({ kind: String(f.kind ?? ""), detail: String(f.detail ?? "") })),
+        checkpoint: t.checkpoint ? {
+          what: String(t.checkpoint.what ?? ""),
+          evidence: t.checkpoint.evidence ? String(t.checkpoint.evidence) : null
+        } : null,
+        lastReport: t.last_report ?? t.summary ?? t.reason ?? null,
         output: before ? before.output : []
       };
       return before && sameCard(before, card) ? before : card;
     });
-    const conductor = status.conductor;
-    const running = typeof conductor === "number" ? true : conductor !== null && conductor !== void 0 && conductor.pid !== null;
+    const running = Boolean(status.conductor && status.conductor.pid);
     return {
       ...state,
       cards,
       running,
       approved: status.plan ? status.plan.approved : false,
-      summary: status.summary ?? state.summary
+      summary: summaryText(status.summary) ?? state.summary
     };
+  }
+  function summaryText(summary) {
+    if (!summary) return null;
+    if (typeof summary.text === "string") return summary.text;
+    const bits = Object.entries(summary).filter(([, v]) => typeof v === "string" || typeof v === "number").map(([k, v]) => `${k.replace(/_/g, " ")}: ${typeof v === "number" && !Number.isInteger(v) ? v.toFixed(1) : v}`);
+    return bits.length ? bits.join(" · ") : null;
   }
   function sameCard(a, b) {
     return a.state === b.state && a.title === b.title && a.player === b.player && a.lastReport === b.lastReport && JSON.stringify(a.flags) === JSON.stringify(b.flags) && JSON.stringify(a.checkpoint) === JSON.stringify(b.checkpoint);
@@ -213,7 +222,12 @@
     const names = [...state.players].sort((a, b) => Number(b.ready) - Number(a.ready)).map((p) => p.name);
     if (!names.includes(task.player)) names.unshift(task.player);
     const player = state.players.find((p) => p.name === task.player);
-    return { players: names, models: player ? player.models : [], efforts: player ? player.efforts : [] };
+    return {
+      players: names,
+      models: player?.models ?? [],
+      efforts: player?.efforts ?? [],
+      anyModel: Boolean(player && (player.models === null || player.models === void 0))
+    };
   }
   function readyForHandoff(state) {
     return state.cards.length > 0 && state.cards.some((c) => c.state === "landed") && state.cards.every((c) => ["landed", "merged", "discarded", "done"].includes(c.state) || c.mode === "research" && c.state === "done");
@@ -287,8 +301,20 @@
         return (task.scope ?? []).join(", ");
       case "mode":
         return task.mode ?? "build";
-      default:
-        return String(task[field] ?? "");
+      case "title":
+        return task.title;
+      case "prompt":
+        return task.prompt ?? "";
+      case "player":
+        return task.player;
+      case "model":
+        return task.model ?? "";
+      case "effort":
+        return task.effort ?? "";
+      case "check":
+        return task.check ?? "";
+      case "runner":
+        return task.runner ?? "";
     }
   }
   function fieldValue(field, text) {
@@ -334,7 +360,10 @@
         ]);
         this.dispatch({ type: "players", players: players.players });
         this.dispatch({ type: "plan", plan: plan.plan });
-        await this.conn.request("events/subscribe", {});
+        await this.conn.request("events/subscribe", {
+          cursor: (await this.conn.request("status/get", {})).cursor ?? 0,
+          output: true
+        });
         await this.refreshStatus();
       });
     }
@@ -345,20 +374,36 @@
       if (this.state.questions) return this.answer(words);
       await this.guard("planning", async () => {
         this.dispatch({ type: "plannerStarted", goal: words, answer: null });
-        const drafted = await this.conn.request("plan/draft", { goal: words });
-        this.dispatch({ type: "drafted", questions: drafted.questions, plan: drafted.plan });
+        this.drafted(await this.conn.request("plan/draft", { goal: words }));
         await this.refreshStatus();
       }, () => this.dispatch({ type: "drafted", questions: null, plan: this.state.plan }));
     }
-    async answer(text) {
+    /** Answer the planner's open question in words, or (`recommended`) take the
+     * recommendation for every question still open. */
+    async answer(text, recommended = false) {
       const words = text.trim();
-      if (!words) return;
+      if (!words && !recommended) return;
       await this.guard("planning", async () => {
-        this.dispatch({ type: "plannerStarted", goal: null, answer: words });
-        const drafted = await this.conn.request("plan/answer", { answer: words });
-        this.dispatch({ type: "drafted", questions: drafted.questions, plan: drafted.plan });
+        this.dispatch({
+          type: "plannerStarted",
+          goal: null,
+          answer: recommended ? "(the recommendations)" : words
+        });
+        this.drafted(await this.conn.request(
+          "plan/answer",
+          recommended ? { recommended: true } : { answer: words }
+        ));
         await this.refreshStatus();
       }, () => this.dispatch({ type: "drafted", questions: null, plan: this.state.plan }));
+    }
+    drafted(answer) {
+      const questions = answer.status === "questions" && answer.questions?.length ? answer.questions : null;
+      this.dispatch({
+        type: "drafted",
+        questions,
+        plan: answer.plan ?? this.state.plan,
+        failed: answer.status === "failed" ? answer.message ?? "the planner failed" : void 0
+      });
     }
     async edit(id, field, raw) {
       const value = typeof raw === "boolean" ? raw : fieldValue(field, raw);
@@ -394,6 +439,7 @@
         mergeUpTo: [`Merge the landed tasks up to task ${task} onto your branch?`, "Merge"],
         discard: [`Discard task ${task} and its branch? Its work is thrown away.`, "Yes, discard"],
         stop: ["Pause the run? Running tasks stop where they are; Run… continues it.", "Yes, pause"],
+        stopTask: [`Stop task ${task}? Its branch is kept; Retry starts it again.`, "Yes, stop"],
         newPlan: ["Archive this plan and start a new one?", "Yes, start over"]
       };
       const [question, yes] = words[action];
@@ -418,6 +464,8 @@
           return this.simple(() => this.conn.request("task/discard", { id }));
         case "stop":
           return this.simple(() => this.conn.request("run/stop", {}));
+        case "stopTask":
+          return this.simple(() => this.conn.request("task/stop", { id }));
         case "newPlan":
           return this.simple(async () => {
             await this.conn.request("plan/new", {});
@@ -434,7 +482,7 @@
         this.dispatch({
           type: "say",
           role: "baton",
-          text: ["plan approved", ...answer.notes].join("\n")
+          text: ["plan approved", ...answer.warnings ?? []].join("\n")
         });
         await this.refreshStatus();
       });
@@ -454,6 +502,7 @@
       await this.guard("merging", async () => {
         const answer = await this.conn.request("handoff/merge", upTo ? { upTo } : {});
         this.dispatch({ type: "merged", merged: answer.merged, conflict: answer.conflict });
+        for (const note of answer.notes) this.dispatch({ type: "say", role: "baton", text: note });
         if (answer.conflict && answer.conflict.files.length) {
           await this.conn.openFile(answer.conflict.files[0]);
         }
@@ -463,6 +512,9 @@
     }
     async retry(id, feedback) {
       await this.simple(() => this.conn.request("task/retry", feedback ? { id, feedback } : { id }));
+    }
+    async done(id) {
+      await this.simple(() => this.conn.request("task/done", { id }));
     }
     async checkpoint(id, answer) {
       await this.simple(() => this.conn.request("checkpoint/answer", { id, answer }));
@@ -516,7 +568,10 @@
     notified(n) {
       switch (n.method) {
         case "planner/step":
-          this.dispatch({ type: "plannerStep", step: n.params });
+          this.dispatch({ type: "plannerStep", step: {
+            kind: n.params.tool ?? n.params.kind,
+            text: n.params.path ?? n.params.text
+          } });
           break;
         case "planner/text":
           this.dispatch({ type: "plannerText", delta: n.params.delta });
@@ -532,7 +587,7 @@
             type: "checkpoint",
             task: n.params.task,
             what: n.params.what,
-            evidence: n.params.evidence
+            evidence: n.params.evidence ?? null
           });
           break;
         case "task/output":
@@ -750,7 +805,7 @@
       const steps = h(
         "ol",
         { className: "steps", "aria-label": "Planner steps" },
-        ...pl.steps.map((st) => h("li", {}, h("code", {}, st.tool), " ", st.detail))
+        ...pl.steps.map((st) => h("li", {}, h("code", {}, st.kind), " ", st.text))
       );
       const thinking = pl.thinking ? h("details", { className: "thinking" }, h("summary", {}, "Thinking"), h("pre", {}, pl.thinking)) : null;
       this.planner.replaceChildren(h("div", { className: "live" }, "Planner working…"), steps);
@@ -778,10 +833,14 @@
       ));
       const answer = button(
         "Answer",
-        () => void this.app.answer(box.value || box.placeholder),
+        () => box.value.trim() ? void this.app.answer(box.value) : void this.app.answer("", true),
         { "aria-label": "Send the answer" }
       );
-      const take = button("Take the recommendation", () => void this.app.answer(qs.map((q, i) => (qs.length > 1 ? `${i + 1}: ` : "") + q.recommendation).join("\n")));
+      const take = button(
+        "Take the recommendation",
+        () => void this.app.answer("", true),
+        { "aria-label": "Take the recommendation for every open question" }
+      );
       box.addEventListener("keydown", (e) => {
         if (e.key === "Enter" && !e.shiftKey) {
           e.preventDefault();
@@ -911,12 +970,23 @@
       title.addEventListener("change", () => edit("title", title.value));
       labelled("title", "Title", title);
       const prompt = h("textarea", { rows: 4, "aria-label": `Prompt of task ${task.id}` });
-      prompt.value = task.prompt;
+      prompt.value = task.prompt ?? "";
       prompt.disabled = frozen;
       prompt.addEventListener("change", () => edit("prompt", prompt.value));
       labelled("prompt", "Prompt", prompt);
       select("player", "Player", offer.players, task.player, null);
-      select("model", "Model", offer.models, task.model ?? "", "(player's default)");
+      if (offer.anyModel) {
+        const model = h("input", {
+          type: "text",
+          placeholder: "(player's default)",
+          "aria-label": `Model of task ${task.id}`
+        });
+        model.value = task.model ?? "";
+        model.addEventListener("change", () => edit("model", model.value));
+        labelled("model", "Model", model);
+      } else {
+        select("model", "Model", offer.models, task.model ?? "", "(player's default)");
+      }
       select("effort", "Effort", offer.efforts, task.effort ?? "", "(player's default)");
       select("mode", "Mode", MODES, task.mode ?? "build", null);
       for (const [field, text] of TEXT_FIELDS.slice(1)) {
@@ -979,6 +1049,9 @@
       if (["failed", "paused", "parked"].includes(c.state)) {
         actions.push(button("Retry", () => void this.app.retry(c.id), { "aria-label": `Retry task ${c.id}` }));
       }
+      if (c.state === "running") {
+        actions.push(button("Stop…", () => this.app.ask("stopTask", c.id), { "aria-label": `Stop task ${c.id}` }));
+      }
       if (c.mode === "build" && !["merged", "discarded", "draft", "queued"].includes(c.state)) {
         actions.push(button(
           "Take",
@@ -1035,7 +1108,7 @@
           () => void this.app.openDiff(f.path),
           { className: "file", "aria-label": `Open the diff of ${f.path}` }
         ),
-        h("span", { className: "stat" }, ` +${f.added} −${f.removed}`),
+        h("span", { className: "stat" }, ` +${f.added} −${f.deleted}`),
         h("span", { className: "meta" }, ` tasks ${f.tasks.join(", ")}`)
       ));
       const merge = button(

@@ -106,7 +106,7 @@ class Host {
     const cmd = await this.baton.request("task/take", { id: task });
     const [shellPath, ...shellArgs] = cmd.argv;
     const terminal = vscode.window.createTerminal({ name: `Baton: task ${task}`, shellPath, shellArgs,
-                                                    cwd: cmd.cwd, env: cmd.env });
+                                                    cwd: cmd.cwd });
     terminal.show();
   }
 

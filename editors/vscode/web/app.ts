@@ -5,7 +5,7 @@
  */
 import type { Connection } from "./connection";
 import { RpcFailure } from "./rpc";
-import type { AnyNotification } from "./protocol";
+import type { AnyNotification, DraftResult } from "./protocol";
 import {
   type Action, type Confirm, type Confirmable, type EditableField, type State,
   fieldValue, initialState, readyForHandoff, reduce,
@@ -34,7 +34,8 @@ export class App {
         this.conn.request("players/list", {}), this.conn.request("plan/get", {})]);
       this.dispatch({ type: "players", players: players.players });
       this.dispatch({ type: "plan", plan: plan.plan });
-      await this.conn.request("events/subscribe", {});
+      await this.conn.request("events/subscribe", { cursor: (await this.conn.request("status/get", {})).cursor ?? 0,
+                                                     output: true });
       await this.refreshStatus();
     });
   }
@@ -46,21 +47,29 @@ export class App {
     if (this.state.questions) return this.answer(words);
     await this.guard("planning", async () => {
       this.dispatch({ type: "plannerStarted", goal: words, answer: null });
-      const drafted = await this.conn.request("plan/draft", { goal: words });
-      this.dispatch({ type: "drafted", questions: drafted.questions, plan: drafted.plan });
+      this.drafted(await this.conn.request("plan/draft", { goal: words }));
       await this.refreshStatus();
     }, () => this.dispatch({ type: "drafted", questions: null, plan: this.state.plan }));
   }
 
-  async answer(text: string): Promise<void> {
+  /** Answer the planner's open question in words, or (`recommended`) take the
+   * recommendation for every question still open. */
+  async answer(text: string, recommended = false): Promise<void> {
     const words = text.trim();
-    if (!words) return;
+    if (!words && !recommended) return;
     await this.guard("planning", async () => {
-      this.dispatch({ type: "plannerStarted", goal: null, answer: words });
-      const drafted = await this.conn.request("plan/answer", { answer: words });
-      this.dispatch({ type: "drafted", questions: drafted.questions, plan: drafted.plan });
+      this.dispatch({ type: "plannerStarted", goal: null,
+                      answer: recommended ? "(the recommendations)" : words });
+      this.drafted(await this.conn.request("plan/answer",
+                                           recommended ? { recommended: true } : { answer: words }));
       await this.refreshStatus();
     }, () => this.dispatch({ type: "drafted", questions: null, plan: this.state.plan }));
+  }
+
+  private drafted(answer: DraftResult): void {
+    const questions = answer.status === "questions" && answer.questions?.length ? answer.questions : null;
+    this.dispatch({ type: "drafted", questions, plan: answer.plan ?? this.state.plan,
+                    failed: answer.status === "failed" ? answer.message ?? "the planner failed" : undefined });
   }
 
   async edit(id: number, field: EditableField | "checkpoint", raw: string | boolean): Promise<void> {
@@ -101,6 +110,7 @@ export class App {
       mergeUpTo: [`Merge the landed tasks up to task ${task} onto your branch?`, "Merge"],
       discard: [`Discard task ${task} and its branch? Its work is thrown away.`, "Yes, discard"],
       stop: ["Pause the run? Running tasks stop where they are; Run… continues it.", "Yes, pause"],
+      stopTask: [`Stop task ${task}? Its branch is kept; Retry starts it again.`, "Yes, stop"],
       newPlan: ["Archive this plan and start a new one?", "Yes, start over"],
     };
     const [question, yes] = words[action];
@@ -121,6 +131,7 @@ export class App {
       case "discard": return this.simple(() =>
         this.conn.request("task/discard", { id }));
       case "stop": return this.simple(() => this.conn.request("run/stop", {}));
+      case "stopTask": return this.simple(() => this.conn.request("task/stop", { id }));
       case "newPlan": return this.simple(async () => {
         await this.conn.request("plan/new", {});
         this.dispatch({ type: "plan", plan: null });
@@ -134,7 +145,7 @@ export class App {
     await this.guard("approving", async () => {
       const answer = await this.conn.request("plan/approve", {});
       this.dispatch({ type: "say", role: "baton",
-                      text: ["plan approved", ...answer.notes].join("\n") });
+                      text: ["plan approved", ...(answer.warnings ?? [])].join("\n") });
       await this.refreshStatus();
     });
   }
@@ -152,6 +163,7 @@ export class App {
     await this.guard("merging", async () => {
       const answer = await this.conn.request("handoff/merge", upTo ? { upTo } : {});
       this.dispatch({ type: "merged", merged: answer.merged, conflict: answer.conflict });
+      for (const note of answer.notes) this.dispatch({ type: "say", role: "baton", text: note });
       if (answer.conflict && answer.conflict.files.length) {
         await this.conn.openFile(answer.conflict.files[0]);
       }
@@ -163,6 +175,10 @@ export class App {
   async retry(id: number, feedback?: string): Promise<void> {
     await this.simple(() =>
       this.conn.request("task/retry", feedback ? { id, feedback } : { id }));
+  }
+
+  async done(id: number): Promise<void> {
+    await this.simple(() => this.conn.request("task/done", { id }));
   }
 
   async checkpoint(id: number, answer: "yes" | "no"): Promise<void> {
@@ -211,13 +227,16 @@ export class App {
 
   private notified(n: AnyNotification): void {
     switch (n.method) {
-      case "planner/step": this.dispatch({ type: "plannerStep", step: n.params }); break;
+      case "planner/step":
+        this.dispatch({ type: "plannerStep", step: { kind: n.params.tool ?? n.params.kind,
+                                                     text: n.params.path ?? n.params.text } });
+        break;
       case "planner/text": this.dispatch({ type: "plannerText", delta: n.params.delta }); break;
       case "planner/thinking": this.dispatch({ type: "plannerThinking", delta: n.params.delta }); break;
       case "question": this.dispatch({ type: "questions", questions: n.params.questions }); break;
       case "checkpoint":
         this.dispatch({ type: "checkpoint", task: n.params.task, what: n.params.what,
-                        evidence: n.params.evidence });
+                        evidence: n.params.evidence ?? null });
         break;
       case "task/output": this.dispatch({ type: "output", task: n.params.task, lines: n.params.lines }); break;
       case "event": void this.refreshStatus().catch(() => undefined); break;

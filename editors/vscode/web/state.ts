@@ -4,11 +4,11 @@
  * `Action`s. Each reducer returns a new object for what changed and keeps the rest, so the
  * renderer repaints only the parts whose object changed.
  */
-import type { Conflict, HandoffFile, PlanDoc, PlanTask, Player, Question, Status, StatusTask }
+import type { Conflict, Plan, PlayerInfo, Question, ReviewFile, Status, Task, TaskStatus }
   from "./protocol";
 
 export interface Message { role: "you" | "planner" | "baton" | "error"; text: string }
-export interface Step { tool: string; detail: string }
+export interface Step { kind: string; text: string }
 
 export interface Card {
   id: number;
@@ -22,7 +22,7 @@ export interface Card {
   output: string[];
 }
 
-export type Confirmable = "approve" | "run" | "merge" | "mergeUpTo" | "discard" | "stop" | "newPlan";
+export type Confirmable = "approve" | "run" | "merge" | "mergeUpTo" | "discard" | "stop" | "stopTask" | "newPlan";
 
 export interface Confirm { action: Confirmable; task: number | null; question: string; yes: string }
 
@@ -31,14 +31,14 @@ export interface State {
   messages: Message[];
   planner: { working: boolean; steps: Step[]; thinking: string; text: string };
   questions: Question[] | null;
-  plan: PlanDoc | null;
+  plan: Plan | null;
   approved: boolean;
   running: boolean;
   selected: number | null;
-  players: Player[];
+  players: PlayerInfo[];
   cards: Card[];
   summary: string | null;
-  handoff: { files: HandoffFile[]; base: string; head: string } | null;
+  handoff: { files: ReviewFile[]; base: string | null; head: string | null } | null;
   conflict: Conflict | null;
   confirm: Confirm | null;
   busy: string | null;
@@ -64,16 +64,16 @@ export type Action =
   | { type: "plannerStep"; step: Step }
   | { type: "plannerText"; delta: string }
   | { type: "plannerThinking"; delta: string }
-  | { type: "drafted"; questions: Question[] | null; plan: PlanDoc | null }
+  | { type: "drafted"; questions: Question[] | null; plan: Plan | null; failed?: string }
   | { type: "questions"; questions: Question[] }
-  | { type: "plan"; plan: PlanDoc | null }
-  | { type: "players"; players: Player[] }
+  | { type: "plan"; plan: Plan | null }
+  | { type: "players"; players: PlayerInfo[] }
   | { type: "status"; status: Status }
   | { type: "output"; task: number; lines: string[] }
   | { type: "checkpoint"; task: number; what: string; evidence: string | null }
   | { type: "select"; id: number | null }
   | { type: "move"; delta: number }
-  | { type: "handoff"; files: HandoffFile[]; base: string; head: string }
+  | { type: "handoff"; files: ReviewFile[]; base: string | null; head: string | null }
   | { type: "merged"; merged: number[]; conflict: Conflict | null }
   | { type: "ask"; confirm: Confirm }
   | { type: "settle" }
@@ -105,6 +105,7 @@ export function reduce(state: State, action: Action): State {
     case "drafted": {
       let next: State = { ...state, planner: { ...state.planner, working: false } };
       if (state.planner.text.trim()) next = say(next, "planner", state.planner.text.trim());
+      if (action.failed) next = say(next, "error", action.failed);
       if (action.questions && action.questions.length) {
         return { ...next, questions: action.questions };
       }
@@ -137,8 +138,8 @@ export function reduce(state: State, action: Action): State {
         : "nothing new to merge";
       const next = say(state, "baton", note);
       if (!action.conflict) return { ...next, conflict: null };
-      return { ...say(next, "error", `task ${action.conflict.task} stopped at a conflict in ` +
-                      `${action.conflict.files.join(", ")}: ${action.conflict.hint}`),
+      return { ...say(next, "error", `task ${action.conflict.id} stopped at a conflict in ` +
+                      `${action.conflict.files.join(", ")}: ${action.conflict.command}`),
                conflict: action.conflict };
     }
     case "ask":
@@ -154,7 +155,7 @@ function say(state: State, role: Message["role"], text: string): State {
   return { ...state, messages: [...state.messages, { role, text }] };
 }
 
-function withPlan(state: State, plan: PlanDoc | null): State {
+function withPlan(state: State, plan: Plan | null): State {
   const ids = plan ? plan.tasks.map((t) => t.id) : [];
   const selected = state.selected !== null && ids.includes(state.selected)
     ? state.selected : (ids[0] ?? null);
@@ -163,21 +164,31 @@ function withPlan(state: State, plan: PlanDoc | null): State {
 
 function withStatus(state: State, status: Status): State {
   const old = new Map(state.cards.map((c) => [c.id, c]));
-  const cards = status.tasks.map((t: StatusTask): Card => {
+  const cards = status.tasks.map((t: TaskStatus): Card => {
     const before = old.get(t.id);
     const card: Card = {
       id: t.id, title: t.title, player: t.player, mode: t.mode, state: t.state,
-      flags: (t.flags ?? []).map((f) => ({ kind: f.kind, detail: f.detail })),
-      checkpoint: t.checkpoint ?? null, lastReport: t.last_report ?? null,
+      flags: (t.flags ?? []).map((f) => ({ kind: String(f.kind ?? ""), detail: String(f.detail ?? "") })),
+      checkpoint: t.checkpoint ? { what: String(t.checkpoint.what ?? ""),
+                                   evidence: t.checkpoint.evidence ? String(t.checkpoint.evidence) : null } : null,
+      lastReport: t.last_report ?? t.summary ?? t.reason ?? null,
       output: before ? before.output : [],
     };
     return before && sameCard(before, card) ? before : card;
   });
-  const conductor = status.conductor;
-  const running = typeof conductor === "number" ? true
-    : conductor !== null && conductor !== undefined && conductor.pid !== null;
+  const running = Boolean(status.conductor && status.conductor.pid);
   return { ...state, cards, running, approved: status.plan ? status.plan.approved : false,
-           summary: status.summary ?? state.summary };
+           summary: summaryText(status.summary) ?? state.summary };
+}
+
+/** The run summary in a line: `status/get`'s summary object, its scalar fields. */
+export function summaryText(summary: Record<string, unknown> | null | undefined): string | null {
+  if (!summary) return null;
+  if (typeof summary.text === "string") return summary.text;
+  const bits = Object.entries(summary)
+    .filter(([, v]) => typeof v === "string" || typeof v === "number")
+    .map(([k, v]) => `${k.replace(/_/g, " ")}: ${typeof v === "number" && !Number.isInteger(v) ? v.toFixed(1) : v}`);
+  return bits.length ? bits.join(" · ") : null;
 }
 
 function sameCard(a: Card, b: Card): boolean {
@@ -195,19 +206,20 @@ function moved(state: State, delta: number): number | null {
 }
 
 /** The selected task of the plan, if any. */
-export function selectedTask(state: State): PlanTask | null {
+export function selectedTask(state: State): Task | null {
   if (!state.plan || state.selected === null) return null;
   return state.plan.tasks.find((t) => t.id === state.selected) ?? null;
 }
 
 /** What the pickers offer for a task: the players the machine has (ready first), and the
  * models and efforts of the task's player as `players/list` reports them. */
-export function choices(state: State, task: PlanTask): { players: string[]; models: string[]; efforts: string[] } {
+export function choices(state: State, task: Task): { players: string[]; models: string[]; efforts: string[]; anyModel: boolean } {
   const names = [...state.players].sort((a, b) => Number(b.ready) - Number(a.ready))
     .map((p) => p.name);
   if (!names.includes(task.player)) names.unshift(task.player);
   const player = state.players.find((p) => p.name === task.player);
-  return { players: names, models: player ? player.models : [], efforts: player ? player.efforts : [] };
+  return { players: names, models: player?.models ?? [], efforts: player?.efforts ?? [],
+           anyModel: Boolean(player && (player.models === null || player.models === undefined)) };
 }
 
 /** Whether every task has finished its work (landed, merged or discarded): the handoff's turn. */
@@ -261,13 +273,19 @@ export function planKey(key: string, ctrl: boolean): PlanKey | null {
 }
 
 /** A field's text in the editor, and the value `task/edit` takes back from that text. */
-export function fieldText(task: PlanTask, field: EditableField): string {
+export function fieldText(task: Task, field: EditableField): string {
   switch (field) {
     case "depends_on": return (task.depends_on ?? []).join(", ");
     case "skills": return (task.skills ?? []).join(", ");
     case "scope": return (task.scope ?? []).join(", ");
     case "mode": return task.mode ?? "build";
-    default: return String(task[field] ?? "");
+    case "title": return task.title;
+    case "prompt": return task.prompt ?? "";
+    case "player": return task.player;
+    case "model": return task.model ?? "";
+    case "effort": return task.effort ?? "";
+    case "check": return task.check ?? "";
+    case "runner": return task.runner ?? "";
   }
 }
 

@@ -5,7 +5,7 @@
  * a key press repaints one row. Colours come from VS Code's theme variables (view.css).
  */
 import type { App } from "./app";
-import type { PlanTask } from "./protocol";
+import type { Task } from "./protocol";
 import {
   type Card, type EditableField, type State, choices, fieldText, planKey, selectedTask,
 } from "./state";
@@ -46,9 +46,9 @@ export class View {
   private app!: App;
   private last: State | null = null;
   private pending: State | null = null;
-  private rows = new Map<number, { task: PlanTask; selected: boolean; el: HTMLElement }>();
+  private rows = new Map<number, { task: Task; selected: boolean; el: HTMLElement }>();
   private cardEls = new Map<number, { card: Card; el: HTMLElement }>();
-  private editorFor: PlanTask | null = null;
+  private editorFor: Task | null = null;
   private editorPlayers: unknown = null;
   /** Called after each paint (the benchmark's and tests' hook). */
   painted: (() => void) | null = null;
@@ -157,7 +157,7 @@ export class View {
     this.planner.hidden = !pl.working;
     if (!pl.working) { this.planner.replaceChildren(); return; }
     const steps = h("ol", { className: "steps", "aria-label": "Planner steps" },
-                    ...pl.steps.map((st) => h("li", {}, h("code", {}, st.tool), " ", st.detail)));
+                    ...pl.steps.map((st) => h("li", {}, h("code", {}, st.kind), " ", st.text)));
     const thinking = pl.thinking
       ? h("details", { className: "thinking" }, h("summary", {}, "Thinking"), h("pre", {}, pl.thinking))
       : null;
@@ -174,10 +174,10 @@ export class View {
                                 placeholder: qs[0]?.recommendation ?? "" });
     const items = qs.map((q) => h("li", {}, h("p", { className: "q" }, q.question),
                                      h("p", { className: "rec" }, "Recommended: ", h("em", {}, q.recommendation))));
-    const answer = button("Answer", () => void this.app.answer(box.value || box.placeholder),
+    const answer = button("Answer", () => box.value.trim() ? void this.app.answer(box.value) : void this.app.answer("", true),
                           { "aria-label": "Send the answer" });
-    const take = button("Take the recommendation", () =>
-      void this.app.answer(qs.map((q, i) => (qs.length > 1 ? `${i + 1}: ` : "") + q.recommendation).join("\n")));
+    const take = button("Take the recommendation", () => void this.app.answer("", true),
+                        { "aria-label": "Take the recommendation for every open question" });
     box.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); answer.click(); }
     });
@@ -222,7 +222,7 @@ export class View {
     this.rows.get(s.selected ?? -1)?.el.scrollIntoView?.({ block: "nearest" });
   }
 
-  private row(t: PlanTask, selected: boolean): HTMLElement {
+  private row(t: Task, selected: boolean): HTMLElement {
     const bits = [t.player, t.model, t.effort, t.mode !== "build" ? t.mode : null,
                   t.depends_on && t.depends_on.length ? `after ${t.depends_on.join(",")}` : null,
                   t.checkpoint ? "checkpoint" : null].filter(Boolean).join(" · ");
@@ -268,12 +268,20 @@ export class View {
     title.addEventListener("change", () => edit("title", title.value));
     labelled("title", "Title", title);
     const prompt = h("textarea", { rows: 4, "aria-label": `Prompt of task ${task.id}` });
-    prompt.value = task.prompt;
+    prompt.value = task.prompt ?? "";
     prompt.disabled = frozen;
     prompt.addEventListener("change", () => edit("prompt", prompt.value));
     labelled("prompt", "Prompt", prompt);
     select("player", "Player", offer.players, task.player, null);
-    select("model", "Model", offer.models, task.model ?? "", "(player's default)");
+    if (offer.anyModel) {  // the player takes any model name
+      const model = h("input", { type: "text", placeholder: "(player's default)",
+                                 "aria-label": `Model of task ${task.id}` });
+      model.value = task.model ?? "";
+      model.addEventListener("change", () => edit("model", model.value));
+      labelled("model", "Model", model);
+    } else {
+      select("model", "Model", offer.models, task.model ?? "", "(player's default)");
+    }
     select("effort", "Effort", offer.efforts, task.effort ?? "", "(player's default)");
     select("mode", "Mode", MODES, task.mode ?? "build", null);
     for (const [field, text] of TEXT_FIELDS.slice(1)) {
@@ -321,6 +329,9 @@ export class View {
     if (["failed", "paused", "parked"].includes(c.state)) {
       actions.push(button("Retry", () => void this.app.retry(c.id), { "aria-label": `Retry task ${c.id}` }));
     }
+    if (c.state === "running") {
+      actions.push(button("Stop…", () => this.app.ask("stopTask", c.id), { "aria-label": `Stop task ${c.id}` }));
+    }
     if (c.mode === "build" && !["merged", "discarded", "draft", "queued"].includes(c.state)) {
       actions.push(button("Take", () => void this.app.take(c.id),
                           { "aria-label": `Take task ${c.id} over in a terminal` }));
@@ -353,7 +364,7 @@ export class View {
     if (!hd) { this.handoff.replaceChildren(); return; }
     const files = hd.files.map((f) => h("li", {}, button(f.path, () => void this.app.openDiff(f.path),
       { className: "file", "aria-label": `Open the diff of ${f.path}` }),
-      h("span", { className: "stat" }, ` +${f.added} −${f.removed}`),
+      h("span", { className: "stat" }, ` +${f.added} −${f.deleted}`),
       h("span", { className: "meta" }, ` tasks ${f.tasks.join(", ")}`)));
     const merge = button("Merge all…", () => this.app.ask("merge"),
                          { id: "merge-all", "aria-label": "Merge all… landed tasks onto your branch" });

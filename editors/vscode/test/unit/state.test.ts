@@ -1,14 +1,14 @@
 /** The web client's state: reducers, pickers, single keys and field parsing, with no DOM. */
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
-import type { PlanDoc, Status } from "../../web/protocol";
+import type { Plan, Status } from "../../web/protocol";
 import {
   OUTPUT_LINES, choices, fieldText, fieldValue, initialState, planKey, readyForHandoff, reduce,
   selectedTask,
 } from "../../web/state";
 import { lineDiff } from "../../web/diff";
 
-const plan: PlanDoc = {
+const plan: Plan = {
   version: 1, goal: "count words",
   tasks: [
     { id: 1, title: "Survey", prompt: "read", player: "anthropic", mode: "research" },
@@ -19,8 +19,9 @@ const plan: PlanDoc = {
 
 function status(states: Record<number, string>, conductor: Status["conductor"] = null): Status {
   return {
-    plan: { goal: plan.goal, approved: true }, conductor,
-    tasks: plan.tasks.map((t) => ({ id: t.id, title: t.title, player: t.player, mode: t.mode ?? "build",
+    plan: { goal: plan.goal, slug: "count-words", approved: true, autonomy: "guarded", state: "running" },
+    conductor,
+    tasks: plan.tasks.map((t: Plan["tasks"][number]) => ({ id: t.id, title: t.title, player: t.player, mode: t.mode ?? "build",
                                     state: states[t.id] ?? "queued" })),
   };
 }
@@ -30,7 +31,7 @@ describe("planner conversation", () => {
     let s = reduce(initialState(), { type: "plannerStarted", goal: "count words", answer: null });
     assert.deepEqual(s.messages, [{ role: "you", text: "count words" }]);
     assert.equal(s.planner.working, true);
-    s = reduce(s, { type: "plannerStep", step: { tool: "read", detail: "core.py" } });
+    s = reduce(s, { type: "plannerStep", step: { kind: "read", text: "core.py" } });
     s = reduce(s, { type: "plannerThinking", delta: "the package " });
     s = reduce(s, { type: "plannerThinking", delta: "is small" });
     s = reduce(s, { type: "plannerText", delta: "Reading first." });
@@ -65,7 +66,7 @@ describe("plan selection and keys", () => {
     s = reduce(s, { type: "move", delta: -1e9 });
     assert.equal(s.selected, 1);
     s = reduce(s, { type: "select", id: 3 });
-    const edited = { ...plan, tasks: plan.tasks.map((t) => (t.id === 3 ? { ...t, title: "Lines!" } : t)) };
+    const edited = { ...plan, tasks: plan.tasks.map((t: Plan["tasks"][number]) => (t.id === 3 ? { ...t, title: "Lines!" } : t)) };
     s = reduce(s, { type: "plan", plan: edited });
     assert.equal(s.selected, 3);
     const fewer = { ...plan, tasks: plan.tasks.slice(0, 2) };
@@ -160,10 +161,10 @@ describe("confirmations and merges", () => {
     assert.equal(s.confirm?.yes, "Merge");
     s = reduce(s, { type: "settle" });
     assert.equal(s.confirm, null);
-    s = reduce(s, { type: "merged", merged: [2], conflict: { task: 3, files: ["a.py"], hint: "resolve it" } });
-    assert.deepEqual(s.conflict, { task: 3, files: ["a.py"], hint: "resolve it" });
+    s = reduce(s, { type: "merged", merged: [2], conflict: { id: 3, branch: "baton/x/3-lines", files: ["a.py"], command: "git merge baton/x/3-lines" } });
+    assert.equal(s.conflict?.id, 3);
     assert.match(s.messages.at(-2)?.text ?? "", /merged task 2/);
-    assert.match(s.messages.at(-1)?.text ?? "", /task 3 stopped at a conflict in a\.py/);
+    assert.match(s.messages.at(-1)?.text ?? "", /task 3 stopped at a conflict in a\.py: git merge/);
   });
 
   it("a dropped connection is said once and stops the busy marker", () => {
