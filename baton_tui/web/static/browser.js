@@ -570,7 +570,7 @@
         case "planner/step":
           this.dispatch({ type: "plannerStep", step: {
             kind: n.params.tool ?? n.params.kind,
-            text: n.params.path ?? n.params.text
+            text: n.params.text
           } });
           break;
         case "planner/text":
@@ -893,7 +893,10 @@
         let row = this.rows.get(task.id);
         if (!row || row.task !== task || row.selected !== selected) {
           const el = this.row(task, selected);
-          if (row) row.el.replaceWith(el);
+          if (row) {
+            if (before === row.el) before = el;
+            row.el.replaceWith(el);
+          }
           row = { task, selected, el };
           this.rows.set(task.id, row);
         }
@@ -910,7 +913,8 @@
         t.effort,
         t.mode !== "build" ? t.mode : null,
         t.depends_on && t.depends_on.length ? `after ${t.depends_on.join(",")}` : null,
-        t.checkpoint ? "checkpoint" : null
+        t.checkpoint ? "checkpoint" : null,
+        t.check ? "check" : null
       ].filter(Boolean).join(" · ");
       return h(
         "div",
@@ -951,12 +955,19 @@
         });
         fields.push(h("label", { for: control.id }, text), control);
       };
-      const select = (field, text, options, current, empty) => {
+      const select = (field, text, options, current, empty, why = () => null) => {
         const el = h(
           "select",
           { "aria-label": `${text} of task ${task.id}` },
           ...empty !== null ? [h("option", { value: "" }, empty)] : [],
-          ...options.map((o) => h("option", { value: o }, o))
+          ...options.map((o) => {
+            const reason = o === current ? null : why(o);
+            return h(
+              "option",
+              { value: o, disabled: reason !== null },
+              reason === null ? o : `${o} — ${reason}`
+            );
+          })
         );
         if (current && !options.includes(current)) el.append(h("option", { value: current }, current));
         el.value = current;
@@ -974,7 +985,10 @@
       prompt.disabled = frozen;
       prompt.addEventListener("change", () => edit("prompt", prompt.value));
       labelled("prompt", "Prompt", prompt);
-      select("player", "Player", offer.players, task.player, null);
+      select("player", "Player", offer.players, task.player, null, (name) => {
+        const p = s.players.find((x) => x.name === name);
+        return p && !p.ready ? `not ready: ${p.reason ?? "not installed"}` : null;
+      });
       if (offer.anyModel) {
         const model = h("input", {
           type: "text",

@@ -229,7 +229,7 @@ export class App {
     switch (n.method) {
       case "planner/step":
         this.dispatch({ type: "plannerStep", step: { kind: n.params.tool ?? n.params.kind,
-                                                     text: n.params.path ?? n.params.text } });
+                                                     text: n.params.text } });
         break;
       case "planner/text": this.dispatch({ type: "plannerText", delta: n.params.delta }); break;
       case "planner/thinking": this.dispatch({ type: "plannerThinking", delta: n.params.delta }); break;

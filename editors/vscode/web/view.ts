@@ -211,7 +211,10 @@ export class View {
       let row = this.rows.get(task.id);
       if (!row || row.task !== task || row.selected !== selected) {
         const el = this.row(task, selected);
-        if (row) row.el.replaceWith(el);
+        if (row) {
+          if (before === row.el) before = el;
+          row.el.replaceWith(el);
+        }
         row = { task, selected, el };
         this.rows.set(task.id, row);
       }
@@ -225,7 +228,7 @@ export class View {
   private row(t: Task, selected: boolean): HTMLElement {
     const bits = [t.player, t.model, t.effort, t.mode !== "build" ? t.mode : null,
                   t.depends_on && t.depends_on.length ? `after ${t.depends_on.join(",")}` : null,
-                  t.checkpoint ? "checkpoint" : null].filter(Boolean).join(" · ");
+                  t.checkpoint ? "checkpoint" : null, t.check ? "check" : null].filter(Boolean).join(" · ");
     return h("div", { className: selected ? "task selected" : "task", role: "option", id: `task-${t.id}`,
                       "aria-selected": selected ? "true" : "false", "data-task": t.id },
              h("span", { className: "id" }, `${t.id}`), h("span", { className: "title" }, t.title),
@@ -252,10 +255,15 @@ export class View {
       });
       fields.push(h("label", { for: control.id }, text), control);
     };
-    const select = (field: EditableField, text: string, options: string[], current: string, empty: string | null) => {
+    const select = (field: EditableField, text: string, options: string[], current: string, empty: string | null,
+                    why: (o: string) => string | null = () => null) => {
       const el = h("select", { "aria-label": `${text} of task ${task.id}` },
                    ...(empty !== null ? [h("option", { value: "" }, empty)] : []),
-                   ...options.map((o) => h("option", { value: o }, o)));
+                   ...options.map((o) => {
+                     const reason = o === current ? null : why(o);
+                     return h("option", { value: o, disabled: reason !== null },
+                              reason === null ? o : `${o} — ${reason}`);
+                   }));
       if (current && !options.includes(current)) el.append(h("option", { value: current }, current));
       el.value = current;
       el.disabled = frozen && !["player", "model", "effort"].includes(field);
@@ -272,7 +280,10 @@ export class View {
     prompt.disabled = frozen;
     prompt.addEventListener("change", () => edit("prompt", prompt.value));
     labelled("prompt", "Prompt", prompt);
-    select("player", "Player", offer.players, task.player, null);
+    select("player", "Player", offer.players, task.player, null, (name) => {
+      const p = s.players.find((x) => x.name === name);
+      return p && !p.ready ? `not ready: ${p.reason ?? "not installed"}` : null;
+    });
     if (offer.anyModel) {  // the player takes any model name
       const model = h("input", { type: "text", placeholder: "(player's default)",
                                  "aria-label": `Model of task ${task.id}` });
