@@ -87,14 +87,13 @@ def amount(text: str) -> float:
 def deadline(text: str) -> str:
     """A deadline as given (a clock time or a duration), refused before anything is
     recorded: `run --approve --deadline 25:99` must not approve the plan and then fail."""
-    from baton_tui.config import deadline_at  # lazy: pydantic, and only when the option is given
+    from baton_tui.api.running import deadline_problem  # lazy: pydantic, only with the option
 
-    try:
-        deadline_at(text, 0.0)
-    except ValueError as exc:
+    problem = deadline_problem(text)
+    if problem is not None:
         import argparse  # lazy, and only for a refusal
 
-        raise argparse.ArgumentTypeError(f"{text[:40]!r}: {exc}") from None
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}: {problem}")
     return text
 
 
@@ -378,13 +377,10 @@ def main(argv: list[str] | None = None) -> int:
 
         complete(build_parser())
     if argv[:1] in (["run"], ["resume"]) and not {"-h", "--help"} & set(argv):
-        from baton_tui.run import early  # stdlib only
+        from baton_tui.api.running import conductor_first  # stdlib only
 
-        early.start_first()  # its imports overlap all of ours (`api.conductor_ahead`)
-        try:
+        with conductor_first():  # its imports overlap all of ours (`api.conductor_ahead`)
             return _main(argv)
-        finally:
-            early.drop_untaken()
     return _main(argv)
 
 

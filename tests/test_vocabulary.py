@@ -42,7 +42,7 @@ NAMES = frozenset({"state", "mode", "autonomy", "level"})  # what such a value i
 # `test_every_part_of_the_package_is_scanned`).
 PARTS = [
     "api", "channel", "commands", "demo", "doctor", "gitops", "handoff", "native_agent",
-    "plan", "planner", "players", "run", "store", "tui",
+    "plan", "planner", "players", "run", "serve", "store", "tui",
     "__init__.py", "__main__.py", "cli.py", "cluster.py", "config.py", "config_files.py",
     "killpoints.py", "runners_config.py", "pydantic_plugins.py",
     "layout.py", "paths.py", "procs.py", "readiness.py", "redact.py", "skills.py",

@@ -23,6 +23,33 @@ def conductor_ahead() -> "Early":
     return _early.taken()
 
 
+class _First:
+    def __enter__(self) -> None:
+        _early.start_first()
+
+    def __exit__(self, *exc: object) -> None:
+        _early.drop_untaken()  # a usage error or a refusal took none: it ends uncued
+
+
+def conductor_first() -> _First:
+    """`with conductor_first(): …` — `baton run`/`resume` start their conductor before the CLI
+    parses its arguments (its imports then overlap all of the CLI's); `conductor_ahead` hands
+    it over, and one left untaken ends uncued."""
+    return _First()
+
+
+def deadline_problem(text: str) -> str | None:
+    """Why `text` is no deadline (a clock time or a duration), or None: checked before a
+    command records anything."""
+    from baton_tui.config import deadline_at  # lazy: pydantic, and only when the option is given
+
+    try:
+        deadline_at(text, 0.0)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def start_run(ws: "Workspace", approve: bool = False, until_failures: int | None = None,
               deadline: str | None = None, early: "Early | None" = None) -> int:
     """Start (or attach to) the run; stop conditions as `run --until-failures --deadline`."""

@@ -36,9 +36,10 @@ LINE_CHARS = 2000      # longest output line sent
 MAX_LINE = 1 << 20     # longest request accepted (bytes)
 INFLIGHT = 64          # requests of one client being handled before its reading waits
 
-_STARTS = {"task.started", "task.resumed", "task.continued"}
-_ENDS = {"task.done", "task.landed", "task.merged", "task.paused", "task.checkpoint",
-         "task.failed", "task.parked", "task.discarded", "task.reset"}
+K = api.EventKind
+_STARTS = {K.TASK_STARTED, K.TASK_RESUMED, K.TASK_CONTINUED}
+_ENDS = {K.TASK_DONE, K.TASK_LANDED, K.TASK_MERGED, K.TASK_PAUSED, K.TASK_CHECKPOINT,
+         K.TASK_FAILED, K.TASK_PARKED, K.TASK_DISCARDED, K.TASK_RESET}
 
 
 def event_note(event: Any) -> dict[str, Any]:
@@ -60,18 +61,20 @@ class Hub:
         self.running: dict[int, dict[str, Any]] = {}   # task id -> its output follower
         self.loop: asyncio.AbstractEventLoop | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._wake = asyncio.Event()
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
         status = await self.loop.run_in_executor(self._pump_thread, self.session.status)
         for task in status.get("tasks", []):
-            if task["state"] == "running":
+            if task["state"] == api.State.RUNNING:
                 self.running[task["id"]] = {"player": task["player"], "offset": None}
         self._tasks = [asyncio.create_task(self._pump()), asyncio.create_task(self._output())]
 
     async def stop(self) -> None:
         for task in self._tasks:
             task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         for client in list(self.clients):
             client.close()
         self.pool.shutdown(wait=False, cancel_futures=True)
@@ -96,7 +99,7 @@ class Hub:
             self._follow(note)
             for client in list(self.clients):
                 client.offer(note)
-            if note["kind"] == "task.checkpoint" and not note["data"].get("held"):
+            if note["kind"] == K.TASK_CHECKPOINT and not note["data"].get("held"):
                 self.notify_all("checkpoint", {"task": note["task"],
                                                "what": note["data"].get("what", ""),
                                                "evidence": note["data"].get("evidence")})
@@ -122,8 +125,12 @@ class Hub:
                 events = []
             if events:
                 self._publish(events)
-            else:
-                await asyncio.sleep(POLL)
+                continue
+            self._wake.clear()
+            try:  # a request of ours that wrote wakes it at once; others' writes in POLL
+                await asyncio.wait_for(self._wake.wait(), POLL)
+            except asyncio.TimeoutError:
+                pass
 
     # task output ------------------------------------------------------------------------------
     async def _output(self) -> None:
@@ -172,8 +179,11 @@ class Hub:
         """Run one request's handler on a worker thread; its planner steps reach everyone."""
         assert self.loop is not None
         handler = HANDLERS[name]
-        return await self.loop.run_in_executor(
-            self.pool, handler, self.session, params, self.notify_threadsafe)
+        try:
+            return await self.loop.run_in_executor(
+                self.pool, handler, self.session, params, self.notify_threadsafe)
+        finally:
+            self._wake.set()  # what it wrote goes out now, not at the next poll
 
     async def replay(self, client: Client, cursor: int) -> None:
         """Every event after `cursor` to `client` — from the store while the ring does not reach
@@ -332,11 +342,11 @@ class Client:
                 spec = wire.METHODS[name]
                 lane = self._lanes.setdefault(spec.lane, asyncio.Lock())
                 async with lane:
-                    result = await self._dispatch(name, spec, params)
+                    valid, result = await self._dispatch(name, spec, params)
                 if is_call:
                     self.answer(id_, result)
-                if name == "events/subscribe":
-                    await self.hub.replay(self, params.cursor)
+                if isinstance(valid, wire.SubscribeParams):
+                    await self.hub.replay(self, valid.cursor)
             except wire.ProtocolError as exc:
                 if isinstance(message, dict) and "id" in message or exc.code in (
                         wire.INVALID_REQUEST, wire.PARSE_ERROR):
@@ -344,7 +354,8 @@ class Client:
         finally:
             self._inflight.release()
 
-    async def _dispatch(self, name: str, spec: wire.Method, raw: Any) -> Any:
+    async def _dispatch(self, name: str, spec: wire.Method, raw: Any) -> tuple[wire.Params, Any]:
+        """The validated params and the result of one request."""
         try:
             params = spec.params.model_validate(raw if raw is not None else {})
         except ValidationError as exc:
@@ -352,7 +363,7 @@ class Client:
                                  for e in exc.errors()[:5])
             raise wire.ProtocolError(wire.BAD_PARAMS, f"bad params for {name}: {problems}") from None
         if isinstance(params, wire.InitializeParams):
-            return self._initialize(params)
+            return params, self._initialize(params)
         if not self.ready:
             raise wire.ProtocolError(wire.NOT_INITIALIZED, "call initialize first "
                                      f"({{\"protocol\": {wire.PROTOCOL}, \"interactive\": …}})")
@@ -364,7 +375,7 @@ class Client:
         if isinstance(params, wire.SubscribeParams):
             self.output = params.output
             self.live = False
-            return {"cursor": self.hub.cursor}
+            return params, {"cursor": self.hub.cursor}
         try:
             result = await self.hub.call(self, name, params)
         except api.BatonError as exc:
@@ -372,7 +383,7 @@ class Client:
         except Exception as exc:  # a bug: one clear error for this request, the server goes on
             print(f"baton serve: {name} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
             raise wire.ProtocolError(wire.INTERNAL, f"{name} failed: {type(exc).__name__}: {exc}") from None
-        return spec.result.model_validate(result).model_dump(mode="json")
+        return params, spec.result.model_validate(result).model_dump(mode="json")
 
     def _initialize(self, params: wire.InitializeParams) -> dict[str, Any]:
         if params.protocol not in wire.SUPPORTED:

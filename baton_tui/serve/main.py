@@ -17,7 +17,11 @@ def serve(*, socket: str | None = None, listen: str | None = None, allow_remote:
     """Serve the repository of the working directory; the exit status."""
     from baton_tui.serve import transports
 
-    host_port = transports.parse_listen(listen, allow_remote) if listen else None
+    try:
+        host_port = transports.parse_listen(listen, allow_remote) if listen else None
+    except wire.ProtocolError as exc:
+        print(f"baton: {exc.message}", file=sys.stderr)
+        return 2
     session = api.Session()
     kind = "websocket" if listen else "socket" if socket else "stdio"
     hub = Hub(session, [kind])
@@ -47,8 +51,9 @@ def serve(*, socket: str | None = None, listen: str | None = None, allow_remote:
         done, _ = await asyncio.wait({job, waiting}, return_when=asyncio.FIRST_COMPLETED)
         job.cancel()
         waiting.cancel()
+        await asyncio.gather(job, waiting, return_exceptions=True)
         await hub.stop()
-        if job in done and job.exception() is not None:
+        if job in done and not job.cancelled() and job.exception() is not None:
             raise job.exception()  # type: ignore[misc]
 
     try:

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from baton_tui.api import Autonomy, Mode
+
 PROTOCOL = 1
 SUPPORTED = (PROTOCOL,)
 
@@ -100,7 +102,7 @@ class Task(Record):
     player: str
     model: str | None = None
     effort: str | None = None
-    mode: str = "build"
+    mode: Mode = Mode.BUILD
     depends_on: list[int] = Field(default_factory=list)
     skills: list[str] = Field(default_factory=list)
     scope: list[str] = Field(default_factory=list)
@@ -114,7 +116,7 @@ class Plan(Record):
 
     version: Literal[1] = 1
     goal: str
-    autonomy: str = "guarded"
+    autonomy: Autonomy = Autonomy.GUARDED
     questions: list[Question] = Field(default_factory=list)
     tasks: list[Task]
 
@@ -162,7 +164,7 @@ class EditParams(Params):
 class AddParams(Params):
     title: str = Field(min_length=1, max_length=200)
     player: str
-    mode: Literal["build", "research", "manual"] = "build"
+    mode: Mode = Mode.BUILD
     depends_on: list[int] = Field(default_factory=list)
     prompt: str = ""
     check: str | None = None

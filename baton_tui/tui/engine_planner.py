@@ -56,16 +56,16 @@ class EnginePlanner:
                 loop.call_soon_threadsafe(queue.put_nowait, ResearchStep(text))
 
         def work():
-            ws = api.open_workspace(self.root)
+            session = api.Session(self.root)  # the handle every front end plans through
             try:
                 if answering:
-                    result = api.plan_answer(ws, dict(self.answers), emit=emit)
+                    for number, text in sorted(self.answers.items()):
+                        result = session.answer(text, number=number, emit=emit)
                 else:
-                    result = api.plan_goal(ws, message, new=new, emit=emit, skill=skill)
-                doc = api.current_doc(ws).dump() if result.status == "plan" else None
-                return result, doc
+                    result = session.draft(message, new=new, emit=emit, skill=skill)
+                return result, result["plan"]
             finally:
-                ws.close()
+                session.close()
 
         future = loop.run_in_executor(None, work)
         while not future.done() or not queue.empty():
@@ -79,14 +79,14 @@ class EnginePlanner:
             self.questions, self.answers = [], {}
             yield PlannerFailed(exc.message)
             return
-        if result.status == "questions":
-            self.questions, self.answers = list(result.questions), {}
+        if result["status"] == "questions":
+            self.questions, self.answers = list(result["questions"]), {}
             first = self._next_question()
             if first is not None:
                 yield first
             return
         self.questions, self.answers = [], {}
-        if result.status == "plan":
-            yield DraftPlan(doc or {}, stored_slug=result.slug)
+        if result["status"] == "plan":
+            yield DraftPlan(doc or {}, stored_slug=result["slug"])
         else:
-            yield PlannerFailed(result.message)
+            yield PlannerFailed(result["message"])

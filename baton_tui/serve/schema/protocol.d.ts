@@ -6,7 +6,7 @@ export type ProtocolVersion = 1;
 export interface AddParams {
   title: string;
   player: string;
-  mode?: "build" | "research" | "manual";
+  mode?: Mode;
   depends_on?: number[];
   prompt?: string;
   check?: string | null;
@@ -37,6 +37,9 @@ export interface ApproveResult {
   warnings?: string[];
   [key: string]: unknown;
 }
+
+/** How much the person supervises a run (DESIGN.md, "Supervision"). */
+export type Autonomy = "guarded" | "watch" | "autopilot";
 
 export interface Capabilities {
   methods: string[];
@@ -200,6 +203,9 @@ export interface MergeResult {
   [key: string]: unknown;
 }
 
+/** What a task is allowed to do. */
+export type Mode = "build" | "research" | "manual";
+
 export interface NewPlanResult {
   archived: boolean;
   [key: string]: unknown;
@@ -231,7 +237,7 @@ export interface OutputStep {
 export interface Plan {
   version?: 1;
   goal: string;
-  autonomy?: string;
+  autonomy?: Autonomy;
   questions?: Question[];
   tasks: Task[];
   [key: string]: unknown;
@@ -406,7 +412,7 @@ export interface Task {
   player: string;
   model?: string | null;
   effort?: string | null;
-  mode?: string;
+  mode?: Mode;
   depends_on?: number[];
   skills?: string[];
   scope?: string[];
