@@ -15,7 +15,15 @@ export interface Started { repo: string; baton: string }
 export function batonCommand(setting: string, extensionPath: string, platform = process.platform): string {
   if (setting.trim()) return setting.trim();
   const bundled = path.join(extensionPath, "bin", platform === "win32" ? "baton.exe" : "baton");
-  return fs.existsSync(bundled) ? bundled : "baton";
+  if (!fs.existsSync(bundled)) return "baton";
+  if (platform !== "win32") {
+    try {  // an unzipper that dropped the executable bit: the bundled binary is ours to run
+      fs.accessSync(bundled, fs.constants.X_OK);
+    } catch {
+      fs.chmodSync(bundled, 0o755);
+    }
+  }
+  return bundled;
 }
 
 export class BatonProcess {
