@@ -8,9 +8,6 @@ from __future__ import annotations
 import re
 import time
 
-LANDED = ("landed", "done", "merged")
-
-
 def wait_for(what, probe, seconds=120.0, every=0.25):
     deadline = time.monotonic() + seconds
     while True:
@@ -91,7 +88,8 @@ def person_flow(view, seen, shoot=None, open_diff=None, timeout=240):
         states = cards.evaluate_all("els => els.map(e => e.dataset.state)")
         if "failed" in states:
             raise AssertionError(f"a task failed: {states}")
-        return all(s in LANDED for s in states)
+        modes = cards.evaluate_all("els => els.map(e => e.dataset.mode)")
+        return all(s == ("done" if m == "research" else "landed") for s, m in zip(states, modes))
 
     wait_for("every card landed", landed, timeout)
     seen["card_states"] = cards.evaluate_all("els => els.map(e => e.dataset.state)")

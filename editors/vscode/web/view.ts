@@ -357,7 +357,7 @@ export class View {
           button("Yes, go on", () => void this.app.checkpoint(c.id, "yes"), { "aria-label": `Yes: task ${c.id} may go on` }),
           button("No", () => void this.app.checkpoint(c.id, "no"), { "aria-label": `No: task ${c.id} stops` }))
       : null;
-    return h("article", { className: `card state-${c.state}`, "data-card": c.id, "data-state": c.state,
+    return h("article", { className: `card state-${c.state}`, "data-card": c.id, "data-state": c.state, "data-mode": c.mode,
                           "aria-label": `Task ${c.id}: ${c.title}, ${c.state}` },
              h("div", { className: "card-head" }, h("span", { className: "id" }, `${c.id}`),
                h("span", { className: "title" }, c.title), h("span", { className: "badge" }, c.state)),
