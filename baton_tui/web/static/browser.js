@@ -1090,6 +1090,7 @@
           className: `card state-${c.state}`,
           "data-card": c.id,
           "data-state": c.state,
+          "data-mode": c.mode,
           "aria-label": `Task ${c.id}: ${c.title}, ${c.state}`
         },
         h(
