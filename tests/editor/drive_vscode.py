@@ -40,7 +40,7 @@ def main() -> int:
     args = json.loads(sys.argv[1])
     seen: dict = {}
     shots = Path(args["shots"]) if args.get("shots") else None
-        with sync_playwright() as p:
+    with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
                                     args=["--disable-gpu", "--disable-dev-shm-usage"])
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -78,8 +78,8 @@ def main() -> int:
             try:
                 view = page.frame_locator("iframe.webview.ready").frame_locator("iframe#active-frame")
                 seen["messages"] = view.locator(".msg").all_inner_texts()
-                if shots:
-                    page.screenshot(path=str(shots / "vscode-last.png"))
+                if shots and not seen.get("ok"):  # what the page showed when it failed
+                    page.screenshot(path=str(shots / "vscode-failed.png"))
             except Exception as err:  # noqa: BLE001 — the record of a failed run, best effort
                 seen["messages"] = [f"(unreadable: {err})"]
             Path(args["out"]).write_text(json.dumps(seen, indent=1))

@@ -44,8 +44,8 @@ def main() -> int:
         finally:
             try:
                 seen["messages"] = page.locator(".msg").all_inner_texts()
-                if shots:
-                    page.screenshot(path=str(shots / "web-last.png"))
+                if shots and not seen.get("ok"):  # what the page showed when it failed
+                    page.screenshot(path=str(shots / "web-failed.png"))
             except Exception as err:  # noqa: BLE001 — the record of a failed run, best effort
                 seen["messages"] = [f"(unreadable: {err})"]
             Path(args["out"]).write_text(json.dumps(seen, indent=1))
