@@ -872,7 +872,8 @@
       );
       approve.disabled = s.approved || started || Boolean(s.busy);
       const run = button("Run…", () => this.app.ask("run"), { id: "run", "aria-label": "Run… the approved plan" });
-      run.disabled = !s.approved || s.running || Boolean(s.busy);
+      const finished = s.cards.length > 0 && s.cards.every((c) => ["done", "landed", "merged", "discarded"].includes(c.state));
+      run.disabled = !s.approved || s.running || finished || Boolean(s.busy);
       const stop = button("Pause", () => this.app.ask("stop"), { "aria-label": "Pause the run" });
       stop.disabled = !s.running;
       this.planHead.replaceChildren(
