@@ -164,10 +164,22 @@
   function say(state, role, text) {
     return { ...state, messages: [...state.messages, { role, text }] };
   }
-  function withPlan(state, plan) {
+  function withPlan(state, given) {
+    const plan = given && state.plan ? keepUnchanged(state.plan, given) : given;
     const ids = plan ? plan.tasks.map((t) => t.id) : [];
     const selected = state.selected !== null && ids.includes(state.selected) ? state.selected : ids[0] ?? null;
     return { ...state, plan, selected };
+  }
+  function keepUnchanged(old, plan) {
+    const before = new Map(old.tasks.map((t) => [t.id, t]));
+    let same = old.tasks.length === plan.tasks.length && old.goal === plan.goal;
+    const tasks = plan.tasks.map((t, i) => {
+      const had = before.get(t.id);
+      const kept = had && JSON.stringify(had) === JSON.stringify(t) ? had : t;
+      if (kept !== old.tasks[i]) same = false;
+      return kept;
+    });
+    return same ? old : { ...plan, tasks };
   }
   function withStatus(state, status) {
     const old = new Map(state.cards.map((c) => [c.id, c]));

@@ -155,11 +155,26 @@ function say(state: State, role: Message["role"], text: string): State {
   return { ...state, messages: [...state.messages, { role, text }] };
 }
 
-function withPlan(state: State, plan: Plan | null): State {
+function withPlan(state: State, given: Plan | null): State {
+  const plan = given && state.plan ? keepUnchanged(state.plan, given) : given;
   const ids = plan ? plan.tasks.map((t) => t.id) : [];
   const selected = state.selected !== null && ids.includes(state.selected)
     ? state.selected : (ids[0] ?? null);
   return { ...state, plan, selected };
+}
+
+/** The new plan, with each task that did not change kept as the same object: after one
+ * edit of a 1,000-task plan the view repaints one row, not a thousand. */
+function keepUnchanged(old: Plan, plan: Plan): Plan {
+  const before = new Map(old.tasks.map((t) => [t.id, t]));
+  let same = old.tasks.length === plan.tasks.length && old.goal === plan.goal;
+  const tasks = plan.tasks.map((t, i) => {
+    const had = before.get(t.id);
+    const kept = had && JSON.stringify(had) === JSON.stringify(t) ? had : t;
+    if (kept !== old.tasks[i]) same = false;
+    return kept;
+  });
+  return same ? old : { ...plan, tasks };
 }
 
 function withStatus(state: State, status: Status): State {

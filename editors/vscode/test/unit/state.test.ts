@@ -73,6 +73,19 @@ describe("plan selection and keys", () => {
     assert.equal(reduce(s, { type: "plan", plan: fewer }).selected, 1);
   });
 
+  it("keeps unchanged tasks as the same objects (one row repaints after an edit)", () => {
+    const s = reduce(initialState(), { type: "plan", plan });
+    const copy = JSON.parse(JSON.stringify(plan)) as Plan;
+    copy.tasks[2].effort = "low";
+    const next = reduce(s, { type: "plan", plan: copy });
+    assert.equal(next.plan?.tasks[0], s.plan?.tasks[0]);
+    assert.equal(next.plan?.tasks[1], s.plan?.tasks[1]);
+    assert.notEqual(next.plan?.tasks[2], s.plan?.tasks[2]);
+    assert.equal(next.plan?.tasks[2].effort, "low");
+    const again = reduce(next, { type: "plan", plan: JSON.parse(JSON.stringify(copy)) as Plan });
+    assert.equal(again.plan, next.plan, "an identical plan keeps the very same object");
+  });
+
   it("maps the terminal app's single keys", () => {
     assert.deepEqual(planKey("j", false), { kind: "move", delta: 1 });
     assert.deepEqual(planKey("ArrowUp", false), { kind: "move", delta: -1 });
