@@ -140,6 +140,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     import argparse  # lazy: `baton status` and `baton report` parse without argparse (`_quick`)
 
     class Parser(argparse.ArgumentParser):
+        def parse_args(self, args: "typing.Sequence[str] | None" = None,  # type: ignore[override]
+                       namespace: "argparse.Namespace | None" = None) -> "argparse.Namespace":
+            """Arguments left over are the subcommand's to refuse: its own `--help` and the
+            options it has that look like them (argparse names the top level's)."""
+            parsed, extras = self.parse_known_args(args, namespace)
+            if extras:
+                owner = innermost(self, parsed)
+                owner.error(unrecognized(extras, owner))
+            return parsed
+
         def error(self, message: str) -> "typing.NoReturn":
             """A usage error is one line, as every other refusal (exit 2)."""
             where = self.prog.removeprefix("baton").strip()
@@ -209,7 +219,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
              "which are ready)", _Complete("players"))
     task_cmd("model", "model", "model", "MODEL", "a model of the task's player, or `default` "
              "for the player's own", _Complete("models"))
-    task_cmd("effort", "effort", "effort (low, medium, high)", "low|medium|high",
+    task_cmd("effort", "effort", "effort (low, medium, high, or default)",
+             "low|medium|high|default",
              "where the task's player has efforts; `default` for the player's own",
              _Complete("words", "low", "medium", "high", "default"))
     task_cmd("mode", "mode", "mode (build, research, manual)", modes,
@@ -230,6 +241,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     task_cmd("runner", "runner", "runner (local, or a [runners.NAME] from config)", "RUNNER",
              "local, or a [runners.NAME] of the configuration (`baton runners`)",
              _Complete("runners"))
+    task_cmd("fallback", "fallback", "fallback players (comma-separated, in order)", "PLAYERS",
+             "player or player:model, comma-separated: codex,opencode:anthropic/claude-sonnet-4 "
+             "('' for none); used when a usage limit resets later than [limits] fallback_after",
+             _Complete("players"))
     q = add("task-prompt", "plan:cmd_task_prompt", "set a task's prompt (from --text or stdin)")
     task_arg(q)
     q.add_argument("--text", help="the prompt (without it, read from stdin)")
@@ -272,6 +287,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q = add("retry", "run:cmd_retry", "run a failed, parked or paused task again")
     task_arg(q)
     q.add_argument("--feedback", default=None, help="what to do differently this time")
+    q = add("tell", "run:cmd_tell", "send a running task's agent a message (read at its next "
+            "turn; it is not stopped)")
+    task_arg(q)
+    q.add_argument("text", metavar="TEXT", help="the message")
     q = add("stop", "run:cmd_stop", "stop a running task (its work is kept)")
     task_arg(q)
     q = add("take", "run:cmd_take", "take a task over in its worktree (its agent stops, session "
@@ -287,7 +306,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     task_arg(q)
     q.add_argument("answer", choices=["yes", "no"], help="yes: go ahead; no: stop")
 
-    q = add("handoff", "handoff:cmd_handoff", "review or merge the landed work")
+    q = add("handoff", "handoff:cmd_handoff", "review, merge or publish the landed work")
     hs = q.add_subparsers(dest="action", metavar="ACTION", required=True)
     text = "the combined diff of landed tasks, and what was decided for you on the way"
     r = hs.add_parser("review", help=text, description=text + ". Changes nothing.")
@@ -301,6 +320,33 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                   "the command that finishes by hand. Run again, it skips what is merged. "
                   "A task branch deleted by hand stops it the same way. Exit 0 all merged, "
                   "1 stopped at a conflict or a deleted branch, 2 dirty tree or wrong branch.")
+    text = "publish the landed work as pull requests through the forge's CLI (gh, glab)"
+    r = hs.add_parser("pr", help=text, description=text + ". Never automatic. --single (the "
+                      "default): one branch with the landed tasks merged in plan order, one pull "
+                      "request. --stack: one branch and pull request per landed task, each based "
+                      "on the one before. Run again, it updates the same branches and pull "
+                      "requests (Baton's own branches only). Exit 2 when the forge's CLI is "
+                      "missing or not signed in (nothing pushed).")
+    r.add_argument("--remote", metavar="R", help="the git remote (default: the base branch's "
+                   "upstream remote, else origin)")
+    r.add_argument("--base", metavar="B", help="the branch the pull request goes into "
+                   "(default: the branch the plan was approved on)")
+    shape = r.add_mutually_exclusive_group()
+    shape.add_argument("--single", dest="stack", action="store_false",
+                       help="one pull request with every landed task (the default)")
+    shape.add_argument("--stack", dest="stack", action="store_true",
+                       help="one pull request per landed task, stacked in plan order")
+    r.set_defaults(stack=False)  # (store_false would make --single's absence mean a stack)
+    r.add_argument("--draft", action="store_true", help="open new pull requests as drafts")
+    r.add_argument("--dry-run", action="store_true",
+                   help="print the pushes and the forge calls, and do none of them")
+    r.add_argument("--json", action="store_true", help="what was done, as JSON")
+    q = add("comment", "handoff:cmd_comment", "a review comment on a landed line, for the task "
+            "that wrote it (`baton retry N` sends it)")
+    task_arg(q)
+    q.add_argument("location", metavar="FILE:LINE", help="a line of the landed work (as the "
+                   "combined diff shows it): the task that wrote it gets the comment")
+    q.add_argument("text", metavar="TEXT", help="what should change")
     q = add("discard", "handoff:cmd_discard", "discard a task's work (and its dependents')")
     task_arg(q)
     q.add_argument("--with-dependents", action="store_true",
@@ -350,7 +396,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q = add("checkpoint", "agent:cmd_checkpoint", "(for agents) ask before an irreversible step")
     q.add_argument("what", help="the irreversible step, in a line (it waits for an answer)")
     q.add_argument("--evidence", metavar="FILE|-", help="the dry run's output (- reads stdin)")
-    add("mcp", "agent:cmd_mcp", "(for agents) the stdio MCP server with baton_report")
+    q.add_argument("--wait", type=amount, metavar="SECONDS",
+                   help="wait this long for the answer (default: [limits] checkpoint_wait)")
+    add("acp", "agent:cmd_acp", "speak the Agent Client Protocol on stdio: Baton as the agent "
+        "of an ACP editor (Zed, JetBrains, Neovim, Emacs), started in the project folder")
+    add("inbox", "agent:cmd_inbox", "(for agents) read the messages the person sent this task")
+    q = add("mcp", "agent:cmd_mcp", "the stdio MCP server: baton_report for agents, or with "
+            "--front the tools an assistant drives Baton with")
+    q.add_argument("--front", action="store_true",
+                   help="serve an assistant in your editor: baton_plan, baton_answer, "
+                   "baton_edit_task, baton_status, baton_review, baton_logs (approving, running, "
+                   "merging and discarding stay yours)")
     q = add("serve", "serve:cmd_serve", "the app-server: JSON-RPC 2.0 for editors, browsers "
             "and other front ends (one object per line)")
     where = q.add_mutually_exclusive_group()
@@ -391,7 +447,7 @@ def _main(argv: list[str]) -> int:
         # These build their own subcommand only: read from a second terminal, by agents,
         # or on the way to a run's start (the run waits for them).
         fast = first in ("status", "report", "log", "checkpoint", "attempt", "logs", "run",
-                         "resume")
+                         "resume", "inbox")
         parser = build_parser(first if fast else None)
         unknown = unknown_command(parser, argv)
         if unknown:
@@ -448,8 +504,9 @@ def _main(argv: list[str]) -> int:
 
 
 # Commands that only read, or that Baton and agents run: they never create the state.
-_READERS = frozenset({"status", "log", "logs", "report", "checkpoint", "attempt", "conductor",
-                      "mcp", "players", "runners", "doctor", "completion", "demo", "serve", "web"})
+_READERS = frozenset({"status", "log", "logs", "report", "checkpoint", "inbox", "attempt",
+                      "conductor", "mcp", "players", "runners", "doctor", "completion", "demo",
+                      "serve", "web"})
 
 
 def _folder_notice(command: str) -> "tuple[str, Path] | None":
@@ -484,6 +541,31 @@ def unknown_command(parser: "argparse.ArgumentParser", argv: list[str]) -> str |
         or [name for name in public if name.startswith(word[:3])][:3]
     meant = f" — did you mean {' or '.join(close)}?" if close else ""
     return f"unknown command {word[:40]!r}{meant} (`baton --help` lists them)"
+
+
+def innermost(parser: "argparse.ArgumentParser", parsed: "argparse.Namespace"
+              ) -> "argparse.ArgumentParser":
+    """The (sub)command parser `parsed` went down to: `baton handoff review`'s, say."""
+    import argparse  # lazy: only a usage error needs it
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(parsed, action.dest, None) or "")
+            if chosen is not None:
+                return innermost(chosen, parsed)
+    return parser
+
+
+def unrecognized(extras: list[str], parser: "argparse.ArgumentParser") -> str:
+    """argparse's "unrecognized arguments" with the options `parser` has that are close."""
+    import difflib  # lazy: only a mistyped option needs it
+
+    options = [o for action in parser._actions for o in action.option_strings]
+    close = [match for word in extras if word.startswith("-")
+             for match in difflib.get_close_matches(word.split("=")[0], options, n=1,
+                                                    cutoff=0.6)]
+    meant = f" — did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
+    return f"unrecognized arguments: {' '.join(extras)}{meant}"
 
 
 def entry() -> None:

@@ -98,6 +98,7 @@ def probe(name: str, settings: "RunnerSettings", timeout: float = CONNECT_TIMEOU
                 "baton": baton, "python": python, "versions_match": same, "problem": problem})
         found["reachable"] = True
         found["versions_match"] = match if workers else None
+        found["exposed"] = _exposed(client, settings)
         if not workers:
             found["reason"] = "the scheduler has no workers"
     except Exception as exc:
@@ -108,6 +109,66 @@ def probe(name: str, settings: "RunnerSettings", timeout: float = CONNECT_TIMEOU
         except Exception:
             pass
     return found
+
+
+def listening(dask_scheduler: Any = None, dask_worker: Any = None) -> list[str]:
+    """Where this Dask scheduler or worker listens (run there: `Client.run_on_scheduler`,
+    `Client.run`): its comm listeners (`tcp://…`, `tls://…`) and its HTTP server
+    (`http://…`, the dashboard — open even under `--no-dashboard` unless bound elsewhere)."""
+    server = dask_scheduler if dask_scheduler is not None else dask_worker
+    found = [str(getattr(listener, "listen_address", "")) for listener in
+             getattr(server, "listeners", []) or []]
+    http = getattr(server, "http_server", None)
+    if http is not None:
+        for sock in list(getattr(http, "_sockets", {}).values()):
+            try:
+                host, port = sock.getsockname()[:2]
+            except OSError:
+                continue
+            scheme = "https" if getattr(http, "ssl_options", None) else "http"
+            found.append(f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}")
+    return [address for address in found if address]
+
+
+def open_beyond_loopback(addresses: list[str]) -> list[str]:
+    """The addresses among `addresses` reachable from other machines without TLS: a plain
+    `tcp://`, `ws://` or `http://` on any host but the loopback (0.0.0.0 and :: are every
+    interface)."""
+    import ipaddress  # lazy: `baton runners` only
+
+    found = []
+    for address in addresses:
+        scheme, _, rest = address.partition("://")
+        if scheme in ("tls", "wss", "https", "inproc", "ucx"):
+            continue
+        host = rest.rsplit(":", 1)[0].strip("[]")
+        if host == "localhost":
+            continue
+        try:
+            if ipaddress.ip_address(host).is_loopback:
+                continue
+        except ValueError:
+            pass  # a host name: not known to stay on this machine
+        found.append(address)
+    return found
+
+
+def _exposed(client: "Client", settings: "RunnerSettings") -> list[str]:
+    """Where the runner's scheduler and workers can be reached beyond loopback without TLS:
+    Dask's protocol carries pickles, so whoever reaches them can run code as their user."""
+    seen = [f"scheduler {a}" for a in open_beyond_loopback([settings.address])]
+    try:
+        seen += [f"scheduler {a}" for a in open_beyond_loopback(
+            client.run_on_scheduler(listening)) if f"scheduler {a}" not in seen]
+    except Exception:
+        pass
+    try:
+        for worker, addresses in sorted(client.run(listening, on_error="return").items()):
+            if isinstance(addresses, list):
+                seen += [f"worker {worker} {a}" for a in open_beyond_loopback(addresses)]
+    except Exception:
+        pass
+    return seen
 
 
 def _takes_n_workers(client: "Client") -> bool:

@@ -92,6 +92,12 @@ class CustomPlayer(_Strict):
     task's worktree (without it: a shell there)."""
     models: list[str] | None = None
     """The model names it can start; without it, any name (or none) is accepted."""
+    protocol: Literal["stdin", "acp"] = "stdin"
+    """`"stdin"`: the program reads the prompt on stdin. `"acp"`: `command` starts an Agent
+    Client Protocol agent, Baton being its client (the prompt goes over the protocol;
+    `research_command`, `resume_command` and `interactive_command` are not used)."""
+    start_timeout: float = Field(default=120.0, gt=0)
+    """ACP: seconds the agent has to answer `initialize` before it is stopped."""
 
 
 class PlayersConfig(_Strict):
@@ -161,8 +167,11 @@ class LimitsConfig(_Strict):
     """Per plan: no new task starts once the run's wall time passes this."""
     budget_hard: bool = False
     """At the budget, running tasks pause in their saved sessions (else they finish)."""
+    fallback_after: float = 1800.0
+    """A usage limit resetting later than this moves a task to its next `fallback` player."""
 
-    @field_validator("max_wait", "stall", "checkpoint_wait", "budget_time", mode="before")
+    @field_validator("max_wait", "stall", "checkpoint_wait", "budget_time", "fallback_after",
+                     mode="before")
     @classmethod
     def _duration(cls, value: Any) -> float | None:
         return None if value is None else parse_duration(value)
@@ -266,6 +275,13 @@ class ChecksConfig(_Strict):
     run: str | None = None
 
 
+class HandoffConfig(_Strict):
+    """`[handoff]`: publishing landed work as pull requests (`baton handoff pr`)."""
+
+    forge: Literal["github", "gitlab"] | None = None
+    """The forge whose CLI opens the pull requests (`gh`, `glab`); unset: the remote's host."""
+
+
 class Config(_Strict):
     """Everything Baton reads from configuration."""
 
@@ -277,6 +293,7 @@ class Config(_Strict):
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     worktree: WorktreeConfig = Field(default_factory=WorktreeConfig)
     checks: ChecksConfig = Field(default_factory=ChecksConfig)
+    handoff: HandoffConfig = Field(default_factory=HandoffConfig)
     supervision: SupervisionConfig = Field(default_factory=SupervisionConfig)
     autopilot: AutopilotConfig = Field(default_factory=AutopilotConfig)
     runners: RunnersConfig = Field(default_factory=RunnersConfig)

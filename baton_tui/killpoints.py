@@ -25,6 +25,11 @@ environment, so nothing the conductor starts inherits it. The points:
     event          an event was just appended to the store (`event@N`: the N-th)
     leaving        the run's outcome is decided; the conductor is still recorded as running
     gone           its record is cleared and nothing came in since; it still holds the lock
+    collected      a remote attempt's work is home and its events are recorded; the finisher
+                   has not run yet
+    merge-files    `handoff merge` wrote a merge's files under the checkout's index.lock; the
+                   branch has not moved yet (armed by `handoff merge` itself)
+    merge-moved    `handoff merge` moved the branch; the new index is still the lock
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ import time
 
 VARIABLE = "BATON_KILL_AT"
 POINTS = ("worktree-add", "setup", "spawned", "commit", "land", "landed", "event", "leaving",
-          "gone")
+          "gone", "collected", "merge-files", "merge-moved")
 
 _armed: tuple[str, int, bool, str, bool] | None = None
 _count = 0

@@ -74,12 +74,27 @@ def common_dir_of(dot_git: Path) -> Path | None:
     return gitdir.resolve()
 
 
+def text_path(path: Path, what: str) -> Path:
+    """`path`, once it is UTF-8 text; else one clear refusal (BatonError, exit 2). Baton
+    keeps paths as text — in its store, its events, git's records of its worktrees — and a
+    path with other bytes would fail there, task by task, far from its cause."""
+    try:
+        os.fsencode(path).decode("utf-8")
+    except UnicodeDecodeError:
+        from baton_tui.core.errors import BatonError  # lazy: `baton status` rarely needs it
+
+        said = os.fsencode(path).decode("utf-8", "backslashreplace")
+        raise BatonError(f"{what} {said} is not UTF-8 text: Baton keeps paths as text — "
+                         "rename it (or use another folder) to a UTF-8 name", code=2) from None
+    return path
+
+
 def find_repo(start: Path | str | None = None) -> RepoPaths:
     """The enclosing git work tree of `start`, or `start` itself as a plain folder.
 
     A folder that already holds `.baton/state` is used as a plain-folder root.
     """
-    here = Path(start or os.getcwd()).resolve()
+    here = text_path(Path(start or os.getcwd()).resolve(), "the folder")
     for candidate in (here, *here.parents):
         dot_git = candidate / ".git"
         if dot_git.exists():
@@ -96,8 +111,8 @@ def baton_home() -> Path:
     `$XDG_DATA_HOME/baton`, `~/.local/share/baton` without it."""
     explicit = os.environ.get("BATON_HOME")
     if explicit:
-        return Path(explicit).expanduser().resolve()
-    return user_folder("data")
+        return text_path(Path(explicit).expanduser().resolve(), "BATON_HOME")
+    return text_path(user_folder("data"), "Baton's data folder")
 
 
 def personal_config_path() -> Path:

@@ -88,3 +88,24 @@ def test_moving_it_aside_as_told_starts_afresh(store, baton):
     shutil.move(store, f"{store}.damaged")
     result = baton("status")
     assert result.returncode == 0 and "no plan yet" in result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("argv", COMMANDS)
+@pytest.mark.parametrize("table,value,said", [
+    ("events", "[1, 2]", "data is not a JSON object"),
+    ("plans", '{"version": 1, "goal": "no tasks"}', "document is not a plan"),
+    ("plans", '{"version": 1, "goal": "g", "tasks": [1, 2]}', "document is not a plan"),
+], ids=["event-list", "plan-without-tasks", "tasks-not-objects"])
+def test_json_of_the_wrong_shape_is_damage_too(store, baton, argv, table, value, said):
+    db = sqlite3.connect(store)
+    with db:
+        db.execute("DELETE FROM meta")  # no cached fold: the rows are read
+        column = "data" if table == "events" else "doc"
+        db.execute(f"UPDATE {table} SET {column} = ? WHERE id = (SELECT max(id) FROM {table})",
+                   (value,))
+    db.close()
+    result = baton(*argv)
+    if argv[0] == "logs" or (argv[0] == "log" and table == "plans"):  # (reads neither)
+        assert "Traceback" not in result.stderr
+        return
+    assert said in damaged_line(result, store)

@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from baton_tui.config import (
-    AutopilotConfig, ChecksConfig, Config, CustomPlayer, LimitsConfig, PlayerSettings,
+    AutopilotConfig, ChecksConfig, Config, HandoffConfig, CustomPlayer, LimitsConfig, PlayerSettings,
     PlayersConfig, SupervisionConfig, WorktreeConfig, load_config, parse_duration,
 )
 from baton_tui.runners_config import RunnerSettings, RunnersConfig
@@ -255,6 +255,7 @@ def test_example_documents_every_field_of_every_model():
         LimitsConfig: ("limits",),
         WorktreeConfig: ("worktree",),
         ChecksConfig: ("checks",),
+        HandoffConfig: ("handoff",),
         SupervisionConfig: ("supervision",),
         AutopilotConfig: ("autopilot",),
         PlayerSettings: ("players", "claude-code"),

@@ -91,7 +91,7 @@ def test_discard_a_landed_task_requires_its_dependents(repo, baton):
 
     refused = baton("discard", "1")
     assert refused.returncode == 2
-    assert "depend on it" in refused.stderr and "2" in refused.stderr
+    assert "task 1 has landed and task 2 depends on it: discard" in refused.stderr, refused.stderr
     assert "--with-dependents" in refused.stderr
     assert states(baton) == {1: "landed", 2: "landed", 3: "landed"}
     assert refs(repo) == []
@@ -303,7 +303,7 @@ def test_discard_counts_tasks_cut_after_it_landed(repo, baton):
 
     refused = baton("discard", "1")
     assert refused.returncode == 2, refused.stdout
-    assert "tasks 2" in refused.stderr and "--with-dependents" in refused.stderr
+    assert "task 2 holds its work" in refused.stderr and "--with-dependents" in refused.stderr
     assert states(baton) == {1: "landed", 2: "landed"}
 
     # task 2 committed on top of task 1, not the other way round: it discards alone
@@ -366,9 +366,10 @@ def test_discard_counts_only_tasks_whose_branch_holds_its_work(repo, baton, tmp_
     assert not holds(1, 2) and holds(1, 3) and holds(2, 3)
     refused = baton("discard", "1")
     assert refused.returncode == 2, refused.stdout
-    assert "tasks 3 hold its work" in refused.stderr and "depend on it" not in refused.stderr
+    assert "task 1 has landed and task 3 holds its work (cut" in refused.stderr, refused.stderr
+    assert "depends on it" not in refused.stderr and "depend on it" not in refused.stderr
     assert "--with-dependents" in refused.stderr
     refused = baton("discard", "2")
-    assert refused.returncode == 2 and "tasks 3 depend on it" in refused.stderr, refused.stderr
+    assert refused.returncode == 2 and "has landed and task 3 depends on it:" in refused.stderr, refused.stderr
     assert baton("discard", "1", "--with-dependents").returncode == 0
     assert states(baton) == {1: "discarded", 2: "landed", 3: "discarded"}

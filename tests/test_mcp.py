@@ -43,12 +43,24 @@ async def _call(env: dict, tool: str, args: dict) -> tuple[list[str], str]:
 def test_report_done_over_mcp_is_recorded(repo):
     ws, row, attempt_id, env = _attempt(repo)
     tools, text = asyncio.run(_call(env, "baton_report", {"status": "done", "summary": "did it"}))
-    assert set(tools) == {"baton_report", "baton_checkpoint"}
+    assert set(tools) == {"baton_report", "baton_checkpoint", "baton_inbox"}
     assert "recorded task 1 as done" in text
     attempt = ws.store.attempt(attempt_id)
     assert attempt.report["status"] == "done" and attempt.report["summary"] == "did it"
     kinds = [e.kind for e in ws.store.events(row.id, task_id=1)]
     assert "task.reported" in kinds
+
+
+def test_the_inbox_tool_gives_the_persons_messages_once(repo):
+    ws, row, attempt_id, env = _attempt(repo)
+    ws.store.append(row.id, 1, "task.told", {"id": 1, "text": "use the v2 endpoint"})
+    _, text = asyncio.run(_call(env, "baton_inbox", {}))
+    assert text == ("Messages from the person (sent while you worked; take them into "
+                    "account):\n- use the v2 endpoint")
+    [read] = [e for e in ws.store.events(row.id, task_id=1) if e.kind == "task.told_read"]
+    assert read.data == {"ids": [1], "attempt": attempt_id, "via": "inbox"}
+    _, text = asyncio.run(_call(env, "baton_inbox", {}))
+    assert text == "no new messages from the person; carry on"
 
 
 def test_foreign_nonce_is_refused_and_logged(repo):
@@ -116,6 +128,7 @@ def _without_baton_env() -> dict:
 EXPECTED_TOOLS = {
     "baton_report": ({"status", "summary"}, ["status", "summary"]),
     "baton_checkpoint": ({"what", "evidence"}, ["what"]),
+    "baton_inbox": (set(), []),
 }
 
 
@@ -136,7 +149,7 @@ def test_mcp_wire_initialize_list_and_call_inside_an_attempt(repo):
         for name, (properties, required) in EXPECTED_TOOLS.items():
             schema = tools[name]["inputSchema"]
             assert schema["type"] == "object" and set(schema["properties"]) == properties
-            assert schema["required"] == required
+            assert schema.get("required", []) == required
             assert all(p.get("type") == "string" for k, p in schema["properties"].items()
                        if k != "evidence")
             assert tools[name]["description"]

@@ -144,3 +144,24 @@ def test_a_name_baton_cannot_judge_is_let_through_with_the_reason(baton, tmp_pat
     assert out.returncode == 0, out.stderr
     assert ("task 1: your Codex config's model_provider 'mine' is your own, so model "
             "'another-local-model' is not checked") in out.stderr
+
+
+def test_approve_says_one_unchecked_note_once_for_the_tasks_it_covers(baton, tmp_path):
+    """Two tasks on the same player and model share one note: `approve` does not print the
+    same sentence twice."""
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        'model_provider = "mine"\n[model_providers.mine]\nname = "Mine"\n'
+        'base_url = "http://127.0.0.1:9/v1"\nenv_key = "MINE_KEY"\n')
+    env = {"CODEX_HOME": str(codex_home), "MINE_KEY": "k"}
+    tasks = [{"id": n, "title": f"T{n}", "prompt": "p", "player": "codex", "model": model}
+             for n, model in ((1, "local-a"), (2, "local-a"), (3, "local-b"))]
+    assert baton("plan", "--from", str(write_plan(tmp_path / "plan.json", tasks)),
+                 env=env).returncode == 0
+    out = baton("approve", env=env)
+    assert out.returncode == 0, out.stderr
+    notes = [ln for ln in out.stderr.splitlines() if "is not checked" in ln]
+    assert len(notes) == 2, out.stderr
+    assert notes[0].startswith("baton: warning: tasks 1, 2: ") and "'local-a'" in notes[0]
+    assert notes[1].startswith("baton: warning: task 3: ") and "'local-b'" in notes[1]

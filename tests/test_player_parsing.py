@@ -214,7 +214,8 @@ def test_claude_research_may_run_commands_but_not_edit_and_the_planner_only_read
     argv = player.launch(ctx(tmp_path, mode="research")).argv
     assert argv[argv.index("--tools") + 1] == "Read,Grep,Glob,Bash"     # no Write, no Edit
     assert argv[argv.index("--permission-mode") + 1] == "dontAsk"
-    assert argv[argv.index("--allowedTools") + 1] == "mcp__baton__baton_report,Bash"
+    assert argv[argv.index("--allowedTools") + 1] == \
+        "mcp__baton__baton_report,mcp__baton__baton_inbox,Bash"
     assert "--dangerously-skip-permissions" not in argv
     assert "--mcp-config" in argv
     assert player.research_shell is True     # so Baton's prompt names `baton report`

@@ -179,3 +179,20 @@ def test_checkpoint_answered_no_while_the_agent_waits_stops_the_step(repo, baton
     workdir = Path(next(e for e in evs if e["kind"] == "task.started")["data"]["workdir"])
     assert (workdir / "before.txt").exists() and not (workdir / "after.txt").exists()
     assert baton("checkpoint-answer", "1", "yes").returncode == 2  # nothing left to answer
+
+
+def test_autopilot_retry_feedback_carries_the_failing_checks_output(repo, baton, tmp_path):
+    """A failing check's name alone does not say what failed: the retry's prompt holds the
+    tail of its output, under a heading that is never empty."""
+    agent = script_agent(tmp_path, "k", {
+        "1": [{"write": "x.txt", "content": "x\n"}, {"report": "done", "summary": "ok"}]})
+    write_config(repo, {"agent": agent})
+    check = "seq 1 100 | sed 's/^/line /'; echo 'AssertionError: CHECK-OUTPUT-7'; exit 3"
+    load_plan(baton, [task(1, "Checked", check=check)], autonomy="autopilot")
+    result = baton("run", "--approve", timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    first_prompt, retry = prompts(1)
+    assert "## Feedback on the previous attempt" not in first_prompt
+    feedback = retry.split("## Feedback on the previous attempt", 1)[1]
+    assert "exited 3" in feedback and "AssertionError: CHECK-OUTPUT-7" in feedback
+    assert "line 100" in feedback and "line 1\n" not in feedback  # the tail, not the whole

@@ -187,7 +187,7 @@ def test_each_task_in_status_json_has_its_pinned_keys_in_order(store):
             "id": task.id, "title": task.title, "player": task.player, "mode": task.mode,
             "state": task.state, "model": task.model, "effort": task.effort,
             "depends_on": list(task.depends_on), "branch": task.branch,
-            "worktree": task.worktree, "started_at": task.started_at,
+            "worktree": task.worktree, "started_at": task.last_started,
             "blocked_by": task.blocked_by, "reason": task.reason, "progress": task.progress,
             "until": task.until, "checkpoint": task.question, "summary": task.summary,
             "last_report": task.last_report, "flags": [dict(f) for f in task.flags],
@@ -196,7 +196,8 @@ def test_each_task_in_status_json_has_its_pinned_keys_in_order(store):
             "cost": task.cost, "attempts": task.attempts,
             "player_ready": task.unready is None, "player_problem": task.unready,
             "runner": task.runner, "node": task.node, "job": task.job,
-            "worktree_reason": task.worktree_reason,
+            "worktree_reason": task.worktree_reason, "pr": task.pr,
+            "open_comments": task.open_comments, "told": task.told,
         }
         got = task.as_json()
         assert list(got) == list(expected) and got == expected

@@ -145,7 +145,7 @@ def test_grilling_tells_the_planner_to_ask_first_and_unknown_skills_are_refused(
 
 class TestChatLog:
     def test_the_chat_wraps_again_at_its_new_width_after_a_resize(self, planned):
-        from baton_tui.tui.widgets.chat_pane import WELCOME
+        from baton_tui.tui.run_record import WELCOME
 
         seen: dict = {}
 

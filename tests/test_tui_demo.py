@@ -29,13 +29,14 @@ def test_demo_tui_from_a_typed_goal_to_a_merged_handoff(tmp_path, monkeypatch):
 
     seen: dict = {}
 
-    def drive_app() -> int:
+    def drive_app(leaving: str | None = None) -> int:
         from baton_tui import api
         from baton_tui.tui.engine_planner import EnginePlanner
 
         ws = api.open_workspace()
         app = launch.make_app(ws, planner=EnginePlanner(ws.root), blink=False,
-                              detect_players=False)
+                              detect_players=False, leaving=leaving)
+        seen["leaving"] = leaving
 
         async def main():
             async with app.run_test(size=(120, 40)) as pilot:
@@ -70,6 +71,8 @@ def test_demo_tui_from_a_typed_goal_to_a_merged_handoff(tmp_path, monkeypatch):
     code = demo.cmd_demo(Namespace(tui=True, dir=str(tmp_path / "demo"), keep=True, baton=cli.main))
     assert code == 0
     assert seen["goal"] == "Add word and line counts"
+    # quitting mid-run would ask first, saying the demo's run pauses and how to go on
+    assert "quitting pauses them" in seen["leaving"] and "--dir" in seen["leaving"]
     root = seen["root"]
     log = subprocess.run(["git", "log", "--oneline", "--first-parent", "main"], cwd=root,
                          capture_output=True, text=True).stdout

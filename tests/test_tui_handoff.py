@@ -9,8 +9,9 @@ import pytest
 
 from helpers.handoff_kit import FILES, TASKS, git, landed_plan
 from helpers.tui_support import drive, planned, settle, wait_for, ws
+from test_handoff_pr import forge
 
-__all__ = ["planned", "ws"]
+__all__ = ["forge", "planned", "ws"]
 
 from baton_tui.plan.current import current
 from baton_tui.tui import messages as msg
@@ -112,7 +113,8 @@ class TestMerge:
         assert (landed.root / "cli.py").exists()
         assert git(landed.root, "status", "--porcelain", "--untracked-files=no") == ""
         question = asked[0]
-        assert question.startswith("Merge 3 tasks onto main, in plan order"), question
+        assert question.startswith("Merge 3 tasks onto main, each as its own merge commit, "
+                                   "in this order?"), question
         for task in TASKS:
             assert f"#{task['id']} {task['title']}" in question
 
@@ -145,6 +147,28 @@ class TestMerge:
         app, seen = drive(landed, script, size=(120, 40))
         assert states(landed) == {1: "merged", 2: "merged", 3: "landed"}
         assert not (landed.root / "cli.py").exists()
+
+
+    def test_a_landed_change_undone_on_the_branch_is_named_not_called_merged(self, landed):
+        from baton_tui.handoff.actions import merge
+
+        merge(landed, upto=1)
+        git(landed.root, "rm", "-q", "words.py")  # task 1's change, undone by a commit
+        git(landed.root, "commit", "-q", "-m", "oops")
+
+        async def script(pilot, app, seen):
+            await open_handoff(pilot, app)
+            await pilot.press("M")
+            await confirm_merge(pilot, app)
+            await wait_for(pilot, lambda: of(seen, msg.MergeFinished), timeout=20)
+            await settle(pilot)
+            log = "\n".join(line.text for line in app.screen.query_one("#merge-log").lines)
+            assert "main does not hold all the landed work" in log, log
+            assert "#1's change is not in main's tree: words.py" in log
+            assert "landed work is on main" not in log.replace("not hold all the landed", "")
+
+        app, seen = drive(landed, script, size=(120, 40))
+        assert of(seen, msg.MergeFinished)[0].missing == {1: ["words.py"]}
 
 
 class TestConflict:
@@ -199,12 +223,12 @@ class TestConflict:
                 return screen.query_one(KeyBar).plain
 
             await wait_for(pilot, lambda: bar().startswith(" M merge all"))
-            assert "resolve in a shell" not in bar() and bar().rstrip().endswith("esc back")
+            assert "resolve in a shell" not in bar() and bar().rstrip().endswith("? help  q back")
             await pilot.press("M")
             await confirm_merge(pilot, app)
             await wait_for(pilot, lambda: of(seen, msg.MergeStopped), timeout=20)
             await wait_for(pilot, lambda: bar().startswith(" s resolve in a shell"))
-            assert len(bar().rstrip()) <= 80 and bar().rstrip().endswith("esc back")
+            assert len(bar().rstrip()) <= 80 and bar().rstrip().endswith("? help  q back")
 
         drive(landed, script, size=(80, 24))
 
@@ -253,3 +277,26 @@ def test_split_diff_counts_per_file_for_new_deleted_renamed_and_binary_files():
         ("new.py", 2, 0), ("gone.py", 0, 3), ("new name.py", 0, 0), ("logo.png", 0, 0)]
     assert files[0].diff.startswith("diff --git a/new.py") and "+b = 2" in files[0].diff
     assert split_diff("") == []
+
+
+class TestPullRequest:
+    """P at the handoff publishes the landed work as one pull request — only when asked, after
+    a yes — through the forge's CLI (the stand-in `gh` of tests/test_handoff_pr.py)."""
+
+    def test_P_asks_then_pushes_and_opens_one_pull_request(self, landed, forge):
+        async def script(pilot, app, seen):
+            screen = await open_handoff(pilot, app)
+            await pilot.press("P")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+            assert "open (or update) one pull request" in app.screen.question
+            await pilot.press("y")
+            await wait_for(pilot, lambda: forge.prs(), timeout=20)
+            await wait_for(pilot, lambda: any(
+                "opened #1 https://github.com/acme/widgets/pull/1" in str(line)
+                for line in screen.query_one("#merge-log").lines))
+
+        drive(landed, script, size=(120, 40))
+        [pr] = forge.prs()
+        assert pr["base"] == "main" and pr["head"].endswith("/pr/all")
+        assert forge.files(pr["head"]) >= {"words.py", "lines.py", "cli.py"}
+        assert states(landed) == {1: "landed", 2: "landed", 3: "landed"}  # nothing merged

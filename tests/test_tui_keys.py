@@ -95,7 +95,7 @@ class TestFieldEdits:
 
     def test_e_edits_the_prompt_in_a_text_area(self, planned):
         async def script(pilot, app, seen):
-            await open_modal(pilot, app, "e", PromptEditor)
+            await open_modal(pilot, app, "p", PromptEditor)
             area = app.screen.query_one("TextArea")
             area.text = "Read src/limiter.py.\nThen report the hot paths."
             await pilot.press("ctrl+s")
@@ -107,7 +107,7 @@ class TestFieldEdits:
 
     def test_escape_cancels_without_an_edit(self, planned):
         async def script(pilot, app, seen):
-            await open_modal(pilot, app, "e", PromptEditor)
+            await open_modal(pilot, app, "p", PromptEditor)
             await pilot.press("escape")
             await settle(pilot)
             assert len(app.screen_stack) == 1
@@ -458,7 +458,7 @@ class TestRunControl:
             await goto(pilot, app, 3)
             await pilot.press("m")
             await settle(pilot)
-            await pilot.press("p")
+            await pilot.press("P")
             await settle(pilot)
 
         drive(planned, script)

@@ -24,7 +24,8 @@ class TestApproval:
     def test_the_dialog_counts_tasks_players_checks_checkpoints_and_autonomy(self, trusted):
         async def script(pilot, app, seen):
             await pilot.press("a")
-            await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal))
+            await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal)
+                           and app.screen.reading is None)  # the players read
             words = app.screen.summary.plain
             assert "3 build tasks on demo, other, script" in words
             assert "1 research task on demo (read-only)" in words
@@ -65,9 +66,9 @@ class TestOneModalAtATime:
         drive(planned, script, size=(80, 24))
 
     def test_keys_beating_the_prompt_editor_do_not_crash_it(self, planned):
-        """ctrl+s and escape posted in the same breath as `e` (the 80×24 NoMatches)."""
+        """ctrl+s and escape posted in the same breath as `p` (the 80×24 NoMatches)."""
         async def script(pilot, app, seen):
-            for keys in (("e", "ctrl+s"), ("e", "escape"), ("e", "x", "ctrl+s")):
+            for keys in (("p", "ctrl+s"), ("p", "escape"), ("p", "x", "ctrl+s")):
                 for key in keys:
                     app.simulate_key(key)
                 await pilot.pause(0.3)

@@ -102,7 +102,7 @@ class TestPlan:
 
         async def before(pilot):
             await loaded(pilot)
-            await pilot.press("j", "e")
+            await pilot.press("j", "p")
             await wait_for(pilot, lambda: isinstance(app.screen, PromptEditor))
             await pilot.pause()
 
@@ -176,7 +176,8 @@ class TestPart2:
         async def before(pilot):
             await loaded(pilot)
             await pilot.press("a")
-            await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal))
+            await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal)
+                           and app.screen.reading is None)  # the players read
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=size, run_before=before)
@@ -323,6 +324,89 @@ class TestPart3Keys:
             await pilot.pause()
             await pilot.press("d")
             await wait_for(pilot, lambda: isinstance(app.screen, PickManyModal))
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestNewcomer:
+    """Issue 52: the approve dialog while the players are read, the question `q` asks while
+    agents run, the handoff's own keys and a card's report shown in full."""
+
+    def test_approve_dialog_while_the_players_are_read(self, trusted, snap_compare, size,
+                                                       monkeypatch):
+        import threading
+
+        from baton_tui import api
+
+        gate = threading.Event()
+        real = api.known_player_facts
+        monkeypatch.setattr(api, "known_player_facts",
+                            lambda ws, names: (gate.wait(30), real(ws, names))[1])
+        app = make(trusted)
+
+        async def before(pilot):
+            await loaded(pilot, plan=False)
+            await wait_for(pilot, lambda: app.focused is app.plan_pane)
+            await pilot.press("a", "enter")  # the enter is held until the players are read
+            await wait_for(pilot, lambda: isinstance(app.screen, ApproveModal))
+            await pilot.pause()
+
+        try:
+            assert snap_compare(app, terminal_size=size, run_before=before)
+        finally:
+            gate.set()
+
+    def test_quit_while_agents_run(self, planned, snap_compare, size):
+        from baton_tui.tui.screens.quit import QuitModal
+
+        plan_id = current(planned).row.id
+        planned.store.append(plan_id, 1, "task.started", STARTED)
+        planned.store.append(plan_id, 1, "task.done", {"summary": "hot paths mapped"})
+        planned.store.append(plan_id, 2, "task.started", STARTED)
+        backdate(planned, plan_id, [FIXED_NOW - 600, FIXED_NOW - 420, FIXED_NOW - 400])
+        app = make(planned)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await wait_for(pilot, lambda: app.board.task(2).state == "running")
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, QuitModal))
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=size, run_before=before)
+
+    def test_handoff_help_and_a_report_in_full(self, repo, snap_compare, size):
+        ws = landed_plan(repo, TASKS, FILES)
+        app = make(ws)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await wait_for(pilot, lambda: app.board.task(3).state == "landed")
+            await pilot.press("H")
+            await wait_for(pilot, lambda: isinstance(app.screen, HandoffScreen))
+            await wait_for(pilot, lambda: app.screen.review is not None, timeout=15)
+            await pilot.press("space", "down")  # task 1's report: in full on the right
+            await wait_for(pilot, lambda: "report:" in app.screen.query_one("#handoff-diff").text)
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+            await pilot.pause()
+
+        try:
+            assert snap_compare(app, terminal_size=size, run_before=before)
+        finally:
+            ws.close()
+
+    def test_edit_menu(self, planned, snap_compare, size):
+        from baton_tui.tui.screens.pickers import EditMenu
+
+        app = make(planned)
+
+        async def before(pilot):
+            await loaded(pilot)
+            await pilot.press("j", "e")
+            await wait_for(pilot, lambda: isinstance(app.screen, EditMenu))
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=size, run_before=before)

@@ -148,11 +148,11 @@ class TestDetailSteps:
             assert "✓ finished (2 turns)" in shown and "{" not in shown
             touched = str(app.screen.query_one("#touched").render())
             assert touched == "files touched: /tmp/exp/repo/a.txt"
-            await pilot.press("o")
+            await pilot.press("r")  # r: raw output (o is the plan's model key)
             raw = app.screen.query_one("Log")
             assert raw.display and not view.display
             assert raw.lines[-1] == "not json at all"
-            await pilot.press("o")
+            await pilot.press("r")
             assert view.display
 
         drive(planned, script)

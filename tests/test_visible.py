@@ -13,6 +13,7 @@ KEPT = [
     "👩\u200d💻 🏳\ufe0f\u200d🌈 👍🏽",        # emoji ZWJ sequences, a skin tone
     "❤\ufe0f ☺\ufe0e",                    # emoji / text style after a character
     "e" + "\u0301" * MAX_MARKS,
+    "ᠮᠣᠩᠭᠣᠯ ខ្មែរ",                        # Mongolian and Khmer letters themselves
 ]
 REFUSED = [
     ("a\u200bb", "U+200B at character 2"), ("a\u200db", "U+200D"), ("x\u200cy", "U+200C"),
@@ -20,6 +21,8 @@ REFUSED = [
     ("\U000e0041", "U+E0041"), ("🏴\U000e0067\U000e007f", "U+E0067"), ("\ufe0f", "U+FE0F"),
     ("a\ufe01", "U+FE01"), ("\u3164", "U+3164"), ("a\u034fb", "U+034F"),
     ("a\x1bb", "U+001B"), ("\u202e", "U+202E"),
+    ("ᠠ\u180bᠡ", "U+180B"), ("a\u180cb", "U+180C"), ("a\u180db", "U+180D"),
+    ("ᠠ\u180f", "U+180F"), ("ក\u17b4", "U+17B4"), ("a\u17b5b", "U+17B5"),
     ("e" + "\u0301" * (MAX_MARKS + 1), "combining marks"),
 ]
 

@@ -69,19 +69,20 @@ if TYPE_CHECKING:
         set_budget as set_budget, parse_duration as parse_duration, stop_task as stop_task,
         retry_task as retry_task, mark_done as mark_done, answer_checkpoint as answer_checkpoint,
         last_run_code as last_run_code, conductor_alive as conductor_alive, wait_conductor as wait_conductor,
-        process_token as process_token,
+        process_token as process_token, tell as tell,
     )
     from baton_tui.api.handoff import (
         git_supports_worktrees as git_supports_worktrees, git_handoff as git_handoff, review as review,
         merge as merge, handoff_review as handoff_review, discard_victims as discard_victims,
         resolve_begin as resolve_begin, resolve_status as resolve_status, resolve_abort as resolve_abort,
-        open_shell as open_shell, discard as discard, gc as gc,
+        open_shell as open_shell, discard as discard, gc as gc, publish as publish,
+        shown_call as shown_call, comment as comment,
     )
     from baton_tui.api.agents import (
         detect_players as detect_players, player_catalog as player_catalog, player_efforts as player_efforts,
         default_player as default_player, skills as skills, trust as trust, doctor as doctor,
-        report as report, checkpoint as checkpoint, run_attempt as run_attempt, conduct as conduct,
-        serve_mcp as serve_mcp,
+        report as report, checkpoint as checkpoint, inbox as inbox, run_attempt as run_attempt,
+        conduct as conduct, serve_mcp as serve_mcp, serve_mcp_tools as serve_mcp_tools,
     )
     from baton_tui.api.session import Session as Session
     from baton_tui.api.runners import (
@@ -117,16 +118,17 @@ _PROVIDERS = {
         "conductor_ahead", "start_run", "resume_run", "pause_run", "ensure_trusted",
         "start_task", "take_task", "wait_stopped", "interactive_argv", "set_budget",
         "parse_duration", "stop_task", "retry_task", "mark_done", "answer_checkpoint",
-        "last_run_code", "conductor_alive", "wait_conductor", "process_token",
+        "last_run_code", "conductor_alive", "wait_conductor", "process_token", "tell",
     ),
     "baton_tui.api.handoff": (
         "git_supports_worktrees", "git_handoff", "review", "merge", "handoff_review",
         "discard_victims", "resolve_begin", "resolve_status", "resolve_abort", "open_shell",
-        "discard", "gc",
+        "discard", "gc", "publish", "shown_call", "comment",
     ),
     "baton_tui.api.agents": (
         "detect_players", "player_catalog", "player_efforts", "default_player", "skills",
-        "trust", "doctor", "report", "checkpoint", "run_attempt", "conduct", "serve_mcp",
+        "trust", "doctor", "report", "checkpoint", "inbox", "run_attempt", "conduct", "serve_mcp",
+        "serve_mcp_tools",
     ),
     "baton_tui.api.runners": ("runner_names", "default_runner", "runners", "runner_lines"),
     "baton_tui.api.session": ("Session",),

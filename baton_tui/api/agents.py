@@ -4,6 +4,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # `typing` and `pathlib` stay unimported on the report path
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
@@ -67,11 +68,20 @@ def report(status: str, message: str | None, *, until: float | None = None,
     return record(caller_from_env(), status, message, until=until, tokens=tokens, cost=cost)
 
 
-def checkpoint(what: str, evidence: str | None) -> tuple[int, str]:
+def checkpoint(what: str, evidence: str | None, wait: float | None = None) -> tuple[int, str]:
+    """`baton checkpoint` from inside an attempt; `wait`: seconds to wait for the person
+    (None: the plan's checkpoint_wait)."""
     # lazy: the conductor loads this module and never needs it
     from baton_tui.channel.report import caller_from_env, checkpoint as ask
 
-    return ask(caller_from_env(), what, evidence)
+    return ask(caller_from_env(), what, evidence, wait)
+
+
+def inbox() -> str:
+    """`baton inbox` from inside an attempt: the person's unread messages (`baton tell`)."""
+    from baton_tui.channel.report import caller_from_env, inbox as read
+
+    return read(caller_from_env())
 
 
 def run_attempt(attempt_id: int, state: str) -> int:
@@ -93,3 +103,13 @@ def serve_mcp() -> None:
     from baton_tui.channel.mcp_server import serve
 
     serve()
+
+
+def serve_mcp_tools(name: str, tools: "list[dict[str, Any]]",
+                    call: "Callable[[str, dict[str, Any]], tuple[str, bool]]") -> None:
+    """Serve `tools` as a stdio MCP server named `name` until stdin ends (a front end's own
+    tools: `baton mcp --front`). `call(tool, checked arguments)` gives (text, is an error)."""
+    # lazy: `baton report` loads this module and never needs it
+    from baton_tui.channel import mcp_stdio
+
+    mcp_stdio.serve(mcp_stdio.checked_server(name, tools, call))

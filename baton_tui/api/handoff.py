@@ -13,6 +13,7 @@ from baton_tui.plan.current import current
 
 if TYPE_CHECKING:
     from baton_tui.handoff.actions import Collected, Merged
+    from baton_tui.handoff.pr import Published
     from baton_tui.handoff.resolve import Resolution
     from baton_tui.handoff.view import HandoffReview
     from baton_tui.workspace import Workspace
@@ -35,6 +36,29 @@ def merge(ws: "Workspace", upto: int | None = None,
           progress: Callable[[int, str], None] | None = None) -> "Merged":
     """Merge landed work onto the person's branch in plan order (all, or up to task `upto`)."""
     return handoff.merge(ws, upto, progress)
+
+
+def publish(ws: "Workspace", remote: str | None = None, base: str | None = None,
+            stack: bool = False, draft: bool = False, dry_run: bool = False) -> "Published":
+    """Push Baton's branches of the landed work and open or update their pull requests
+    through the forge's CLI (`--stack`: one per task); `dry_run` only says what it would do."""
+    from baton_tui.handoff import pr  # lazy: only `handoff pr` needs it
+
+    return pr.publish(ws, remote, base, stack, draft, dry_run)
+
+
+def comment(ws: "Workspace", task_id: int, location: str, text: str) -> dict[str, Any]:
+    """A review comment on FILE:LINE, recorded on the task that wrote the line (by blame on
+    the landed work); `retry` sends it."""
+    from baton_tui.handoff import comments
+
+    return comments.comment(ws, task_id, location, text)
+
+
+def shown_call(argv: list[str]) -> str:
+    from baton_tui.handoff import pr
+
+    return pr.shown_call(argv)
 
 
 def handoff_review(ws: "Workspace") -> "HandoffReview":

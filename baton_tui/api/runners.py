@@ -67,6 +67,16 @@ def runner_lines(found: list[dict[str, Any]]) -> list[str]:
         tail = f": {runner['reason']}" if runner["reason"] else \
             f", {counted(len(runner['workers']), 'worker')}"
         lines.append(f"{mark} runner {runner['name']} ({where}){tail}")
+        exposed = runner.get("exposed") or []
+        if exposed:
+            shown = ", ".join(exposed[:4]) + (f" and {len(exposed) - 4} more"
+                                              if len(exposed) > 4 else "")
+            lines.append(f"  ! runner {runner['name']} listens beyond loopback without TLS "
+                         f"({shown}): anyone who reaches it can run code as its workers — "
+                         "bind it to 127.0.0.1 (`dask scheduler --host 127.0.0.1 "
+                         "--dashboard-address 127.0.0.1:0`, `dask worker … --host 127.0.0.1 "
+                         "--dashboard-address 127.0.0.1:0`) and reach it over an SSH tunnel, "
+                         "or use tls://")
         for worker in runner["workers"]:
             offers = ", ".join(f"{k}={v:g}" for k, v in sorted(worker["resources"].items())) \
                 or "no resources"

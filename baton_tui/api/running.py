@@ -147,6 +147,13 @@ def retry_task(ws: "Workspace", task_id: int, feedback: str | None = None) -> in
     return control.retry_task(ws, task_id, feedback)
 
 
+def tell(ws: "Workspace", task_id: int, text: str) -> str:
+    """A message for a task's agent, read at its next turn; returns how it will reach it."""
+    from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
+
+    return control.tell(ws, task_id, text)
+
+
 def mark_done(ws: "Workspace", task_id: int) -> None:
     from baton_tui.run import control  # lazy: `baton run` starts its early conductor before this loads
 

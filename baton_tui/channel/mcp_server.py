@@ -1,4 +1,5 @@
-"""`baton mcp`: the report channel as MCP tools over stdio (`baton_report`, `baton_checkpoint`).
+"""`baton mcp`: the report channel as MCP tools over stdio (`baton_report`, `baton_checkpoint`,
+`baton_inbox`).
 
 Bound to one attempt by its environment (BATON_STATE, BATON_ATTEMPT, BATON_NONCE),
 exactly like `baton report`. Agent CLIs start this server themselves, outside
@@ -36,6 +37,13 @@ def _checkpoint(what: str, evidence: str | None = None) -> str:
     return f"{verdict}: {message}"
 
 
+def _inbox() -> str:
+    try:
+        return channel.inbox(channel.caller_from_env())
+    except BatonError as exc:
+        return f"refused: {exc.message}"
+
+
 # The tools exactly as FastMCP listed them (input and output schemas included).
 TOOLS = [
     {"name": "baton_report",
@@ -60,9 +68,16 @@ TOOLS = [
                       "title": "Evidence"}},
          "required": ["what"], "title": "baton_checkpointArguments", "type": "object"},
      "outputSchema": result_schema("baton_checkpoint")},
+    {"name": "baton_inbox",
+     "description": (
+         "Read the messages the person sent you while you work (`baton tell`). Check it "
+         "between steps; each message is given once."),
+     "inputSchema": {"properties": {}, "title": "baton_inboxArguments", "type": "object"},
+     "outputSchema": result_schema("baton_inbox")},
 ]
 
-_FUNCTIONS: dict[str, Callable[..., str]] = {"baton_report": _report, "baton_checkpoint": _checkpoint}
+_FUNCTIONS: dict[str, Callable[..., str]] = {"baton_report": _report, "baton_checkpoint": _checkpoint,
+                                             "baton_inbox": _inbox}
 
 
 def call_tool(params: dict) -> dict:

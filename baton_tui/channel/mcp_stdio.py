@@ -143,6 +143,34 @@ def tool_server(name: str, tools: list[dict],
         notifications={"notifications/initialized": lambda params: None})
 
 
+def checked_server(name: str, tools: list[dict],
+                   call: Callable[[str, dict], tuple[str, bool]]) -> Server:
+    """A server named `name` offering `tools`; `call(tool name, checked arguments)` answers
+    each call with (text, whether it is an error result) — for tools that refuse in words."""
+    def bound(tool_name: str) -> Callable[..., str]:
+        return lambda **kwargs: call(tool_name, kwargs)[0]
+
+    functions = {tool["name"]: bound(tool["name"]) for tool in tools}
+
+    def call_checked(params: dict) -> dict:
+        name = params.get("name")
+        tool = next((t for t in tools if t["name"] == name), None)
+        given = params.get("arguments") or {}
+        if tool is None or not isinstance(given, dict):
+            return call_tool(tools, functions, params)   # its own error result
+        try:
+            kwargs = arguments(tool, given)
+        except ValueError as exc:
+            return text_result(f"Invalid arguments for {name}: {exc}", error=True)
+        text, error = call(tool["name"], kwargs)
+        result = text_result(text, error=error)
+        return result if error else {**result, "structuredContent": {"result": text}}
+
+    server = tool_server(name, tools, functions)
+    server.methods["tools/call"] = call_checked
+    return server
+
+
 def serve(server: Server) -> None:
     """Serve on this process's stdin and stdout until stdin ends.
 

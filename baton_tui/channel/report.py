@@ -123,6 +123,26 @@ def report(caller: Caller, status: str, message: str | None, *, until: float | N
             f"Baton runs the checks and lands the work.")
 
 
+def inbox(caller: Caller) -> str:
+    """The messages the person sent this task (`baton tell`) that its agent has not read
+    yet, marked read; what to tell the agent."""
+    a = caller.attempt
+    view = Folder().feed(caller.store.events(a.plan_id, task_id=a.task_id)).view(a.task_id)
+    unread = [m for m in view.messages if not m.get("read")]
+    if not unread:
+        return "no new messages from the person; carry on"
+    caller.store.append(a.plan_id, a.task_id, K.TASK_TOLD_READ,
+                        {"ids": [m.get("id") for m in unread], "attempt": a.id, "via": "inbox"})
+    return told_text(unread)
+
+
+def told_text(messages: list) -> str:
+    """Messages from the person, as the agent reads them (in its inbox or its next prompt)."""
+    lines = ["Messages from the person (sent while you worked; take them into account):"]
+    lines += [f"- {m.get('text', '')}" for m in messages]
+    return "\n".join(lines)
+
+
 def _note_refused(a: AttemptRow, status: str, why: str) -> None:
     """Leave word beside the attempt's log (Baton's home, often another disk than the store)
     that its report was made and refused, so the task's failure can say why; best effort."""

@@ -47,9 +47,14 @@ def cmd_checkpoint(args: Namespace) -> int:
                 evidence = fh.read()
         except OSError as exc:
             raise BatonError(f"--evidence {args.evidence}: cannot read: {exc.strerror}") from None
-    code, message = api.checkpoint(args.what, evidence)
+    code, message = api.checkpoint(args.what, evidence, getattr(args, "wait", None))
     print(message)
     return code
+
+
+def cmd_inbox(args: Namespace) -> int:
+    print(api.inbox())
+    return 0
 
 
 def cmd_attempt(args: Namespace) -> int:
@@ -63,5 +68,17 @@ def cmd_conductor(args: Namespace) -> int:
 
 
 def cmd_mcp(args: Namespace) -> int:
+    if getattr(args, "front", False):
+        from baton_tui.mcp_front import serve  # lazy: agents' `baton mcp` never needs it
+
+        serve()
+        return 0
     api.serve_mcp()
+    return 0
+
+
+def cmd_acp(args: Namespace) -> int:
+    from baton_tui.acp.agent import serve  # lazy: the ACP SDK, only for an editor's session
+
+    serve()
     return 0

@@ -68,6 +68,8 @@ def cmd_demo(args: Namespace) -> int:
         if not (args.keep or args.dir):
             subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True)
             shutil.rmtree(base, ignore_errors=True)
+            print(f"the sample at {repo} was removed — `baton demo --keep` (or --dir DIR) "
+                  "keeps it to look at")
 
 
 def _headless(args: Namespace, repo: Path) -> int:
@@ -156,7 +158,9 @@ def _open_sample(args: Namespace, base: Path, again: bool, kept: bool) -> int:
             api.resume_run(ws)
         finally:
             ws.close()
-    code = run_app()
+    code = run_app(leaving="The demo's scripted model stops with the app, so quitting "
+                   "pauses them; " + (f"`baton demo --tui --dir {base}` continues the run."
+                                      if kept else "the sample is removed with it."))
     paused = _pause(repo)
     if paused and kept:
         print(f"the run is paused, not finished: the demo's scripted model stops with the "

@@ -1,4 +1,4 @@
-"""`baton handoff review|merge`, `baton discard`, `baton gc`: printing what the engine did."""
+"""`baton handoff review|merge|pr`, `baton discard`, `baton gc`: printing what the engine did."""
 
 from __future__ import annotations
 
@@ -19,7 +19,28 @@ def cmd_handoff(args: Namespace) -> int:
         return 0
     if args.action == "review":
         return _review(ws, args)
+    if args.action == "pr":
+        return _pr(ws, args)
     return _merge(ws)
+
+
+def _pr(ws: api.Workspace, args: Namespace) -> int:
+    done = api.publish(ws, args.remote, args.base, args.stack, args.draft, args.dry_run)
+    if args.json:
+        print(dumps(done.as_json(), indent=2))
+        return 0
+    if done.dry_run:
+        print("dry run: nothing is pushed, no pull request is opened or changed")
+        for call in done.calls:
+            print(f"would run: {api.shown_call(call)}")
+        return 0
+    for pushed in done.pushes:
+        print(f"pushed {pushed['branch']} to {done.remote} ({pushed['commit'][:12]})")
+    if not done.pushes:
+        print(f"{done.remote} already holds the landed work: nothing to push")
+    for pr in done.prs:
+        print(f"{pr['action']} #{pr['number']} {pr['url']}  ({pr['branch']} → {pr['base']})")
+    return 0
 
 
 def _review(ws: api.Workspace, args: Namespace) -> int:
@@ -43,6 +64,10 @@ def _review(ws: api.Workspace, args: Namespace) -> int:
             print(api.terminal_text(f"   ⚑ {flag['kind']}: {flag['detail']}"))
         if section.get("moved"):
             print(f"   ⚠ {section['moved']['said']}")
+    if data.get("comments"):
+        print("\nopen review comments (`baton retry N` sends them to the task):")
+        for c in data["comments"]:
+            print(api.terminal_text(f"  task {c['task']} · {c['file']}:{c['line']}: {c['text']}"))
     if not args.stat:
         print()
         print(sections[0]["diff"] if args.task is not None else data["diff"])
@@ -75,6 +100,9 @@ def _merge(ws: api.Workspace) -> int:
               else f"task {task_id} was already merged", flush=True)
 
     outcome = api.merge(ws, progress=said)
+    for note in [outcome.recovered, *outcome.notes]:
+        if note:
+            print(f"note: {note}")
     if outcome.conflict:
         c = outcome.conflict
         print(f"stopped at task {c['id']}: merging {c['branch']} conflicts in "
@@ -85,8 +113,19 @@ def _merge(ws: api.Workspace) -> int:
     for task_id, shift in outcome.moved.items():
         print(f"note: task {task_id}: {shift['said']}")
     if outcome.not_landed:
-        print(f"note: tasks {', '.join(map(str, outcome.not_landed))} have not landed and were "
-              "not merged")
+        one = len(outcome.not_landed) == 1
+        print(f"note: {'task' if one else 'tasks'} {', '.join(map(str, outcome.not_landed))} "
+              f"{'has' if one else 'have'} not landed and {'was' if one else 'were'} not merged")
+    if outcome.missing:
+        for task_id, paths in outcome.missing.items():
+            shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5
+                                            else "")
+            print(f"task {task_id}'s change is not in {outcome.onto}'s tree: {shown} "
+                  f"{'is' if len(paths) == 1 else 'are'} back as before it (undone by a "
+                  f"commit since? `git log {outcome.onto} -- {paths[0]}` shows which)")
+        print(f"{outcome.onto} does not hold all the landed work: put those files back if "
+              "that was not meant (the task branches still hold them)")
+        return 1
     print(f"all landed work is on {outcome.onto}")
     return 0
 
@@ -123,3 +162,12 @@ def _size(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n} B"
+
+
+def cmd_comment(args: Namespace) -> int:
+    ws = api.open_workspace()
+    done = api.comment(ws, args.id, args.location, args.text)
+    whose = "" if done["task"] == args.id else f" (task {done['task']} wrote that line)"
+    print(f"comment {done['id']} on task {done['task']}{whose}, {done['file']}:{done['line']} — "
+          f"`baton retry {done['task']}` sends it")
+    return 0

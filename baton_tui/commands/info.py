@@ -145,7 +145,8 @@ def cmd_players(args: Namespace) -> int:
     for d in found:
         mark = "ready" if d.ready else "—"
         version = f" {d.version}" if d.version else ""
-        print(f"  {d.name:<14}{mark:<7}{version}{'' if d.ready else '  ' + d.reason}")
+        why = "" if d.ready else f"  {d.reason}" + (f" — {d.fix}" if d.fix else "")
+        print(f"  {d.name:<14}{mark:<7}{version}{why}")
     return 0
 
 

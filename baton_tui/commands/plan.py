@@ -37,10 +37,16 @@ def render_plan(doc: "PlanDocument", approved: bool, slug: str) -> str:
             extras.append("scope " + ", ".join(t.scope))
         if t.checkpoint:
             extras.append("checkpoint")
-        if t.check:
+        check = t.check.splitlines() if t.check else []
+        if len(check) == 1:
             extras.append(f"check: {t.check}")
+        if t.fallback:
+            extras.append("fallback " + " → ".join(t.fallback))
         if extras:
             lines.append("      " + " · ".join(extras))
+        if len(check) > 1:  # every line of it inside the task's block: `sh -c` runs them all
+            lines.append(f"      check ({len(check)} lines, run as one script):")
+            lines.extend(f"      | {line}" for line in check)
     for q in doc.questions:
         lines.append(f"  ? {q.question} — {q.answer or 'recommended: ' + q.recommendation}")
     return shown("\n".join(lines))  # a stored plan's invisible code points, written out
@@ -95,7 +101,7 @@ def _print_current(ws: api.Workspace, as_json: bool, hint: str | None = None) ->
 def _convert(field: str, value: str) -> object:
     if field == "depends_on":
         return api.parse_ids(value)
-    if field in ("scope", "skills"):
+    if field in ("scope", "skills", "fallback"):
         return api.parse_list(value)
     if field == "checkpoint":
         if value not in ("on", "off"):
@@ -111,11 +117,15 @@ def cmd_task_field(args: Namespace) -> int:
     value = _convert(args.field, args.value)
     doc = api.edit_task(ws, args.id, args.field, value)
     task = doc.task(args.id)
-    shown = getattr(task, args.field)
+    now = getattr(task, args.field)
     extra = f" (model {task.model or 'default'}, effort {task.effort or 'default'})" \
         if args.field == "player" else ""
-    print(f"task {args.id}: {args.field.replace('depends_on', 'deps')} = "
-          f"{json.dumps(shown) if not isinstance(shown, str) else shown}{extra}")
+    lines = now.splitlines() if isinstance(now, str) else []
+    if len(lines) > 1:  # every line said, on one line (quoted, `\n` between)
+        extra = f" ({len(lines)} lines){extra}"
+    said = now if isinstance(now, str) and len(lines) <= 1 else json.dumps(now,
+                                                                        ensure_ascii=False)
+    print(shown(f"task {args.id}: {args.field.replace('depends_on', 'deps')} = {said}{extra}"))
     if args.field in ("model", "player"):
         for note in api.model_notes(ws, doc, args.id):
             print(f"baton: note: {note}", file=sys.stderr)

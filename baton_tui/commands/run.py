@@ -46,7 +46,9 @@ def _line(event: Any, titles: dict[int, str]) -> str | None:
         return f"{who}: checkpoint — {data.get('what', '')} (answer: baton checkpoint-answer " \
                f"{event.task_id} yes|no)"
     if kind == K.TASK_QUEUED and data.get("deferred"):  # its runner's cluster: unreachable
-        return f"{who}: waiting — {data.get('reason', '')}"
+        when = time.strftime("%H:%M:%S", time.localtime(float(data.get("not_before") or 0)))
+        return (f"{who}: waiting — {data.get('reason', '')} (tried again at {when} while the "
+                "run goes on; `baton resume` tries it at once)")
     if kind == K.TASK_PROGRESS:
         return f"{who}: {data.get('message', '')}"
     if kind == K.TASK_FLAGGED:
@@ -141,6 +143,13 @@ def cmd_resume(args: Namespace) -> int:
             print(f"conductor running (pid {pid})")
             return 0
         return follow(ws, pid, since)
+
+
+def cmd_tell(args: Namespace) -> int:
+    ws = api.open_workspace()
+    how = api.tell(ws, args.id, args.text)
+    print(f"told task {args.id} — {how}")
+    return 0
 
 
 def cmd_retry(args: Namespace) -> int:

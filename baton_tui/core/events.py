@@ -76,6 +76,10 @@ class EventKind(StrEnum):
     TASK_REASSIGNED = "task.reassigned"
     TASK_APPROVAL_VOIDED = "task.approval_voided"  # edited mid-run: only it waits for approval
     TASK_RECYCLED = "task.recycled"    # landed: its worktree now serves another task
+    TASK_PR = "task.pr"                # its pull request of a stack, opened or updated
+    TASK_COMMENT = "task.comment"      # a review comment on a line the task wrote
+    TASK_TOLD = "task.told"            # `baton tell`: a message for its running agent
+    TASK_TOLD_READ = "task.told_read"  # … delivered (the inbox tool, or its next prompt)
     # the plan
     PLAN_CREATED = "plan.created"
     PLAN_ARCHIVED = "plan.archived"
@@ -96,6 +100,7 @@ class EventKind(StrEnum):
     RUN_REPAIRED = "run.repaired"      # Baton put back what a crash or an agent broke
     # handoff, trust, planning
     HANDOFF_MERGED = "handoff.merged"
+    HANDOFF_PR = "handoff.pr"          # the plan's one pull request, opened or updated
     TRUST_RECORDED = "trust.recorded"
     PLANNER_STEP = "planner.step"
     PLANNER_QUESTIONS = "planner.questions"

@@ -40,7 +40,8 @@ Ended = TypedDict("Ended", {
     "limit": str,             # "known" | "unknown" (reset time) | "declared" (baton report limited)
     "probe": int,             # the how-many-th probe of a limit with no known reset
     "held": bool,             # a checkpoint held before landing (it finished without asking)
-    "stage": str,             # failed after the agent's report: "commit" | "land" (a retry
+    "stage": str,             # failed after the agent ended: "collect" (its remote result
+                              # not brought home) | "commit" | "land" (a retry collects,
                               # commits and lands without running the agent again)
     "tip": str,               # landed: the task branch's commit that landed ("commit" is the
                               # integration commit); failed, parked, paused, held or done

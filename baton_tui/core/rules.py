@@ -29,6 +29,7 @@ class Action(StrEnum):
     EDIT_CHECK = "edit_check"
     EDIT_CHECKPOINT = "edit_checkpoint"
     EDIT_RUNNER = "edit_runner"
+    EDIT_FALLBACK = "edit_fallback"
     ADD_TASK = "add_task"
     REMOVE_TASK = "remove_task"
     APPROVE = "approve"
@@ -55,7 +56,7 @@ FIELDS: dict[Action, str] = {
     Action.EDIT_MODEL: "model", Action.EDIT_EFFORT: "effort", Action.EDIT_MODE: "mode",
     Action.EDIT_DEPS: "depends_on", Action.EDIT_SKILLS: "skills", Action.EDIT_SCOPE: "scope",
     Action.EDIT_CHECK: "check", Action.EDIT_CHECKPOINT: "checkpoint",
-    Action.EDIT_RUNNER: "runner",
+    Action.EDIT_RUNNER: "runner", Action.EDIT_FALLBACK: "fallback",
 }
 EDIT_OF = {field: action for action, field in FIELDS.items()}
 # A paused or failed task may be reassigned, nothing else.
@@ -175,6 +176,11 @@ def _retry(snap: Snapshot, task: TaskSnap | None) -> str | None:
     # Not approved (an edit voided it): the task is queued with its feedback all the same,
     # and starts once the plan is approved again.
     assert task is not None
+    if task.state == State.LANDED and task.open_comments:
+        return None  # a follow-up: the fix of its review comments lands on top of it
+    if task.state == State.LANDED:
+        return (f"task {task.id} has landed and has no open review comment: comment on its "
+                f"lines first (`baton comment {task.id} FILE:LINE TEXT`), then retry it")
     if task.state not in RESTARTABLE:
         return (f"task {task.id} is {task.state}: only a failed, parked or paused task can be "
                 "retried")
@@ -216,6 +222,11 @@ def built_on(snap: Snapshot, task: TaskSnap, carriers: frozenset[int] | set[int]
     return sorted(t for t in below if (snap.task(t) or task).state != State.DISCARDED)
 
 
+def _tasks_do(ids: list[int], one: str, many: str) -> str:
+    """"task 6 holds" or "tasks 6, 7 hold": the subject and its verb agree."""
+    return f"task {ids[0]} {one}" if len(ids) == 1 else f"tasks {id_list(ids)} {many}"
+
+
 def _discard(snap: Snapshot, task: TaskSnap, with_dependents: bool,
              carriers: frozenset[int] | set[int]) -> str | None:
     if task.state in ACTIVE:
@@ -237,11 +248,11 @@ def _discard(snap: Snapshot, task: TaskSnap, with_dependents: bool,
         # not, however late it ran or landed.
         depending = set(built_on(snap, task))
         holding = [d for d in victims if d not in depending]
+        dependents = sorted(depending & set(victims))
         why = "; ".join(part for part in (
-            f"tasks {id_list(sorted(depending & set(victims)))} depend on it"
-            if depending & set(victims) else "",
-            f"tasks {id_list(holding)} hold its work (cut from the integration branch after it "
-            "landed)" if holding else ""))
+            _tasks_do(dependents, "depends", "depend") + " on it" if dependents else "",
+            _tasks_do(holding, "holds", "hold") + " its work (cut from the integration branch "
+            "after it landed)" if holding else "") if part)
         return (f"task {task.id} has landed and {why}: discard them too with "
                 f"`baton discard {task.id} --with-dependents`")
     live = [d for d in victims if state_of[d] in ACTIVE]
@@ -271,7 +282,8 @@ def _merge(snap: Snapshot, task: TaskSnap | None) -> str | None:
         waiting = [t.id for t in snap.tasks if t.mode == "build"
                    and t.state not in (*LANDED, State.DISCARDED)]
         return "no landed task to merge" + (
-            f" (tasks {id_list(waiting)} have not landed)" if waiting else "")
+            f" ({'task' if len(waiting) == 1 else 'tasks'} {id_list(waiting)} "
+            f"{'has' if len(waiting) == 1 else 'have'} not landed)" if waiting else "")
     return None
 
 

@@ -35,3 +35,10 @@ def task_branch(plan_slug: str, task_id: int, title: str) -> str:
 
 def integration_branch(plan_slug: str) -> str:
     return f"baton/{slugify(plan_slug, 60)}/integration"
+
+
+def pr_branch(plan_slug: str, task_id: int | None = None, title: str = "") -> str:
+    """The branches `baton handoff pr` pushes: `baton/<plan-slug>/pr/all` (one pull request)
+    or `baton/<plan-slug>/pr/<id>-<task-slug>` (a task's in a stack)."""
+    tail = "all" if task_id is None else f"{int(task_id)}-{slugify(title, 40, 'task')}"
+    return f"baton/{slugify(plan_slug, 60)}/pr/{tail}"

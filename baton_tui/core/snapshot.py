@@ -121,6 +121,12 @@ class TaskSnap(_Frozen):
     node: str | None               # the worker its attempt ran on (None: local, not started)
     job: str | None                # the engine's key for its attempt (None: local)
     worktree_reason: str | None    # why it has no worktree though it had one (recycled)
+    pr: dict[str, Any] | None      # its pull request of a stack (number, url, branch, base)
+    open_comments: int             # review comments on its lines not yet answered by a retry
+    told: dict[str, Any] | None    # `baton tell`: count, unread, the last message
+    fallback: tuple[str, ...]      # players to move to at a far-off usage limit, in order
+    last_started: float | None     # when it last started (kept once it stops: `started_at`
+                                   # in `status --json`; `started_at` here is the running stretch)
 
     def as_json(self) -> dict[str, Any]:
         """The task in `status --json` (pinned keys first)."""
@@ -136,14 +142,15 @@ class TaskSnap(_Frozen):
 _JSON_FIELDS = (
     ("id", "id"), ("title", "title"), ("player", "player"), ("mode", "mode"),
     ("state", "state"), ("model", "model"), ("effort", "effort"), ("depends_on", None),
-    ("branch", "branch"), ("worktree", "worktree"), ("started_at", "started_at"),
+    ("branch", "branch"), ("worktree", "worktree"), ("started_at", "last_started"),
     ("blocked_by", "blocked_by"), ("reason", "reason"), ("progress", "progress"),
     ("until", "until"), ("checkpoint", "question"), ("summary", "summary"),
     ("last_report", "last_report"), ("flags", None), ("decisions", None), ("words", "words"),
     ("needs_approval", "needs_approval"), ("wall", "wall"), ("tokens", "tokens"),
     ("cost", "cost"), ("attempts", "attempts"), ("player_ready", None),
     ("player_problem", "unready"), ("runner", "runner"), ("node", "node"), ("job", "job"),
-    ("worktree_reason", "worktree_reason"),
+    ("worktree_reason", "worktree_reason"), ("pr", "pr"),
+    ("open_comments", "open_comments"), ("told", "told"),
 )
 _JSON_KEYS = tuple(key for key, _ in _JSON_FIELDS)
 _json_values = itemgetter(*(TaskSnap._fields.index(field or "id") for _, field in _JSON_FIELDS))
@@ -248,6 +255,7 @@ class Snapshot(_Frozen):
     rows: tuple[TaskSnap, ...]
     questions: tuple[tuple[str, str, str | None], ...]  # question, recommendation, answer
     summary: dict[str, Any] | None
+    pr: dict[str, Any] | None      # the plan's one pull request (`handoff pr --single`)
     by_id: dict[int, TaskSnap]     # indexes: id -> task,
     below: dict[int, list[int]]    # id -> its direct dependents' ids
 
@@ -276,7 +284,7 @@ class Snapshot(_Frozen):
                      "stopped_by": self.stopped_by, "budget": self.budget,
                      "conductor_died": self.conductor_died,
                      "base_branch": self.base_branch, "base_commit": self.base_commit,
-                     "integration_branch": self.integration_branch},
+                     "integration_branch": self.integration_branch, "pr": self.pr},
             "conductor": self.conductor,
             "tasks": [t.as_json() for t in self.tasks],
             "summary": self.summary,
@@ -325,6 +333,8 @@ def describe(state: str, blocked: int | None, until: float | None, reason: str |
         return f"paused: usage limit, reset unknown — probing at {_clock(until)}"
     if state == State.PAUSED and until:
         return "paused until " + _clock(until)
+    if state in (State.PAUSED, State.QUEUED) and reason:  # interrupted; runner unreachable
+        return f"{state}: {reason}"
     if state == State.CHECKPOINT:
         return "checkpoint: waiting for you"
     if state in BROKEN and reason:

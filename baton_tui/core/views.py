@@ -28,6 +28,7 @@ class TaskView:
         self.progress: str | None = None
         self.until: float | None = None
         self.started_at: float | None = None   # set while running: the current stretch began
+        self.last_started: float | None = None  # when it last began running (kept after)
         self.ended_at: float | None = None
         self.wall = 0.0
         self.tokens = 0
@@ -58,6 +59,7 @@ class TaskView:
         self.finish_only: str | None = None     # it failed in Baton's commit or landing after
                                                 # the agent's report: a retry does only that
         self.conflicts: list[str] = []
+        self.failure_output: str | None = None  # the output attached to its last failure
         # the latest queueing
         self.not_before = 0.0
         self.feedback: str | None = None
@@ -86,6 +88,11 @@ class TaskView:
         self.node: str | None = None           # the worker its attempt runs on (a cluster runner)
         self.job: str | None = None            # the engine's key for its attempt (cluster runner)
         self.deferred = False                  # queued: its runner's cluster was unreachable
+        self.pr: dict[str, Any] | None = None  # its pull request of a stack: number, url, …
+        self.comments: list[dict[str, Any]] = []  # review comments on its lines (`open`: not
+                                               # yet fixed by a retry that landed)
+        self.sent_comments: list[int] = []     # the comments its latest retry was given
+        self.messages: list[dict[str, Any]] = []  # `baton tell`: id, text, at, read
 
     @property
     def answerable(self) -> bool:
@@ -111,6 +118,7 @@ class PlanView:
         self.player_limits: dict[str, float] = {}  # player -> when its usage limit resets
         self.landed_tip: str | None = None        # the integration commit of the last landing
         self.conductor_died: str | None = None    # why the last conductor stopped unexpectedly
+        self.pr: dict[str, Any] | None = None     # the plan's one pull request (`--single`)
 
 
 class Folder:
@@ -167,6 +175,8 @@ class Folder:
             plan.until_failures, plan.deadline = data.get("until_failures"), data.get("deadline")
         elif event.kind == K.RUN_STOPPED:
             plan.stopped_by, plan.stop_detail = data.get("by"), data.get("detail")
+        elif event.kind == K.HANDOFF_PR:
+            plan.pr = dict(data)
         elif event.kind == K.PLAN_APPROVED:
             for view in self.tasks.values():
                 view.needs_approval = False
@@ -181,7 +191,7 @@ class Folder:
         view.until = data.get("until")
         if state == State.RUNNING:
             view.started = True
-            view.started_at = event.ts
+            view.started_at = view.last_started = event.ts
             if self.plan.first_start is None and event.kind in STARTS:
                 self.plan.first_start = event.ts
         if state in ENDED:
@@ -241,6 +251,8 @@ def _queued(view: TaskView, event: Event) -> None:
     view.rate_limited = bool(data.get("rate_limited"))
     view.rate_limit_retries += 1 if view.rate_limited else 0
     view.autopilot_retries += 1 if data.get("by") == "autopilot" else 0
+    if data.get("by") == "retry":
+        view.sent_comments = list(data.get("comments") or [])
 
 
 def _started(view: TaskView, event: Event) -> None:
@@ -291,12 +303,18 @@ def _done(view: TaskView, event: Event) -> None:
 
 
 def _failed(view: TaskView, event: Event) -> None:
+    view.failure_output = event.data.get("output")
     view.conflicts = list(event.data.get("conflicts") or [])
     view.finish_only = event.data.get("stage")
     view.lost_landing = bool(view.conflicts)
 
 
 def _landed(view: TaskView, event: Event) -> None:
+    if view.sent_comments:  # the retry that was given them landed: they are answered
+        sent = set(view.sent_comments)
+        view.comments = [{**c, "open": False} if c.get("id") in sent else c
+                         for c in view.comments]
+        view.sent_comments = []
     view.landed_event, view.ever_landed = event.id, True
     view.landed_branch_tip = event.data.get("tip")
     view.lost_landing = False
@@ -339,6 +357,23 @@ def _flagged(view: TaskView, event: Event) -> None:
         view.outside_files, view.outside_attempt = list(data.get("files") or []), data.get("attempt")
 
 
+def _comment(view: TaskView, event: Event) -> None:
+    view.comments = [*view.comments, {**event.data, "open": True, "at": event.ts}]
+
+
+def _told(view: TaskView, event: Event) -> None:
+    view.messages = [*view.messages, {**event.data, "at": event.ts, "read": False}]
+
+
+def _told_read(view: TaskView, event: Event) -> None:
+    read = set(event.data.get("ids") or ())
+    view.messages = [{**m, "read": True} if m.get("id") in read else m for m in view.messages]
+
+
+def _pr(view: TaskView, event: Event) -> None:
+    view.pr = dict(event.data)
+
+
 def _check(view: TaskView, event: Event) -> None:
     view.check = {"exit": event.data.get("exit"), "output": event.data.get("output", "")}
 
@@ -351,6 +386,8 @@ _DETAIL: dict[str, Callable[[TaskView, Event], None]] = {
     K.TASK_USAGE: _usage, K.TASK_FLAGGED: _flagged, K.TASK_CHECK: _check,
     K.TASK_PAUSED: _paused, K.TASK_REASSIGNED: _reassigned,
     K.TASK_APPROVAL_VOIDED: _approval_voided, K.TASK_RECYCLED: _recycled,
+    K.TASK_PR: _pr, K.TASK_COMMENT: _comment, K.TASK_TOLD: _told,
+    K.TASK_TOLD_READ: _told_read,
 }
 
 

@@ -4,7 +4,8 @@ A plan is approved by reading it, and its text becomes an agent's prompt, so not
 may be invisible: Unicode format characters (category Cf: zero-width spaces and joiners,
 U+FEFF, U+061C, U+FFF9–FFFB, the soft hyphen, the tag characters U+E0000–E007F), other
 code points that draw nothing (the combining grapheme joiner, Hangul fillers, variation
-selectors beyond the emoji pair), control characters, and runs of combining marks stacked
+selectors beyond the emoji pair, Mongolian free variation selectors U+180B–180D and U+180F,
+the Khmer inherent vowels U+17B4/17B5), control characters, and runs of combining marks stacked
 past `MAX_MARKS`. `hidden` names the first; `shown` writes each as `<U+XXXX>`, so what a
 front end prints and what the agent reads is the same text.
 
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
 MAX_MARKS = 4  # combining marks on one character: Vietnamese uses 2, Tibetan stacks up to 4
 _ZWNJ, _ZWJ = "\u200c", "\u200d"
 _EMOJI_STYLE = "\ufe0e\ufe0f"
-_DRAWS_NOTHING = frozenset("\u034f\u115f\u1160\u3164\uffa0")  # CGJ, the Hangul fillers
+# CGJ, the Hangul fillers, the Mongolian free variation selectors, the Khmer inherent vowels
+_DRAWS_NOTHING = frozenset("\u034f\u115f\u1160\u3164\uffa0\u180b\u180c\u180d\u180f"
+                           "\u17b4\u17b5")
 _KEPT_CONTROLS = frozenset("\t\n\r")
 _ASCII_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 

@@ -10,6 +10,7 @@ string, or "*") to a list of steps:
     {"print": "text"}                       print a line of output
     {"progress": "text"}                    `baton report progress`
     {"sleep": 1.5}                          wait
+    {"await": "path"}                       wait until that file exists (a test's signal)
     {"burn": 2.0}                           busy on the CPU this long, printing nothing
     {"checkpoint": "what", "evidence": "…"} `baton checkpoint` (evidence on stdin); exit 1 stops
                                             the script, 3 ends the turn (the resumed run
@@ -106,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
             _baton("report", "progress", step["progress"])
         elif "sleep" in step:
             time.sleep(float(step["sleep"]))
+        elif "await" in step:
+            while not os.path.exists(step["await"]):
+                time.sleep(0.05)
         elif "burn" in step:
             until = time.monotonic() + float(step["burn"])
             while time.monotonic() < until:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from baton_tui import readiness
+from baton_tui import paths, readiness
 from baton_tui.core.errors import BatonError
 from baton_tui.doctor.repository import repository_lines
 from baton_tui.gitops import git
@@ -30,6 +30,11 @@ def diagnose(ws: Workspace) -> tuple[list[str], int]:
         lines.append(f"✗ {exc.message}")
         return lines, 2
     lines.append("✓ configuration reads cleanly")
+    try:  # where worktrees and logs go: a path that is not UTF-8 stops every run
+        paths.baton_home()
+    except BatonError as exc:
+        lines.append(f"✗ {exc.message}")
+        return lines, 2
     commands = ws.loaded.project_commands()
     trusted = ws.store.trusted_hash(str(ws.paths.project_config))
     if commands and trusted != ws.loaded.project_hash():

@@ -283,14 +283,16 @@ def git_dir(path: str | os.PathLike) -> Path:
 def current_branch(repo: str | os.PathLike) -> str | None:
     """The checked-out branch's short name, or None when HEAD is detached.
 
-    An unborn branch (fresh ``git init``) still counts as checked out.
+    An unborn branch (fresh ``git init``) still counts as checked out. The name is the ref's
+    own, not git's `--short` form: with a tag of the same name that would say `heads/main`.
     """
-    proc = run_git(repo, "symbolic-ref", "-q", "--short", "HEAD")
+    proc = run_git(repo, "symbolic-ref", "-q", "HEAD")
     if proc.returncode == 0:
-        return proc.stdout.strip() or None
+        ref = proc.stdout.strip()
+        return ref.removeprefix("refs/heads/") or None
     if proc.returncode == 1:
         return None
-    raise GitError(["symbolic-ref", "-q", "--short", "HEAD"], proc.stderr, proc.returncode)
+    raise GitError(["symbolic-ref", "-q", "HEAD"], proc.stderr, proc.returncode)
 
 
 def head_commit(repo: str | os.PathLike) -> str:

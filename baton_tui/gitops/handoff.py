@@ -15,12 +15,12 @@ from typing import Callable
 from .worktrees import _commit_tree
 from baton_tui.core.errors import BatonError
 
-from .advance import advance
-from .git import GitError, current_branch, dirty_files, git, rev_parse
+from .advance import advance, recover
+from .git import GitError, current_branch, dirty_files, git, rev_parse, run_git
 from .refs import read_ref
 from .landing import changed_files, diff_stat, diff_text, is_ancestor, merge_tree
 
-__all__ = ["TaskBranch", "MergeOutcome", "branch_ref", "moved", "review", "merge"]
+__all__ = ["TaskBranch", "MergeOutcome", "branch_ref", "moved", "review", "merge", "not_in_tree"]
 
 
 @dataclass
@@ -49,6 +49,8 @@ class MergeOutcome:
     skipped: list[int] = field(default_factory=list)
     conflict: dict | None = None
     moved: dict[int, dict] = field(default_factory=dict)  # merged with commits added since
+    recovered: str | None = None  # an interrupted merge finished or undone first (`recover`)
+    notes: list[str] = field(default_factory=list)  # what the person should know besides
 
 
 def moved(repo, task: TaskBranch, now: str | None = None) -> dict | None:
@@ -142,6 +144,22 @@ def _shorten(paths: list[str], limit: int = 5) -> str:
     return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
 
 
+def _undoing_a_merge(repo, dirty: list[str]) -> str | None:
+    """Whether the uncommitted changes put back, file for file, what the handoff merge at
+    HEAD changed (a merge interrupted before its index was written, its lock then removed by
+    hand): that merge, named; else None."""
+    try:
+        subject = git(repo, "log", "-1", "--format=%s", "HEAD")
+        first = rev_parse(repo, "HEAD^1")
+    except GitError:
+        return None
+    if not subject.startswith("Merge task ") or first is None or len(dirty) > 200:
+        return None
+    staged = run_git(repo, "diff", "--cached", "--quiet", first, "--", *dirty).returncode
+    files = run_git(repo, "diff", "--quiet", first, "--", *dirty).returncode
+    return f"Baton's \"{subject}\"" if staged == 0 and files == 0 else None
+
+
 def merge(repo, target_branch: str, tasks: list[TaskBranch],
           on_step: Callable[[int, str], None] | None = None) -> MergeOutcome:
     """Merge the task branches onto ``target_branch`` in the given (plan) order.
@@ -166,14 +184,28 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
             f"— run `git switch {target_branch}`",
             code=2,
         )
+    recovered = recover(repo)
     dirty = dirty_files(repo)
     if dirty:
+        undone = _undoing_a_merge(repo, dirty)
+        if undone:  # committing them, as the usual advice says, would revert landed work
+            raise BatonError(
+                f"uncommitted changes to tracked files: {_shorten(dirty)} — they are back as "
+                f"they were before {undone}, so committing them would undo it: "
+                f"`git restore --staged --worktree --source=HEAD -- {' '.join(dirty[:20])}` "
+                "keeps the merge (then `baton handoff merge` again)", code=2)
         raise BatonError(
             f"uncommitted changes to tracked files: {_shorten(dirty)}; commit or stash them first",
             code=2,
         )
     ref = f"refs/heads/{target_branch}"
-    outcome = MergeOutcome()
+    outcome = MergeOutcome(recovered=recovered)
+    if read_ref(repo, f"refs/tags/{target_branch}") is not None:  # Baton names refs in full
+        outcome.notes.append(
+            f"a tag is named {target_branch} too: git commands that say `{target_branch}` "
+            f"take the tag, not the branch (Baton merged onto refs/heads/{target_branch}); "
+            f"rename it with `git tag {target_branch}-tag {target_branch} && git tag -d "
+            f"{target_branch}` if that was not meant")
     for t in tasks:
         now = rev_parse(repo, t.ref)
         if now is None:  # deleted by hand: stop here, as at a conflict
@@ -201,7 +233,11 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
             tree, conflicts = merge_tree(repo, tip or "HEAD", t.ref)
         except GitError as exc:
             raise BatonError(f"task {t.id}: cannot merge {t.branch}: {exc}", code=2) from exc
-        if conflicts or tree is None or tip is None or theirs is None:
+        if tip is None or theirs is None:  # (read just now: gone meanwhile)
+            raise BatonError(f"task {t.id}: cannot merge {t.branch} onto {target_branch}: "
+                             f"{'the branch ' + t.branch if theirs is None else ref} names no "
+                             "commit", code=2)
+        if conflicts or tree is None:
             outcome.conflict = {
                 "id": t.id,
                 "branch": t.branch,
@@ -218,3 +254,26 @@ def merge(repo, target_branch: str, tasks: list[TaskBranch],
         if on_step:
             on_step(t.id, "merged")
     return outcome
+
+
+def not_in_tree(repo, target: str, tasks: list[TaskBranch]) -> dict[int, list[str]]:
+    """Files each task changed that `target`'s tree has back as they were before it — its
+    change undone since (a commit that reverted it, say): "all landed work is on the branch"
+    is said of the tree, not of the merge records. Task id -> those files."""
+    missing: dict[int, list[str]] = {}
+    for t in tasks:
+        tip = t.tip or rev_parse(repo, t.ref)
+        try:
+            base = t.base or (git(repo, "merge-base", target, tip) if tip else None)
+        except GitError:
+            base = None
+        if not tip or not base:
+            continue
+        try:  # (two diffs: the files it changed, less those `target` has changed too)
+            still = set(changed_files(repo, base, target))
+            undone = [path for path in changed_files(repo, base, tip) if path not in still]
+        except GitError:
+            continue
+        if undone:
+            missing[t.id] = undone
+    return missing

@@ -1,11 +1,12 @@
 """Lock files a killed conductor's git left on the run's own refs, found and removed.
 
-git moves a ref by creating `<ref>.lock` and renaming it over the ref; a git SIGKILLed in
-between (the conductor's whole process group killed) leaves the lock behind, and every later
-move of that ref fails with "Unable to create '….lock': File exists … remove the file
-manually". A resumed run could then never make that task's worktree, commit its work or land
-anything on the integration branch. The next conductor removes such a lock only when it is
-surely stale:
+git moves a ref by creating `<ref>.lock` and renaming it over the ref (and writes a
+worktree's index through `index.lock` the same way); a git SIGKILLed in between (the
+conductor's whole process group killed — bringing a remote task's result home, say) leaves
+the lock behind, and every later move of that ref (write of that index) fails with "Unable
+to create '….lock': File exists … remove the file manually". A resumed run could then never
+make that task's worktree, commit its work or land anything on the integration branch. The
+next conductor removes such a lock only when it is surely stale:
 
 - the dead conductor's group runs no git any more (an orphaned git still finishing is
   waited for, a few seconds at most; if it goes on, nothing is touched);
@@ -14,7 +15,7 @@ surely stale:
   committing there: its lock is left alone).
 
 Only locks on the plan's own branches (`refs/heads/baton/<slug>/…`) and on its worktrees'
-HEADs are looked at; the person's refs and worktrees never are.
+HEADs and indexes are looked at; the person's refs and worktrees never are.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def clear(repo: str | os.PathLike, slug: str, worktrees: Path, *, group: int,
     common = common_dir(repo)
     found = _ref_locks(common / "refs" / "heads" / "baton" / slug, worktrees)
     found += _head_locks(common / "worktrees", worktrees)
-    found = [(lock, wt) for lock, wt in found if _older(lock, before)]
+    found = [(lock, wt) for lock, wt in found if _older(lock, before) and not _batons(lock)]
     if not found or not _gits_ended(group, wait):
         return []
     busy = _worked_in({wt for _lock, wt in found if wt is not None})
@@ -66,10 +67,11 @@ def _ref_locks(folder: Path, worktrees: Path) -> list[tuple[Path, Path | None]]:
 
 
 def _head_locks(admin_home: Path, worktrees: Path) -> list[tuple[Path, Path | None]]:
-    """`HEAD.lock` in git's records of the plan's worktrees, each with its worktree."""
+    """`HEAD.lock` and `index.lock` in git's records of the plan's worktrees, each with its
+    worktree."""
     out: list[tuple[Path, Path | None]] = []
     inside = os.path.join(os.path.abspath(worktrees), "")
-    for lock in admin_home.glob("*/HEAD.lock"):
+    for lock in [*admin_home.glob("*/HEAD.lock"), *admin_home.glob("*/index.lock")]:
         try:
             pointer = (lock.parent / "gitdir").read_text(encoding="utf-8").strip()
         except OSError:
@@ -78,6 +80,16 @@ def _head_locks(admin_home: Path, worktrees: Path) -> list[tuple[Path, Path | No
         if worktree.startswith(inside):
             out.append((lock, Path(worktree)))
     return out
+
+
+def _batons(lock: Path) -> bool:
+    """An `index.lock` Baton's own commit took (`worktrees._take_lock`): that commit takes it
+    over itself, with the temporary indexes it left."""
+    try:
+        with open(lock, "rb") as fh:
+            return fh.read(6) == b"baton "
+    except OSError:
+        return False
 
 
 def _older(lock: Path, before: float) -> bool:

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from baton_tui import layout
+from baton_tui import killpoints, layout
 from baton_tui.core.errors import BatonError
 from baton_tui.gitops import git, making, worktrees
 from baton_tui.gitops.handoff import (
-    TaskBranch, branch_ref, combine, merge as git_merge, review as git_review,
+    TaskBranch, branch_ref, combine, merge as git_merge, not_in_tree, review as git_review,
 )
 from baton_tui.gitops.landing import is_ancestor
 from baton_tui.handoff.order import carried_first
@@ -111,6 +111,12 @@ def review(ws: Workspace, only: int | None = None) -> dict[str, Any]:
     data["decided"] = decided_for_you(cur, only)
     for section in data["tasks"]:  # flags (writes outside the worktree …) are read at handoff
         section["flags"] = [dict(f) for f in cur.view(section["id"]).flags]
+        section["pr"] = cur.view(section["id"]).pr  # its pull request of a stack, once opened
+    data["pr"] = cur.folder.plan.pr  # the plan's one pull request, once opened
+    data["comments"] = [  # review comments no landed retry has answered yet
+        {"task": task_id, **{k: c.get(k) for k in ("id", "file", "line", "text")}}
+        for task_id, view in sorted(cur.folder.tasks.items()) for c in view.comments
+        if c.get("open") and (only is None or task_id == only)]
     if only is not None:
         data = {**data, **data["tasks"][0]}
     return data
@@ -150,6 +156,9 @@ class Merged:
     conflict: dict | None = None
     not_landed: list[int] = field(default_factory=list)
     moved: dict[int, dict] = field(default_factory=dict)  # merged with commits added by hand
+    recovered: str | None = None  # an interrupted merge finished or undone first
+    notes: list[str] = field(default_factory=list)  # what the person should know besides
+    missing: dict[int, list[str]] = field(default_factory=dict)  # landed changes not in its tree
 
 
 def merge(ws: Workspace, upto: int | None = None,
@@ -157,6 +166,7 @@ def merge(ws: Workspace, upto: int | None = None,
     """Merge landed task branches onto the person's branch, in merge order — all of them, or
     those up to and including task `upto`. Each task's `task.merged` is recorded as soon as
     its branch is in (a view shows the progress); `progress(task_id, "merged"|"skipped")`."""
+    killpoints.arm()  # (the crash tests' `merge-files`, `merge-moved`; nothing otherwise)
     cur = plans.current(ws)
     assert cur is not None
     snap = cur.snapshot(ws)
@@ -181,7 +191,10 @@ def merge(ws: Workspace, upto: int | None = None,
     onto = cur.row.base_branch
     assert onto is not None  # recorded when the plan was approved; checked above
     outcome = git_merge(ws.root, onto, tasks, on_step=step)
-    result = Merged(onto, outcome.merged, outcome.skipped, outcome.conflict, moved=outcome.moved)
+    result = Merged(onto, outcome.merged, outcome.skipped, outcome.conflict, moved=outcome.moved,
+                    recovered=outcome.recovered, notes=outcome.notes)
+    if not outcome.conflict:
+        result.missing = not_in_tree(ws.root, f"refs/heads/{onto}", tasks)
     result.not_landed = [t.id for t in cur.doc.tasks if t.mode == Mode.BUILD
                          and cur.view(t.id).state not in (*LANDED, State.DISCARDED)]
     if not outcome.conflict:

@@ -232,6 +232,36 @@ def edit_task(ws: Workspace, task_id: int, field: str, value: Any) -> PlanDocume
     return new_doc
 
 
+def fall_back(ws: Workspace, task_id: int, limited: dict[str, float], now: float,
+              why: str) -> str | None:
+    """Move a task paused at a far-off usage limit to the next of its `fallback` players
+    that can start now (not at a limit of its own, ready here), as a reassignment: it keeps
+    its worktree and starts there at once, briefed on its progress. Returns the entry it
+    moved to (`player` or `player:model`), or None when none can take it."""
+    cur = current(ws)
+    assert cur is not None
+    task = cur.doc.task(task_id)
+    for entry in task.fallback:
+        player, _, model = entry.partition(":")
+        if (player == task.player and (model or None) == task.model) \
+                or limited.get(player, 0.0) > now or player not in ws.catalog.players:
+            continue
+        try:
+            readiness.refuse_unready(ws, player)
+        except BatonError:
+            continue
+        new_doc = edits.set_field(cur.doc, task_id, "player", player, ws.catalog)
+        if model:
+            new_doc = edits.set_field(new_doc, task_id, "model", model)
+        save_edit(ws, cur, new_doc, "fallback", task_id, void=False, extra={"value": entry})
+        moved = new_doc.task(task_id)
+        ws.store.append(cur.row.id, task_id, K.TASK_REASSIGNED, {
+            "from": task.player, "to": moved.player, "model": moved.model,
+            "effort": moved.effort, "by": "fallback", "why": why})
+        return entry
+    return None
+
+
 def add_task(ws: Workspace, title: str, player: str, mode: str = Mode.BUILD,
              deps: list[int] | None = None, prompt: str = "", check: str | None = None) -> int:
     cur = current(ws)
@@ -274,9 +304,15 @@ def set_autonomy(ws: Workspace, level: str) -> None:
 def unchecked_models(ws: Workspace, tasks: Iterable[Task]) -> list[str]:
     """Why a task's model could not be judged (its player cannot list its models here)."""
     players = ws.catalog.players
-    notes = [(task.id, players[task.player].model_unchecked(task.model))
-             for task in tasks if task.model and task.player in players]
-    return [f"task {task_id}: {note}" for task_id, note in notes if note]
+    by_note: dict[str, list[int]] = {}
+    for task in tasks:
+        if task.model and task.player in players:
+            note = players[task.player].model_unchecked(task.model)
+            if note:
+                by_note.setdefault(note, []).append(task.id)
+    # Tasks on the same player and model share one line: the same note is said once.
+    return [f"task{'s' * (len(ids) > 1)} {', '.join(map(str, ids))}: {note}"
+            for note, ids in by_note.items()]
 
 
 def approve(ws: Workspace) -> tuple[PlanRow, list[str]]:

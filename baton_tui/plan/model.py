@@ -98,6 +98,10 @@ class Task(BaseModel):
     checkpoint: bool = False
     check: str | None = Field(default=None, max_length=20_000)
     runner: str = Field(default="local", min_length=1, max_length=63)
+    fallback: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field(
+        default_factory=list, max_length=20)
+    """Players to move to, in order, when a usage limit's reset is further away than
+    `[limits] fallback_after`: `player` or `player:model`."""
 
     @field_validator("title")
     @classmethod
@@ -119,6 +123,18 @@ class Task(BaseModel):
     def _names(cls, value: list[str], info: ValidationInfo) -> list[str]:
         for item in value:
             printable(item, one_line=True, info=info)
+        return value
+
+    @field_validator("fallback")
+    @classmethod
+    def _fallbacks(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        for item in value:
+            printable(item, one_line=True, info=info)
+            if not item.partition(":")[0].strip():
+                raise ValueError(f"fallback {item[:70]!r}: name a player (`codex`, or "
+                                 "`opencode:anthropic/claude-sonnet-4` with a model)")
+        if len(set(value)) != len(value):
+            raise ValueError("fallback lists a player twice")
         return value
 
     @field_validator("runner")

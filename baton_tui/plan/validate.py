@@ -33,6 +33,13 @@ def plan_problems(doc: PlanDocument, catalog: "Catalog | None",
                 problems.append(f"task {task.id}: depends on task {dep}, which does not exist")
         if catalog is not None:
             problems.extend(f"task {task.id}: {p}" for p in catalog.problems(task))
+        if catalog is not None:
+            for entry in task.fallback:
+                player, _, model = entry.partition(":")
+                stand_in = task.model_copy(update={"player": player, "model": model or None,
+                                                   "effort": None})
+                problems.extend(f"task {task.id}: fallback {entry!r}: {p}"
+                                for p in catalog.problems(stand_in))
         if runners is not None and task.runner not in runners:
             problems.append(f"task {task.id}: unknown runner {task.runner!r} (configured: "
                             f"{', '.join(runners)}; add a [runners.{task.runner}] table)")

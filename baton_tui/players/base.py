@@ -195,6 +195,11 @@ class Player:
         retrying = [e for e in self.decoder().feed(line) if isinstance(e, Retrying)]
         return f"rate limited: {retrying[0].reason}" if retrying else None
 
+    def concern(self, line: str) -> str | None:
+        """What this output line says the person should look at, as the task's one flag of
+        its kind per attempt (an ACP agent kept in its worktree), or None."""
+        return None
+
     def outcome(self, text: str) -> Outcome:
         """What the whole log says: session id, tokens, cost, final text, limits, errors."""
         return outcome_of(self.decoder().read(text)) if self.parses_output else Outcome()

@@ -6,6 +6,7 @@ this table is the one list of them, in the order `baton players` shows.
 
 from __future__ import annotations
 
+from baton_tui.players.acp import GeminiAcp, OpenCodeAcp
 from baton_tui.players.aider import AiderPlayer
 from baton_tui.players.amp import AmpPlayer
 from baton_tui.players.base import Player
@@ -31,6 +32,8 @@ BUILTIN_CLASSES: dict[str, type[Player]] = {
     "amp": AmpPlayer,
     "anthropic": AnthropicPlayer,
     "openai": OpenAIPlayer,
+    "gemini-acp": GeminiAcp,
+    "opencode-acp": OpenCodeAcp,
 }
 
 

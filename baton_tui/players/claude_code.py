@@ -58,6 +58,7 @@ from baton_tui.players.limits import (
 
 REPORT_TOOL = "mcp__baton__baton_report"
 CHECKPOINT_TOOL = "mcp__baton__baton_checkpoint"
+INBOX_TOOL = "mcp__baton__baton_inbox"  # the person's messages (`baton tell`)
 PLANNER_TOOLS = "Read,Grep,Glob"
 RESEARCH_TOOLS = "Read,Grep,Glob,Bash"
 
@@ -138,10 +139,10 @@ class ClaudeCodePlayer(CliPlayer):
                      "--allowedTools", REPORT_TOOL]
         elif ctx.mode == Mode.RESEARCH:
             argv += ["--tools", RESEARCH_TOOLS, "--permission-mode", "dontAsk",
-                     "--allowedTools", f"{REPORT_TOOL},Bash"]
+                     "--allowedTools", f"{REPORT_TOOL},{INBOX_TOOL},Bash"]
         else:
             argv += ["--dangerously-skip-permissions",
-                     "--allowedTools", f"{REPORT_TOOL},{CHECKPOINT_TOOL}"]
+                     "--allowedTools", f"{REPORT_TOOL},{CHECKPOINT_TOOL},{INBOX_TOOL}"]
             if hasattr(os, "geteuid") and os.geteuid() == 0:
                 env["IS_SANDBOX"] = "1"   # else Claude Code refuses skip-permissions as root
         argv += ["--mcp-config", str(self._mcp_config(ctx)), "--strict-mcp-config",

@@ -16,7 +16,7 @@ and stack traces between its events: a line it does not know becomes a `Note`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Union
+from typing import Any, Callable, Mapping, Union
 
 from baton_tui.players.cli_events import event_of
 
@@ -207,6 +207,8 @@ class GenericDecoder(JsonDecoder):
     usual key names; a plain line is a note."""
 
     def decode(self, event: dict[str, Any]) -> list[Event]:
+        if str(event.get("type", "")).startswith("acp."):   # an ACP player's bridge
+            return AcpDecoder().decode(event)
         name = event.get("tool_name") or event.get("tool") or event.get("name")
         if name and isinstance(name, str):
             part = obj(event.get("part"))
@@ -220,3 +222,66 @@ class GenericDecoder(JsonDecoder):
                 return [Said(value)]
         return []
 
+
+# ACP players (players/acp.py): the bridge's own JSON lines. Here, not beside the adapter,
+# so a log read without its player (a custom ACP player's, say) still reads as steps.
+def plan_line(entries: list[dict[str, Any]]) -> str:
+    """The agent's plan as one progress line: how far, and the entry it is on."""
+    done = sum(1 for e in entries if e.get("status") == "completed")
+    now = next((e for e in entries if e.get("status") == "in_progress"), None) \
+        or next((e for e in entries if e.get("status") == "pending"), None)
+    head = f"plan {done}/{len(entries)}"
+    return f"{head}: {now['content']}" if now else head
+
+
+class AcpDecoder(JsonDecoder):
+    """The bridge's JSON lines (`acp.*`) as decoded events. A failed turn's message is read
+    for a usage or rate limit: by `limit` (a CLI's own words), else in a provider's words."""
+
+    def __init__(self, limit: "Callable[[str], list[Event]] | None" = None):
+        self.limit = limit
+
+    def limits(self, message: str) -> list[Event]:
+        if self.limit is not None:
+            return self.limit(message)
+        from baton_tui.players.limits import limit_in  # lazy: only a failed turn needs it
+
+        found = limit_in(message)
+        return [] if found is None else [LimitHit(found[0], found[1], message)]
+
+    def decode(self, event: dict[str, Any]) -> list[Event]:
+        kind = str(event.get("type", ""))
+        if not kind.startswith("acp."):
+            return []
+        kind = kind[4:]
+        if kind == "init":
+            return [AgentStarted(str(event.get("agent") or "acp agent"))]
+        if kind == "session" and event.get("session_id"):
+            return [SessionNamed(str(event["session_id"]))]
+        if kind == "text":
+            return said(event.get("text"))
+        if kind == "tool":
+            paths = event.get("paths") or []
+            return [ToolCall(str(event.get("kind") or "other"),
+                             {"title": event.get("title") or "", **({"path": paths[0]} if paths
+                                                                      else {})})]
+        if kind == "tool_done":
+            return [ToolResult(str(event.get("title") or "tool"),
+                               event.get("status") == "completed")]
+        if kind == "plan":
+            return [Note(plan_line(event.get("entries") or []), shown=True)]
+        if kind == "usage" and event.get("tokens") is not None:
+            return [Usage(tokens=int(event["tokens"]), total=True, turn=True)]
+        if kind == "usage" and event.get("cost") is not None:
+            return [Usage(cost=float(event["cost"]), total=True)]
+        if kind in ("refused", "permission") and event.get("decision", "reject") == "reject":
+            return [Note(f"refused: {event.get('what') or event.get('title')} "
+                         f"({event.get('why')})", kind="error")]
+        if kind == "result":
+            ok = bool(event.get("ok"))
+            error = None if ok else str(event.get("error") or event.get("stop_reason") or "error")
+            return [Finished(ok, error=error, summary=str(event.get("stop_reason") or "")),
+                    *(self.limits(error) if error else [])]
+        if kind == "contained":
+            return [Failed(str(event.get("detail")), label="contained")]
+        return []

@@ -226,7 +226,7 @@ class GeminiDecoder(JsonDecoder):
             else:
                 self.result_failed = True
                 message = text_of((event.get("error") or {}).get("message")) or "error"
-                found += [Finished(False, error=message), *_limit(message)]
+                found += [Finished(False, error=message), *quota_limit(message)]
         elif kind == "error":
             found.append(Note(one_line(event.get("message"), 160),
                               kind="error" if event.get("severity") == "error" else "note",
@@ -234,7 +234,7 @@ class GeminiDecoder(JsonDecoder):
         return found
 
 
-def _limit(message: str) -> list[Event]:
+def quota_limit(message: str) -> list[Event]:
     """A failed result's limit: a daily quota resets at midnight Pacific; a wait it names."""
     wait = wait_seconds(message)
     if GEMINI_DAILY in message:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from baton_tui.core.words import Mode
 from baton_tui.config import Config
+from baton_tui.players.acp import AcpPlayer
 from baton_tui.players.base import Player
 from baton_tui.players.builtin import BUILTIN_CLASSES
 from baton_tui.players.custom import CustomPlayer, ScriptPlayer
@@ -23,6 +24,10 @@ def build_players(config: Config) -> dict[str, Player]:
         players[name] = player
     players["script"] = ScriptPlayer()
     for name, custom in config.players.custom.items():
+        if custom.protocol == "acp":
+            players[name] = AcpPlayer(name, custom.command, custom.env, custom.max_parallel,
+                                      custom.models, custom.start_timeout)
+            continue
         players[name] = CustomPlayer(name, custom.command, custom.research_command,
                                      custom.resume_command, custom.env, custom.max_parallel,
                                      custom.models, custom.interactive_command)

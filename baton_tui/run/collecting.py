@@ -24,6 +24,22 @@ from baton_tui.workspace import Workspace
 K = EventKind
 
 
+FEEDBACK_TAIL_LINES = 40     # of a failure's output, in autopilot's retry feedback
+FEEDBACK_TAIL_CHARS = 3000
+
+
+def retry_feedback(reason: str, output: str | None) -> str:
+    """Autopilot's word to a failed task's retry: why it failed and, when output came with
+    the failure (a check's, the agent's last lines), its tail — the name of a failing check
+    alone does not say what failed."""
+    text = f"The previous attempt failed: {reason}. Fix that and finish."
+    tail = "\n".join((output or "").rstrip().splitlines()[-FEEDBACK_TAIL_LINES:])
+    tail = tail[-FEEDBACK_TAIL_CHARS:]
+    if not tail.strip():
+        return text
+    return f"{text}\n\nThe end of its output:\n```\n{tail}\n```"
+
+
 class Collector:
     """Turns ended attempts and finished tasks into landings, on worker threads."""
 
@@ -45,7 +61,15 @@ class Collector:
         intent = run.intents.pop(task_id, Intent())
         if (run.pause_requested or task_id in run.hard_stop) and not intent.stop:
             intent.pause = True
-        attempt = await self.runner.collect(handle)
+        try:
+            attempt = await self.runner.collect(handle)
+        except Exception as exc:  # its result could not be brought home: said, never dropped
+            where = f"runner {task.runner}" if task.runner != "local" else "its attempt"
+            self.emit(task_id, K.TASK_FAILED, stage="collect", attempt=handle.attempt_id,
+                      reason=f"Baton could not bring its result home from {where}: {exc}"[:500]
+                      + f" (`baton retry {task_id}` brings it home and lands it without "
+                      "running the agent again)")
+            return
         plan, doc = run.plan, run.doc
 
         def work() -> State:
@@ -123,6 +147,19 @@ class Collector:
         self.emit(task.id, K.TASK_DONE, summary=self.run.view(task.id).summary or "", by="retry")
         self.run.finishing[task.id] = asyncio.ensure_future(self.land_again(task))
 
+    def collect_again(self, task: Task) -> None:
+        """A task whose ended attempt could not be brought home (`finish_only` "collect"):
+        its runner collects that attempt again — its agent is not run again."""
+        attempt = self.store.latest_attempt(self.run.plan_id, task.id)
+        if attempt is None or attempt.collected:
+            self.emit(task.id, K.TASK_FAILED, reason="its attempt's result is gone: retry "
+                      "it with `baton retry` after `baton task-runner` (its agent runs again)")
+            return
+        self.emit(task.id, K.TASK_PROGRESS, message="bringing its finished result home",
+                  attempt=attempt.id)
+        handle = self.runner.adopt(attempt)
+        self.run.finishing[task.id] = asyncio.ensure_future(self.collect(handle))
+
     def release(self, task: Task, yes: bool) -> None:
         """Act on the answer to a task held at its review (`release_held`)."""
         self.run.finishing[task.id] = asyncio.ensure_future(self.release_held(task, yes))
@@ -136,4 +173,4 @@ class Collector:
             self.emit(task.id, K.TASK_PARKED, reason=f"failed twice: {reason}")
         else:
             self.emit(task.id, K.TASK_QUEUED, by=Autonomy.AUTOPILOT,
-                      feedback=f"The previous attempt failed: {reason}. Fix that and finish.")
+                      feedback=retry_feedback(reason, view.failure_output))

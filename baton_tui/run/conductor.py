@@ -162,7 +162,10 @@ class Conductor:
         for task, yes in choice.release:
             self.collector.release(task, yes)
         for task in choice.land:
-            self.collector.land_reported(task)
+            if run.view(task.id).finish_only == "collect":
+                self.collector.collect_again(task)
+            else:
+                self.collector.land_reported(task)
         for task, message in choice.starts:
             if decide.has_room(run, task, self._cap) and self._runner_room(task):
                 self.starter.start(task, message)
@@ -201,6 +204,17 @@ class Conductor:
         for lock in left_locks.clear(self.ws.root, slug, worktrees,
                                      group=self.crashed, before=self.began):
             self.emit(None, K.RUN_REPAIRED, what="git-lock", detail=f"removed {lock}")
+
+    def _try_deferred_now(self) -> None:
+        """A task put off because its runner's cluster was unreachable is tried at once by a
+        new conductor — the person's `run` or `resume` — not only once its wait is over."""
+        run, now = self.run, time.time()
+        put_off = [t for t in sorted(run.ready.delayed)
+                   if (v := run.view(t)).deferred and v.not_before > now]
+        for task_id in put_off:
+            self.emit(task_id, K.TASK_QUEUED, by="resume", feedback=run.view(task_id).feedback)
+        if put_off:
+            self.reload()
 
     def queue_plan(self) -> None:
         """Queue every draft task once a run was asked for (build tasks wait for approval)."""
@@ -321,6 +335,7 @@ class Conductor:
         self.reload()
         self._clear_left_locks()
         self.follower.reconcile()
+        self._try_deferred_now()
         # The plan, its views and the ready queue live as long as the run: out of the cycle
         # collector's sight, so its full passes do not grow with the plan (at 10,000 tasks
         # they cost every started task milliseconds). No collection first: it would hold up

@@ -21,8 +21,9 @@ from baton_tui import layout
 from baton_tui.run.early import Early
 from baton_tui.run.lock import ConductorLock
 from baton_tui.core import budget
+from baton_tui.core.comments import as_feedback, open_comments
 from baton_tui.core.rules import Action
-from baton_tui.core.events import ACTIVE, EventKind
+from baton_tui.core.events import ACTIVE, EventKind, State
 from baton_tui.core.words import Mode
 from baton_tui.store.snapshot import conductor_info
 from baton_tui.trust import ensure_trusted as ensure
@@ -184,15 +185,45 @@ def stop_task(ws: Workspace, task_id: int) -> None:
 
 
 def retry_task(ws: Workspace, task_id: int, feedback: str | None = None) -> int | None:
-    """Queue a failed, parked or paused task again (with feedback) and start the conductor.
+    """Queue a failed, parked or paused task again (with feedback) and start the conductor;
+    a landed task's open review comments go with it (a follow-up that lands on top of it).
     Under a plan whose approval an edit voided, the task (and its feedback) waits for the
     approval; None is returned then."""
     cur = _allowed(ws, Action.RETRY_TASK, task_id)
     ensure_trusted(ws, cur)  # once, before the record: a refusal later would strand the task
-    ws.store.append(cur.row.id, task_id, K.TASK_QUEUED, {"feedback": feedback, "by": "retry"})
+    sent = open_comments(cur.view(task_id).comments)  # closed when this retry lands
+    if sent:
+        feedback = "\n\n".join(x for x in (as_feedback(sent), feedback) if x)
+    ws.store.append(cur.row.id, task_id, K.TASK_QUEUED, {
+        "feedback": feedback, "by": "retry", "comments": [c["id"] for c in sent]})
     if cur.doc.task(task_id).mode == Mode.BUILD and not cur.row.approved:
         return None
     return spawn_conductor(ws, checked=True)
+
+
+def tell(ws: Workspace, task_id: int, text: str) -> str:
+    """Record a message for the task's agent (`baton tell`): a running agent reads it at its
+    next turn through its inbox (`baton inbox`, the `baton_inbox` tool); any message not read
+    by then goes into its next prompt (a resume, a retry). Never stops it. Returns how it
+    will reach the agent."""
+    cur = plans.current(ws)
+    assert cur is not None
+    task = cur.doc.task(task_id)
+    if not text.strip():
+        raise BatonError("the message is empty")
+    if task.mode == Mode.MANUAL or not ws.catalog.runs_agent(task.player) \
+            or ws.catalog.check_is_task(task.player):
+        raise BatonError(f"task {task_id} runs no agent to tell")
+    state = cur.view(task_id).state
+    if state in (State.DONE, State.LANDED, State.MERGED, State.DISCARDED):
+        raise BatonError(f"task {task_id} is {state}: no agent works on it now — comment on "
+                         f"its lines (`baton comment {task_id} FILE:LINE TEXT`) or retry it "
+                         "with `--feedback`")
+    number = 1 + max((int(m.get("id", 0)) for m in cur.view(task_id).messages), default=0)
+    ws.store.append(cur.row.id, task_id, K.TASK_TOLD, {"id": number, "text": text.strip()})
+    if state in ACTIVE:
+        return "its agent reads it at its next turn (or, without an inbox, when it resumes)"
+    return "it is delivered when the task next starts or resumes"
 
 
 def take_task(ws: Workspace, task_id: int) -> dict[str, Any]:

@@ -28,9 +28,11 @@ no agent behind: its watchdog (`dask_watch`) ends the groups of the attempts it 
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -141,12 +143,14 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
             f"person's machine Baton {theirs.get('baton')} on Python {theirs.get('python')}: "
             "install the same versions there (`baton runners` compares them)")}
     root = scratch_root(job.get("workdir"))
+    sweep(root)
     scratch = root / name
     repo, tree = scratch / "repo", scratch / "tree"
     try:
         scratch.mkdir()
     except FileExistsError:  # a second run of the same job on this node: never a second agent
         return {"claimed": False, "node": node, "why": "already run on this node"}
+    _own(scratch, name, ex)
     cache = _object_cache(root)
     git(scratch, "init", "--quiet", "--template=", str(repo))
     _borrow(repo, cache)
@@ -166,9 +170,10 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     # date" — a success that would let a second run start the agent again.)
     claim = git(repo, *exchange.NO_HOOKS, "commit-tree", f"{base}^{{tree}}", "-p", base, "-m",
                 f"baton: claimed by {node} at {time.time()}", env=dict(exchange.BATON_IDENTITY))
-    if not _claim(cache, ex, repo / ".git" / "objects", claim, refs["claim"]):
+    claimed = _claim(cache, ex, repo / ".git" / "objects", claim, refs["claim"])
+    if claimed is not True:
         shutil.rmtree(scratch, ignore_errors=True)
-        return {"claimed": False, "node": node, "why": "another run claimed it first"}
+        return {"claimed": False, "node": node, "why": claimed or "another run claimed it first"}
     topic = name
     _tell(topic, {"node": node, "claimed": True})
     try:
@@ -185,12 +190,91 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     output = redact(output.decode("utf-8", "surrogateescape")).encode("utf-8",
                                                                       "surrogateescape")
     commit = exchange.record_commit(repo, clean(record), output, None)
-    _push_results(cache, ex, repo / ".git" / "objects", f"{left.commit}:{refs['result']}",
-                  f"{commit}:{refs['record']}")
+    try:
+        _push_results(cache, ex, repo / ".git" / "objects", f"{left.commit}:{refs['result']}",
+                      f"{commit}:{refs['record']}")
+    except Exception as exc:  # the exchange is gone or damaged: the finished work is not
+        return _carried(repo, scratch, base, refs, left.commit, commit, record, exc)
     _tell(topic, {"done": True})
     if not job.get("keep"):  # (after the answer: the conductor need not wait for it)
         threading.Thread(target=shutil.rmtree, args=(scratch,), kwargs={"ignore_errors": True},
                          name="baton-node-cleanup", daemon=True).start()
+    return record
+
+
+OWNER = "owner.json"
+SWEEP_EVERY = 60.0
+_swept = 0.0
+
+
+def _own(scratch: Path, job: str, ex: str) -> None:
+    """Say whose the scratch checkout is: this machine, this worker process, the job and its
+    exchange (`sweep` reads it once that process is gone)."""
+    pid = os.getpid()
+    (scratch / OWNER).write_text(json.dumps({
+        "host": socket.gethostname(), "pid": pid, "token": procs.start_token(pid),
+        "job": job, "exchange": ex}), encoding="utf-8")
+
+
+def sweep(root: Path) -> list[str]:
+    """Scratch checkouts a dead worker of this machine left (killed mid-job, or its job
+    failed before it could clean up): each one's work is pushed to its exchange first, as
+    `refs/baton/jobs/<job>/leftover` (the worktree as it was, uncommitted files included),
+    then the checkout goes; one whose work cannot be pushed stays. At most once a minute per
+    worker process; the jobs returned."""
+    global _swept
+    now = time.monotonic()
+    if _swept and now - _swept < SWEEP_EVERY:
+        return []
+    _swept = now
+    host, gone = socket.gethostname(), []
+    for scratch in root.glob("baton-*"):
+        try:
+            owner = json.loads((scratch / OWNER).read_text(encoding="utf-8"))
+            pid, job, ex = int(owner["pid"]), str(owner["job"]), str(owner["exchange"])
+            token = owner.get("token")
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not one this code made (or being made): left alone
+        if owner.get("host") != host or procs.alive(pid, float(token) if token else None):
+            continue
+        with _lock:
+            if job in _running:
+                continue
+        tree = scratch / "tree"
+        try:
+            if (tree / ".git").exists():
+                left = exchange.snapshot(tree, "baton: the worktree its dead worker left",
+                                         env=dict(exchange.BATON_IDENTITY))
+                exchange.refs_of(job)  # (a job's name, checked)
+                exchange.push(scratch / "repo", ex, f"+{left.commit}:refs/baton/jobs/{job}/leftover")
+        except Exception:
+            continue  # its work could not be kept elsewhere: it stays here
+        shutil.rmtree(scratch, ignore_errors=True)
+        gone.append(job)
+    return gone
+
+
+def _carried(repo: Path, scratch: Path, base: str, refs: dict[str, str], result: str,
+             commit: str, record: dict[str, Any], exc: Exception) -> dict[str, Any]:
+    """A finished attempt whose result and record could not be pushed to the exchange: they
+    go back with the job's answer instead, as a git bundle (its `result` and `record` refs,
+    on top of the base the conductor has), and the scratch repository stays on the node
+    until then. The agent is never run again for want of an exchange."""
+    why = getattr(exc, "stderr", "") or str(exc)
+    lines = [line for line in str(why).strip().splitlines() if line.strip()]
+    record["unpushed"] = (lines[-1] if lines else type(exc).__name__)[:300]
+    try:
+        git(repo, "update-ref", refs["result"], result)
+        git(repo, "update-ref", refs["record"], commit)
+        bundle = scratch / "result.bundle"
+        git(repo, "bundle", "create", "--quiet", str(bundle), refs["result"], refs["record"],
+            f"^{base}")
+        record["bundle"] = bundle.read_bytes()
+    except Exception as err:  # kept on the node: said, with where
+        record["bundle_error"] = f"{type(err).__name__}: {err}"[:300]
+        record["kept"] = str(scratch)
+        return record
+    shutil.rmtree(scratch, ignore_errors=True)
     return record
 
 
@@ -205,10 +289,11 @@ def _batch(kind: str, cache: Path, ex: str, send: Callable[[list[Any]], None]
         return found
 
 
-def _claim(cache: Path, ex: str, objects: Path, commit: str, ref: str) -> bool:
+def _claim(cache: Path, ex: str, objects: Path, commit: str, ref: str) -> bool | str:
     """Claim the attempt (push `commit` to `ref`, which only the first push may create), in
     one push with the node's other jobs claiming at about the same time: sent from the
-    node's cache, borrowing each job's objects. True when this push created it."""
+    node's cache, borrowing each job's objects. True when this push created it; else False,
+    or why the exchange could not be reached."""
     def send(items: list[tuple[str, str, str]]) -> None:
         created = exchange.claim(cache, ex, [(c, r) for _o, c, r in items],
                                  borrow=list(dict.fromkeys(o for o, _c, _r in items)))
@@ -217,12 +302,14 @@ def _claim(cache: Path, ex: str, objects: Path, commit: str, ref: str) -> bool:
 
     try:
         _batch("claim", cache, ex, send)((str(objects), commit, ref))
-    except Exception:  # (not pushed: not claimed)
-        return False
+    except Exception as exc:  # (not pushed: not claimed)
+        return f"the exchange could not be reached: {exc}"[:300]
     with _lock:
         if ref in _claimed:
             _claimed.discard(ref)
             return True
+        if run_git(cache, *exchange.SAFE, "ls-remote", "--", ex, ref).returncode != 0:
+            return "the exchange could not be reached to claim it"
     return False
 
 

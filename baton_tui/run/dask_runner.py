@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Collection, Sequence
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from baton_tui import cluster, layout, trust
+from baton_tui import cluster, killpoints, layout, trust
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import EventKind
 from baton_tui.core.words import Mode
@@ -82,6 +83,10 @@ class _Live:
 def _gist(exc: GitError) -> str:
     lines = [line for line in exc.stderr.strip().splitlines() if line.strip()]
     return (lines[-1] if lines else str(exc))[:300]
+
+
+def record_node(live: _Live | None) -> str:
+    return (live.node if live is not None else None) or "its worker"
 
 
 def _wake(future: "asyncio.Future[object]") -> None:
@@ -136,11 +141,21 @@ class DaskRunner:
                 self._failed = (time.monotonic(), exc)
                 raise
             self._failed = None
-            try:  # a cold worker loads the node's code now, not in the first job's path
-                self._client.run(dask_node.warm, wait=False, on_error="ignore")
+            self._warm(self._client)
+            return self._client
+
+    @staticmethod
+    def _warm(client: "Client") -> None:
+        """A cold worker loads the node's code now, not in the first job's path — on a thread
+        of its own (`Client.run` takes no `wait=False` for a plain function: the workers
+        refuse it, and the scheduler logs an error for each)."""
+        def warm() -> None:
+            try:
+                client.run(dask_node.warm, on_error="ignore")
             except Exception:
                 pass
-            return self._client
+
+        threading.Thread(target=warm, name="baton-dask-warm", daemon=True).start()
 
     def connect_soon(self) -> None:
         """Connect on a thread of its own (importing `distributed` and the handshake take a
@@ -539,12 +554,32 @@ class DaskRunner:
             if live is not None:
                 self._unsubscribe(live.job)
             record, output, lost = self._fetch(ws, attempt, live)
+            if record is not None and self._still_ran(live, record):
+                record, output = None, b""
+                lost = (f"a record of it appeared on the exchange while its agent still ran on "
+                        f"{record_node(live)}: not one its worker made — refused, and that "
+                        "agent was ended")
             self._apply(ws, attempt, record, output, lost, live)
             found = store.attempt(handle.attempt_id)
             assert found is not None
             return found
         finally:
             ws.close()
+
+    def _still_ran(self, live: _Live | None, record: dict[str, Any]) -> bool:
+        """Whether the job's agent still runs although its record is there (a record its
+        worker did not make: the node makes it only once its agent ended): the agent is ended
+        on its worker now — no agent runs on after its attempt is collected."""
+        if live is None or live.future is None or live.future.done():
+            return False
+        try:
+            client = self.client()
+            node = live.node or record.get("node")
+            found = client.run(dask_node.signal_job, live.job, int(signal.SIGKILL),
+                               workers=[node] if node else None, on_error="ignore")
+        except Exception:
+            return False
+        return any(value is True for value in (found or {}).values())
 
     def _unsubscribe(self, job: str) -> None:
         try:
@@ -573,6 +608,8 @@ class DaskRunner:
             answer = self._answer(live)
             if answer is not None and not answer.get("claimed", True):
                 break  # it ran nothing: nothing more will come
+            if answer is not None and answer.get("unpushed"):
+                return self._carried_home(ws, attempt, answer)
             if live is not None and live.node is None and live.future is not None \
                     and live.future.status == "cancelled":
                 return None, b"", (f"stopped before a worker of runner {self.name} took it: "
@@ -580,6 +617,12 @@ class DaskRunner:
             if time.monotonic() > deadline:
                 break
             time.sleep(0.5)
+        try:  # the exchange itself gone: its result is not lost, only not reachable now
+            exchange.remote_ref(ws.root, self.settings.exchange, "HEAD")
+        except Exception as exc:
+            why = _gist(exc) if isinstance(exc, GitError) else str(exc)[:300]
+            raise BatonError(f"its exchange {self.settings.exchange} cannot be reached ({why}); "
+                             "bring it back first") from None
         node = (live.node if live else None) or spec.get("node")
         answer = self._answer(live)
         if answer is not None and not answer.get("claimed", True) and not node:
@@ -590,6 +633,34 @@ class DaskRunner:
         return None, b"", (f"{where} went away mid-task{detail}: its agent is not run again; "
                            f"what it pushed is kept under refs/baton/jobs/{job}/ on the "
                            f"exchange — retry it")
+
+    def _carried_home(self, ws: Workspace, attempt: AttemptRow, answer: dict[str, Any]
+                      ) -> tuple[dict[str, Any] | None, bytes, str | None]:
+        """A finished job whose worker could not push to the exchange (gone, damaged): its
+        result and record came back with its answer, as a bundle — fetched from that, and
+        said. Its agent is not run again."""
+        refs, why = attempt.spec["refs"], answer.get("unpushed")
+        said = (f"the exchange of runner {self.name} could not be reached when its worker "
+                f"finished ({why})")
+        bundle = answer.get("bundle")
+        if not isinstance(bundle, bytes):
+            kept = answer.get("kept")
+            return None, b"", (f"{said}; its finished work is kept on {answer.get('node')}"
+                               + (f" in {kept}" if kept else "") + " — its agent is not run "
+                               "again: bring the exchange back, then take it from there")
+        with tempfile.TemporaryDirectory(prefix="baton-result-") as tmp:
+            path = Path(tmp) / "result.bundle"
+            path.write_bytes(bundle)
+            exchange.fetch(ws.root, str(path), *(f"+{refs[p]}:{refs[p]}"
+                                                 for p in ("result", "record")))
+        commit = read_ref(ws.root, refs["record"])
+        if commit is None:
+            return None, b"", f"{said}; the result it sent back holds no record"
+        ws.store.append(attempt.plan_id, attempt.task_id, K.TASK_FLAGGED, {
+            "flag": "exchange", "attempt": attempt.id,
+            "message": f"{said}: its result came back with the job instead"})
+        record, output = exchange.read_record(ws.root, commit)
+        return record, output, None
 
     @staticmethod
     def _answer(live: _Live | None) -> dict[str, Any] | None:
@@ -624,11 +695,14 @@ class DaskRunner:
                 spec["node"] = record["node"]
             store.update_attempt(attempt.id, spec=spec, ended=time.time())
             return
+        if spec.get("replayed"):  # collected before by a conductor killed after this point:
+            return                 # its work is home and its events are in — not twice
         if attempt.log_path:
             Path(attempt.log_path).write_bytes(output)
         head, result = record.get("head"), record.get("result")
         if head and result and spec.get("cwd"):  # (fetched with the record, `_fetch`)
             exchange.bring_home(spec["cwd"], spec["pushed"], head, result)
+        spec["replayed"] = True
         ran = record.get("attempt") or {}
         spec.update({"node": record.get("node"), "node_attempt": ran.get("node_attempt")})
         for key in ("leftover", "log_cut"):
@@ -650,6 +724,7 @@ class DaskRunner:
             if ran.get("session_id"):
                 fields["session_id"] = ran["session_id"]
             store.update_attempt(attempt.id, **fields)
+        killpoints.reached("collected")
 
     # worktrees made ahead: the local runner's (a remote task's worktree is made here too) ----
     def make_ahead(self, plan: PlanRow, task: Task, spare: Spare | None = None) -> bool:

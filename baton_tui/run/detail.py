@@ -22,11 +22,12 @@ class DetailData:
 
 
 def _report(store: Store, plan_id: int, task_id: int) -> tuple[str, str | None]:
-    attempt = store.latest_attempt(plan_id, task_id)
-    if attempt is None:
+    tried = store.attempts(plan_id, task_id)
+    if not tried:
         return "no attempt yet", None
+    attempt = tried[-1]  # numbered per task (the store's ids run across the plan)
     report = attempt.report or {}
-    lines = [f"attempt {attempt.id} · {attempt.player}"
+    lines = [f"attempt {len(tried)} · {attempt.player}"
              + (f" · exit {attempt.exit_status}" if attempt.exit_status is not None else "")]
     for key in ("status", "summary", "reason"):
         if report.get(key):

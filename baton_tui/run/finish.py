@@ -19,12 +19,14 @@ from baton_tui.core.errors import BatonError
 from baton_tui.core.slug import integration_branch, task_branch
 from baton_tui.core.words import Mode, counted
 from baton_tui.gitops import git, landing, onbranch, worktrees
+from baton_tui.plan import current as plans
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.players.base import Outcome, reading_output
 from baton_tui.channel.report import refused_report
 from baton_tui.run import outside
 from baton_tui.run import integration, landings, logcap, refguard, siblings
 from baton_tui.store.db import AttemptRow, PlanRow
+from baton_tui.store.render import fmt_secs
 from baton_tui.core.events import EventKind, State
 from baton_tui.core.views import Folder, TaskView
 from baton_tui.workspace import Workspace
@@ -230,7 +232,27 @@ class Finisher:
             how, said = "unknown", f"{said}, reset unknown"
         self.emit(task, K.TASK_PAUSED, reason=said, until=until, attempt=attempt.id,
                   player=task.player, limit=how, **({"probe": probe} if probe else {}))
+        if task.fallback and not probe and until - time.time() > limits.fallback_after:
+            self._fall_back(task, until)
         return State.PAUSED
+
+    def _fall_back(self, task: Task, until: float) -> None:
+        """A reset further away than `[limits] fallback_after`: the task moves to its next
+        fallback player, and its card says why (a flag)."""
+        at = time.strftime("%H:%M", time.localtime(until))
+        why = (f"{task.player}'s usage limit resets at {at}, more than "
+               f"{fmt_secs(self.ws.config.limits.fallback_after)} away")
+        folder = Folder().feed(self.store.events(self.plan.id))
+        try:
+            entry = plans.fall_back(self.ws, task.id, folder.plan.player_limits, time.time(), why)
+        except BatonError as exc:  # the plan changed meanwhile: it waits for its reset
+            entry, why = None, f"{why}; no fallback could take it: {exc.message}"
+        if entry is None:
+            self.emit(task, K.TASK_FLAGGED, flag="fallback",
+                      message=f"{why}: no fallback player can start now, so it waits")
+            return
+        self.emit(task, K.TASK_FLAGGED, flag="fallback",
+                  message=f"moved from {task.player} to {entry}: {why}")
 
     def _finish_research(self, task: Task, attempt: AttemptRow, workdir: Path,
                          report: dict) -> State:

@@ -232,6 +232,9 @@ class Follower:
                 tracked.pending_line = progress
             if progress or (line.strip() and not player.parses_output):
                 supervisor.step(watch, self.ws.config.supervision.idle_turns)
+            concern = player.concern(line)
+            if concern:
+                self._flag(tracked.task_id, "contained", "contained", concern[:500])
             halt = player.halt(line)
             if halt and tracked.signalled is None:
                 self.emit(tracked.task_id, K.TASK_PROGRESS, message=f"stopping it: {halt}",

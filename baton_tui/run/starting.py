@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from baton_tui.channel.report import told_text
 from baton_tui.core.events import EventKind, State
 from baton_tui.core.views import TaskView
 from baton_tui.core.words import Mode
@@ -98,6 +99,15 @@ class Starter:
             # A 429 retry continues the saved session rather than starting over.
             resume_message = ("You were stopped by a rate limit (HTTP 429). Continue the "
                               "task where you left off.")
+        unread = [m for m in view.messages if not m.get("read")]
+        if unread:  # `baton tell` messages its agent has not read: in this prompt
+            said = told_text(unread)
+            if resume_message:
+                resume_message = f"{resume_message}\n\n{said}"
+            else:
+                feedback = "\n\n".join(x for x in (feedback, said) if x)
+            self.emit(task.id, K.TASK_TOLD_READ, ids=[m.get("id") for m in unread],
+                      via="prompt")
         session = previous.session_id if previous and resume_message \
             and previous.player == task.player else None
         return StartRequest(
@@ -117,7 +127,7 @@ class Starter:
                 handle = await self.runner.start(request)
             except StartDeferred as exc:  # its cluster is unreachable: queued, tried again
                 self.emit(task.id, K.TASK_QUEUED, reason=exc.reason, deferred=True,
-                          not_before=time.time() + DEFER_FOR)
+                          not_before=time.time() + DEFER_FOR, feedback=run.view(task.id).feedback)
                 handle = None
             except StartFailed as exc:
                 self.emit(task.id, K.TASK_FAILED, reason=exc.reason,

@@ -113,9 +113,11 @@ class RunState:
     def take_spare(self, task: Task) -> Spare | None:
         """A spare worktree for `task`'s start or its making ahead: only for a build task
         with no worktree of its own yet (none made ahead or being made), and only a spare
-        whose task is still landed in that worktree."""
+        whose task is still landed in that worktree. Never for a task that landed before (a
+        follow-up of its review comments): its branch exists, and it is checked out again."""
+        view = self.view(task.id)
         if task.mode != Mode.BUILD or task.runner != "local" or not self.git_mode \
-                or self.view(task.id).workdir or task.id in self.made_ahead \
+                or view.workdir or view.ever_landed or task.id in self.made_ahead \
                 or task.id in self.making_ahead:
             return None
         while self.spare:

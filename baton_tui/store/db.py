@@ -313,11 +313,15 @@ class Store:
                            args).fetchall()
         loads = json.loads
         try:
-            return [Event(i, p, t, k, loads(d) if d != "{}" else {}, ts)
-                    for i, p, t, k, d, ts in rows]
+            events = [Event(i, p, t, k, loads(d) if d != "{}" else {}, ts)
+                      for i, p, t, k, d, ts in rows]
         except ValueError:  # (json's error is one) a row written by something else than Baton
             bad = next(i for i, _p, _t, _k, d, _ts in rows if not _is_json(d))
             raise Damaged(self.path, f"event {bad} is not JSON") from None
+        for event in events:  # JSON of another shape (`[1, 2]`): as damaged, never a traceback
+            if type(event.data) is not dict:
+                raise Damaged(self.path, f"event {event.id}'s data is not a JSON object")
+        return events
 
     def task_base(self, plan_id: int, task_id: int) -> str | None:
         """The commit a task's branch was cut from (recorded when its worktree was made)."""
@@ -336,6 +340,8 @@ class Store:
             transcript, options = json.loads(row["transcript"]), json.loads(row["options"])
         except ValueError:
             raise Damaged(self.path, f"plan {row['id']}'s record is not JSON") from None
+        if not isinstance(transcript, list) or not isinstance(options, dict):
+            raise Damaged(self.path, f"plan {row['id']}'s record is JSON of the wrong shape")
         return PlanRow(
             id=row["id"], slug=row["slug"], doc_text=row["doc"], created=row["created"],
             revision=row["revision"], archived=bool(row["archived"]), approved=bool(row["approved"]),
@@ -381,9 +387,12 @@ class Store:
 
     def _options(self, row: sqlite3.Row) -> dict[str, Any]:
         try:
-            return json.loads(row["options"])  # type: ignore[no-any-return]
+            options = json.loads(row["options"])
         except ValueError:
             raise Damaged(self.path, f"plan {row['id']}'s record is not JSON") from None
+        if not isinstance(options, dict):
+            raise Damaged(self.path, f"plan {row['id']}'s record is JSON of the wrong shape")
+        return options
 
     def plan_ids(self) -> list[int]:
         """Every plan ever stored, archived ones included, oldest first."""
@@ -442,6 +451,9 @@ class Store:
             values["report"] = json.loads(values["report"]) if values["report"] else None
         except ValueError:
             raise Damaged(self.path, f"attempt {values['id']}'s record is not JSON") from None
+        if not isinstance(values["spec"], dict) or not isinstance(values["report"], (dict,
+                                                                                     type(None))):
+            raise Damaged(self.path, f"attempt {values['id']}'s record is JSON of the wrong shape")
         values["collected"] = bool(values["collected"])
         return AttemptRow(**values)
 

@@ -51,6 +51,8 @@ def render_status(status: dict) -> str:
                      "continues")
     lines += _budget(plan.get("budget"))
     width = min(max((len(t["title"]) for t in status["tasks"]), default=10), 40)
+    said = {task["id"]: describe_state(task) for task in status["tasks"]}
+    column = max(22, min(STATE_WIDTH, max(map(len, said.values()), default=0)))
     for task in status["tasks"]:
         who = " · ".join(x for x in (task["player"], task.get("model")) if x)
         if task.get("runner", "local") != "local":  # where it runs, when not here
@@ -58,11 +60,21 @@ def render_status(status: dict) -> str:
         extra = f"  {fmt_secs(task['wall'])}" if task["wall"] else ""
         if task.get("progress") and task["state"] == State.RUNNING:
             extra += f"  — {task['progress'][:60]}"
+        words = said[task["id"]]
         lines.append(f"  #{task['id']:<3}{task['title'][:width]:<{width}}  "
-                     f"{describe_state(task):<22} {task['mode']:<8} {who}{extra}")
+                     f"{_cut(words, STATE_WIDTH):<{column}} {task['mode']:<8} {who}{extra}")
+        if len(words) > STATE_WIDTH:  # a long reason in full, under its row
+            lines.append(f"       {words}")
         lines.extend(_details(task))
     lines += summary_lines(status.get("summary"))
     return "\n".join(lines)
+
+
+STATE_WIDTH = 28  # the state column's widest: a longer one is cut, and said in full below
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def summary_lines(summary: dict | None) -> list[str]:
@@ -119,6 +131,17 @@ def _details(task: dict) -> list[str]:
                      f"(baton checkpoint-answer {task['id']} yes|no)")
     if task.get("last_report"):
         lines.append(f"{pad}report {task['last_report'][:100]}")
+    told = task.get("told")
+    if told:
+        waiting = f", {told['unread']} not read yet" if told.get("unread") else ""
+        lines.append(f"{pad}told ({told['count']}{waiting}): {told['last'][:100]}")
+    if task.get("open_comments"):
+        lines.append(f"{pad}{task['open_comments']} open review comment"
+                     f"{'s' * (task['open_comments'] > 1)} (`baton retry {task['id']}` sends "
+                     f"{'them' if task['open_comments'] > 1 else 'it'})")
+    pr = task.get("pr")
+    if pr:
+        lines.append(f"{pad}pull request #{pr.get('number')} {pr.get('url')}")
     for flag in task.get("flags", [])[-2:]:
         at = time.strftime("%H:%M", time.localtime(flag["at"])) if flag.get("at") else ""
         lines.append(f"{pad}⚑ {flag['kind']}: {flag['detail']} {at}".rstrip())

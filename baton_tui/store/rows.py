@@ -170,6 +170,11 @@ class PlanRow(_Record):
             except ValueError:
                 raise Damaged(self.store_path or "(unknown)",
                               f"plan {self.id}'s document is not JSON") from None
+            tasks = self._doc.get("tasks") if isinstance(self._doc, dict) else None
+            if not isinstance(tasks, list) or not all(isinstance(t, dict) for t in tasks):
+                self._doc = None
+                raise Damaged(self.store_path or "(unknown)",
+                              f"plan {self.id}'s document is not a plan (no list of tasks)")
         return self._doc
 
     @property

@@ -117,7 +117,8 @@ def _head(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, folde
         conductor=conductor, base_branch=plan.base_branch, base_commit=plan.base_commit,
         integration_branch=None if folder_mode else plan.integration_branch,
         folder_mode=folder_mode, questions=tuple(tuple(q) for q in questions),
-        summary=_summary(folder, columns, running, now))
+        summary=_summary(folder, columns, running, now),
+        pr=dict(folder.plan.pr) if folder.plan.pr else None)
 
 
 def _about(plan: PlanRow) -> list:
@@ -150,7 +151,8 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
     waits_for = (player, limits[player]) if player in limits else None
     # Most tasks' words are their state's: `describe` only when it may say more.
     words = (describe(state, blocked, until, reason, view, waits_for)
-             if blocked or waits_for or view.needs_approval or state in _WORDY else str(state))
+             if blocked or waits_for or view.needs_approval or state in _WORDY
+             or (reason and state == State.QUEUED) else str(state))
     flags, decisions = view.flags, view.decisions
     # Positional, in `TaskSnap._fields` order (one tuple per task: see `_Frozen`).
     return tuple.__new__(TaskSnap, (
@@ -175,7 +177,19 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
         view.needs_approval, view.limit, bool(view.reassigned),
         get("runner") or "local", view.node, view.job,                             # runner…
         (f"recycled for task {view.recycled_for} (its work is on its branch)"
-         if view.recycled_for is not None and build_task else None)))               # reason
+         if view.recycled_for is not None and build_task else None),                # reason
+        dict(view.pr) if view.pr else None,                                          # pr
+        sum(1 for c in view.comments if c.get("open")) if view.comments else 0,      # comments
+        _told(view.messages) if view.messages else None,                             # told
+        tuple(get("fallback", ())),                                                  # fallback
+        view.last_started))                                                          # started
+
+
+def _told(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the card says of `baton tell`'s messages: how many, how many not yet read by
+    the agent, and the last one."""
+    return {"count": len(messages), "unread": sum(1 for m in messages if not m.get("read")),
+            "last": shown(str(messages[-1].get("text", "")))}
 
 
 def _summary(folder: Folder, columns: list[tuple], running: bool, now: float) -> dict[str, Any]:
@@ -350,7 +364,8 @@ CATCH_UP = 2000     # new events the kept tasks are brought up to date with (mor
 REBUILT_MAX = 500   # tasks built again from their events when catching up (more: build all)
 KEEP_AFTER = 200    # new events caught up on before the caught-up tasks are kept instead
 _PLAIN = (type(None), bool, int, float, str)
-_TUPLES = tuple(_AT[name] for name in ("depends_on", "skills", "scope", "flags", "decisions"))
+_TUPLES = tuple(_AT[name] for name in ("depends_on", "skills", "scope", "flags", "decisions",
+                                        "fallback"))
 _code: str | None = None
 
 
@@ -610,7 +625,7 @@ def _spec(columns: list[list], at: int) -> dict[str, Any]:
 
 
 _SPEC = ("id", "title", "prompt", "player", "model", "effort", "mode", "depends_on", "skills",
-         "scope", "checkpoint", "check", "runner")
+         "scope", "checkpoint", "check", "runner", "fallback")
 
 
 def _clocked(columns: list[list], walls: dict[int, float], limits: dict[str, float],

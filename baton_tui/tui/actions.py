@@ -15,14 +15,16 @@ import asyncio
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Callable, Coroutine
 
+from textual.binding import Binding
+
 from baton_tui import api
 from baton_tui.api import TaskSnap
 from baton_tui.core.words import Autonomy, Mode
-from baton_tui.tui import screens
+from baton_tui.tui import bindings, screens
 from baton_tui.tui.host import Host
 from baton_tui.tui.messages import PlanApproved, PlanEdited, RunCommanded
 from baton_tui.tui.screens.pickers import (
-    Choice, ChoiceModal, ConfirmModal, PickManyModal, TextModal,
+    Choice, ChoiceModal, ConfirmModal, EditMenu, PickManyModal, TextModal,
 )
 from baton_tui.tui.words import AUTONOMY_NOTES, MODE_NOTES
 
@@ -33,6 +35,12 @@ if TYPE_CHECKING:
 
 DEFAULT = "(default)"  # the picker value for "the player's default"
 Handler = Callable[["TaskActions"], Coroutine[Any, Any, None]]
+
+# What a run-control key's toast says it did: what was asked, not that the task is "done".
+SAID = {"start_run": "run started", "start_task": "starting now",
+        "stop_task": "stopping", "retry_task": "queued to try again",
+        "answer_checkpoint": "answered", "mark_done": "marked done",
+        "pause_run": "pausing the run: running tasks stop and can be resumed"}
 
 
 def worker(description: str) -> Callable[[Handler], Callable[[TaskActions], Worker[None]]]:
@@ -86,8 +94,10 @@ class TaskActions:
                                                 *([task.id] if task else []), *args)
         if ok:
             self.app.post_message(RunCommanded(name, task.id if task else None, result))
-            self.app.notify(f"{target}{name.replace('_', ' ')}: done"
-                            + (f" (pid {result})" if name == "start_run" and result else ""))
+            said = SAID.get(name, name.replace("_", " ") + ": asked")
+            self.app.notify(f"{target}{said}"
+                            + (f" (conductor pid {result})" if name == "start_run" and result
+                               else ""))
 
     def focused_task(self) -> TaskSnap:
         task = self.app.plan_pane.selected_task
@@ -112,6 +122,29 @@ class TaskActions:
         app.push_screen(screens.TaskDetail(task, app.board.plan_id, app.board.base_commit,
                                            app.ws.store_path, app.ws.root,
                                            follow=app.follow_logs))
+
+    def edit_menu(self) -> None:
+        """`e`: the fields that may change now, each with its key (remapped ones as mapped);
+        the chosen one's own key handler then runs, as if its key had been pressed."""
+        app = self.app
+        task = self.focused_task()
+        by_id = {b.id: b for b in bindings.PLAN}
+        choices, keys = [], {}
+        for field in bindings.FIELDS:
+            binding = by_id[field]
+            action = binding.action.removeprefix("app.")
+            if app.why_not(action) is not None:
+                continue
+            pressed = bindings.keys_of(binding, app.keymap)
+            shown = app.get_key_display(Binding(pressed[0], binding.action))
+            choices.append(Choice(action, f"{shown:<3} {binding.description}"))
+            keys.update(dict.fromkeys(pressed, action))
+
+        def chosen(action: str | None) -> None:
+            if action:
+                getattr(self, action)()  # the key handler of the same name
+
+        app.push_screen(EditMenu(f"edit #{task.id} {task.title}", choices, keys), chosen)
 
     @worker("edit prompt")
     async def edit_prompt(self) -> None:
@@ -287,7 +320,7 @@ class TaskActions:
             return
         new_id = added[0]
         app.post_message(PlanEdited(new_id, "add", voided))
-        app.notify(f"task #{new_id} added — press e to edit its prompt"
+        app.notify(f"task #{new_id} added — press p to write its prompt"
                    + (" · approval voided" if voided else ""))
         app.select_after_refresh = new_id
 
@@ -304,13 +337,35 @@ class TaskActions:
                 app.post_message(PlanEdited(task.id, "remove", voided))
                 app.notify(f"task #{task.id} removed" + (" · approval voided" if voided else ""))
 
-    @worker("approve")
-    async def approve(self) -> None:
+    def approve(self) -> None:
+        """The dialog goes on screen now, in the key's own handler, so a key typed right
+        after `a` lands in it; the players it names are read behind it."""
         app = self.app
-        facts = app.player_facts or await app.engine.call(  # not read yet: read them now
-            api.known_player_facts, sorted({t.player for t in app.board.tasks}))
-        if not await app.push_screen_wait(screens.ApproveModal(app.board, facts)):
-            return
+        names = sorted({t.player for t in app.board.tasks})
+        known_facts, known_found = app.player_facts, app.detections
+
+        async def players() -> tuple[api.PlayerFacts, dict[str, Any] | None]:
+            facts = known_facts
+            if facts is None:
+                facts = await app.engine.call(api.known_player_facts, names)
+            found: dict[str, Any] | None = known_found
+            if found is None:
+                found = app.detections = await app.engine.call(api.detect_players)
+            return facts, found
+
+        ready = known_facts is not None and known_found is not None
+        modal = screens.ApproveModal(app.board, known_facts, known_found,
+                                     reading=None if ready else players)
+
+        def approved(yes: bool | None) -> None:
+            if yes:
+                self._approved()
+
+        app.push_screen(modal, approved)
+
+    @worker("approve")
+    async def _approved(self) -> None:
+        app = self.app
         ok, result = await app.engine_call("approve", api.approve)
         if ok:
             _row, warnings = result

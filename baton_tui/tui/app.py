@@ -65,8 +65,9 @@ class BatonApp(App[int]):
                  blink: bool = True, follow_logs: bool = True, detect_players: bool = True,
                  keymap: dict[str, str] | None = None,
                  shell: Callable[[Any, str], int] | None = None,
-                 auto_handoff: bool = True) -> None:
+                 auto_handoff: bool = True, leaving: str | None = None) -> None:
         super().__init__()
+        self.leaving = leaving  # what quitting does to running agents, when not the usual
         self.shell = shell  # tests hand in their own; None: suspend and open $SHELL
         self.auto_handoff = auto_handoff
         self.ws = ws
@@ -114,6 +115,10 @@ class BatonApp(App[int]):
         return Screen(id="_default", classes="main")
 
     def on_mount(self) -> None:
+        # The chat's first line, after the first layout (the log wraps at its real width)
+        # and after the first board below (a plan whose run is over points at its handoff).
+        self.chat.call_after_refresh(lambda: self.chat.say("baton", run_record.opening(
+            self.board, self.key_display()["handoff"][0])))
         notice = api.folder_notice(self.ws.root)  # before anything of Baton's is made here
         if notice:
             self.chat.call_after_refresh(self.chat.say, "baton", notice, "bold")
@@ -296,13 +301,26 @@ class BatonApp(App[int]):
         if self.board.empty:
             self.key_bar.show([], [swap, *fixed], lead="type a goal, enter sends" if chat else "")
             return
-        keys: list[Key] = [shown[k][:2] for k in bindings.NOW
-                           if self.why_not(shown[k][2]) is None
+        keys: list[Key] = [shown[k][:2] for k in bindings.NOW if k not in bindings.FIELDS
+                           and self.why_not(shown[k][2]) is None
                            and not (k == "approve" and self.board.approved)]  # done already
+        fields = self.field_keys(shown)
         if chat:  # plan keys after a tab: shown dim, behind the tab that reaches them
-            self.key_bar.show(keys, fixed, lead="tab plan:", dim=True)
+            self.key_bar.show(keys, fixed, lead="tab plan:", dim=True, fields=fields)
         else:
-            self.key_bar.show([*keys[:4], swap, shown["graph"][:2], *keys[4:]], fixed)
+            self.key_bar.show([*keys[:4], swap, shown["graph"][:2], *keys[4:]], fixed,
+                              fields=fields)
+
+    def field_keys(self, shown: dict[str, tuple[str, str, str]]) -> tuple[str, list[Key], str]:
+        """The key bar's upper line: the selected task's field keys that apply now (every
+        one, in the help's order), or why none do."""
+        task = self.plan_pane.selected_task if self.plan_pane.is_mounted else None
+        if task is None:
+            return "fields:", [], "select a task to edit its fields"
+        keys = [shown[k][:2] for k in (bindings.EDIT, *bindings.FIELDS)
+                if self.why_not(shown[k][2]) is None]
+        why = self.why_not(shown["prompt"][2]) or ""
+        return "fields:", keys, why  # no id: moving between alike tasks redraws nothing
 
     def key_display(self) -> dict[str, tuple[str, str, str]]:
         """Each key's id -> (its first key as shown, after remapping; label; action)."""
@@ -339,6 +357,10 @@ class BatonApp(App[int]):
     # keys ---------------------------------------------------------------------------------
     def why_not(self, action: str) -> str | None:
         """Why the key's `action` does not apply now (None: it does) — the rule book's words."""
+        if action == bindings.EDIT_MENU:  # applies when one of the task's fields does
+            reasons = [self.why_not(key[2]) for key in
+                       (self.key_display()[f] for f in bindings.FIELDS)]
+            return None if None in reasons else reasons[0]
         if action not in RULE_OF:
             return None
         rule = RULE_OF[action]
@@ -395,6 +417,7 @@ class BatonApp(App[int]):
     def action_handoff(self) -> None: self.actions.handoff()
     def action_dag(self) -> None: self.actions.dag()
     def action_task_detail(self) -> None: self.actions.task_detail()
+    def action_edit_menu(self) -> None: self.actions.edit_menu()
     def action_edit_prompt(self) -> None: self.actions.edit_prompt()
     def action_pick_player(self) -> None: self.actions.pick_player()
     def action_pick_model(self) -> None: self.actions.pick_model()
@@ -435,6 +458,17 @@ class BatonApp(App[int]):
             rows.append(KeyRow(shown, binding.description, binding.id or "", self.why_not(action),
                                (binding.id or "") in self.keymap))
         return rows
+
+    async def action_quit(self) -> None:
+        """Leave; while agents run, ask first (saying what becomes of them)."""
+        from baton_tui.tui.screens.quit import QuitModal  # lazy: the first frame needs none
+
+        running = sum(t.state == api.State.RUNNING for t in self.board.tasks)
+        if not running or isinstance(self.screen, QuitModal):
+            self.exit()
+            return
+        self.push_screen(QuitModal(running, self.leaving),
+                         lambda yes: self.exit() if yes else None)
 
     def action_toggle_theme(self) -> None:
         """The palette's light and dark themes (NO_COLOR, when set, wins over both)."""

@@ -21,7 +21,8 @@ PLAN = [
     Binding("home", "cursor_to(0)", "first task", id="first", show=False),
     Binding("end", "cursor_to(-1)", "last task", id="last", show=False),
     Binding("enter", "app.task_detail", "detail", id="detail"),
-    Binding("e", "app.edit_prompt", "prompt", id="prompt"),
+    Binding("e", "app.edit_menu", "edit…", id="edit"),
+    Binding("p", "app.edit_prompt", "prompt", id="prompt"),
     Binding("R", "app.pick_player", "player", id="player"),
     Binding("o", "app.pick_model", "model", id="model"),
     Binding("ctrl+e", "app.pick_effort", "effort", id="effort"),
@@ -42,7 +43,7 @@ PLAN = [
     Binding("r", "app.retry_task", "retry", id="retry", show=False),
     Binding("y", "app.answer_checkpoint", "checkpoint answer", id="answer", show=False),
     Binding("m", "app.mark_done", "mark done", id="done", show=False),
-    Binding("p", "app.pause_run", "pause run", id="pause", show=False),
+    Binding("P", "app.pause_run", "pause run", id="pause", show=False),
     Binding("A", "app.pick_autonomy", "autonomy", id="autonomy", show=False),
     Binding("H", "app.handoff", "handoff", id="handoff"),
 ]
@@ -66,16 +67,37 @@ CHAT = [
 ]
 
 
+# The handoff screen's keys (`HandoffScreen`), remapped by id like the rest.
+HANDOFF = [
+    Binding("escape,q", "close", "back", id="handoff-back"),
+    Binding("M", "merge_all", "merge all", id="merge-all"),
+    Binding("u", "merge_upto", "merge up to here", id="merge-upto"),
+    Binding("x", "discard", "discard task", id="handoff-discard"),
+    Binding("f", "full_diff", "full diff", id="full-diff"),
+    Binding("s", "shell", "resolve in a shell", id="resolve-shell"),
+    Binding("r", "retry", "retry task", id="handoff-retry"),
+    Binding("P", "publish", "pull request", id="handoff-pr"),
+    Binding("question_mark", "help", "help", id="handoff-help"),
+]
+
+
 # The key bar's order: of the plan keys that apply now, the step the plan waits on comes
 # first, then the selected task's run, then its fields (ids; `?` lists every key).
 NOW = ("answer", "handoff", "run", "approve", "retry", "done", "stop", "pause", "detail",
        "prompt", "player", "model", "effort", "start", "mode", "deps", "add", "remove",
        "check", "title", "scope", "skills", "checkpoint", "runner", "autonomy")
 
+# The selected task's field keys, the most often changed first: the key bar's upper line
+# lists the ones that apply now (as many as fit, then `… ? all`).
+FIELDS = ("prompt", "player", "model", "effort", "mode", "deps", "title", "check",
+          "checkpoint", "scope", "skills", "runner")
+# `e` lists them all in a menu: the one key to guess for any field.
+EDIT = "edit"
+
 # The help screen's groups: keys sorted by what they change.
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("the selected task's fields", ("prompt", "title", "player", "model", "effort", "mode",
-                                    "deps", "skills", "scope", "check", "checkpoint",
+    ("the selected task's fields", ("edit", "prompt", "title", "player", "model", "effort",
+                                    "mode", "deps", "skills", "scope", "check", "checkpoint",
                                     "runner")),
     ("the selected task's run", ("detail", "start", "stop", "retry", "answer", "done")),
     ("the plan", ("add", "remove", "approve", "run", "pause", "autonomy", "handoff", "graph")),
@@ -85,17 +107,21 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 # Why each letter: shown beside the default key (a remapped key has its own reason).
 MNEMONIC = {
-    "prompt": "edit", "player": "who Runs it", "model": "mOdel; m marks done",
+    "edit": "Edit: every field in a menu, each with its key",
+    "prompt": "Prompt", "player": "who Runs it", "model": "mOdel; m marks done",
     "effort": "ctrl and the e of edit", "mode": "Mode", "deps": "depends on",
     "scope": "Scope, the wider s", "checkpoint": "Checkpoint, beside c check",
     "runner": "where it runs", "start": "fire", "stop": "x out", "answer": "yes or no",
     "done": "mark", "add": "new", "remove": "Delete", "run": "Execute",
     "autonomy": "Autonomy, beside a approve", "handoff": "Handoff",
+    "pause": "Pause, the whole run",
 }
-SCHEME = ("lowercase keys change the selected task; Shift marks the bigger step beside one "
-          "(S scope by s skills, C checkpoint by c check, A autonomy by a approve) or the "
-          "whole plan (E execute it, H hand it off, D delete a task); R (who Runs it) and "
-          "M (Mode) are Shift because r retries and m marks done")
+SCHEME = ("e lists every field of the selected task with its key (the line above the key "
+          "bar shows them too). Lowercase keys change the selected task; Shift marks the "
+          "bigger step beside one (S scope by s skills, C checkpoint by c check, A autonomy "
+          "by a approve) or the whole plan (E execute it, P pause it, H hand it off, D "
+          "delete a task); R (who Runs it) and M (Mode) are Shift because r retries and m "
+          "marks done")
 
 
 def all_bindings() -> list[Binding]:
@@ -109,12 +135,12 @@ def keys_of(binding: Binding, keymap: dict[str, str]) -> list[str]:
 
 def keymap_from_config(keys: dict[str, str]) -> dict[str, str]:
     """Only ids Baton knows; unknown ids are reported by `unknown_keys`, not applied."""
-    known = {b.id for b in all_bindings() + CHAT if b.id}
+    known = {b.id for b in all_bindings() + CHAT + HANDOFF if b.id}
     return {k: v for k, v in keys.items() if k in known}
 
 
 def unknown_keys(keys: dict[str, str]) -> list[str]:
-    known = {b.id for b in all_bindings() + CHAT if b.id}
+    known = {b.id for b in all_bindings() + CHAT + HANDOFF if b.id}
     return sorted(k for k in keys if k not in known)
 
 
@@ -133,5 +159,6 @@ RULE_OF: dict[str, Action] = {
     "mark_done": Action.DONE, "pause_run": Action.PAUSE, "pick_autonomy": Action.SET_AUTONOMY,
     "handoff": Action.MERGE,
 }
-PLAN_ACTIONS = frozenset(RULE_OF)
+EDIT_MENU = "edit_menu"  # `e`: applies when one of the selected task's fields does
+PLAN_ACTIONS = frozenset(RULE_OF) | {EDIT_MENU}
 TASK_KEYS = frozenset(key for key, rule in RULE_OF.items() if rule in TASK_ACTIONS)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from textual.binding import Binding
     from textual.message import Message
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
@@ -63,4 +64,5 @@ class Host(Protocol):
     def notify(self, message: str, *, title: str = "",
                severity: SeverityLevel = "information", timeout: float | None = None) -> None: ...
     def post_message(self, message: Message) -> bool: ...
+    def get_key_display(self, binding: Binding) -> str: ...
     def bell(self) -> None: ...

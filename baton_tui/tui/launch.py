@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 def make_app(ws: Workspace | None = None, *, planner: Planner | None = None,
              clock: Callable[[], float] = time.time, poll_interval: float = 0.25,
              blink: bool = True, follow_logs: bool = True, detect_players: bool = True,
-             shell: Callable[[Any, str], int] | None = None, auto_handoff: bool = True):
+             shell: Callable[[Any, str], int] | None = None, auto_handoff: bool = True,
+             leaving: str | None = None):
     """The BatonApp for `ws` (default: the repository around the current directory).
 
     Key remapping comes from `[keys]` in the config; unknown binding ids are reported
@@ -34,13 +35,14 @@ def make_app(ws: Workspace | None = None, *, planner: Planner | None = None,
     return BatonApp(ws, planner=planner, clock=clock, poll_interval=poll_interval, blink=blink,
                     follow_logs=follow_logs, detect_players=detect_players,
                     keymap=bindings.keymap_from_config(keys), shell=shell,
-                    auto_handoff=auto_handoff)
+                    auto_handoff=auto_handoff, leaving=leaving)
 
 
-def run_app() -> int:
-    """`baton` with no command: open the app; quitting leaves a run going in its conductor."""
+def run_app(leaving: str | None = None) -> int:
+    """`baton` with no command: open the app; quitting leaves a run going in its conductor
+    (`leaving`: what quitting does instead, said before quitting while agents run)."""
     ws = api.open_workspace()
-    app = make_app(ws, planner=EnginePlanner(ws.root))
+    app = make_app(ws, planner=EnginePlanner(ws.root), leaving=leaving)
     try:
         result = app.run()
         if app.config_error is not None:  # found after the first frame: said as it would be

@@ -124,11 +124,15 @@ class MergeStopped(Message):
 class MergeFinished(Message):
     """A handoff merge went through: what it merged now and what was merged already."""
 
-    def __init__(self, merged: list[int], skipped: list[int], onto: str) -> None:
+    def __init__(self, merged: list[int], skipped: list[int], onto: str,
+                 notes: list[str] | None = None,
+                 missing: dict[int, list[str]] | None = None) -> None:
         super().__init__()
         self.merged = merged
         self.skipped = skipped
         self.onto = onto
+        self.notes = notes or []      # an interrupted merge finished first, a tag named so…
+        self.missing = missing or {}  # landed changes its tree does not hold (task -> files)
 
 
 class AttentionNeeded(Message):

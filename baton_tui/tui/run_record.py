@@ -6,6 +6,29 @@ from __future__ import annotations
 
 from baton_tui import api
 from baton_tui.api import Snapshot, State
+from baton_tui.core.events import LANDED
+from baton_tui.core.words import Mode
+
+WELCOME = ("Say what you want built. The planner studies the repository, asks only what "
+           "changes the plan, and drafts tasks you can edit on the right. Nothing builds "
+           "until you approve. Type /help for commands.")
+
+
+def opening(board: Snapshot | None, handoff_key: str = "H") -> str:
+    """The chat's first line: what to do next with the plan the app opens on (a plan whose
+    run is over points at its handoff, not at typing a goal)."""
+    if board is None or board.empty:
+        return WELCOME
+    if board.state == State.MERGED:
+        return (f"Plan {board.slug} is merged: its work is on "
+                f"{board.base_branch or 'your branch'}. Type a new goal to plan the next "
+                "thing (/help for commands).")
+    landed = any(t.state in LANDED and t.mode == Mode.BUILD for t in board.tasks)
+    if landed and not board.conductor_pid and board.state in ("complete", "failed"):
+        return (f"Plan {board.slug}'s run is over and its landed work waits for you: press "
+                f"{handoff_key} for the handoff — review the combined diff, then merge it. "
+                "Type /help for commands.")
+    return WELCOME
 
 
 def record(old: Snapshot, new: Snapshot, first: bool = False) -> list[str]:

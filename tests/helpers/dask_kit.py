@@ -74,15 +74,19 @@ def _own_group_dying_with_us() -> None:
 class Cluster:
     """A scheduler and named workers, each with its resources, on 127.0.0.1."""
 
-    def __init__(self, folder: Path, workers: dict[str, str], env: dict[str, str] | None = None):
+    def __init__(self, folder: Path, workers: dict[str, str], env: dict[str, str] | None = None,
+                 exposed: bool = False):
         self.folder = folder
+        # Bound to the loopback alone, as the README shows (`--no-dashboard` alone still
+        # serves HTTP on every interface); `exposed`: as a careless set-up is.
+        self.http = ["--no-dashboard"] if exposed else ["--dashboard-address", "127.0.0.1:0"]
         self.env = {**os.environ, **(env or {})}  # the workers' own (the node's keys)
         folder.mkdir(parents=True, exist_ok=True)
         self.file = folder / "scheduler.json"
         self.procs: dict[str, subprocess.Popen] = {}
         self.logs: dict[str, Path] = {}
         self._start("scheduler", [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1",
-                                  "--port", "0", "--no-dashboard", "--scheduler-file",
+                                  "--port", "0", *self.http, "--scheduler-file",
                                   str(self.file)])
         wait(lambda: self.file.exists() and self.file.stat().st_size > 0, 120,
              "the scheduler's file", self)
@@ -104,7 +108,7 @@ class Cluster:
     def add_worker(self, name: str, resources: str) -> None:
         self._start(name, [str(BIN / "dask"), "worker", "--scheduler-file", str(self.file),
                            "--host", "127.0.0.1", "--name", name, "--nthreads", "4",
-                           "--no-nanny", "--no-dashboard", "--resources", resources])
+                           "--no-nanny", *self.http, "--resources", resources])
 
     def workers(self) -> dict[str, dict]:
         """The scheduler's workers by name; a client that cannot connect (a loaded machine)

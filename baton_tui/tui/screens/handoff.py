@@ -9,6 +9,7 @@ App workers: going back mid-merge does not cancel one.
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from typing import Any, cast
 
 from rich.text import Text
@@ -22,13 +23,13 @@ from textual.widgets import RichLog, Static, Tree
 from baton_tui import api
 from baton_tui.api import Action
 from baton_tui.core.events import LANDED, State
-from baton_tui.tui.bindings import keys_of
+from baton_tui.tui.bindings import HANDOFF, keys_of
 from baton_tui.tui.host import Host
 from baton_tui.tui.messages import HandoffLoaded, MergeFinished, MergeProgressed, MergeStopped
 from baton_tui.tui.screens.file_diff import FileDiffScreen
 from baton_tui.tui.screens.pickers import ConfirmModal
 from baton_tui.tui.widgets.diff_view import DiffView
-from baton_tui.tui.widgets.handoff_tree import Entry, fill
+from baton_tui.tui.widgets.handoff_tree import Entry, details_text, fill
 from baton_tui.tui.widgets.key_bar import KeyBar
 from baton_tui.tui.words import counted
 
@@ -51,6 +52,16 @@ def summary_text(review: Any) -> Text:
 
 NAMED = 6  # tasks the merge question names one by one
 
+HANDOFF_GROUPS = (
+    ("merging onto your branch", ("merge-all", "merge-upto", "resolve-shell")),
+    ("the selected task or file", ("full-diff", "handoff-discard", "handoff-retry")),
+    ("moving", ("handoff-help", "handoff-back")),
+)
+HANDOFF_SCHEME = ("The handoff: read the landed work (enter folds a task or opens a file), "
+                  "then merge it home. M merges every landed task, u up to the selected one; "
+                  "a conflict stops the merge with your tree untouched, and s finishes it in "
+                  "your shell.")
+
 
 def merge_question(review: Any, upto: int | None) -> str:
     """What `M` (or `u` up to a task) is about to merge onto which branch, for a yes or no."""
@@ -67,25 +78,22 @@ def merge_question(review: Any, upto: int | None) -> str:
                       for t in waiting[:NAMED])
     if n > NAMED:  # the dialog fits the screen: the rest are counted
         named += f"\n  … and {n - NAMED} more, up to #{waiting[-1].id} {waiting[-1].title}"
-    return (f"Merge {n} task{'s' * (n != 1)} onto {onto}, in plan order, each as its own merge "
-            f"commit?\n{named}\nA task that conflicts stops the merge before anything of it "
+    ids = [t.id for t in waiting]
+    order = ("in this order" if ids == sorted(ids) else
+             "in this order — plan order, except that a task whose branch already carries "
+             "another's work comes after that work")
+    return (f"Merge {n} task{'s' * (n != 1)} onto {onto}, each as its own merge commit, "
+            f"{order}?\n{named}\nA task that conflicts stops the merge before anything of it "
             "is written; your tree stays as it was.")
 
 
 class HandoffScreen(Screen[None]):
     """Opened by `H`, or by itself when a run ends with work landed."""
 
-    BINDINGS = [
-        Binding("escape,q", "close", "back", id="handoff-back"),
-        Binding("M", "merge_all", "merge all", id="merge-all"),
-        Binding("u", "merge_upto", "merge up to here", id="merge-upto"),
-        Binding("x", "discard", "discard task", id="handoff-discard"),
-        Binding("f", "full_diff", "full diff", id="full-diff"),
-        Binding("s", "shell", "resolve in a shell", id="resolve-shell"),
-        Binding("r", "retry", "retry task", id="handoff-retry"),
-    ]
+    BINDINGS = [*HANDOFF]  # ids remappable in `[keys]`, as the plan's are
     # The key bar's order: the step a stopped merge waits on first, then merging, then the
     # selected row's keys (at 80 columns the bar drops from the end, never `back`).
+    # (`P`, publish, works without a place in the bar yet: the README names it.)
     NOW = ("shell", "merge_all", "merge_upto", "retry", "discard", "full_diff")
 
     def __init__(self, reading: "asyncio.Task | None" = None) -> None:
@@ -111,13 +119,18 @@ class HandoffScreen(Screen[None]):
             yield tree
             with Vertical(id="handoff-right"):
                 yield DiffView(id="handoff-diff")
-                yield RichLog(id="merge-log", wrap=True, markup=False, max_lines=200)
+                yield RichLog(id="merge-log", wrap=True, markup=False, max_lines=200,
+                              min_width=20)  # wraps at its own width, 80 columns too
         yield Static("", id="handoff-status")
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(Tree).focus()
         self.show_keys()
+        merge = self.shown_keys()["merge_all"][0]
+        # after the first layout: the log wraps at the width it is written at
+        self.call_after_refresh(self.note_line, f"The merge is written here, a line per "
+                                f"task, once you press {merge}.", "dim")
         self.load()
 
     # reading ---------------------------------------------------------------------------
@@ -164,6 +177,10 @@ class HandoffScreen(Screen[None]):
             view.show(entry.file.diff)
         elif entry.kind == "task":
             view.show("\n".join(f.diff for f in entry.task.files))
+        elif entry.kind == "info" and entry.task is not None:  # its report, check … in full
+            width = max(20, view.scrollable_content_region.width - 1)
+            view.show("\n".join(textwrap.fill(line, width, replace_whitespace=False) or line
+                                for line in details_text(entry.task).splitlines()))
         self.show_keys()
 
     @on(Tree.NodeSelected)
@@ -190,6 +207,12 @@ class HandoffScreen(Screen[None]):
             if entry is None or entry.kind != "waiting":
                 return "select a task that has not landed to retry it"
             return api.why_not(Action.RETRY_TASK, board, board.task(entry.task.id))
+        if action == "publish":  # (`baton handoff pr`: never automatic, only on this key)
+            if self.merging:
+                return "a merge is going on"
+            if self.review is None or not any(t.state in LANDED for t in self.review.tasks):
+                return "nothing has landed to publish"
+            return None
         if action == "shell" and self.conflict is None:
             return "no merge is stopped at a conflict"
         if action == "full_diff":
@@ -198,16 +221,24 @@ class HandoffScreen(Screen[None]):
         rule = RULES.get(action)
         return api.why_not(rule, board) if rule else None
 
-    def show_keys(self) -> None:
-        """The key bar: the keys that apply now, most useful first (as the main screen's)."""
+    def shown_keys(self) -> dict[str, tuple[str, str]]:
+        """Each action -> (its first key as shown, after `[keys]` remapping; its label)."""
         shown = {}
         for binding in self.BINDINGS:
             assert isinstance(binding, Binding)
             first = keys_of(binding, self.host.keymap)[0]
             shown[binding.action] = (self.app.get_key_display(Binding(first, binding.action)),
                                      binding.description)
+        return shown
+
+    def show_keys(self) -> None:
+        """The key bar: the keys that apply now, most useful first (as the main screen's),
+        and on its right, always, `?` for every key and `q` back."""
+        shown = self.shown_keys()
+        back = keys_of(HANDOFF[0], self.host.keymap)
         self.query_one(KeyBar).show([shown[a] for a in self.NOW if self.why_not(a) is None],
-                                    [shown["close"]])
+                                    [shown["help"], ("q", "back") if "q" in back
+                                     else shown["close"]])
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "close":
@@ -246,7 +277,7 @@ class HandoffScreen(Screen[None]):
         self.upto, self.conflict, self.merging = upto, None, True
         self.show_keys()
         self.note_line(f"merging {'up to task ' + str(upto) if upto else 'every landed task'} "
-                 "in plan order…", "bold")
+                       "in the order listed…", "bold")
         self.app.run_worker(self._merge(upto), group="handoff-merge", exit_on_error=False,
                             description="merge")
 
@@ -263,7 +294,9 @@ class HandoffScreen(Screen[None]):
         elif outcome.conflict:
             self.post_message(MergeStopped(outcome.conflict))
         else:
-            self.post_message(MergeFinished(outcome.merged, outcome.skipped, outcome.onto))
+            self.post_message(MergeFinished(
+                outcome.merged, outcome.skipped, outcome.onto,
+                [n for n in (outcome.recovered, *outcome.notes) if n], outcome.missing))
         if self.is_attached:
             self.load()
 
@@ -297,7 +330,15 @@ class HandoffScreen(Screen[None]):
         if left:  # `u` stopped short of the end
             self.note_line(f"merged up to #{self.upto} onto {event.onto}; still to merge: "
                            f"{', '.join(f'#{i}' for i in left)} (M merges the rest)", "bold")
-        else:
+        for note in event.notes:
+            self.note_line(f"note: {note}")
+        for task_id, files in event.missing.items():
+            self.note_line(f"  ✗ #{task_id}'s change is not in {event.onto}'s tree: "
+                           f"{', '.join(files[:5])} back as before it (undone by a commit "
+                           "since?)", "bold")
+        if event.missing:
+            self.note_line(f"{event.onto} does not hold all the landed work", "bold")
+        elif not left:
             self.note_line(f"done: landed work is on {event.onto}", "bold")
         self.show_keys()
 
@@ -365,10 +406,40 @@ class HandoffScreen(Screen[None]):
             self.note_line(f"  ↻ #{entry.task.id} retried: the integration branch is merged into its "
                      "worktree first and the conflicting files are named to its agent")
 
+    @work(group="handoff-act", exclusive=True, exit_on_error=False, description="publish")
+    async def action_publish(self) -> None:
+        """`baton handoff pr`: push Baton's branch of the landed work and open (or update) its
+        pull request through the forge's CLI — after the person says so."""
+        sure = await self.app.push_screen_wait(ConfirmModal(
+            "open a pull request?", "Push the landed work, merged in plan order, to Baton's own "
+            "branch on your remote, and open (or update) one pull request through your forge's "
+            "CLI (gh or glab)? `baton handoff pr --stack` opens one per task instead."))
+        if not sure:
+            return
+        self.note_line("publishing the landed work…", "bold")
+        ok, done = await self.host.engine_call("pull request", api.publish)
+        if ok:
+            for pr in done.prs:
+                self.note_line(f"  ✓ {pr['action']} #{pr['number']} {pr['url']}", "bold")
+
     def action_full_diff(self) -> None:
         entry = self.selected()
         if entry is not None and entry.kind == "file":
             self.app.push_screen(FileDiffScreen(entry.file.path, entry.file.diff))
+
+    def action_help(self) -> None:
+        """`?` here lists the handoff's own keys (the plan's are not what it takes)."""
+        from baton_tui.tui.screens.help import HelpScreen, KeyRow
+
+        rows = []
+        for binding in self.BINDINGS:
+            assert isinstance(binding, Binding)
+            keys = ", ".join(self.app.get_key_display(Binding(k, binding.action))
+                             for k in keys_of(binding, self.host.keymap))
+            why = None if binding.action in ("close", "help") else self.why_not(binding.action)
+            rows.append(KeyRow(keys, binding.description, binding.id or "", why))
+        self.app.push_screen(HelpScreen(rows, title="handoff keys", scheme=HANDOFF_SCHEME,
+                                        groups=HANDOFF_GROUPS, palette=False))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Generic, TypeVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -202,3 +203,19 @@ class ConfirmModal(_Dialog[bool | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(False)
+
+
+class EditMenu(ChoiceModal[str]):
+    """`e`: every field of the selected task that may change now, each with its own key;
+    enter opens the highlighted one, a field's key opens it at once."""
+
+    def __init__(self, title: str, choices: list[Choice[str]], keys: dict[str, str]) -> None:
+        super().__init__(title, choices, note="or press a field's key")
+        self.hint = "enter or a field's key · esc cancel"
+        self.keys = keys  # a key as Textual names it -> the choice it opens
+
+    def on_key(self, event: events.Key) -> None:
+        chosen = self.keys.get(event.key)
+        if chosen is not None:
+            event.stop()
+            self.dismiss(chosen)

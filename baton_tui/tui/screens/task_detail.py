@@ -47,7 +47,7 @@ class TaskDetail(Screen[None]):
                 Binding("1", "tab('output')", "steps", id="tab-output"),
                 Binding("2", "tab('report')", "report", id="tab-report"),
                 Binding("3", "tab('diff')", "diff", id="tab-diff"),
-                Binding("o", "toggle_raw", "raw output", id="toggle-raw")]
+                Binding("r", "toggle_raw", "raw output", id="toggle-raw")]  # r: Raw
 
     def __init__(self, task: TaskSnap, plan_id: int, base_commit: str | None,
                  store_path: Path, root: Path, follow: bool = True) -> None:

@@ -11,11 +11,6 @@ from textual.widgets import Input
 from baton_tui.tui import bindings
 from baton_tui.tui.widgets.chat_log import ChatLog
 
-WELCOME = ("Say what you want built. The planner studies the repository, asks only what "
-           "changes the plan, and drafts tasks you can edit on the right. Nothing builds "
-           "until you approve. Type /help for commands.")
-
-
 class ChatPane(Vertical):
     """Shows the conversation; posts `Said` for every line the person enters."""
 
@@ -40,10 +35,6 @@ class ChatPane(Vertical):
         prompt = Input(placeholder="a goal, answer or /help", id="chat-input")
         prompt.cursor_blink = self.blink
         yield prompt
-
-    def on_mount(self) -> None:
-        # After the first layout, so the log wraps at its real width.
-        self.call_after_refresh(self.say, "baton", WELCOME)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -35,49 +35,75 @@ def gist(output: Any) -> str:
 
 
 def task_label(task: Any) -> Text:
+    """Mark, id and counts first: a narrow tree cuts the title, never what it adds up to."""
     mark = "✓" if task.state == State.MERGED else "●"
     label = Text()
     label.append(f"{mark} #{task.id} ", style="bold")
+    label.append(f"+{task.added} −{task.deleted} ", style="dim")
     label.append(_clip(task.title, 40))
     label.append(f"  {task.state}", style="bold" if task.state == State.MERGED else "")
-    label.append(f"  +{task.added} −{task.deleted}", style="dim")
     return label
 
 
 def file_label(file: Any) -> Text:
+    """Counts first, then the path (a long path is what a narrow tree cuts)."""
     label = Text(no_wrap=True)
+    label.append(f"+{file.added} −{file.deleted} ", style="dim")
     label.append(file.path)
-    label.append(f"  +{file.added} −{file.deleted}", style="dim")
     return label
 
 
-def _details(node: TreeNode, task: Any) -> None:
-    info = Entry("info", task)
+def details_text(task: Any) -> str:
+    """A task's report, check output, flags and decisions in full: what the outline's
+    one-line leaves cut, shown in the right pane when one of them is selected."""
+    parts = [f"#{task.id} {task.title}"]
     if task.summary:
-        node.add_leaf(Text("report: " + _clip(task.summary), style="italic"), info)
+        parts.append(f"report:\n{task.summary}")
+    if task.check:
+        parts.append(f"check: exit {task.check.get('exit')}\n{task.check.get('output') or ''}")
+    for flag in task.flags:
+        parts.append(f"⚑ {flag.get('kind')}: {flag.get('detail')}")
+    if getattr(task, "moved", None):
+        parts.append(f"⚠ {task.moved['said']}")
+    for decision in task.decisions:
+        parts.append(f"decided for you ({decision.get('by')}): {decision.get('answer')} — "
+                     f"{decision.get('what')}")
+    return "\n\n".join(part.rstrip() for part in parts)
+
+
+def _details(node: TreeNode, task: Any, room: int = 90) -> None:
+    """One leaf per detail, each cut to `room` with a `…` (selected, it shows in full)."""
+    info = Entry("info", task)
+
+    def leaf(text: str, style: str = "") -> None:
+        node.add_leaf(Text(_clip(text, room), style=style), info)
+
+    if task.summary:
+        leaf("report: " + str(task.summary), "italic")
     if task.check:
         code = task.check.get("exit")
-        output = _clip(gist(task.check.get("output")), 60)
-        node.add_leaf(Text(f"check: exit {code}" + (f" — {output}" if output else ""),
-                           style="" if code == 0 else "bold"), info)
+        output = gist(task.check.get("output"))
+        leaf(f"check: exit {code}" + (f" — {output}" if output else ""),
+             "" if code == 0 else "bold")
     for flag in task.flags:
-        node.add_leaf(Text(f"⚑ {flag.get('kind')}: {_clip(flag.get('detail'), 70)}",
-                           style="bold"), info)
+        leaf(f"⚑ {flag.get('kind')}: {flag.get('detail')}", "bold")
     if getattr(task, "moved", None):  # its branch moved since it landed
-        node.add_leaf(Text(f"⚠ {task.moved['said']}", style="bold"), info)
+        leaf(f"⚠ {task.moved['said']}", "bold")
     for decision in task.decisions:
-        node.add_leaf(Text(f"decided for you ({decision.get('by')}): "
-                           f"{decision.get('answer')} — {_clip(decision.get('what'), 60)}"), info)
+        leaf(f"decided for you ({decision.get('by')}): {decision.get('answer')} — "
+             f"{decision.get('what')}")
 
 
 def fill(tree: Tree, review: Any, expanded: set[int]) -> None:
     """Rebuild the outline from a HandoffReview, keeping the sections that were open."""
     tree.clear()
     root = tree.root
+    width = tree.scrollable_content_region.width
+    room = max(20, width - 6) if width > 0 else 90  # a leaf's guide takes about 6 cells
     for task in review.tasks:
         node = root.add(task_label(task), Entry("task", task),
                         expand=task.id in expanded)
-        _details(node, task)
+        _details(node, task, room)
         for file in task.files:
             node.add_leaf(file_label(file), Entry("file", task, file))
     if review.waiting:

@@ -24,6 +24,15 @@ def progress(board: Snapshot) -> str | None:
     return f"{sum(t.state in DONE_WORDS for t in counted)}/{len(counted)} done"
 
 
+def running(board: Snapshot, named: int = 3) -> str | None:
+    """`running #2 #5 +1`: which tasks run now, so progress shows wherever the cursor is."""
+    ids = [t.id for t in board.tasks if t.state == State.RUNNING]
+    if not ids:
+        return None
+    more = f" +{len(ids) - named}" if len(ids) > named else ""
+    return "running " + " ".join(f"#{i}" for i in ids[:named]) + more
+
+
 def budget_meter(budget: Any) -> tuple[str, bool] | None:
     """`budget ▰▰▰▱▱▱▱▱ 40% tokens` for the limit nearest to its end; (text, reached)."""
     if not isinstance(budget, dict):
@@ -51,6 +60,9 @@ def _parts(repo_name: str, board: Snapshot) -> list[tuple[int, str, str]]:
     done = progress(board)
     if done:
         parts.append((1, f" · {done}", ""))
+    now = running(board)
+    if now:
+        parts.append((3, f" · {now}", "bold"))  # after autonomy when space runs out
     meter = budget_meter(getattr(board, "budget", None))
     if meter:
         parts.append((2, f" · {meter[0]}", "bold" if meter[1] else ""))

@@ -38,9 +38,33 @@ def bar_text(keys: list[Key], fixed: list[Key], width: int, lead: str = "",
     return text
 
 
+def fields_text(keys: list[Key], width: int, lead: str, dim: bool = False) -> Text:
+    """`lead` and as many field keys as fit, closer together than the bar's; `… ?` when
+    some did not (the help lists every one)."""
+    more = " … ? all"
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f" {lead}", style="italic")
+    used = len(lead) + 1
+    for at, (key, does) in enumerate(keys):
+        entry = len(key) + len(does) + 2
+        rest = len(more) if at < len(keys) - 1 else 0
+        if used + entry + rest > width - 1:
+            text.append(more, style="dim")
+            break
+        text.append(" ")
+        text.append(key, style="bold reverse" if not dim else "reverse dim")
+        text.append(f" {does}", style="dim" if dim else "")
+        used += entry
+    return text
+
+
+Fields = tuple[str, list[Key], str]  # (lead, the field keys that apply now, why none do)
+
+
 class KeyBar(Widget):
-    """One line; redrawn only when the keys it shows change (a cursor move between two
-    tasks that allow the same keys costs nothing)."""
+    """One line — two with `fields`: the selected task's field keys above the keys that
+    apply now, so every edit key shows at 80 columns too. Redrawn only when the keys it
+    shows change (a cursor move between two tasks that allow the same keys costs nothing)."""
 
     DEFAULT_CSS = "KeyBar { dock: bottom; height: 1; background: $panel; }"
 
@@ -49,19 +73,41 @@ class KeyBar(Widget):
         self.shown: tuple = ()
 
     def show(self, keys: list[Key], fixed: list[Key], lead: str = "",
-             dim: bool = False) -> None:
-        wanted = (tuple(keys), tuple(fixed), lead, dim)
+             dim: bool = False, fields: Fields | None = None) -> None:
+        wanted = (tuple(keys), tuple(fixed), lead, dim,
+                  None if fields is None else (fields[0], tuple(fields[1]), fields[2]))
         if wanted != self.shown:
             self.shown = wanted
+            rows = 1 if fields is None else 2
+            if self.styles.height is None or self.styles.height.value != rows:
+                self.styles.height = rows
             self.refresh()
 
     @property
     def plain(self) -> str:
-        """The words on screen now (what a person, or a test, reads)."""
-        return self.render().plain
+        """The words of its bottom line, the keys that apply now (what a person, or a test,
+        reads)."""
+        return self.render().plain.split("\n")[-1]
+
+    @property
+    def fields_plain(self) -> str:
+        """The words of the field keys' line ("" without one)."""
+        lines = self.render().plain.split("\n")
+        return lines[0] if len(lines) > 1 else ""
 
     def render(self) -> Text:
         if not self.shown:
             return Text()
-        keys, fixed, lead, dim = self.shown
-        return bar_text(list(keys), list(fixed), self.size.width or 80, lead, dim)
+        keys, fixed, lead, dim, fields = self.shown
+        width = self.size.width or 80
+        bottom = bar_text(list(keys), list(fixed), width, lead, dim)
+        if fields is None:
+            return bottom
+        field_lead, field_keys, why_none = fields
+        if field_keys:
+            top = fields_text(list(field_keys), width, field_lead, dim)
+        else:  # cut here: one line, whatever the reason's length
+            said = f" {field_lead}  {why_none}"
+            top = Text(said if len(said) < width else said[:width - 2] + "…",
+                       style="italic dim", no_wrap=True)
+        return Text("\n", no_wrap=True).join([top, bottom])

@@ -53,13 +53,21 @@ def _facts(task: TaskSnap) -> list[str]:
     return facts
 
 
-def _extras(task: TaskSnap) -> list[str]:
+def _extras(task: TaskSnap, width: int | None = None) -> list[str]:
+    """Checkpoint, check, branch. Given the card's `width`, a branch that would be cut keeps
+    its own end — `…/2-add-a-token-bucket`, the part that tells tasks apart — and goes
+    first, so a long check is what the line's end cuts (the detail names it whole)."""
     extra = []
     if task.checkpoint:
         extra.append("⚑ checkpoint")
     if task.check:
         extra.append(f"check: {task.check}")
-    if task.branch:
+    if task.fallback:
+        extra.append("fallback " + " → ".join(task.fallback))
+    if task.branch and width is not None and \
+            4 + len(" · ".join([*extra, task.branch])) > width:
+        extra.insert(0, "…/" + task.branch.rsplit("/", 1)[-1])
+    elif task.branch:
         extra.append(task.branch)
     if task.worktree_reason:  # (a landed task: its branch shows, so the line is there)
         extra.append("worktree recycled")
@@ -84,7 +92,7 @@ def card_state(task: TaskSnap) -> str:
 
 
 def card_text(task: TaskSnap, selected: bool = False, now: float | None = None,
-              agentless: bool = False) -> Text:
+              agentless: bool = False, width: int | None = None) -> Text:
     """The card's lines; plain words carry the meaning, colour (from CSS) only helps.
     `now` (the app's clock) adds a limit's countdown; `agentless`: its player runs no agent
     (`PlayerFacts.check_is_task`), the check is the task."""
@@ -105,7 +113,7 @@ def card_text(task: TaskSnap, selected: bool = False, now: float | None = None,
     facts = _facts(task)
     if facts:
         text.append("\n    " + " · ".join(facts), style="dim")
-    extra = _extras(task)
+    extra = _extras(task, width)
     if extra:
         text.append("\n    " + " · ".join(extra), style="dim")
     if _has_state_line(task):
@@ -119,6 +127,9 @@ def card_text(task: TaskSnap, selected: bool = False, now: float | None = None,
             text.append(f" · {countdown(task.until, now)}", style="bold")
         if task.progress and (task.state in ACTIVE or task.state == State.PAUSED):
             text.append(f" — {task.progress}", style="italic")
+    if task.told:  # `baton tell`: the person's last message, and whether it was read
+        unread = " (not read yet)" if task.told.get("unread") else ""
+        text.append(f"\n    ✉ told: {task.told.get('last', '')}{unread}", style="italic")
     if task.flags:
         text.append("\n    " + flags_line(task.flags), style="bold")
     return text

@@ -223,7 +223,7 @@ class TaskList(ScrollView, can_focus=False):
         edge_name = (f"task-list--edge-{state}" if state in EDGE_STATES
                      else "task-list--edge-selected" if selected else "task-list--edge")
         edge = style + self._look(edge_name, partial=True)
-        text = card_text(task, selected, self.now, self.agentless(task.player))
+        text = card_text(task, selected, self.now, self.agentless(task.player), width - 1)
         lines = text_lines(self, text, width - 1, style)
         return [Strip([Segment(EDGE, edge), *line], width) for line in lines]
 
