@@ -1,7 +1,7 @@
 """The page side of bench_editor.py, on the editor tool chain's Python (Playwright): first
-paint of the plan in `baton web`, and key press → edited row painted, against a minimal page
-whose key press echoes through a local process over a WebSocket. Argument: JSON {url, tasks,
-echo, runs, out}."""
+paint of the plan in `baton web`, and key press → edited row painted. Argument: JSON {url,
+tasks, runs, out}. (ECHO_PAGE, the minimal echo page to compare against, does not finish in
+headless Chromium yet: not run.)"""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ ROUND_TRIP = """([task, runs]) => new Promise((resolve) => {
     });
   });
   observer.observe(list, { childList: true, subtree: true, characterData: true });
+  setTimeout(() => { if (times.length < runs) resolve(times.length ? times : [Infinity]); }, 240000);
   function press() {
     const row = document.getElementById('task-' + task);
     want = !row.textContent.includes('checkpoint');
@@ -72,9 +73,6 @@ def main() -> int:
             page.evaluate(f"batonApp.dispatch({{type: 'select', id: {task}}})")
             page.wait_for_function(f"document.getElementById('task-{task}').getAttribute('aria-selected') === 'true'")
             result["key_to_paint_ms"] = page.evaluate(ROUND_TRIP, [task, args["runs"]])
-            echo = browser.new_page()
-            echo.goto("about:blank")
-            result["echo_ms"] = echo.evaluate(ECHO_PAGE, [args["echo"], args["runs"]])
         finally:
             Path(args["out"]).write_text(json.dumps(result))
             browser.close()
