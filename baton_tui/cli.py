@@ -370,6 +370,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     q.add_argument("--tui", action="store_true",
                    help="open the full app on the sample instead: plan, approve, run, hand off")
 
+    q = add("web", "web:cmd_web", "open the editor's Baton view in a browser: prints the URL "
+            "(127.0.0.1, with a token) and serves until interrupted")
+    q.add_argument("--port", type=int, default=0, metavar="N",
+                   help="the port on 127.0.0.1 (default: a free one)")
+
     q = add("attempt", "agent:cmd_attempt", None)
     q.add_argument("attempt_id", type=int)
     q.add_argument("--state", required=True)
@@ -501,7 +506,7 @@ def _main(argv: list[str]) -> int:
 # Commands that only read, or that Baton and agents run: they never create the state.
 _READERS = frozenset({"status", "log", "logs", "report", "checkpoint", "inbox", "attempt",
                       "conductor", "mcp", "players", "runners", "doctor", "completion", "demo",
-                      "serve"})
+                      "serve", "web"})
 
 
 def _folder_notice(command: str) -> "tuple[str, Path] | None":

@@ -1,0 +1,91 @@
+"""The VSIX installed in code-server (a real VS Code), driven in Debian's Chromium as a
+person: open the folder, `Baton: Open` from the command palette, then the whole flow
+(flow.py) inside the webview; the diff opens in VS Code's own diff editor; screenshots of the
+view in the light and the dark theme. Argument: JSON {url, out, shots}."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+sys.path.insert(0, str(Path(__file__).parent))
+from flow import person_flow, wait_for  # noqa: E402
+
+
+def open_baton(page) -> None:
+    """F1 → `Baton: Open`: retried, since the palette lists only commands known when it opens."""
+    page.locator(".statusbar-item", has_text="Baton").first.wait_for(timeout=180_000)
+    for _ in range(12):
+        page.keyboard.press("F1")
+        box = page.locator(".quick-input-widget input")
+        box.wait_for(timeout=10_000)
+        box.fill(">Baton: Open")
+        row = page.locator(".quick-input-list .monaco-list-row", has_text="Baton: Open")
+        try:
+            row.first.wait_for(timeout=5_000)
+        except Exception:  # noqa: BLE001 — not listed yet: close and ask again
+            page.keyboard.press("Escape")
+            continue
+        box.press("Enter")
+        return
+    raise AssertionError("the command palette never listed Baton: Open")
+
+
+def main() -> int:
+    args = json.loads(sys.argv[1])
+    seen: dict = {}
+    shots = Path(args["shots"]) if args.get("shots") else None
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                    args=["--disable-gpu", "--disable-dev-shm-usage"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            page.goto(args["url"])
+            open_baton(page)
+            view = page.frame_locator("iframe.webview.ready").frame_locator("iframe#active-frame")
+            view.get_by_placeholder(re.compile("goal")).wait_for(timeout=60_000)
+            seen["opened"] = True
+
+            def shoot(name: str) -> None:
+                if shots:
+                    page.screenshot(path=str(shots / f"vscode-{name}-light.png"))
+
+            def open_diff(path: str) -> str:
+                tab = page.locator(".tab", has_text=Path(path).name)
+                tab.first.wait_for(timeout=30_000)
+                page.locator(".monaco-diff-editor").first.wait_for(timeout=30_000)
+                return tab.first.inner_text()
+
+            person_flow(view, seen, shoot, open_diff)
+            if shots:
+                page.keyboard.press("F1")
+                box = page.locator(".quick-input-widget input")
+                box.fill(">Toggle between Light/Dark Themes")
+                page.locator(".quick-input-list .monaco-list-row",
+                             has_text="Toggle between Light/Dark").first.wait_for(timeout=10_000)
+                box.press("Enter")
+                wait_for("the dark theme", lambda: page.evaluate(
+                    "!!document.querySelector('.monaco-workbench.vs-dark')"), 30)
+                time.sleep(1)  # the webview repaints with the new theme's variables
+                page.screenshot(path=str(shots / "vscode-after-merge-dark.png"))
+            seen["ok"] = True
+        finally:
+            try:
+                view = page.frame_locator("iframe.webview.ready").frame_locator("iframe#active-frame")
+                seen["messages"] = view.locator(".msg").all_inner_texts()
+                if shots and not seen.get("ok"):  # what the page showed when it failed
+                    page.screenshot(path=str(shots / "vscode-failed.png"))
+            except Exception as err:  # noqa: BLE001 — the record of a failed run, best effort
+                seen["messages"] = [f"(unreadable: {err})"]
+            Path(args["out"]).write_text(json.dumps(seen, indent=1))
+            browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
