@@ -431,6 +431,6 @@ def _parse(message: Any) -> tuple[str, Any, bool]:
 def _code_of(message: str) -> int:
     if "`baton trust`" in message:
         return wire.NOT_TRUSTED
-    if "conflict" in message:
+    if "conflict" in message or "changed while" in message:  # another client edited first
         return wire.CONFLICT
     return wire.REFUSED
