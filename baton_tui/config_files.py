@@ -56,6 +56,15 @@ def file_hash(path: Path) -> str | None:
         return None
 
 
+def current_hash(path: Path) -> str | None:
+    """The SHA-256 of the file as it is now, read bounded (None: not there, or unreadable)."""
+    try:
+        data = _read_bounded(path)
+    except BatonError:
+        return None
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
 def read_toml(path: Path) -> dict[str, Any]:
     data = _read_bounded(path)
     return {} if data is None else _parsed(path, data)

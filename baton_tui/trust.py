@@ -3,13 +3,16 @@
 `baton trust` records the file's hash in the store; a changed file must be trusted
 again. The hash compared is always that of the bytes the configuration was parsed from (read
 once), never of the file read again: a writer flipping the file between two reads cannot
-pass an untrusted command under a trusted hash. The personal config is trusted as it is.
+pass an untrusted command under a trusted hash. A file changed since it was parsed (under an
+app that has run a while) is refused too, never run as the old one. The personal config is
+trusted as it is.
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
+from baton_tui.config_files import current_hash
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import EventKind
 from baton_tui.workspace import Workspace
@@ -27,8 +30,10 @@ def untrusted_commands(ws: Workspace, players: Iterable[str],
     needed = [c for c in commands if c in wanted
               or any(c.startswith(f"players.custom.{p}.") or c == f"players.{p}.bin"
                      for p in players)]
-    if not needed or ws.store.trusted_hash(str(loaded.project_path)) == loaded.project_hash():
-        return []
+    parsed = loaded.project_hash()
+    if not needed or (ws.store.trusted_hash(str(loaded.project_path)) == parsed
+                      and current_hash(loaded.project_path) == parsed):
+        return []  # trusted as parsed, and still the file there (a long-lived app's may not be)
     return needed
 
 

@@ -124,14 +124,11 @@ def test_only_added_lines_that_open_or_close_a_conflict_count(tmp_path):
 # -- the trust check and a changing baton.toml ---------------------------------------------------
 def test_a_baton_toml_that_changes_between_reads_is_judged_by_the_bytes_parsed(
         repo, baton, tmp_path):
-    """A writer flips `baton.toml` from the trusted version to one that runs its own
-    command. Made certain with a named pipe whose first reader gets the untrusted version
-    and every later one the trusted: a check that hashed the file again after parsing it
-    would pass the untrusted command under the trusted hash. The hash is of the bytes
-    parsed: the command is refused."""
-    import os
+    """A writer flips `baton.toml` from a version that runs its own command back to the
+    trusted one between Baton's parse and its trust check: a check that hashed the file again
+    after parsing it would pass the untrusted command under the trusted hash. The hash is of
+    the bytes parsed: the command is refused."""
     import sys
-    import threading
 
     from baton_tui.core.errors import BatonError
     from baton_tui.trust import ensure_trusted, untrusted_commands
@@ -142,45 +139,16 @@ def test_a_baton_toml_that_changes_between_reads_is_judged_by_the_bytes_parsed(
     untrusted = write_config(repo, {"agent": evil}).read_bytes()
     trusted = write_config(repo, {"agent": program("marker_leaver.py")}).read_bytes()
     assert baton("trust").returncode == 0
-    config.unlink()
-    os.mkfifo(config)
-    stop = threading.Event()
-
-    def still_read() -> bool:
-        """Whether a process still holds the pipe open (a new writer would add to its read)."""
-        for fd_dir in Path("/proc").glob("[0-9]*/fd"):
-            try:
-                if any(os.readlink(fd) == str(config) for fd in fd_dir.iterdir()):
-                    return True
-            except OSError:
-                continue
-        return False
-
-    def flip() -> None:
-        served = 0
-        while not stop.is_set():
-            try:
-                with open(config, "wb") as fh:  # blocks until someone reads
-                    fh.write(untrusted if served == 0 else trusted)
-            except OSError:
-                pass
-            served += 1
-            while still_read() and not stop.is_set():
-                stop.wait(0.001)
-
-    writer = threading.Thread(target=flip, daemon=True)
-    writer.start()
+    config.write_bytes(untrusted)
     ws = Workspace(repo)
     try:
         assert ws.loaded.config.players.custom["agent"].command == evil  # what would run
+        config.write_bytes(trusted)  # the flip, after the parse
         assert untrusted_commands(ws, ["agent"]) == ["players.custom.agent.command"]
         with pytest.raises(BatonError, match="changed since you trusted it"):
             ensure_trusted(ws, ["agent"])
     finally:
         ws.close()
-        stop.set()
-        os.close(os.open(config, os.O_RDONLY | os.O_NONBLOCK))  # lets a blocked writer go
-        writer.join(10)
 
 
 # -- the repository's instruction files at planning ----------------------------------------------
@@ -268,7 +236,7 @@ def test_a_report_queued_while_the_channel_is_gone_is_applied_with_its_nonce_onl
     import json
 
     from baton_tui.channel import relay
-    from baton_tui.channel.report import report_from_env
+    from baton_tui.channel.agent_side import report_from_env
     from baton_tui.store.db import AttemptRow, hash_nonce
 
     folder = tmp_path / "attempt-1"

@@ -47,7 +47,7 @@ PARTS = [
     "killpoints.py", "runners_config.py", "pydantic_plugins.py",
     "layout.py", "paths.py", "procs.py", "readiness.py", "redact.py", "skills.py",
     "trust.py", "validation.py", "workspace.py", "frozen.py", "version.py",
-    "acp", "mcp_front.py",
+    "acp", "mcp_front.py", "web",
 ]
 
 

@@ -63,7 +63,7 @@ def report(status: str, message: str | None, *, until: float | None = None,
            tokens: int | None = None, cost: float | None = None) -> str:
     """`baton report` from inside an attempt (its environment names it)."""
     # lazy: the conductor loads this module and never needs it
-    from baton_tui.channel.report import report_from_env
+    from baton_tui.channel.agent_side import report_from_env
 
     return report_from_env(status, message, until=until, tokens=tokens, cost=cost)
 
@@ -72,14 +72,14 @@ def checkpoint(what: str, evidence: str | None, wait: float | None = None) -> tu
     """`baton checkpoint` from inside an attempt; `wait`: seconds to wait for the person
     (None: the plan's checkpoint_wait)."""
     # lazy: the conductor loads this module and never needs it
-    from baton_tui.channel.report import checkpoint_from_env
+    from baton_tui.channel.agent_side import checkpoint_from_env
 
     return checkpoint_from_env(what, evidence, wait=wait)
 
 
 def inbox() -> str:
     """`baton inbox` from inside an attempt: the person's unread messages (`baton tell`)."""
-    from baton_tui.channel.report import inbox_from_env  # lazy: only agents read their inbox
+    from baton_tui.channel.agent_side import inbox_from_env  # lazy: only agents read their inbox
 
     return inbox_from_env()
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from baton_tui.core.errors import BatonError
-from baton_tui.channel import report as channel
+from baton_tui.channel import agent_side, report as channel
 from baton_tui.channel import mcp_stdio
 from baton_tui.channel.jsonrpc import Server
 from baton_tui.channel.mcp_stdio import result_schema, string as _string
@@ -24,14 +24,14 @@ from baton_tui.channel.mcp_stdio import result_schema, string as _string
 
 def _report(status: str, summary: str) -> str:
     try:
-        return channel.report_from_env(status, summary)
+        return agent_side.report_from_env(status, summary)
     except BatonError as exc:
         return f"refused: {exc.message}"
 
 
 def _checkpoint(what: str, evidence: str | None = None) -> str:
     try:
-        code, message = channel.checkpoint_from_env(what, evidence)
+        code, message = agent_side.checkpoint_from_env(what, evidence)
     except BatonError as exc:
         return f"refused: {exc.message}"
     verdict = {channel.GO: "GO", channel.STOP: "STOP", channel.UNDECIDED: "NOT DECIDED"}[code]
@@ -40,7 +40,7 @@ def _checkpoint(what: str, evidence: str | None = None) -> str:
 
 def _inbox() -> str:
     try:
-        return channel.inbox_from_env()
+        return agent_side.inbox_from_env()
     except BatonError as exc:
         return f"refused: {exc.message}"
 

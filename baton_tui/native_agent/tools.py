@@ -3,7 +3,7 @@
 Every path is resolved (symlinks included) and must stay inside the worktree; `.git` is never
 writable. Research mode does not offer the editing tools and refuses a call to one; it keeps the
 shell unless it plans (`shell=False`: the person's own checkout). The shell is `shell.Shell`;
-the report tools call `baton_tui.channel.report` in-process.
+the report tools call `baton_tui.channel.agent_side` in-process.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from baton_tui.channel import report as channel
+from baton_tui.channel import agent_side, report as channel
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import Mode
 from baton_tui.native_agent.shell import Shell
@@ -175,7 +175,7 @@ class Toolbox:
         text = summary if summary is not None else extra.get("reason") or extra.get("message")
         try:
             # The environment read afresh on every call: a stale attempt is refused.
-            return channel.report_from_env(str(status or ""), None if text is None
+            return agent_side.report_from_env(str(status or ""), None if text is None
                                            else str(text))
         except BatonError as exc:
             raise ToolError(exc.message if hasattr(exc, "message") else str(exc)) from None
@@ -184,7 +184,7 @@ class Toolbox:
         if not isinstance(what, str) or not what.strip():
             raise ToolError("say `what` is about to happen")
         try:
-            code, message = channel.checkpoint_from_env(what,
+            code, message = agent_side.checkpoint_from_env(what,
                                                         str(evidence) if evidence else None)
         except BatonError as exc:
             raise ToolError(exc.message if hasattr(exc, "message") else str(exc)) from None

@@ -24,7 +24,7 @@ def opening(board: Snapshot | None, handoff_key: str = "H") -> str:
                 f"{board.base_branch or 'your branch'}. Type a new goal to plan the next "
                 "thing (/help for commands).")
     landed = any(t.state in LANDED and t.mode == Mode.BUILD for t in board.tasks)
-    if landed and not board.conductor_pid and board.state in ("complete", "failed"):
+    if landed and not board.conductor_pid and board.state in ("complete", State.FAILED):
         return (f"Plan {board.slug}'s run is over and its landed work waits for you: press "
                 f"{handoff_key} for the handoff — review the combined diff, then merge it. "
                 "Type /help for commands.")

@@ -69,7 +69,7 @@ def trusted(planned: Workspace) -> Workspace:
 
 
 def trust(ws: Workspace) -> None:
-    from baton_tui.config import file_hash
+    from baton_tui.config_files import file_hash
 
     path = ws.paths.project_config
     ws.store.set_trust(str(path), file_hash(path))
