@@ -44,7 +44,7 @@ def quitting_mid_run(base: Path, repo: Path):
     then quits while tasks are running."""
     from baton_tui import cli
 
-    def quit_mid_run() -> int:
+    def quit_mid_run(leaving: str | None = None) -> int:  # (what the app says as it quits)
         assert cli.main(["plan", "--from", str(base / "demo-plan.json")]) == 0
         assert cli.main(["run", "--approve", "--detach"]) == 0
         wait_until(lambda: any(t["state"] == "running" for t in tasks_now(repo).values()),
@@ -85,7 +85,7 @@ def test_quit_mid_run_pauses_says_so_and_the_kept_demo_continues(tmp_path, monke
         f"--detach, or `baton demo --tui --dir {base}`"]
     assert tasks_now(repo) == after_quit  # nothing started, nothing changed
 
-    def run_then_quit_again() -> int:
+    def run_then_quit_again(leaving: str | None = None) -> int:
         seen["home"] = os.environ["BATON_HOME"]
         wait_until(lambda: any(t["state"] == "running" for t in tasks_now(repo).values()),
                    120, "a running task again")
