@@ -336,12 +336,10 @@ class Session:
         return log_size(path) if path else 0
 
     def _current_id(self) -> int:
-        from baton_tui.plan.current import current
-
-        cur = current(self.ws, required=False)
-        if cur is None:
+        found = self.plan_id()
+        if found is None:
             raise BatonError(NO_PLAN)
-        return int(cur.row.id)
+        return found
 
     def plan_id(self) -> int | None:
         from baton_tui.plan.current import current
