@@ -51,6 +51,7 @@ def ensure_trusted(ws: Workspace, players: Iterable[str],
 def trust_file(ws: Workspace) -> tuple:
     """Record the hash of this repository's baton.toml: (its path, the hash, its commands)."""
     path = ws.paths.project_config
+    ws.refresh_config()  # the file as it is now
     loaded = ws.loaded  # a broken file is refused before it is trusted
     digest = loaded.project_hash()  # of the bytes just parsed: the commands listed below
     if digest is None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from baton_tui.config_files import keys_unchecked
-from baton_tui.paths import RepoPaths, find_repo
+from baton_tui.paths import RepoPaths, find_repo, personal_config_path
 from baton_tui.skills import load_skills
 from baton_tui.store.db import Store
 
@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 class Workspace:
     """The engine's handle on a repository; every engine command takes one."""
+
+    _config_stamp: tuple = ()  # the configuration files' (inode, size, mtime) when last read
 
     def __init__(self, start: Path | str | None = None, paths: RepoPaths | None = None):
         self.paths = paths or find_repo(start)
@@ -39,7 +41,26 @@ class Workspace:
         # lazy: pydantic, which `baton logs`, `budget` and `checkpoint` never need
         from baton_tui.config import load_config
 
+        self._config_stamp = self._stamp()  # before reading: a change during the read is seen
         return load_config(self.paths.root)
+
+    def refresh_config(self) -> None:
+        """Read the configuration again on its next use when either file changed since it was
+        read: a long-lived app (the TUI, `baton serve`) follows the person's edits to
+        baton.toml instead of running — or trusting — the file as it was when it started."""
+        if "loaded" in self.__dict__ and self._stamp() != self._config_stamp:
+            for name in ("loaded", "catalog"):
+                self.__dict__.pop(name, None)
+
+    def _stamp(self) -> tuple:
+        stamps: list[tuple[int, int, int] | None] = []
+        for path in (self.paths.project_config, personal_config_path()):
+            try:
+                st = path.stat()
+                stamps.append((st.st_ino, st.st_size, st.st_mtime_ns))
+            except OSError:
+                stamps.append(None)
+        return tuple(stamps)
 
     @property
     def config(self):
@@ -70,7 +91,7 @@ class Workspace:
         """The same repository and settings with a store connection of its own — for a
         worker thread (SQLite connections belong to the thread that opened them)."""
         other = Workspace(paths=self.paths)
-        for name in ("loaded", "catalog", "skills"):
+        for name in ("loaded", "catalog", "skills", "_config_stamp"):
             if name in self.__dict__:
                 other.__dict__[name] = self.__dict__[name]
         return other

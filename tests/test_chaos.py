@@ -436,21 +436,31 @@ def test_an_agent_printing_hundreds_of_megabytes_is_kept_head_and_tail(repo, bat
     assert 0 < peak < 200 * 1024, f"conductor RSS {peak} KiB"
     log = next(Path(os.environ["BATON_HOME"]).rglob("task-1/attempt-*/output.log"))
     assert log.stat().st_size < 16 << 20  # bounded, whatever the agent printed
-    proc = subprocess.Popen([sys.executable, "-m", "baton_tui", "logs", "1"], cwd=repo,
+    # Its own peak RSS, from wait4 in a small parent of its own: a process forked from this
+    # test worker starts its peak at the worker's size (Linux keeps it across exec), and
+    # RUSAGE_CHILDREN would be the largest of every child this worker ever waited for.
+    usage_file = tmp_path / "logs.maxrss"
+    proc = subprocess.Popen([sys.executable, "-c", MEASURED, str(usage_file),
+                             sys.executable, "-m", "baton_tui", "logs", "1"], cwd=repo,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    # Its own peak RSS, from wait4: RUSAGE_CHILDREN would be the largest of every child this
-    # test worker ever waited for (another test's pip or cluster among them).
     with ThreadPoolExecutor(2) as pool:
         reading = pool.submit(proc.stdout.read), pool.submit(proc.stderr.read)
         out, err = (part.result(timeout=60) for part in reading)
-    _, ended, own = os.wait4(proc.pid, 0)
-    code, usage = os.waitstatus_to_exitcode(ended), own.ru_maxrss
-    proc.returncode = code
-    assert code == 0, err
+    assert proc.wait(timeout=60) == 0, err
+    usage = int(usage_file.read_text())
     assert out.startswith(b"FIRST LINE OF THE FLOOD") and b"LAST WORDS OF THE FLOOD" in out[-4096:]
     assert b"bytes of output cut here]" in out
     assert len(out) < 16 << 20
     assert usage < 200 * 1024, f"baton logs RSS {usage} KiB"
+
+
+MEASURED = """
+import os, sys
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
+_, ended, own = os.wait4(pid, 0)
+open(sys.argv[1], "w").write(str(own.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(ended))
+"""  # argv: where to write the peak RSS (KiB), then the command, run with this one's stdio
 
 
 def rss_kib(pid: int) -> int:

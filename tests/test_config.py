@@ -220,6 +220,27 @@ def test_trust_then_change_is_untrusted(repo):
         assert store.trusted_hash(str(toml)) == load_config(repo).project_hash()
 
 
+def test_a_long_lived_workspace_follows_an_edited_file(repo):
+    """The app and `baton serve` hold one workspace for hours: an edit to baton.toml is
+    what the next command reads, and a file broken since is refused, not run as it was."""
+    from baton_tui.workspace import Workspace
+
+    toml = repo / "baton.toml"
+    toml.write_text('[checks]\nrun = "make test"\n')
+    ws = Workspace(repo)
+    assert ws.config.checks.run == "make test"
+    ws.refresh_config()
+    assert ws.config.checks.run == "make test"  # unchanged: the same parse
+    toml.write_text('[checks]\nrun = "make check"\n')
+    assert ws.config.checks.run == "make test"  # read once until asked to look again
+    ws.refresh_config()
+    assert ws.config.checks.run == "make check"
+    toml.write_text('[checks\n')
+    ws.refresh_config()
+    with pytest.raises(BatonError, match="baton.toml"):
+        ws.config
+
+
 # --- the shipped example ------------------------------------------------------------
 
 def test_example_loads_cleanly_as_shipped(tmp_path):

@@ -129,6 +129,7 @@ def trust_preview(ws: "Workspace") -> tuple[Path, list[tuple[str, str]], bool]:
     path = ws.paths.project_config
     if file_hash(path) is None:
         raise BatonError(f"{path}: no baton.toml to trust here")
+    ws.refresh_config()  # the file as it is now, not as an app that started earlier read it
     loaded = ws.loaded
     shown = []
     for key in loaded.project_commands():

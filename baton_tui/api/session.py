@@ -45,6 +45,7 @@ class Session:
             ws = self._local.ws = self._opened[0].sibling()
             with self._lock:
                 self._opened.append(ws)
+        ws.refresh_config()  # a long-lived server follows edits to baton.toml
         return ws
 
     def close(self) -> None:

@@ -90,6 +90,13 @@ def record_node(live: _Live | None) -> str:
     return (live.node if live is not None else None) or "its worker"
 
 
+def _ran_on(live: _Live | None) -> str:
+    """Why a record that appeared while its agent still ran is refused (its node writes one
+    only once its agent ended: someone else made this one, the agent most likely)."""
+    return (f"a record of it appeared on the exchange while its agent still ran on "
+            f"{record_node(live)}: not one its worker made — refused, and that agent was ended")
+
+
 def _wake(future: "asyncio.Future[object]") -> None:
     """Complete `future` from any thread (on its loop's)."""
     def done() -> None:
@@ -466,7 +473,7 @@ class DaskRunner:
         about (one that ended while no conductor ran) is told so."""
         if time.monotonic() < self._records_due or (self._records and self._records.is_alive()):
             return
-        waiting = [live for live in self._live.values() if not live.finished
+        waiting = [(handle, live) for handle, live in self._live.items() if not live.finished
                    and not (live.future is not None and live.future.done())]
         if not waiting:
             return
@@ -479,14 +486,36 @@ class DaskRunner:
             except Exception:
                 return
             there = {line.partition("\t")[2] for line in out.splitlines()}
-            for live in waiting:
-                if f"refs/baton/jobs/{live.job}/record" in there:
+            for handle, live in waiting:
+                if f"refs/baton/jobs/{live.job}/record" in there \
+                        and self._its_own_record(handle):
                     live.finished = True
                     if live.exit is not None:  # wake the loop
                         _wake(live.exit)
 
         self._records = threading.Thread(target=ask, name="baton-dask-records", daemon=True)
         self._records.start()
+
+    def _its_own_record(self, handle: AttemptHandle) -> bool:
+        """Whether the record of this attempt's job on the exchange is its node's (sealed): one
+        someone else pushed (another task's agent, the agent itself) is flagged and does not
+        end the attempt — its agent runs on, and its node's own record comes when it ends."""
+        ws = self.ws.sibling()  # (on the records thread: a store connection of its own)
+        try:
+            attempt = ws.store.attempt(handle.attempt_id)
+            if attempt is None:
+                return True
+            mine = f"refs/baton/jobs/{attempt.spec['job']}/re*"
+            self._fetch_records(f"+{mine}:{mine}")
+            commit = read_ref(ws.root, attempt.spec["refs"]["record"])
+            if commit is None:
+                return False
+            record, output = exchange.read_record(ws.root, commit)
+            return self._sealed(ws, attempt, commit, record, output)
+        except Exception:  # it could not be read now: asked again on the next round
+            return False
+        finally:
+            ws.close()
 
     def _workers(self, fresh: bool = False) -> set[str] | None:
         """The scheduler's workers, asked at most every `WORKERS_EVERY` seconds (`fresh`:
@@ -561,10 +590,7 @@ class DaskRunner:
                 self._unsubscribe(live.job)
             record, output, lost = self._fetch(ws, attempt, live)
             if record is not None and self._still_ran(live, record):
-                record, output = None, b""
-                lost = (f"a record of it appeared on the exchange while its agent still ran on "
-                        f"{record_node(live)}: not one its worker made — refused, and that "
-                        "agent was ended")
+                record, output, lost = None, b"", _ran_on(live)
             self._apply(ws, attempt, record, output, lost, live)
             found = store.attempt(handle.attempt_id)
             assert found is not None

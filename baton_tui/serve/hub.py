@@ -111,8 +111,8 @@ class Hub:
             return
         if note["kind"] in _STARTS:
             self.running[task] = {"player": note["data"].get("player"), "offset": 0}
-        elif note["kind"] in _ENDS:
-            self.running.pop(task, None)
+        elif note["kind"] in _ENDS and task in self.running:
+            self.running[task]["ended"] = True  # its last lines go out at the next tick
 
     async def _pump(self) -> None:
         assert self.loop is not None
@@ -139,16 +139,25 @@ class Hub:
             await asyncio.sleep(OUTPUT_TICK)
             wanting = [c for c in self.clients if c.live and c.output]
             if not wanting or not self.running:
+                self._forget_ended(list(self.running.values()))
                 continue
+            ending = [f for f in self.running.values() if f.get("ended")]  # read once more
             try:
                 batches = await self.loop.run_in_executor(self._pump_thread, self._read_output)
             except Exception as exc:  # a log that went away mid-read: the next tick tries again
                 print(f"baton serve: reading output: {exc}", file=sys.stderr)
                 continue
+            self._forget_ended(ending)
             for params in batches:
                 for client in wanting:
                     if client.pending <= OUTPUT_WATER:
                         client.notify("task/output", params)
+
+    def _forget_ended(self, followers: list[dict[str, Any]]) -> None:
+        """Stop following tasks that ended (a task started again since has a new follower)."""
+        for task_id, follower in list(self.running.items()):
+            if follower.get("ended") and any(follower is f for f in followers):
+                del self.running[task_id]
 
     def _read_output(self) -> list[dict[str, Any]]:
         batches = []

@@ -35,7 +35,9 @@ class EngineThread:
         self._local.ws = api.sibling(self.ws)
 
     def _run(self, fn: Callable[..., T], args: tuple, kwargs: dict) -> T:
-        return fn(self._local.ws, *args, **kwargs)
+        ws = self._local.ws
+        ws.refresh_config()  # the person may have edited baton.toml since the last command
+        return fn(ws, *args, **kwargs)
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run `fn(ws, *args, **kwargs)` on the engine thread and await its result."""
