@@ -1,17 +1,20 @@
-"""End-to-end failures: each fails visibly, independent work still lands, dependents are blocked."""
+"""Failures: each fails visibly, independent work still lands, dependents are blocked — end to
+end with real agent processes, and on the real conductor with scripted agents."""
 
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from baton_tui.run import control
 
 from helpers.run_kit import (
     branches, events, git, kinds, load_plan, program, script_agent, status, task, tree_files,
     write_config,
 )
+from helpers.scripted_kit import Scripted, reached
 
 
 def failed_event(evs: list[dict], task_id: int) -> dict:
@@ -74,45 +77,6 @@ def test_failed_tasks_do_not_stop_independent_ones_and_block_their_dependents(
     assert st["conductor"] is None
 
 
-def test_landing_conflict_fails_one_task_and_leaves_nothing_half_merged(repo, baton, tmp_path):
-    agent = script_agent(tmp_path, "c", {
-        "1": [{"write": "shared.txt", "content": "one\n"}, {"write": "only1.txt", "content": "1"},
-              {"report": "done", "summary": "one"}],
-        "2": [{"sleep": 1.0}, {"write": "shared.txt", "content": "two\n"},
-              {"write": "only2.txt", "content": "2"}, {"report": "done", "summary": "two"}],
-    })
-    write_config(repo, {"agent": agent})
-    load_plan(baton, [task(1, "Writes one"), task(2, "Writes two")])
-
-    result = baton("run", "--approve", timeout=60)
-    assert result.returncode == 1, result.stdout + result.stderr
-
-    st = status(baton)
-    by_id = {t["id"]: t for t in st["tasks"]}
-    # Task 2 sleeps first, so task 1 normally lands first; either way exactly one lands.
-    assert sorted(t["state"] for t in by_id.values()) == ["failed", "landed"]
-    won = 1 if by_id[1]["state"] == "landed" else 2
-    lost = 3 - won
-    assert "conflict" in by_id[lost]["reason"] and "shared.txt" in by_id[lost]["reason"]
-    conflict = failed_event(events(baton), lost)
-    assert conflict["data"]["conflicts"] == ["shared.txt"]
-
-    integ = st["plan"]["integration_branch"]
-    files = tree_files(repo, integ)
-    words = {1: "one", 2: "two"}
-    assert files["shared.txt"] == words[won]
-    assert f"only{won}.txt" in files and f"only{lost}.txt" not in files
-    for text in files.values():
-        assert "<<<<<<<" not in text and ">>>>>>>" not in text
-    # The failing task's branch is kept, with its own version of the file.
-    assert git(repo, "show", f"{by_id[lost]['branch']}:shared.txt") == words[lost]
-    assert git(repo, "show", f"{by_id[lost]['branch']}:only{lost}.txt") == str(lost)
-    # Nothing touched the person's checkout or branch.
-    assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
-    assert git(repo, "rev-parse", "main") == st["plan"]["base_commit"]
-    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "main"
-
-
 def test_agent_that_prints_garbage_still_works(repo, baton, tmp_path):
     write_config(repo, {"agent": program("garbage.py")})
     load_plan(baton, [task(1, "Garbage")])
@@ -159,41 +123,6 @@ def test_hanging_agent_is_stopped_after_stall_and_fails_with_branch_kept(repo, b
     assert str(tmp_path / "h-script.json") not in ps
 
 
-def test_research_writes_are_discarded_not_a_failure_and_land_nowhere(repo, baton, tmp_path):
-    """Research may run commands that write (caches, reports) in its throwaway worktree: the
-    task is still done, and nothing it wrote reaches any branch or the person's checkout."""
-    agent = script_agent(tmp_path, "r", {
-        "1": [{"write": "stray-notes.md", "content": "oops\n"},
-              {"append": "README.md", "content": "edited by research\n"},
-              {"report": "done", "summary": "looked around"}],
-        "2": [{"write": "build.txt", "content": "b\n"}, {"report": "done", "summary": "built"}],
-        "3": [{"report": "done", "summary": "used the findings"}],
-    })
-    write_config(repo, {"agent": agent}, research={"agent": agent})
-    load_plan(baton, [task(1, "Look", mode="research"), task(2, "Build"),
-                      task(3, "Uses findings", deps=[1])])
-
-    result = baton("run", "--approve", timeout=60)
-    assert result.returncode == 0, result.stdout + result.stderr
-    st = status(baton)
-    by_id = {t["id"]: t for t in st["tasks"]}
-    assert by_id[1]["state"] == "done"
-    assert [by_id[2]["state"], by_id[3]["state"]] == ["landed", "landed"]
-
-    for branch in branches(repo):
-        files = tree_files(repo, branch)
-        assert "stray-notes.md" not in files, branch
-        assert "edited by research" not in files.get("README.md", ""), branch
-    assert git(repo, "status", "--porcelain") == "?? baton.toml"
-    # Kept for inspection under Baton's own ref, not a branch; its worktree is gone.
-    done = next(e for e in events(baton) if e["kind"] == "task.done" and e["task"] == 1)
-    kept = done["data"]["kept"]
-    assert kept.startswith("refs/baton/") and "stray-notes.md" in done["data"]["discarded"]
-    assert git(repo, "show", f"{kept}:stray-notes.md") == "oops"
-    started = next(e for e in events(baton) if e["kind"] == "task.started" and e["task"] == 1)
-    assert not Path(started["data"]["workdir"]).exists()
-
-
 @pytest.mark.slow
 def test_stop_kills_the_whole_group_even_when_the_agent_ignores_sigterm(repo, baton, tmp_path):
     from helpers.run_kit import alive, program, wait_for, wait_idle, wait_state
@@ -213,47 +142,108 @@ def test_stop_kills_the_whole_group_even_when_the_agent_ignores_sigterm(repo, ba
              what="the agent and its helper to be gone")
 
 
-def test_a_report_decides_not_the_exit_status(repo, baton, tmp_path):
-    agent = script_agent(tmp_path, "x", {
-        "1": [{"progress": "PROGRESS-NOTE halfway"}, {"write": "done.txt", "content": "d"},
-              {"report": "done", "summary": "finished, then crashed on cleanup"}, {"exit": 3}],
-    })
-    write_config(repo, {"agent": agent})
-    load_plan(baton, [task(1)])
-    result = baton("run", "--approve", timeout=60)
-    assert result.returncode == 0, result.stdout + result.stderr
-    st = status(baton)
+# On the real conductor with scripted agents (`helpers.scripted_kit`): the same finishing and
+# landing, without an agent process; the runs above are the end-to-end ones.
+def test_landing_conflict_fails_one_task_and_leaves_nothing_half_merged(repo):
+    run = Scripted(repo)
+    run.config()
+    run.plan([task(1, "Writes one"), task(2, "Writes two")])
+    # Task 2 writes once task 1 landed: its landing then conflicts.
+    code = run.run({
+        "1": [{"write": "shared.txt", "content": "one\n"}, {"write": "only1.txt", "content": "1"},
+              {"report": "done", "summary": "one"}],
+        "2": [{"until": reached(1, "landed")}, {"write": "shared.txt", "content": "two\n"},
+              {"write": "only2.txt", "content": "2"}, {"report": "done", "summary": "two"}]})
+    assert code == 1
+
+    st = run.status()
+    by_id = {t["id"]: t for t in st["tasks"]}
+    assert (by_id[1]["state"], by_id[2]["state"]) == ("landed", "failed")
+    assert "conflict" in by_id[2]["reason"] and "shared.txt" in by_id[2]["reason"]
+    assert failed_event(run.events(), 2)["data"]["conflicts"] == ["shared.txt"]
+
+    files = tree_files(repo, st["plan"]["integration_branch"])
+    assert files["shared.txt"] == "one"
+    assert "only1.txt" in files and "only2.txt" not in files
+    for text in files.values():
+        assert "<<<<<<<" not in text and ">>>>>>>" not in text
+    # The failing task's branch is kept, with its own version of the file.
+    assert git(repo, "show", f"{by_id[2]['branch']}:shared.txt") == "two"
+    assert git(repo, "show", f"{by_id[2]['branch']}:only2.txt") == "2"
+    # Nothing touched the person's checkout or branch.
+    assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
+    assert git(repo, "rev-parse", "main") == st["plan"]["base_commit"]
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "main"
+
+
+def test_research_writes_are_discarded_not_a_failure_and_land_nowhere(repo):
+    """Research may run commands that write (caches, reports) in its throwaway worktree: the
+    task is still done, and nothing it wrote reaches any branch or the person's checkout."""
+    run = Scripted(repo)
+    run.config()
+    run.plan([task(1, "Look", mode="research"), task(2, "Build"),
+              task(3, "Uses findings", deps=[1])])
+    code = run.run({
+        "1": [{"write": "stray-notes.md", "content": "oops\n"},
+              {"append": "README.md", "content": "edited by research\n"},
+              {"report": "done", "summary": "looked around"}],
+        "2": [{"write": "build.txt", "content": "b\n"}, {"report": "done", "summary": "built"}],
+        "3": [{"report": "done", "summary": "used the findings"}]})
+    assert code == 0
+    by_id = {t["id"]: t for t in run.status()["tasks"]}
+    assert by_id[1]["state"] == "done"
+    assert [by_id[2]["state"], by_id[3]["state"]] == ["landed", "landed"]
+
+    for branch in branches(repo):
+        files = tree_files(repo, branch)
+        assert "stray-notes.md" not in files, branch
+        assert "edited by research" not in files.get("README.md", ""), branch
+    assert git(repo, "status", "--porcelain") == "?? baton.toml"
+    # Kept for inspection under Baton's own ref, not a branch; its worktree is gone.
+    evs = run.events()
+    done = next(e for e in evs if e["kind"] == "task.done" and e["task"] == 1)
+    kept = done["data"]["kept"]
+    assert kept.startswith("refs/baton/") and "stray-notes.md" in done["data"]["discarded"]
+    assert git(repo, "show", f"{kept}:stray-notes.md") == "oops"
+    started = next(e for e in evs if e["kind"] == "task.started" and e["task"] == 1)
+    assert not Path(started["data"]["workdir"]).exists()
+
+
+def test_a_report_decides_not_the_exit_status(repo):
+    run = Scripted(repo)
+    run.config()
+    run.plan([task(1)])
+    code = run.run({"1": [{"progress": "PROGRESS-NOTE halfway"},
+                          {"write": "done.txt", "content": "d"},
+                          {"report": "done", "summary": "finished, then crashed on cleanup"},
+                          {"exit": 3}]})
+    assert code == 0
+    st = run.status()
     assert st["tasks"][0]["state"] == "landed"
     assert st["tasks"][0]["progress"] == "PROGRESS-NOTE halfway"
     assert st["tasks"][0]["summary"] == "finished, then crashed on cleanup"
     assert tree_files(repo, st["plan"]["integration_branch"])["done.txt"] == "d"
 
 
-def test_retry_after_a_landing_conflict_can_land(repo, baton, tmp_path):
-    from helpers.run_kit import wait_idle
-
-    agent = script_agent(tmp_path, "c", {
+def test_retry_after_a_landing_conflict_can_land(repo):
+    run = Scripted(repo)
+    run.config()
+    run.plan([task(1), task(2)])
+    code = run.run({
         "1": [{"write": "shared.txt", "content": "one\n"}, {"report": "done", "summary": "one"}],
-        "2": [{"sleep": 1.0}, {"write": "shared.txt", "content": "two\n"},
-              {"report": "done", "summary": "two"}],
-    })
-    fixer = script_agent(tmp_path, "f", {
-        "*": [{"write": "shared.txt", "content": "one\ntwo\n"},
-              {"report": "done", "summary": "resolved"}],
-    })
-    write_config(repo, {"agent": agent, "fixer": fixer})
-    load_plan(baton, [task(1), task(2)])
-    assert baton("run", "--approve", timeout=60).returncode == 1
-    st = status(baton)
-    lost = next(t["id"] for t in st["tasks"] if t["state"] == "failed")
-    assert baton("task-player", str(lost), "fixer").returncode == 0
-    assert baton("trust").returncode == 0
-    assert baton("retry", str(lost), "--feedback", "keep both lines").returncode == 0
-    st = wait_idle(baton)
+        "2": [{"until": reached(1, "landed")}, {"write": "shared.txt", "content": "two\n"},
+              {"report": "done", "summary": "two"}]})
+    assert code == 1
+    assert run.states() == {1: "landed", 2: "failed"}
+    # Retried with feedback, its agent resolves the conflict.
+    code = run.conduct({"2": [{"write": "shared.txt", "content": "one\ntwo\n"},
+                              {"report": "done", "summary": "resolved"}]},
+                       lambda ws: control.retry_task(ws, 2, "keep both lines"))
+    assert code == 0
+    st = run.status()
     assert [t["state"] for t in st["tasks"]] == ["landed", "landed"]
-    shown = subprocess.run(["git", "show", "baton/" + st["plan"]["slug"] + "/integration:shared.txt"],
-                           cwd=repo, capture_output=True, text=True).stdout
-    assert shown == "one\ntwo\n"
-    # The retry's prompt named the conflicted file it had to resolve.
+    assert git(repo, "show", f"{st['plan']['integration_branch']}:shared.txt") == "one\ntwo"
+    # The retry's prompt named the conflicted file it had to resolve, and the feedback.
     prompts = sorted(Path(os.environ["BATON_HOME"]).rglob("prompt.md"), key=os.path.getmtime)
-    assert "conflict" in prompts[-1].read_text() and "shared.txt" in prompts[-1].read_text()
+    last = prompts[-1].read_text()
+    assert "conflict" in last and "shared.txt" in last and "keep both lines" in last

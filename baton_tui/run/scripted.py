@@ -90,6 +90,7 @@ class ScriptedRunner:
         self.store = ws.store
         self.scripts = {str(key): list(steps) for key, steps in scripts.items()}
         self._agents: dict[AttemptHandle, _Agent] = {}
+        self._adopted: set[AttemptHandle] = set()  # left by another conductor: over
         self.started: list[AttemptHandle] = []  # every attempt this runner started, in order
 
     def steps_for(self, task_id: int, resumed: bool) -> list[Step]:
@@ -136,9 +137,10 @@ class ScriptedRunner:
                                              spare=request.spare)
         feedback = request.feedback
         if workdir.conflicts:
-            feedback = ((feedback + "\n\n") if feedback else "") + (
+            feedback = ((feedback + "\n\n") if feedback else "") + (  # as the local runner's
                 "Your branch now includes the latest integration branch, and these files "
-                "conflict — resolve the conflict markers: " + ", ".join(workdir.conflicts))
+                "conflict — resolve the conflict markers (keep both sides' intent): "
+                + ", ".join(workdir.conflicts))
         skills = resolve(task.skills, ws.skills) if task.skills else []
         research = task.mode == Mode.RESEARCH
         prompt = compose(request.doc, task, skills, request.artifacts, feedback,
@@ -177,7 +179,9 @@ class ScriptedRunner:
     def adopt(self, attempt: AttemptRow) -> AttemptHandle:
         # No script outlives its conductor (`close` ends them): an attempt left by another
         # is over, and collected as its record says.
-        return AttemptHandle(attempt.id, attempt.task_id)
+        handle = AttemptHandle(attempt.id, attempt.task_id)
+        self._adopted.add(handle)
+        return handle
 
     def on_its_way(self, attempt: AttemptRow) -> bool:
         return False  # a scripted attempt starts within its `start`
@@ -279,10 +283,11 @@ class ScriptedRunner:
         looked = Looked()
         for handle in handles:
             agent = self._agents.get(handle)
-            if agent is None:
-                looked.ended.add(handle)  # adopted: over (see `adopt`)
-            elif agent.play is not None and agent.play.done():
+            if handle in self._adopted or (agent is not None and agent.play is not None
+                                           and agent.play.done()):
                 looked.ended.add(handle)
+            elif agent is None:
+                looked.lost.add(handle)  # not followed (collected already): forget it
         return looked
 
     def exited(self, handle: AttemptHandle) -> asyncio.Future[object] | None:
@@ -313,6 +318,7 @@ class ScriptedRunner:
         return True
 
     async def collect(self, handle: AttemptHandle) -> AttemptRow:
+        self._adopted.discard(handle)
         agent = self._agents.pop(handle, None)
         if agent is not None and agent.play is not None and not agent.play.done():
             await asyncio.shield(agent.play)  # (ended: `look` saw it done; never reached)
