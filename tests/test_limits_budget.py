@@ -1,21 +1,21 @@
 """Limits pause the music: a declared limit with and without a reset, probing, a player at its
-limit waited for, reassignment with the work so far, and the budget guard — through the real
-CLI with scripted agents (custom players that `baton report limited`)."""
+limit waited for, reassignment with the work so far, and the budget guard — one end-to-end run
+each for limits and the budget through the real CLI with the demo agent (custom players that
+`baton report limited`), the rest on the real conductor with scripted agents."""
 
 from __future__ import annotations
 
 import json
-import sys
+import os
 import time
 from pathlib import Path
 
 import pytest
 
-from helpers.run_kit import (
-    DEMO_AGENT, events, git, load_plan, status, task, task_status, wait_idle, wait_state,
-)
+from baton_tui.api import plans, reading, running
+from helpers.run_kit import DEMO_AGENT, events, git, load_plan, status, task, wait_state
+from helpers.scripted_kit import Scripted
 
-pytestmark = pytest.mark.slow
 AGENTS = Path(__file__).resolve().parent / "agents"
 SAMPLE_CONFIG = Path(__file__).resolve().parent / "data" / "product_page_baton.toml"
 
@@ -34,6 +34,7 @@ def finished_code(baton) -> int:
     return [e for e in events(baton) if e["kind"] == "run.finished"][-1]["data"]["code"]
 
 
+@pytest.mark.slow
 def test_a_declared_limit_with_a_reset_pauses_then_resumes_the_same_task(repo, baton):
     agents(repo, {"a": {"*": [{"write": "one.txt", "content": "1"},
                               {"report": "limited", "in": 3, "reason": "quota"},
@@ -51,71 +52,7 @@ def test_a_declared_limit_with_a_reset_pauses_then_resumes_the_same_task(repo, b
     assert "one.txt" in files and "two.txt" in files
 
 
-def test_an_unknown_reset_pauses_and_probes_never_failing(repo, baton):
-    agents(repo, {"a": {"*": [{"report": "limited"}, {"write": "x.txt", "content": "x"},
-                              {"report": "done", "summary": "after the probe"}]}},
-           limits='probe = ["2s", "1h"]\n')
-    load_plan(baton, [task(1, player="a")], approve=True)
-    assert baton("run", "--detach").returncode == 0
-    paused = wait_state(baton, 1, "paused")
-    assert "reset unknown" in paused["reason"] and "probing at" in paused["words"]
-    wait_state(baton, 1, "landed", timeout=40)
-
-
-def test_pause_on_usage_limit_off_fails_at_once(repo, baton):
-    agents(repo, {"a": {"*": [{"report": "limited"}]}},
-           limits="pause_on_usage_limit = false\n")
-    load_plan(baton, [task(1, player="a")], approve=True)
-    assert baton("run").returncode == 1
-    assert "pause_on_usage_limit" in task_status(baton, 1)["reason"]
-
-
-def test_a_player_at_its_limit_is_waited_for_while_others_go_on(repo, baton):
-    agents(repo, {"a": {"1": [{"report": "limited", "in": 4},
-                              {"report": "done", "summary": "resumed"}],
-                        "2": [{"report": "done", "summary": "two"}]},
-                  "b": {"*": [{"report": "done", "summary": "b"}]}})
-    load_plan(baton, [task(1, player="a"), task(2, player="a", deps=[]),
-                      task(3, player="b")], approve=True)
-    (repo / "baton.toml").write_text((repo / "baton.toml").read_text().replace(
-        "[players.custom.a]", "[players.custom.a]\nmax_parallel = 1", 1))
-    assert baton("trust").returncode == 0
-    assert baton("run", "--detach").returncode == 0
-    wait_state(baton, 1, "paused")
-    waiting = wait_state(baton, 2, "queued")
-    assert "waiting for a's limit, resets" in waiting["words"]
-    wait_state(baton, 3, "landed")  # another player's task goes on
-    wait_state(baton, 2, "landed", timeout=40)
-    order = [e["task"] for e in events(baton) if e["kind"] in ("task.resumed", "task.started")]
-    assert order.index(1, 1) < order.index(2)  # the paused session resumed first
-
-
-def test_a_paused_task_moved_to_another_player_gets_the_work_so_far(repo, baton, tmp_path):
-    dump = tmp_path / "prompt-seen.md"
-    agents(repo, {"a": {"*": [{"write": "half.txt", "content": "started\n"},
-                              {"progress": "wrote the first half"},
-                              {"report": "limited", "in": 7200}]}})
-    (repo / "baton.toml").write_text((repo / "baton.toml").read_text() + (
-        f"\n[players.custom.b]\ncommand = "
-        f"{json.dumps([sys.executable, str(AGENTS / 'prompt_copier.py'), str(dump)])}\n"))
-    load_plan(baton, [task(1, player="a")], approve=True)
-    assert baton("run").returncode == 3  # waiting on a reset an hour away
-    moved = baton("task-player", "1", "b")
-    assert moved.returncode == 0, moved.stderr
-    assert status(baton)["plan"]["approved"] is True
-    assert [e["data"] for e in events(baton) if e["kind"] == "task.reassigned"] == \
-        [{"from": "a", "to": "b", "model": None, "effort": None}]
-    assert baton("resume").returncode == 0
-    landed = task_status(baton, 1)
-    assert landed["state"] == "landed"
-    seen = dump.read_text()
-    for needle in ("Handoff", "started by a", "wrote the first half", "half.txt",
-                   "Continue from here"):
-        assert needle in seen, needle
-    files = git(repo, "ls-tree", "-r", "--name-only", status(baton)["plan"]["integration_branch"])
-    assert "half.txt" in files and "finished.txt" in files
-
-
+@pytest.mark.slow
 def test_budget_by_tokens_stops_new_tasks_and_raising_it_goes_on(repo, baton):
     agents(repo, {"a": {"*": [{"report": "done", "summary": "ok", "tokens": 600}]}},
            limits="max_parallel = 1\nbudget_tokens = 1000\n")
@@ -133,39 +70,127 @@ def test_budget_by_tokens_stops_new_tasks_and_raising_it_goes_on(repo, baton):
     assert status(baton)["plan"]["stopped_by"] is None
 
 
-def test_budget_by_cost_counts_only_reported_costs(repo, baton):
-    agents(repo, {"a": {"1": [{"report": "done", "summary": "ok", "cost": 0.75}],
-                        "2": [{"report": "done", "summary": "ok", "cost": 0.5}],
-                        "3": [{"report": "done", "summary": "ok"}]}},
-           limits="max_parallel = 1\n")
-    load_plan(baton, [task(i, player="a") for i in (1, 2, 3)], approve=True)
-    assert baton("budget", "--cost", "1").returncode == 0
-    assert baton("run").returncode == 3
-    final = status(baton)
+# On the real conductor with scripted agents (`helpers.scripted_kit`) ----------------------
+def paused_events(run: Scripted, task_id: int) -> list[dict]:
+    return [e["data"] for e in run.events() if e["kind"] == "task.paused" and e["task"] == task_id]
+
+
+def test_an_unknown_reset_pauses_and_probes_never_failing(repo):
+    run = Scripted(repo)
+    run.config(players=("a",), limits={"probe": ["1s", "1h"]})
+    run.plan([task(1, player="a")])
+    code = run.run({"*": [{"report": "limited"}, {"write": "x.txt", "content": "x"},
+                          {"report": "done", "summary": "after the probe"}]})
+    assert code == 0
+    [paused] = paused_events(run, 1)
+    assert "reset unknown" in paused["reason"]
+    assert (paused["limit"], paused["probe"]) == ("unknown", 1)
+    assert run.task(1)["state"] == "landed"
+    assert "task.failed" not in [e["kind"] for e in run.events()]
+
+
+def test_an_unknown_reset_reads_probing_at_while_it_waits(repo):
+    run = Scripted(repo)
+    run.config(players=("a",), limits={"probe": ["2h"]})
+    run.plan([task(1, player="a")])
+    assert run.run({"*": [{"report": "limited"}]}) == 3  # the probe is past `max_wait` (1h)
+    paused = run.task(1)
+    assert paused["state"] == "paused"
+    assert "reset unknown" in paused["reason"] and "probing at" in paused["words"]
+
+
+def test_pause_on_usage_limit_off_fails_at_once(repo):
+    run = Scripted(repo)
+    run.config(players=("a",), limits={"pause_on_usage_limit": False})
+    run.plan([task(1, player="a")])
+    assert run.run({"*": [{"report": "limited"}]}) == 1
+    assert "pause_on_usage_limit" in run.task(1)["reason"]
+
+
+def test_a_player_at_its_limit_is_waited_for_while_others_go_on(repo):
+    run = Scripted(repo)
+    run.config(players=("a", "b"), player_lines={"a": "max_parallel = 1"})
+    run.plan([task(1, player="a"), task(2, player="a"), task(3, player="b")])
+    seen: list[str] = []
+
+    def waiting_for_a(ws) -> bool:
+        words = next(t for t in json.loads(reading.snapshot_json(ws.store))["tasks"]
+                     if t["id"] == 2)["words"]
+        seen.append(words)
+        return "waiting for a's limit, resets" in words
+
+    # Task 3 (another player's) reports only once task 2 waits for a's limit.
+    code = run.run({"1": [{"report": "limited", "in": 3},
+                          {"report": "done", "summary": "resumed"}],
+                    "2": [{"report": "done", "summary": "two"}],
+                    "3": [{"until": waiting_for_a}, {"report": "done", "summary": "b"}]})
+    assert code == 0, seen[-3:]
+    assert run.states() == {1: "landed", 2: "landed", 3: "landed"}
+    evs = run.events()
+    landed3 = next(e["id"] for e in evs if e["kind"] == "task.landed" and e["task"] == 3)
+    started2 = next(e["id"] for e in evs if e["kind"] == "task.started" and e["task"] == 2)
+    assert landed3 < started2  # another player's task went on meanwhile
+    order = [e["task"] for e in evs if e["kind"] in ("task.resumed", "task.started")]
+    assert order.index(1, 1) < order.index(2)  # the paused session resumed first
+
+
+def test_a_paused_task_moved_to_another_player_gets_the_work_so_far(repo):
+    run = Scripted(repo)
+    run.config(players=("a", "b"))
+    run.plan([task(1, player="a")])
+    assert run.run({"*": [{"write": "half.txt", "content": "started\n"},
+                          {"progress": "wrote the first half"},
+                          {"report": "limited", "in": 7200}]}) == 3  # a reset an hour away
+    plans.edit_task(run.ws, 1, "player", "b")
+    assert run.status()["plan"]["approved"] is True
+    assert [e["data"] for e in run.events() if e["kind"] == "task.reassigned"] == \
+        [{"from": "a", "to": "b", "model": None, "effort": None}]
+    assert run.resume({"*": [{"write": "finished.txt", "content": "done\n"},
+                             {"report": "done", "summary": "finished"}]}) == 0
+    assert run.task(1)["state"] == "landed"
+    prompts = sorted(Path(os.environ["BATON_HOME"]).rglob("prompt.md"), key=os.path.getmtime)
+    seen = prompts[-1].read_text()
+    for needle in ("Handoff", "started by a", "wrote the first half", "half.txt",
+                   "Continue from here"):
+        assert needle in seen, needle
+    files = git(repo, "ls-tree", "-r", "--name-only", run.status()["plan"]["integration_branch"])
+    assert "half.txt" in files and "finished.txt" in files
+
+
+def test_budget_by_cost_counts_only_reported_costs(repo):
+    run = Scripted(repo)
+    run.config(players=("a",), limits={"max_parallel": 1})
+    run.plan([task(i, player="a") for i in (1, 2, 3)], approve=True)
+    running.set_budget(run.ws, cost=1.0)
+    code = run.run({"1": [{"report": "done", "summary": "ok", "cost": 0.75}],
+                    "2": [{"report": "done", "summary": "ok", "cost": 0.5}],
+                    "3": [{"report": "done", "summary": "ok"}]}, approve=False)
+    assert code == 3
+    final = run.status()
     assert final["plan"]["budget"]["used"]["cost"] == 1.25
     assert final["tasks"][2]["state"] == "queued" and final["tasks"][2]["cost"] is None
 
 
-def test_budget_by_time_and_a_hard_budget_pauses_running_tasks(repo, baton):
-    agents(repo, {"a": {"*": [{"sleep": 30}, {"report": "done", "summary": "late"}]}},
-           limits='budget_time = "2s"\nbudget_hard = true\n')
-    load_plan(baton, [task(1, player="a")], approve=True)
-    run = baton("run")
-    assert run.returncode == 3, run.stdout + run.stderr
-    final = status(baton)
+def test_budget_by_time_and_a_hard_budget_pauses_running_tasks(repo):
+    run = Scripted(repo)
+    run.config(players=("a",), limits={"budget_time": "2s", "budget_hard": True})
+    run.plan([task(1, player="a")])
+    assert run.run({"*": [{"hang": True}, {"report": "done", "summary": "late"}]}) == 3
+    final = run.status()
     assert final["plan"]["stopped_by"] == "budget"
     assert final["tasks"][0]["state"] == "paused"  # in its saved session
 
 
-def test_a_player_without_costs_reads_cost_unknown_never_zero(repo, baton):
-    agents(repo, {"a": {"*": [{"report": "done", "summary": "ok", "tokens": 42}]}})
-    load_plan(baton, [task(1, player="a")], approve=True)
-    assert baton("run").returncode == 0
-    final = wait_idle(baton)
+def test_a_player_without_costs_reads_cost_unknown_never_zero(repo):
+    run = Scripted(repo)
+    run.config(players=("a",))
+    run.plan([task(1, player="a")])
+    assert run.run({"*": [{"report": "done", "summary": "ok", "tokens": 42}]}) == 0
+    final = run.status()
     assert final["tasks"][0]["cost"] is None and final["tasks"][0]["tokens"] == 42
     assert final["summary"]["cost"] is None
     assert final["summary"]["players"]["a"]["tokens"] == 42
-    text = baton("status").stdout
+    text = reading.status_text(final)
     assert "cost unknown" in text and "$0.0000" not in text
 
 
