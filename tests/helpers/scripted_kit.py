@@ -6,7 +6,9 @@ thread of this process: scheduling, supervision, stop conditions, finishing and 
 the product's, against the real store and real git in the test's temporary repository. The
 run is started as a person starts one — `control.start_run`, `resume_run`, `retry_task` —
 with this process recorded as the live conductor, so those commands record their requests and
-find the conductor running instead of starting one. Every wait is on a condition.
+find the conductor running instead of starting one. Make such requests inside `conduct`'s
+`ask` (or a script's `call` step): made between runs, with no conductor recorded, they start a
+real one. Every wait is on a condition.
 """
 
 from __future__ import annotations
@@ -82,10 +84,16 @@ class Scripted:
             ws, approve=approve, until_failures=until_failures, deadline=deadline,
             early=_Recorded()), timeout)  # type: ignore[arg-type]
 
-    def resume(self, scripts: Mapping[int | str, Sequence[Step]], timeout: float = 60.0) -> int:
-        """`baton resume` to the run's end."""
-        return self.conduct(scripts, lambda ws: control.resume_run(ws, _Recorded()),  # type: ignore[arg-type]
-                            timeout)
+    def resume(self, scripts: Mapping[int | str, Sequence[Step]], timeout: float = 60.0,
+               before: Callable[[Workspace], object] | None = None) -> int:
+        """`baton resume` to the run's end; `before`: the person's requests made first
+        (a retry, an approval), while this process is recorded as the conductor."""
+        def ask(ws: Workspace) -> None:
+            if before is not None:
+                before(ws)
+            control.resume_run(ws, _Recorded())  # type: ignore[arg-type]
+
+        return self.conduct(scripts, ask, timeout)
 
     def conduct(self, scripts: Mapping[int | str, Sequence[Step]],
                 ask: Callable[[Workspace], object] | None = None, timeout: float = 60.0) -> int:
