@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-import time
 from pathlib import Path
 
+import pytest
+
+from baton_tui.api import reading, running
+from baton_tui.core.errors import BatonError
 from baton_tui.run import supervisor
+from helpers.scripted_kit import Scripted
 
 
 def test_loop_is_noticed_after_repeats_only():
@@ -45,59 +48,54 @@ def test_busy_means_busy_lately_never_long_ago():
     assert supervisor.cpu_busy(watch, 7, now=501.0, total=9.5)
 
 
-def _setup(repo: Path, baton, steps: list[dict], autonomy: str = "watch") -> None:
-    script = repo.parent / "agent.json"
-    script.write_text(json.dumps({"*": steps}))
-    argv = [sys.executable, "-m", "baton_tui.demo.agent", str(script)]
-    (repo / "baton.toml").write_text(f"[players.custom.a]\ncommand = {json.dumps(argv)}\n")
-    plan = repo.parent / "plan.json"
-    plan.write_text(json.dumps({"version": 1, "goal": "watch it", "autonomy": autonomy, "tasks": [
-        {"id": 1, "title": "Edit", "player": "a", "scope": ["inside.txt"]}]}))
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
-    subprocess.run(["git", "commit", "-qm", "setup"], cwd=repo, check=True)
-    assert baton("trust").returncode == 0
-    assert baton("plan", "--from", str(plan)).returncode == 0
+# On the real conductor with scripted agents (`helpers.scripted_kit`): the supervisor reads
+# their output and looks at their worktrees as it does an agent's.
+def _scripted(repo: Path, autonomy: str = "watch") -> Scripted:
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "setup"], cwd=repo, check=True)
+    run = Scripted(repo)
+    run.config(players=("a",))
+    run.plan([{"id": 1, "title": "Edit", "prompt": "Edit.", "player": "a",
+               "scope": ["inside.txt"]}], goal="watch it", autonomy=autonomy)
+    return run
 
 
-def _wait(baton, predicate, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        status = baton.json("status", "--json")
-        if predicate(status):
-            return status
-        time.sleep(0.3)
-    raise AssertionError(f"timed out; last status: {status}")
+def _flags(ws) -> list[dict]:
+    return json.loads(reading.snapshot_json(ws.store))["tasks"][0]["flags"]
 
 
-def test_watch_mode_flags_loops_and_off_scope_edits_then_the_person_takes_over(repo, baton):
-    steps = [{"write": "outside.txt", "content": "x"}] + [{"print": "same"}] * 6 + [{"hang": True}]
-    _setup(repo, baton, steps)
-    assert baton("run", "--approve", "--detach").returncode == 0
-    status = _wait(baton, lambda s: len(s["tasks"][0]["flags"]) >= 2)
-    flags = " | ".join(f["detail"] for f in status["tasks"][0]["flags"])
+def test_watch_mode_flags_loops_and_off_scope_edits_then_the_person_takes_over(repo):
+    run = _scripted(repo)
+    steps = [{"write": "outside.txt", "content": "x"}, *[{"print": "same"}] * 6,
+             {"until": lambda ws: len(_flags(ws)) >= 2},
+             {"call": lambda ws: running.stop_task(ws, 1)}, {"hang": True}]
+    assert run.run({"*": steps}) == 1
+    task = run.task(1)
+    flags = " | ".join(f["detail"] for f in task["flags"])
     assert "looping" in flags and "outside its scope: outside.txt" in flags
-    assert baton("stop", "1").returncode == 0
-    _wait(baton, lambda s: s["tasks"][0]["state"] == "failed")
+    assert task["state"] == "failed"
     # The person finishes the work in the task's worktree and marks it done.
-    events = [json.loads(line) for line in baton("log", "--json").stdout.splitlines()]
-    worktree = Path(next(e for e in events if e["kind"] == "task.started")["data"]["workdir"])
+    worktree = Path(next(e for e in run.events() if e["kind"] == "task.started")["data"]["workdir"])
     (worktree / "inside.txt").write_text("finished by hand\n")
-    done = baton("done", "1")
-    assert done.returncode == 0, done.stderr
-    status = _wait(baton, lambda s: s["tasks"][0]["state"] == "landed")
+    assert run.conduct({}, lambda ws: running.mark_done(ws, 1)) == 0
+    assert run.task(1)["state"] == "landed"
     shown = subprocess.run(["git", "show", "baton/watch-it/integration:inside.txt"], cwd=repo,
                            capture_output=True, text=True)
     assert shown.stdout == "finished by hand\n"
     assert subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True,
-                          text=True).stdout == ""
+                          text=True).stdout == "?? baton.toml\n"
 
 
-def test_done_refuses_a_running_agent_task(repo, baton):
-    _setup(repo, baton, [{"hang": True}], autonomy="guarded")
-    assert baton("run", "--approve", "--detach").returncode == 0
-    _wait(baton, lambda s: s["tasks"][0]["state"] == "running")
-    refused = baton("done", "1")
-    assert refused.returncode == 2
-    assert "stop 1" in refused.stderr
-    assert baton("stop", "1").returncode == 0
-    _wait(baton, lambda s: s["tasks"][0]["state"] == "failed" and s["conductor"] is None)
+def test_done_refuses_a_running_agent_task(repo):
+    run = _scripted(repo, autonomy="guarded")
+    refused: list[BatonError] = []
+
+    def done_while_running(ws) -> None:
+        with pytest.raises(BatonError) as caught:
+            running.mark_done(ws, 1)
+        refused.append(caught.value)
+
+    steps = [{"call": done_while_running}, {"call": lambda ws: running.stop_task(ws, 1)},
+             {"hang": True}]
+    assert run.run({"*": steps}) == 1
+    assert refused[0].code == 2 and "stop 1" in refused[0].message
+    assert run.task(1)["state"] == "failed" and run.status()["conductor"] is None
