@@ -203,7 +203,7 @@ def test_autopilot_stops_after_failures(repo):
                    until_failures=1) == 1
     final = run.status()
     assert final["plan"]["stopped_by"] == "failures"
-    assert "stopped by failures" in reading.status_text(final)
+    assert "run stopped by failures" in run.printed()
     assert sum(t["attempts"] for t in final["tasks"]) == 1  # nothing new started after it
 
 

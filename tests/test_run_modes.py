@@ -1,13 +1,20 @@
-"""End-to-end task modes and supervision: manual tasks, checkpoints, autopilot, checks, script."""
+"""Task modes and supervision: manual tasks, checkpoints, autopilot, checks, script — the
+checkpoint and the script player end to end, the rest on the real conductor with scripted
+agents (`helpers.scripted_kit`)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+import pytest
+
+from baton_tui.api import running
+from baton_tui.core.errors import BatonError
 from helpers.run_kit import (
     events, kinds, load_plan, script_agent, status, task, tree_files, wait_idle, write_config,
 )
+from helpers.scripted_kit import Scripted, reached, wait_until
 
 
 def prompts(task_id: int) -> list[str]:
@@ -15,36 +22,6 @@ def prompts(task_id: int) -> list[str]:
     found = sorted(home.glob(f"runs/*/*/task-{task_id}/attempt-*/prompt.md"),
                    key=lambda p: int(p.parent.name.split("-")[1]))
     return [p.read_text() for p in found]
-
-
-def test_manual_task_waits_for_baton_done(repo, baton, tmp_path):
-    agent = script_agent(tmp_path, "m", {
-        "2": [{"write": "after.txt", "content": "after\n"}, {"report": "done", "summary": "ok"}],
-        "3": [{"write": "free.txt", "content": "free\n"}, {"report": "done", "summary": "ok"}],
-    })
-    write_config(repo, {"agent": agent})
-    load_plan(baton, [task(1, "Rotate the API key by hand", mode="manual"),
-                      task(2, "Use the new key", deps=[1]), task(3, "Independent")])
-
-    result = baton("run", "--approve", timeout=60)
-    assert result.returncode == 3, result.stdout + result.stderr
-    assert "baton done 1" in result.stdout
-    st = status(baton)
-    assert {t["id"]: t["state"] for t in st["tasks"]} == {1: "queued", 2: "queued", 3: "landed"}
-    assert st["conductor"] is None
-    # Asking again changes nothing: still waiting on the person.
-    assert baton("run", timeout=60).returncode == 3
-    assert "task.started" not in kinds(events(baton), 2)
-
-    # An agent's task is not marked done by hand.
-    assert baton("done", "3").returncode == 2
-    result = baton("done", "1")
-    assert result.returncode == 0, result.stderr
-    result = baton("resume", timeout=60)
-    assert result.returncode == 0, result.stdout + result.stderr
-    st = wait_idle(baton)
-    assert {t["id"]: t["state"] for t in st["tasks"]} == {1: "done", 2: "landed", 3: "landed"}
-    assert tree_files(repo, st["plan"]["integration_branch"])["after.txt"] == "after"
 
 
 CHECKPOINTED = [
@@ -87,59 +64,6 @@ def test_guarded_checkpoint_waits_for_the_answer_then_resumes_and_lands(repo, ba
     assert not any("never called" in f["detail"] for f in st["tasks"][0]["flags"])
 
 
-def test_run_approve_approves_checkpoints_and_records_it(repo, baton, tmp_path):
-    write_config(repo, {"agent": script_agent(tmp_path, "c", {"1": CHECKPOINTED})})
-    load_plan(baton, [task(1, "Migrate", checkpoint=True)], autonomy="guarded")
-    result = baton("run", "--approve", timeout=60)
-    assert result.returncode == 0, result.stdout + result.stderr
-    st = status(baton)
-    assert st["tasks"][0]["state"] == "landed"
-    evs = events(baton)
-    [answer] = [e for e in evs if e["kind"] == "task.checkpoint_answered"]
-    assert answer["data"]["answer"] == "yes" and answer["data"]["by"] == "run --approve"
-    assert kinds(evs, 1).count("task.started") == 1 and "task.resumed" not in kinds(evs, 1)
-    assert tree_files(repo, st["plan"]["integration_branch"])["after.txt"] == "dropped"
-
-
-def test_autopilot_retries_a_failed_task_once_then_parks_it(repo, baton, tmp_path):
-    agent = script_agent(tmp_path, "a", {
-        "1": [{"print": "trying"}, {"report": "failed", "reason": "REASON-9: the API is gone"}],
-        "2": [{"write": "ok.txt", "content": "ok\n"}, {"report": "done", "summary": "ok"}],
-    })
-    write_config(repo, {"agent": agent})
-    load_plan(baton, [task(1, "Always fails"), task(2, "Fine")], autonomy="autopilot")
-    result = baton("run", "--approve", timeout=60)
-    assert result.returncode == 1, result.stdout + result.stderr
-    st = status(baton)
-    states = {t["id"]: t["state"] for t in st["tasks"]}
-    assert states == {1: "parked", 2: "landed"}
-    assert "REASON-9" in st["tasks"][0]["reason"]
-    evs = events(baton)
-    assert kinds(evs, 1).count("task.started") == 2
-    assert kinds(evs, 1)[-1] == "task.parked"
-    texts = prompts(1)
-    assert len(texts) == 2
-    assert "REASON-9" in texts[1] and "REASON-9" not in texts[0]
-
-
-def test_failing_run_level_check_fails_the_run_with_its_output(repo, baton, tmp_path):
-    agent = script_agent(tmp_path, "r", {
-        "*": [{"write": "landed.txt", "content": "LANDED-CONTENT\n"},
-              {"report": "done", "summary": "ok"}]})
-    write_config(repo, {"agent": agent},
-                 checks="cat landed.txt; echo RUN-CHECK-SAYS-NO; exit 4")
-    load_plan(baton, [task(1)])
-    result = baton("run", "--approve", timeout=60)
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert "run check: exit 4" in result.stdout
-    [check] = [e for e in events(baton) if e["kind"] == "run.check"]
-    assert check["data"]["exit"] == 4
-    # It ran on the integration branch, after the task landed there.
-    assert "LANDED-CONTENT" in check["data"]["output"]
-    assert "RUN-CHECK-SAYS-NO" in check["data"]["output"]
-    assert status(baton)["tasks"][0]["state"] == "landed"
-
-
 def test_script_player_the_check_is_the_whole_task(repo, baton, tmp_path):
     write_config(repo, {})
     load_plan(baton, [
@@ -160,37 +84,114 @@ def test_script_player_the_check_is_the_whole_task(repo, baton, tmp_path):
     assert "SCRIPT-FAILS" in (failed["data"].get("output") or "")
 
 
+# On the real conductor with scripted agents ---------------------------------------------------
+def scripted(repo, **limits) -> Scripted:
+    run = Scripted(repo)
+    run.config(limits=limits)
+    return run
 
-def test_checkpoint_answered_no_while_the_agent_waits_stops_the_step(repo, baton, tmp_path):
-    from helpers.run_kit import wait_state
 
-    write_config(repo, {"agent": script_agent(tmp_path, "c", {"1": CHECKPOINTED})},
-                 limits={"checkpoint_wait": "60s"})
-    load_plan(baton, [task(1, "Migrate", checkpoint=True)], autonomy="guarded", approve=True)
-    assert baton("run", "--detach").returncode == 0
-    wait_state(baton, 1, "checkpoint", timeout=40)
-    # The agent is still inside `baton checkpoint`: the answer reaches it there.
-    assert baton("checkpoint-answer", "1", "no").returncode == 0
-    st = wait_idle(baton, timeout=40)
-    t1 = st["tasks"][0]
+def test_manual_task_waits_for_baton_done(repo):
+    run = scripted(repo)
+    run.plan([task(1, "Rotate the API key by hand", mode="manual"),
+              task(2, "Use the new key", deps=[1]), task(3, "Independent")])
+    script = {"2": [{"write": "after.txt", "content": "after\n"},
+                    {"report": "done", "summary": "ok"}],
+              "3": [{"write": "free.txt", "content": "free\n"},
+                    {"report": "done", "summary": "ok"}]}
+    assert run.run(script) == 3
+    assert "baton done 1" in run.printed()
+    st = run.status()
+    assert {t["id"]: t["state"] for t in st["tasks"]} == {1: "queued", 2: "queued", 3: "landed"}
+    assert st["conductor"] is None
+    # Asking again changes nothing: still waiting on the person.
+    assert run.run(script, approve=False) == 3
+    assert "task.started" not in kinds(run.events(), 2)
+
+    # An agent's task is not marked done by hand.
+    with pytest.raises(BatonError) as refused:
+        running.mark_done(run.ws, 3)
+    assert refused.value.code == 2
+    assert run.resume(script, before=lambda ws: running.mark_done(ws, 1)) == 0
+    st = run.status()
+    assert {t["id"]: t["state"] for t in st["tasks"]} == {1: "done", 2: "landed", 3: "landed"}
+    assert tree_files(repo, st["plan"]["integration_branch"])["after.txt"] == "after"
+
+
+def test_run_approve_approves_checkpoints_and_records_it(repo):
+    run = scripted(repo)
+    run.plan([task(1, "Migrate", checkpoint=True)], autonomy="guarded")
+    assert run.run({"1": CHECKPOINTED}) == 0
+    st = run.status()
+    assert st["tasks"][0]["state"] == "landed"
+    evs = run.events()
+    [answer] = [e for e in evs if e["kind"] == "task.checkpoint_answered"]
+    assert answer["data"]["answer"] == "yes" and answer["data"]["by"] == "run --approve"
+    assert kinds(evs, 1).count("task.started") == 1 and "task.resumed" not in kinds(evs, 1)
+    assert tree_files(repo, st["plan"]["integration_branch"])["after.txt"] == "dropped"
+
+
+def test_autopilot_retries_a_failed_task_once_then_parks_it(repo):
+    run = scripted(repo)
+    run.plan([task(1, "Always fails"), task(2, "Fine")], autonomy="autopilot")
+    code = run.run({
+        "1": [{"print": "trying"}, {"report": "failed", "reason": "REASON-9: the API is gone"}],
+        "2": [{"write": "ok.txt", "content": "ok\n"}, {"report": "done", "summary": "ok"}]})
+    assert code == 1
+    st = run.status()
+    assert {t["id"]: t["state"] for t in st["tasks"]} == {1: "parked", 2: "landed"}
+    assert "REASON-9" in st["tasks"][0]["reason"]
+    evs = run.events()
+    assert kinds(evs, 1).count("task.started") == 2
+    assert kinds(evs, 1)[-1] == "task.parked"
+    texts = prompts(1)
+    assert len(texts) == 2
+    assert "REASON-9" in texts[1] and "REASON-9" not in texts[0]
+
+
+def test_failing_run_level_check_fails_the_run_with_its_output(repo):
+    run = Scripted(repo)
+    run.config(extra='[checks]\nrun = "cat landed.txt; echo RUN-CHECK-SAYS-NO; exit 4"\n')
+    run.plan([task(1)])
+    assert run.run({"*": [{"write": "landed.txt", "content": "LANDED-CONTENT\n"},
+                          {"report": "done", "summary": "ok"}]}) == 1
+    [check] = [e for e in run.events() if e["kind"] == "run.check"]
+    assert check["data"]["exit"] == 4
+    # It ran on the integration branch, after the task landed there.
+    assert "LANDED-CONTENT" in check["data"]["output"]
+    assert "RUN-CHECK-SAYS-NO" in check["data"]["output"]
+    assert "run check: exit 4" in run.printed()
+    assert run.task(1)["state"] == "landed"
+
+
+def test_checkpoint_answered_no_while_the_agent_waits_stops_the_step(repo):
+    run = scripted(repo, checkpoint_wait="60s")
+    run.plan([task(1, "Migrate", checkpoint=True)], autonomy="guarded", approve=True)
+
+    def answer_no(ws) -> None:  # the agent is still inside `baton checkpoint`
+        wait_until(ws, reached(1, "checkpoint"), what="the checkpoint")
+        running.answer_checkpoint(ws, 1, False)
+
+    assert run.run({"1": CHECKPOINTED}, approve=False, meanwhile=answer_no) == 1
+    t1 = run.task(1)
     assert t1["state"] == "failed" and "said no" in t1["reason"], t1
-    evs = events(baton)
+    evs = run.events()
     assert kinds(evs, 1).count("task.started") == 1 and "task.resumed" not in kinds(evs, 1)
     workdir = Path(next(e for e in evs if e["kind"] == "task.started")["data"]["workdir"])
     assert (workdir / "before.txt").exists() and not (workdir / "after.txt").exists()
-    assert baton("checkpoint-answer", "1", "yes").returncode == 2  # nothing left to answer
+    with pytest.raises(BatonError) as refused:  # nothing left to answer
+        running.answer_checkpoint(run.ws, 1, True)
+    assert refused.value.code == 2
 
 
-def test_autopilot_retry_feedback_carries_the_failing_checks_output(repo, baton, tmp_path):
+def test_autopilot_retry_feedback_carries_the_failing_checks_output(repo):
     """A failing check's name alone does not say what failed: the retry's prompt holds the
     tail of its output, under a heading that is never empty."""
-    agent = script_agent(tmp_path, "k", {
-        "1": [{"write": "x.txt", "content": "x\n"}, {"report": "done", "summary": "ok"}]})
-    write_config(repo, {"agent": agent})
+    run = scripted(repo)
     check = "seq 1 100 | sed 's/^/line /'; echo 'AssertionError: CHECK-OUTPUT-7'; exit 3"
-    load_plan(baton, [task(1, "Checked", check=check)], autonomy="autopilot")
-    result = baton("run", "--approve", timeout=60)
-    assert result.returncode == 1, result.stdout + result.stderr
+    run.plan([task(1, "Checked", check=check)], autonomy="autopilot")
+    assert run.run({"1": [{"write": "x.txt", "content": "x\n"},
+                          {"report": "done", "summary": "ok"}]}) == 1
     first_prompt, retry = prompts(1)
     assert "## Feedback on the previous attempt" not in first_prompt
     feedback = retry.split("## Feedback on the previous attempt", 1)[1]

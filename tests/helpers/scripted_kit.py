@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -78,11 +79,12 @@ class Scripted:
     # running ------------------------------------------------------------------------------
     def run(self, scripts: Mapping[int | str, Sequence[Step]], *, approve: bool = True,
             until_failures: int | None = None, deadline: str | None = None,
-            timeout: float = 60.0) -> int:
+            timeout: float = 60.0, meanwhile: Callable[[Workspace], object] | None = None
+            ) -> int:
         """`baton run [--approve]` to its end: the exit code."""
         return self.conduct(scripts, lambda ws: control.start_run(
             ws, approve=approve, until_failures=until_failures, deadline=deadline,
-            early=_Recorded()), timeout)  # type: ignore[arg-type]
+            early=_Recorded()), timeout, meanwhile)  # type: ignore[arg-type]
 
     def resume(self, scripts: Mapping[int | str, Sequence[Step]], timeout: float = 60.0,
                before: Callable[[Workspace], object] | None = None) -> int:
@@ -96,9 +98,11 @@ class Scripted:
         return self.conduct(scripts, ask, timeout)
 
     def conduct(self, scripts: Mapping[int | str, Sequence[Step]],
-                ask: Callable[[Workspace], object] | None = None, timeout: float = 60.0) -> int:
+                ask: Callable[[Workspace], object] | None = None, timeout: float = 60.0,
+                meanwhile: Callable[[Workspace], object] | None = None) -> int:
         """Record this process as the live conductor, let `ask` make the person's request,
-        then run the conductor until nothing can move without the person."""
+        then run the conductor until nothing can move without the person; `meanwhile`: what
+        the person does while it runs (on this thread: it waits on conditions itself)."""
         ws = Workspace(self.repo)
         plan = ws.store.current_plan()
         ws.store.set_conductor(os.getpid(), procs.start_token(os.getpid()),
@@ -135,6 +139,12 @@ class Scripted:
 
         thread = threading.Thread(target=main, name="scripted-conductor", daemon=True)
         thread.start()
+        if meanwhile is not None:
+            person = Workspace(self.repo)
+            try:
+                meanwhile(person)
+            finally:
+                person.close()
         thread.join(timeout)
         if thread.is_alive():
             where = [(t["id"], t["state"], t.get("reason")) for t in self.status()["tasks"]]
@@ -168,11 +178,36 @@ class Scripted:
             ws.close()
 
 
+    def printed(self) -> str:
+        """The lines a foreground `baton run` prints for the run's events, as it words them."""
+        from baton_tui.commands.run import _line
+
+        ws = Workspace(self.repo)
+        try:
+            plan = ws.store.current_plan()
+            assert plan is not None
+            titles = {t["id"]: t["title"] for t in plan.doc["tasks"]}
+            lines = (_line(e, titles) for e in ws.store.events(plan.id))
+            return "\n".join(line for line in lines if line)
+        finally:
+            ws.close()
+
+
 def state_of(ws: Workspace, task_id: int) -> str:
     """A task's state now (for `until` steps: cheap enough to ask every few milliseconds)."""
     plan = ws.store.current_plan()
     assert plan is not None
     return str(Folder().feed(ws.store.events(plan.id, task_id=task_id)).view(task_id).state)
+
+
+def wait_until(ws: Workspace, condition: Callable[[Workspace], bool], timeout: float = 60.0,
+               what: str = "a condition") -> None:
+    """Wait (on the test's thread) until `condition(ws)` holds."""
+    deadline = time.monotonic() + timeout
+    while not condition(ws):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
 
 
 def reached(task_id: int, *states: str) -> Callable[[Workspace], bool]:
