@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from baton_tui.api import reading
 from helpers.run_kit import DEMO_AGENT, git, load_plan, status, task, task_status, wait_state
+from helpers.scripted_kit import Scripted
 
-pytestmark = pytest.mark.slow
 AGENTS = Path(__file__).resolve().parent / "agents"
 
 
@@ -56,6 +57,7 @@ def run_in_pty(cwd: Path, argv: list[str], answers: dict[str, str], timeout: flo
     return proc.returncode, seen
 
 
+@pytest.mark.slow
 def test_take_in_a_terminal_opens_the_session_then_lands_on_yes(repo, baton):
     players(repo, {"a": {"1": [{"write": "half.txt", "content": "started\n"}, {"hang": True}],
                          "2": [{"write": "after.txt", "content": "after"},
@@ -76,6 +78,7 @@ def test_take_in_a_terminal_opens_the_session_then_lands_on_yes(repo, baton):
     assert "after.txt" in git(repo, "ls-tree", "-r", "--name-only", integration)
 
 
+@pytest.mark.slow
 def test_take_answered_no_leaves_the_task_taken_over(repo, baton):
     players(repo, {"a": {"*": [{"write": "half.txt", "content": "x"}, {"hang": True}]}})
     load_plan(baton, [task(1, player="a")], approve=True)
@@ -90,6 +93,7 @@ def test_take_answered_no_leaves_the_task_taken_over(repo, baton):
     assert task_status(baton, 1)["attempts"] == 1 and task_status(baton, 1)["state"] == "paused"
 
 
+@pytest.mark.slow
 def test_take_refuses_an_interactive_command_changed_since_the_person_trusted_it(repo, baton,
                                                                                  tmp_path):
     players(repo, {"a": {"*": [{"write": "half.txt", "content": "x"}, {"hang": True}]}})
@@ -116,6 +120,7 @@ def flags(baton, task_id: int) -> list[dict]:
     return task_status(baton, task_id)["flags"]
 
 
+@pytest.mark.slow
 def test_a_quiet_agent_is_flagged_but_a_busy_one_is_not(repo, baton):
     players(repo, {"busy": {"*": [{"burn": 5}, {"write": "b.txt", "content": "b"},
                                   {"report": "done", "summary": "computed"}]},
@@ -130,14 +135,22 @@ def test_a_quiet_agent_is_flagged_but_a_busy_one_is_not(repo, baton):
     assert any(d.startswith("quiet for") for d in kinds) and any("stopping it" in d for d in kinds)
 
 
-def test_steps_without_any_change_and_two_tasks_on_one_file_are_flagged(repo, baton):
-    steps = [{"write": "shared.txt", "content": "mine"}] + \
-        [{"progress": f"thinking {i}"} for i in range(5)] + [{"sleep": 6},
-                                                             {"report": "done", "summary": "x"}]
-    players(repo, {"a": {"*": steps}}, extra="[supervision]\nidle_turns = 3\n")
-    load_plan(baton, [task(1, player="a"), task(2, player="a")], approve=True, autonomy="guarded")
-    baton("run")
+def test_steps_without_any_change_and_two_tasks_on_one_file_are_flagged(repo):
+    """On the real conductor with scripted agents (`helpers.scripted_kit`)."""
+    run = Scripted(repo)
+    run.config(players=("a",), extra="[supervision]\nidle_turns = 3\n")
+    run.plan([task(1, player="a"), task(2, player="a")], approve=True, autonomy="guarded")
+
+    def both_flagged(ws) -> bool:
+        found = [{f["kind"] for f in t["flags"]}
+                 for t in json.loads(reading.snapshot_json(ws.store))["tasks"]]
+        return all({"overlap", "loop"} <= kinds for kinds in found)
+
+    steps = [{"write": "shared.txt", "content": "mine"},
+             *[{"progress": f"thinking {i}"} for i in range(5)],
+             {"until": both_flagged}, {"report": "done", "summary": "x"}]
+    run.run({"*": steps}, approve=False)
     for task_id, other in ((1, 2), (2, 1)):
-        found = {f["kind"]: f["detail"] for f in flags(baton, task_id)}
+        found = {f["kind"]: f["detail"] for f in run.task(task_id)["flags"]}
         assert f"task {other} is changing the same files: shared.txt" == found.get("overlap")
         assert "steps without changing any file" in found.get("loop", "")

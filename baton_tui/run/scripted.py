@@ -30,7 +30,8 @@ wall-clock sleeps):
     {"exit": 3}                             end with this exit status
     {"hang": True}                          wait until stopped
 
-Scripts are keyed by task id, or "*" for any task. A resumed attempt plays the steps after
+Scripts are keyed by task id ("1"), by task and player ("1@b": once the task moved to player
+b), by player ("@b"), or "*" for any task — the first of those found. A resumed attempt plays the steps after
 its script's last limit or checkpoint, as the demo agent does. A stop ends a script at its
 next step with the signal's negative exit status, as a killed process's.
 """
@@ -93,8 +94,11 @@ class ScriptedRunner:
         self._adopted: set[AttemptHandle] = set()  # left by another conductor: over
         self.started: list[AttemptHandle] = []  # every attempt this runner started, in order
 
-    def steps_for(self, task_id: int, resumed: bool) -> list[Step]:
-        steps = list(self.scripts.get(str(task_id)) or self.scripts.get("*") or [])
+    def steps_for(self, task_id: int, player: str, resumed: bool) -> list[Step]:
+        found = next((self.scripts[key] for key in (f"{task_id}@{player}", str(task_id),
+                                                    f"@{player}", "*") if key in self.scripts),
+                     [])
+        steps = list(found)
         if resumed:
             marks = [i for i, s in enumerate(steps)
                      if "checkpoint" in s or s.get("report") == "limited"]
@@ -173,7 +177,7 @@ class ScriptedRunner:
                       "branch": workdir.branch, "shim_token": None})
         env = {"BATON_STATE": str(ws.paths.store_path), "BATON_ATTEMPT": str(attempt_id),
                "BATON_NONCE": nonce, "BATON_TASK": str(task.id)}
-        return _Agent(AttemptHandle(attempt_id, task.id), self.steps_for(task.id, resumed),
+        return _Agent(AttemptHandle(attempt_id, task.id), self.steps_for(task.id, task.player, resumed),
                       workdir.path, env, CappedLog(log_path))
 
     def adopt(self, attempt: AttemptRow) -> AttemptHandle:
@@ -242,7 +246,8 @@ class ScriptedRunner:
             self._say(agent, await asyncio.to_thread(self._report, agent, status,
                                                      text or step.get("summary"), step))
         elif "progress" in step:
-            await asyncio.to_thread(self._report, agent, "progress", str(step["progress"]), {})
+            self._say(agent, await asyncio.to_thread(self._report, agent, "progress",
+                                                     str(step["progress"]), {}))
         else:
             self._say(agent, await asyncio.to_thread(_edit, agent.cwd, step))
         if agent.stopped is not None:  # a stop lands between steps, as a signal would
