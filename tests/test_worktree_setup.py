@@ -1,4 +1,6 @@
-"""Worktree set-up through the real CLI: `[worktree] copy` and `[worktree] setup`.
+"""Worktree set-up: `[worktree] copy` and `[worktree] setup` — through the real CLI, and on the
+real conductor with scripted agents (`helpers.scripted_kit`: the worktree is made as the local
+runner makes it).
 
 `copy` brings ignored files (`.env`) into each new task worktree; `setup` is a shell string from
 the repository's baton.toml, so it runs only once that file is trusted, once per new worktree,
@@ -9,14 +11,16 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from conftest import git, write_plan
 
-pytestmark = pytest.mark.slow
+from baton_tui.core.errors import BatonError
+from baton_tui.run import control
+from helpers.scripted_kit import Scripted
+
 
 
 def configure(repo: Path, baton, script: dict, worktree_toml: str, *, trust: bool = True) -> Path:
@@ -61,55 +65,7 @@ def worktree_of(baton, task_id: int) -> Path:
 DONE = [{"write": "app.txt", "content": "app\n"}, {"report": "done", "summary": "ok"}]
 
 
-@pytest.mark.parametrize("copy", [True, False], ids=["copy", "no-copy"])
-def test_copy_brings_an_ignored_file_into_the_worktree(repo, baton, copy):
-    configure(repo, baton, {"*": DONE}, 'copy = [".env"]' if copy else "")
-    (repo / ".env").write_text("TOKEN=s3cret\n")
-    # the check runs in the task's worktree: it sees .env only when it was copied in
-    load(repo, baton, [task(1, "Uses the env", check="grep -qx TOKEN=s3cret .env")])
-    result = baton("run", "--approve")
-    state = status_tasks(baton)[1]
-    tree = worktree_of(baton, 1)
-    if not copy:
-        assert result.returncode == 1
-        assert state["state"] == "failed"
-        assert not (tree / ".env").exists()
-        return
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert state["state"] == "landed"
-    assert (tree / ".env").read_text() == "TOKEN=s3cret\n"
-    # an ignored file copied in is never committed onto the task's branch
-    files = git(repo, "ls-tree", "-r", "--name-only", state["branch"]).splitlines()
-    assert "app.txt" in files and ".env" not in files
-
-
-def test_setup_runs_once_per_new_worktree_before_the_agent(repo, baton, tmp_path):
-    log = tmp_path / "setup.log"
-    script = configure(repo, baton, {"1": DONE, "2": [{"report": "failed", "reason": "not yet"}]},
-                       f'setup = "pwd >> {log} && echo prepared > .prepared"')
-    # the check proves set-up ran in the worktree before the agent's work was judged
-    load(repo, baton, [task(1, "First", check="test -f .prepared"),
-                       task(2, "Second", check="test -f .prepared")])
-    result = baton("run", "--approve")
-    assert result.returncode == 1, result.stdout + result.stderr
-    tasks = status_tasks(baton)
-    assert (tasks[1]["state"], tasks[2]["state"]) == ("landed", "failed")
-    trees = {i: worktree_of(baton, i) for i in (1, 2)}
-    ran = log.read_text().splitlines()
-    assert sorted(ran) == sorted(str(p.resolve()) for p in trees.values())
-    assert not (repo / ".prepared").exists()
-
-    # a retry reuses the task's worktree: set-up does not run again
-    script.write_text(json.dumps({"*": DONE}))
-    retry = baton("retry", "2")
-    assert retry.returncode == 0, retry.stderr
-    deadline = time.monotonic() + 60
-    while status_tasks(baton)[2]["state"] != "landed":
-        assert time.monotonic() < deadline, status_tasks(baton)[2]
-        time.sleep(0.3)
-    assert log.read_text().splitlines() == ran
-
-
+@pytest.mark.slow
 def test_failing_setup_fails_the_task_with_its_output(repo, baton):
     configure(repo, baton, {"*": DONE},
               "setup = \"echo installing deps; echo 'npm ERR! boom' >&2; exit 7\"")
@@ -128,40 +84,7 @@ def test_failing_setup_fails_the_task_with_its_output(repo, baton):
     assert events(baton, "task.started") == []
 
 
-def test_failing_setup_makes_the_run_exit_1(repo, baton):
-    configure(repo, baton, {"*": DONE}, 'setup = "exit 7"')
-    load(repo, baton, [task(1, "Needs deps")])
-    result = baton("run", "--approve")
-    assert status_tasks(baton)[1]["state"] == "failed"
-    assert result.returncode == 1
-
-
-def test_setup_runs_only_from_a_trusted_file(repo, baton, tmp_path):
-    log = tmp_path / "setup.log"
-    configure(repo, baton, {"*": DONE}, f'setup = "echo ran >> {log}"', trust=False)
-    load(repo, baton, [task(1, "Anything")])
-    untrusted = baton("run", "--approve")
-    assert untrusted.returncode == 2
-    assert "not trusted" in untrusted.stderr and "worktree.setup" in untrusted.stderr
-    assert "baton trust" in untrusted.stderr
-    assert not log.exists()
-    assert status_tasks(baton)[1]["state"] in ("draft", "queued")
-
-    assert baton("trust").returncode == 0
-    # an edit after trusting is refused again
-    toml = repo / "baton.toml"
-    toml.write_text(toml.read_text().replace("echo ran", "echo changed"))
-    changed = baton("run", "--approve")
-    assert changed.returncode == 2
-    assert "changed since you trusted it" in changed.stderr
-    assert not log.exists()
-
-    assert baton("trust").returncode == 0
-    ok = baton("run", "--approve")
-    assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert log.read_text() == "changed\n"
-
-
+@pytest.mark.slow
 def test_setups_run_side_by_side_while_starts_take_turns(repo, baton, tmp_path):
     """Starts take turns on the cores (`local.Turns`, as wide as the machine), but a start
     steps out of its turn while its set-up runs: here every set-up waits until all of them
@@ -184,3 +107,98 @@ def test_setups_run_side_by_side_while_starts_take_turns(repo, baton, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert {t["state"] for t in status_tasks(baton).values()} == {"landed"}
     assert len(list(barrier.iterdir())) == n
+
+
+# On the real conductor with scripted agents -------------------------------------------------
+def scripted(repo: Path, worktree_toml: str, *, trust: bool = True, tasks: list[dict]
+             ) -> Scripted:
+    run = Scripted(repo)
+    run.config(players=("bot",), extra=f"[worktree]\n{worktree_toml}\n")
+    (repo / ".gitignore").write_text(".env\n.prepared\n")
+    git(repo, "add", "baton.toml", ".gitignore")
+    git(repo, "commit", "-q", "-m", "baton.toml")
+    run.plan(tasks, trust=trust, goal="Setup goal")
+    return run
+
+
+def started_in(run: Scripted, task_id: int) -> Path:
+    return next(Path(e["data"]["workdir"]) for e in run.events()
+                if e["kind"] == "task.started" and e["task"] == task_id)
+
+
+@pytest.mark.parametrize("copy", [True, False], ids=["copy", "no-copy"])
+def test_copy_brings_an_ignored_file_into_the_worktree(repo, copy):
+    (repo / ".env").write_text("TOKEN=s3cret\n")
+    # the check runs in the task's worktree: it sees .env only when it was copied in
+    run = scripted(repo, 'copy = [".env"]' if copy else "",
+                   tasks=[task(1, "Uses the env", check="grep -qx TOKEN=s3cret .env")])
+    code = run.run({"*": DONE})
+    state, tree = run.task(1), started_in(run, 1)
+    if not copy:
+        assert code == 1 and state["state"] == "failed"
+        assert not (tree / ".env").exists()
+        return
+    assert code == 0 and state["state"] == "landed"
+    assert (tree / ".env").read_text() == "TOKEN=s3cret\n"
+    # an ignored file copied in is never committed onto the task's branch
+    files = git(repo, "ls-tree", "-r", "--name-only", state["branch"]).splitlines()
+    assert "app.txt" in files and ".env" not in files
+
+
+def test_setup_runs_once_per_new_worktree_before_the_agent(repo, tmp_path):
+    log = tmp_path / "setup.log"
+    # the check proves set-up ran in the worktree before the agent's work was judged
+    run = scripted(repo, f'setup = "pwd >> {log} && echo prepared > .prepared"',
+                   tasks=[task(1, "First", check="test -f .prepared"),
+                          task(2, "Second", check="test -f .prepared")])
+    assert run.run({"1": DONE, "2": [{"report": "failed", "reason": "not yet"}]}) == 1
+    assert (run.task(1)["state"], run.task(2)["state"]) == ("landed", "failed")
+    trees = {i: started_in(run, i) for i in (1, 2)}
+    ran = log.read_text().splitlines()
+    assert sorted(ran) == sorted(str(p.resolve()) for p in trees.values())
+    assert not (repo / ".prepared").exists()
+
+    # a retry reuses the task's worktree: set-up does not run again
+    assert run.conduct({"*": DONE}, lambda ws: control.retry_task(ws, 2)) == 0
+    assert run.task(2)["state"] == "landed"
+    assert log.read_text().splitlines() == ran
+
+
+def test_failing_setup_makes_the_run_exit_1(repo):
+    run = scripted(repo, 'setup = "exit 7"', tasks=[task(1, "Needs deps")])
+    assert run.run({"*": DONE}) == 1
+    assert run.task(1)["state"] == "failed"
+
+
+def test_setup_runs_only_from_a_trusted_file(repo, tmp_path):
+    log = tmp_path / "setup.log"
+    run = scripted(repo, f'setup = "echo ran >> {log}"', trust=False,
+                   tasks=[task(1, "Anything")])
+    with pytest.raises(BatonError) as untrusted:
+        run.run({"*": DONE})
+    assert untrusted.value.code == 2
+    said = untrusted.value.message
+    assert "not trusted" in said and "worktree.setup" in said and "baton trust" in said
+    assert not log.exists()
+    assert run.task(1)["state"] in ("draft", "queued")
+
+    trust(run)
+    # an edit after trusting is refused again
+    toml = repo / "baton.toml"
+    toml.write_text(toml.read_text().replace("echo ran", "echo changed"))
+    with pytest.raises(BatonError) as changed:
+        run.run({"*": DONE})
+    assert changed.value.code == 2 and "changed since you trusted it" in changed.value.message
+    assert not log.exists()
+
+    trust(run)
+    assert run.run({"*": DONE}) == 0
+    assert log.read_text() == "changed\n"
+
+
+def trust(run: Scripted) -> None:
+    from baton_tui.api import agents
+    from baton_tui.workspace import Workspace
+
+    run.ws = Workspace(run.repo)
+    agents.trust(run.ws)
