@@ -10,6 +10,7 @@ from helpers.run_kit import (
     events, kinds, load_plan, program, script_agent, status, states, task, tree_files,
     write_config,
 )
+from helpers.scripted_kit import Scripted
 
 DONE = [{"write": "out.txt", "content": "out\n"}, {"report": "done", "summary": "ok"}]
 
@@ -143,18 +144,18 @@ def test_agent_environment_and_stale_or_foreign_reports_are_refused(repo, baton,
     assert states(baton)[1] == "landed"
 
 
-def test_a_task_that_edits_outside_its_scope_is_flagged_when_it_finishes(repo, baton, tmp_path):
-    steps = {"1": [{"write": "src/in.py", "content": "x = 1\n"},
-                   {"write": "docs/off.md", "content": "off\n"},
-                   {"report": "done", "summary": "ok"}],
-             "2": [{"write": "src/two.py", "content": "y = 2\n"},
-                   {"report": "done", "summary": "ok"}]}
-    write_config(repo, {"agent": script_agent(tmp_path, "a", steps)})
-    load_plan(baton, [task(1, scope=["src/"]), task(2, scope=["src/"])])
-    result = baton("run", "--approve", timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-    flagged = {e["task"]: e["data"] for e in events(baton)
+def test_a_task_that_edits_outside_its_scope_is_flagged_when_it_finishes(repo):
+    """On the real conductor with scripted agents (`helpers.scripted_kit`)."""
+    run = Scripted(repo)
+    run.config()
+    run.plan([task(1, scope=["src/"]), task(2, scope=["src/"])])
+    assert run.run({"1": [{"write": "src/in.py", "content": "x = 1\n"},
+                          {"write": "docs/off.md", "content": "off\n"},
+                          {"report": "done", "summary": "ok"}],
+                    "2": [{"write": "src/two.py", "content": "y = 2\n"},
+                          {"report": "done", "summary": "ok"}]}) == 0
+    flagged = {e["task"]: e["data"] for e in run.events()
                if e["kind"] == "task.flagged" and e["data"].get("flag") == "scope"}
     assert flagged[1]["files"] == ["docs/off.md"], flagged
     assert 2 not in flagged
-    assert states(baton) == {1: "landed", 2: "landed"}
+    assert run.states() == {1: "landed", 2: "landed"}
