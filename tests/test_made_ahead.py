@@ -1,15 +1,17 @@
 """Worktrees made ahead: a task's worktree is made while its dependencies still run, and its
 start brings it to the integration tip they landed on (`Starter.make_ahead`,
-`launcher.prepare_ahead`, `worktrees.move_ahead`). Real runs of the real CLI, and real git.
+`launcher.prepare_ahead`, `worktrees.move_ahead`). A run of the real CLI (its conductor killed),
+the rest on the real conductor with scripted agents; real git throughout.
 
-The first task's agent waits for a flag file, so the test sees the dependent's worktree
-while its dependency is still running.
+The first task's agent waits for a flag (or a gate), so the test sees the dependent's
+worktree while its dependency is still running.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -17,9 +19,10 @@ import pytest
 from helpers.chaos_kit import worktrees_dir
 from helpers.gitops_fixtures import g, make_repo, write
 from helpers.run_kit import (
-    alive, events, git, kill, load_plan, popen_baton, script_agent, status, task, wait_for,
+    alive, git, kill, load_plan, popen_baton, script_agent, status, task, wait_for,
     write_config,
 )
+from helpers.scripted_kit import Scripted
 
 from baton_tui.gitops import making
 from baton_tui.gitops import worktrees as wt
@@ -72,25 +75,6 @@ def run_through_gate(repo: Path, flag: Path, meanwhile=None, title: str = "2-tas
 
 
 @pytest.mark.slow
-def test_a_dependents_worktree_is_made_while_its_dependency_runs_and_starts_on_its_landing(
-        repo, baton, tmp_path):
-    def made_not_started(ahead: Path) -> None:
-        assert (ahead / "README.md").exists() and not (ahead / "t1.txt").exists()
-        assert status(baton)["tasks"][1]["state"] == "queued"  # made, not started
-
-    ahead, made_at = run_through_gate(repo, chain(repo, baton, tmp_path), made_not_started)
-    evs = events(baton)
-    landed_1 = next(e for e in evs if e["kind"] == "task.landed" and e["task"] == 1)
-    started_2 = next(e for e in evs if e["kind"] == "task.started" and e["task"] == 2)
-    assert Path(started_2["data"]["workdir"]) == ahead
-    # Brought to the tip task 1 landed on: its base, and its files.
-    assert started_2["data"]["base"] == landed_1["data"]["commit"] != made_at
-    assert (ahead / "t1.txt").read_text() == "one\n" and (ahead / "t2.txt").exists()
-    assert not making.pending(ahead)
-    assert {t["id"]: t["state"] for t in status(baton)["tasks"]} == {1: "landed", 2: "landed"}
-
-
-@pytest.mark.slow
 def test_a_conductor_killed_after_making_a_worktree_ahead_leaves_it_to_the_next(
         repo, baton, tmp_path):
     flag = chain(repo, baton, tmp_path)
@@ -108,27 +92,88 @@ def test_a_conductor_killed_after_making_a_worktree_ahead_leaves_it_to_the_next(
     assert (ahead / "t1.txt").read_text() == "one\n" and not making.pending(ahead)
 
 
-@pytest.mark.slow
-def test_a_worktree_made_ahead_takes_over_a_landed_tasks_worktree(repo, baton, tmp_path):
+# -- on the real conductor with scripted agents (`helpers.scripted_kit`) ---------------------
+
+def through_gate(run: Scripted, scripts: dict, meanwhile=None, title: str = "2-task-2",
+                 code: int = 0) -> tuple[Path, str | None]:
+    """Run until the worktree `title` is made ahead; `meanwhile(it)`, then task 1 let go (it
+    waits for the gate) and the run's exit `code` checked. Returns that worktree and the
+    commit it was made ahead at."""
+    gate, found = threading.Event(), {}
+
+    def person(_ws) -> None:
+        try:
+            ahead = found["ahead"] = held_worktree(title)
+            found["made_at"] = making.held(ahead)
+            if meanwhile:
+                meanwhile(ahead)
+        finally:
+            gate.set()
+
+    first = [{"until": lambda _ws: gate.is_set()}, *scripts["1"]]
+    assert run.run({**scripts, "1": first}, meanwhile=person) == code
+    return found["ahead"], found["made_at"]
+
+
+def scripted(repo: Path, tasks: list[dict]) -> Scripted:
+    run = Scripted(repo)
+    run.config()
+    run.plan(tasks)
+    return run
+
+
+DID = {i: [{"write": f"t{i}.txt", "content": f"{i}\n"}, {"report": "done", "summary": f"did {i}"}]
+       for i in (1, 2, 3)}
+
+
+def test_a_dependents_worktree_is_made_while_its_dependency_runs_and_starts_on_its_landing(
+        repo):
+    run = scripted(repo, [task(1), task(2, deps=[1])])
+
+    def made_not_started(ahead: Path) -> None:
+        assert (ahead / "README.md").exists() and not (ahead / "t1.txt").exists()
+        assert run.task(2)["state"] == "queued"  # made, not started
+
+    ahead, made_at = through_gate(run, {"1": DID[1], "2": DID[2]}, made_not_started)
+    evs = run.events()
+    landed_1 = next(e for e in evs if e["kind"] == "task.landed" and e["task"] == 1)
+    started_2 = next(e for e in evs if e["kind"] == "task.started" and e["task"] == 2)
+    assert Path(started_2["data"]["workdir"]) == ahead
+    # Brought to the tip task 1 landed on: its base, and its files.
+    assert started_2["data"]["base"] == landed_1["data"]["commit"] != made_at
+    assert (ahead / "t1.txt").read_text() == "1\n" and (ahead / "t2.txt").exists()
+    assert not making.pending(ahead)
+    assert run.states() == {1: "landed", 2: "landed"}
+
+
+def test_a_worktree_made_ahead_takes_over_a_landed_tasks_worktree(repo):
     """A chain of three: while task 2 runs, task 3's worktree is made ahead from task 1's,
     which has landed (moved to task 3's place and switched to its branch: no new checkout);
     task 1's branch keeps its work, and status says where its worktree went."""
-    flag = tmp_path / "go"
-    quick = script_agent(tmp_path, "quick", {
-        str(i): [{"write": f"t{i}.txt", "content": f"{i}\n"},
-                 {"report": "done", "summary": f"did {i}"}] for i in (1, 3)})
-    write_config(repo, {"gate": gate_agent(flag, "t2.txt", "two"), "agent": quick})
-    load_plan(baton, [task(1), task(2, player="gate", deps=[1]), task(3, deps=[2])])
+    run = scripted(repo, [task(1), task(2, deps=[1]), task(3, deps=[2])])
 
     def taken_over(ahead: Path) -> None:
-        first = status(baton)["tasks"][0]
+        first = run.task(1)
         assert first["state"] == "landed" and first["worktree"] is None
         assert first["worktree_reason"] == "recycled for task 3 (its work is on its branch)"
         assert (ahead / "t1.txt").read_text() == "1\n"  # task 1's files, on task 3's branch
         assert git(ahead, "rev-parse", "HEAD") == making.held(ahead)
 
-    ahead, _made_at = run_through_gate(repo, flag, taken_over, title="3-task-3")
-    by_id = {t["id"]: t for t in status(baton)["tasks"]}
+    # Task 2 waits for the gate here (task 1 is let go at once, in its place).
+    gate, found = threading.Event(), {}
+
+    def person(_ws) -> None:
+        try:
+            found["ahead"] = held_worktree("3-task-3")
+            taken_over(found["ahead"])
+        finally:
+            gate.set()
+
+    code = run.run({"1": DID[1], "2": [{"until": lambda _ws: gate.is_set()}, *DID[2]],
+                    "3": DID[3]}, meanwhile=person)
+    assert code == 0
+    ahead = found["ahead"]
+    by_id = {t["id"]: t for t in run.status()["tasks"]}
     assert {i: t["state"] for i, t in by_id.items()} == {1: "landed", 2: "landed", 3: "landed"}
     assert Path(by_id[3]["worktree"]) == ahead and not making.pending(ahead)
     assert sorted(p.name for p in ahead.iterdir() if p.suffix == ".txt") == \
@@ -137,42 +182,28 @@ def test_a_worktree_made_ahead_takes_over_a_landed_tasks_worktree(repo, baton, t
     assert git(repo, "worktree", "list").count("\n") == 2  # tasks 2's and 3's, and the checkout
 
 
-def failing_chain(repo: Path, baton, tmp_path: Path) -> Path:
-    """Task 1 waits for the flag, then reports failed: task 2 never starts."""
-    flag = tmp_path / "go"
-    code = ("import os, subprocess, sys, time\nsys.stdin.read()\n"
-            f"while not os.path.exists({str(flag)!r}): time.sleep(0.05)\n"
-            "sys.exit(subprocess.run(['baton', 'report', 'failed', '--reason', 'no']).returncode)\n")
-    write_config(repo, {"gate": [sys.executable, "-c", code],
-                        "agent": script_agent(tmp_path, "later", {})})
-    load_plan(baton, [task(1, player="gate"), task(2, deps=[1])])
-    return flag
+FAILS = [{"report": "failed", "reason": "no"}]
 
 
-def run_until_failed(repo: Path, flag: Path, meanwhile=None) -> Path:
-    return run_through_gate(repo, flag, meanwhile, code=1)[0]
-
-
-@pytest.mark.slow
-def test_a_run_that_ends_before_the_task_started_removes_its_worktree_and_branch(
-        repo, baton, tmp_path):
-    ahead = run_until_failed(repo, failing_chain(repo, baton, tmp_path))
+def test_a_run_that_ends_before_the_task_started_removes_its_worktree_and_branch(repo):
+    run = scripted(repo, [task(1), task(2, deps=[1])])
+    ahead, _made_at = through_gate(run, {"1": FAILS, "2": DID[2]}, code=1)
     assert not ahead.exists() and not making.pending(ahead)
     assert "baton/" in git(repo, "branch", "--list", "baton/*/1-*")
     assert git(repo, "branch", "--list", "baton/*/2-*") == ""
     assert git(repo, "worktree", "list").count("\n") == 1  # task 1's, beside the checkout
 
 
-@pytest.mark.slow
 def test_a_worktree_made_ahead_that_someone_wrote_in_is_kept_then_committed_on_discard(
-        repo, baton, tmp_path):
-    ahead = run_until_failed(repo, failing_chain(repo, baton, tmp_path),
-                             meanwhile=lambda path: (path / "notes.txt").write_text("mine\n"))
+        repo, baton):
+    run = scripted(repo, [task(1), task(2, deps=[1])])
+    ahead, _made_at = through_gate(run, {"1": FAILS, "2": DID[2]}, code=1,
+                                   meanwhile=lambda path: (path / "notes.txt").write_text("mine\n"))
     assert (ahead / "notes.txt").read_text() == "mine\n"  # never deleted
     assert git(repo, "branch", "--list", "baton/*/2-*") != ""
     discarded = baton("discard", "2")
     assert discarded.returncode == 0, discarded.stdout + discarded.stderr
-    [kept] = [e["data"]["kept"] for e in events(baton)
+    [kept] = [e["data"]["kept"] for e in run.events()
               if e["kind"] == "task.discarded" and e["task"] == 2]
     assert kept and git(repo, "show", f"{kept}:notes.txt") == "mine"  # committed to a ref
     collected = baton("gc")
