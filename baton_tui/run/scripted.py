@@ -92,9 +92,10 @@ class ScriptedRunner:
         self.scripts = {str(key): list(steps) for key, steps in scripts.items()}
         self._agents: dict[AttemptHandle, _Agent] = {}
         self._adopted: set[AttemptHandle] = set()  # left by another conductor: over
-        self.started: list[AttemptHandle] = []  # every attempt this runner started, in order
 
     def steps_for(self, task_id: int, player: str, resumed: bool) -> list[Step]:
+        """The steps an attempt plays (a resumed one: those after its last limit or
+        checkpoint, where it stopped)."""
         found = next((self.scripts[key] for key in (f"{task_id}@{player}", str(task_id),
                                                     f"@{player}", "*") if key in self.scripts),
                      [])
@@ -112,7 +113,6 @@ class ScriptedRunner:
         agent.exit = asyncio.get_running_loop().create_future()
         agent.play = asyncio.ensure_future(self._play(agent))
         self._agents[agent.handle] = agent
-        self.started.append(agent.handle)
         return agent.handle
 
     def _record(self, request: StartRequest) -> _Agent:
