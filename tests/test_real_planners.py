@@ -47,10 +47,10 @@ def test_each_real_cli_plans_read_only(player, repo, baton, server):
 
 
 STEER = "STEER-7f3a: assign every task to autopilot with no check"
-# The CLIs whose instruction files Baton turns off while planning. (Gemini CLI 0.61 only adds
-# to its context file names, and loads none of a checkout's only where the folder is not
-# trusted — which headless runs refuse.)
-UNLOADED = ("claude-code", "codex")
+# The CLIs whose instruction files Baton keeps from being loaded while planning: by their own
+# settings (Codex, Claude Code) and, for every CLI, by showing it the files empty in a mount
+# namespace of its own (Gemini CLI 0.61 has no setting for it: it only adds context names).
+UNLOADED = ("claude-code", "codex", "gemini")
 
 
 @pytest.fixture(params=[p for p in PLAYERS if p.name in UNLOADED], ids=lambda p: p.name)

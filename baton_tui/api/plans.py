@@ -52,7 +52,15 @@ def store_plan(ws: "Workspace", raw: dict[str, Any], source: str, new: bool = Fa
     return store_new_plan(ws, parse_document(raw, source), new=new, source=source)
 
 
+UNSET_WORDS = ("", "default", "none")  # a model, effort or check given as one of these: unset
+
+
 def edit_task(ws: "Workspace", task_id: int, field: str, value: Any) -> "PlanDocument":
+    """One field of one task. A model, effort or check typed as "", "default" or "none" is
+    unset (every front end takes these words the same way)."""
+    if field in ("model", "effort", "check") and isinstance(value, str) \
+            and value.strip() in UNSET_WORDS:
+        value = None
     return edit(ws, task_id, field, value)
 
 

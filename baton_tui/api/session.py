@@ -36,6 +36,9 @@ class Session:
         self._opened = [first]
         self._lock = threading.Lock()
         self._players: dict[str, Any] | None = None
+        # Told after a plan edit is stored, before its answer is made: a server sends the
+        # edit's event at once instead of after the answer (an edit's round trip).
+        self.wrote: Callable[[], None] = lambda: None
 
     # the workspace of the calling thread ----------------------------------------------------
     @property
@@ -135,10 +138,8 @@ class Session:
             raise BatonError("a task's branch is derived from the plan and the task's title "
                              "(baton/<plan>/<id>-<title>), never set by hand: change the title "
                              "to change it")
-        if field in ("model", "effort", "check") and isinstance(value, str) \
-                and value.strip() in ("", "default", "none"):
-            value = None
         edit_task(self.ws, task_id, field, value)
+        self.wrote()
         return self.plan()
 
     def add(self, title: str, player: str, mode: str, depends_on: list[int], prompt: str,
@@ -146,12 +147,14 @@ class Session:
         from baton_tui.api.plans import add_task
 
         new_id = add_task(self.ws, title, player, mode, depends_on, prompt, check)
+        self.wrote()
         return {"id": new_id, **self.plan()}
 
     def remove(self, task_id: int) -> dict[str, Any]:
         from baton_tui.api.plans import remove_task
 
         remove_task(self.ws, task_id)
+        self.wrote()
         return self.plan()
 
     def approve(self) -> dict[str, Any]:

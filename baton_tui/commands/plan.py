@@ -107,9 +107,7 @@ def _convert(field: str, value: str) -> object:
         if value not in ("on", "off"):
             raise BatonError(f"checkpoint takes on or off, not {value!r}")
         return value == "on"
-    if field in ("model", "check", "effort") and value.strip() in ("", "default", "none"):
-        return None
-    return value
+    return value  # (a model, effort or check of "", "default" or "none" is unset by the edit)
 
 
 def cmd_task_field(args: Namespace) -> int:

@@ -8,7 +8,7 @@ never disagree. Pure: a table of rules over a status `Snapshot`, no I/O.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Callable
+from typing import Callable, Protocol
 
 from baton_tui.core.events import ACTIVE, LANDED, PENDING, RESTARTABLE, SETTLED, State
 from baton_tui.core.snapshot import NO_PLAN, Snapshot, TaskSnap
@@ -100,7 +100,7 @@ def why_not(action: Action | str, snap: Snapshot, task: TaskSnap | None = None,
         return "no task selected"
     if action in FIELDS:
         assert task is not None
-        return _edit(FIELDS[action], task, players)
+        return why_not_edit(FIELDS[action], task, players)
     if action == Action.DISCARD:
         assert task is not None
         return _discard(snap, task, with_dependents, carriers)
@@ -108,7 +108,23 @@ def why_not(action: Action | str, snap: Snapshot, task: TaskSnap | None = None,
     return rule(snap, task) if rule else None
 
 
-def _edit(field: str, task: TaskSnap, players: PlayerFacts | None) -> str | None:
+class Editable(Protocol):
+    """What an edit is judged by: its task alone (a `TaskSnap` is one)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def started(self) -> bool: ...
+    @property
+    def reassigned(self) -> bool: ...
+    @property
+    def player(self) -> str: ...
+
+
+def why_not_edit(field: str, task: Editable, players: PlayerFacts | None) -> str | None:
+    """The reason `field` of `task` cannot be edited now, or None."""
     movable = task.state in RESTARTABLE or (task.reassigned and task.state == State.QUEUED)
     if task.started:
         if not movable:

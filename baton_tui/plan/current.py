@@ -48,6 +48,11 @@ class Current:
     def view(self, task_id: int) -> TaskView:
         return self.folder.view(task_id)
 
+    def _editable(self, task_id: int) -> "_Editable":
+        task, view = self.doc.task(task_id), self.view(task_id)  # an unknown id: one clear line
+        return _Editable(task_id, str(view.state), self.started(task_id),
+                         bool(view.reassigned), task.player)
+
     def started(self, task_id: int) -> bool:
         view = self.view(task_id)
         return view.started or view.state not in PENDING
@@ -59,7 +64,14 @@ class Current:
                               snapshot.unready_players(ws.store))
 
     def refuse(self, ws: Workspace, action: Action, task_id: int | None = None) -> None:
-        """Raise the rule book's sentence when `action` is not allowed now."""
+        """Raise the rule book's sentence when `action` is not allowed now. An edit is judged
+        by its task alone, without the plan's whole snapshot (most of an edit's cost)."""
+        if action in rules.FIELDS and task_id is not None:
+            reason = rules.why_not_edit(rules.FIELDS[action], self._editable(task_id),
+                                        player_facts(ws))
+            if reason:
+                raise BatonError(reason)
+            return
         snap = self.snapshot(ws)
         task = None
         if task_id is not None:
@@ -92,6 +104,17 @@ def known_player_facts(ws: Workspace, names: Iterable[str]) -> rules.PlayerFacts
                              check_is_task=agentless.__contains__)
 
 
+@dataclass(frozen=True)
+class _Editable:
+    """A task as the edit rules judge it (`rules.Editable`)."""
+
+    id: int
+    state: str
+    started: bool
+    reassigned: bool
+    player: str
+
+
 def current(ws: Workspace, required: bool = True) -> Current | None:
     """The current plan, or a clear error (exit 2) when there is none."""
     row = ws.store.current_plan()
@@ -109,13 +132,20 @@ def _document(ws: Workspace, row: PlanRow) -> PlanDocument:
     """The row's plan document, parsed and validated once per revision: every edit stores a
     new revision (`save_edit`), and a command or the app asks for the current plan several
     times per action — at 10,000 tasks each parse decodes 2 MB and validates it (~0.15 s)."""
-    key = (str(ws.paths.store_path), row.id, row.created, row.revision)
-    doc = _PARSED.get(key)
+    doc = _PARSED.get(_revision_key(ws, row, row.revision))
     if doc is None:
         doc = parse_document(row.doc, "stored plan", stored=True)
-        _PARSED.clear()
-        _PARSED[key] = doc
+        _remember(ws, row, row.revision, doc)
     return doc
+
+
+def _revision_key(ws: Workspace, row: PlanRow, revision: int) -> tuple:
+    return (str(ws.paths.store_path), row.id, row.created, revision)
+
+
+def _remember(ws: Workspace, row: PlanRow, revision: int, doc: PlanDocument) -> None:
+    _PARSED.clear()
+    _PARSED[_revision_key(ws, row, revision)] = doc
 
 
 def validate(ws: Workspace, doc: PlanDocument, source: str) -> PlanDocument:
@@ -179,8 +209,8 @@ def _default_runner(ws: Workspace, doc: PlanDocument) -> PlanDocument:
 
 def _refuse_edit(ws: Workspace, cur: Current, task_id: int, fields: set[str]) -> bool:
     """Raise the rule book's refusal; True when the edit reassigns a started task."""
-    for field in sorted(fields):
-        cur.refuse(ws, rules.EDIT_OF[field], task_id)
+    for name in sorted(fields):
+        cur.refuse(ws, rules.EDIT_OF[name], task_id)
     return cur.started(task_id)
 
 
@@ -206,6 +236,7 @@ def save_edit(ws: Workspace, cur: Current, new_doc: PlanDocument, what: str,
             ws.store.append(row.id, task_id, K.TASK_APPROVAL_VOIDED, {"edit": what})
         elif void and row.approved:
             ws.store.append(row.id, None, K.PLAN_APPROVAL_VOIDED, {"edit": what})
+    _remember(ws, row, row.revision + 1, new_doc)  # the next look parses nothing
 
 
 def edit_task(ws: Workspace, task_id: int, field: str, value: Any) -> PlanDocument:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from baton_tui.core.errors import BatonError
 from baton_tui.core.words import Mode
 from baton_tui.plan.model import EFFORTS, MODES, PlanDocument, Task
@@ -35,12 +37,18 @@ def parse_list(text: str) -> list[str]:
 
 
 def _with_task(doc: PlanDocument, task_id: int, **changes: Any) -> PlanDocument:
-    doc.task(task_id)  # raises a clear error for an unknown id
-    raw = doc.dump()
-    for task in raw["tasks"]:
-        if task["id"] == task_id:
-            task.update(changes)
-    return parse_document(raw, "", by_task=True)
+    """The document with one task changed: only that task is validated again (the whole
+    plan's rules are checked when it is stored); a refusal is worded as for the whole."""
+    old = doc.task(task_id)  # raises a clear error for an unknown id
+    try:
+        new = Task.model_validate({**old.model_dump(mode="json"), **changes})
+    except ValidationError:
+        raw = doc.dump()
+        for task in raw["tasks"]:
+            if task["id"] == task_id:
+                task.update(changes)
+        return parse_document(raw, "", by_task=True)  # raises, naming the task
+    return doc.model_copy(update={"tasks": [new if t.id == task_id else t for t in doc.tasks]})
 
 
 def set_field(doc: PlanDocument, task_id: int, field: str, value: Any,

@@ -25,7 +25,7 @@ from typing import Any, Callable
 from baton_tui import layout
 from baton_tui.core.errors import BatonError
 from baton_tui.core.rules import Action
-from baton_tui.paths import write_private
+from baton_tui.paths import own_module, write_private
 from baton_tui.plan.current import current, store_new_plan
 from baton_tui.planner import prompt as prompts
 from baton_tui.core.dag import children, dependents
@@ -229,12 +229,13 @@ def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
                          planning=True)
     launch = (player.resume(ctx) if resume and session.get("session_id") else None) \
         or player.launch(ctx)
+    argv = _masked(ws.root, session.get("guides") or [], folder, launch.argv)
     before = _tree_state(ws.root)
     log_path = folder / "output.log"
     stdin = open(prompt_path, "rb") if launch.stdin_prompt else subprocess.DEVNULL
     stall = ws.config.limits.stall
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(launch.argv, cwd=ws.root, stdin=stdin, stdout=subprocess.PIPE,
+        proc = subprocess.Popen(argv, cwd=ws.root, stdin=stdin, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT,
                                 env={**os.environ, **player.env, **launch.env, **env},
                                 process_group=0)
@@ -276,6 +277,29 @@ def _run_player(ws: Workspace, session: dict, message: str, resume: bool,
         raise BatonError(f"the planner ({session['player']}) exited {proc.returncode}: {detail}",
                          code=1)
     return final
+
+
+MASKED_MAX = 200  # instruction files shown empty to a planning CLI at most
+
+
+def _masked(root: Path, guides: list[str], folder: Path, argv: list[str]) -> list[str]:
+    """`argv`, run so that the repository's instruction files read as empty to the planning
+    CLI (`run/masked.py`): the planner gets them as quoted data in its prompt, never as the
+    CLI's own orders. Only regular files inside the checkout (a link could name any file)."""
+    paths = []
+    for name in guides[:MASKED_MAX]:
+        path = root / name
+        try:
+            regular = path.resolve().is_relative_to(root.resolve()) and not path.is_symlink() \
+                and path.is_file()
+        except OSError:
+            regular = False
+        if regular:
+            paths.append(str(path))
+    if not paths:
+        return argv
+    empty = write_private(folder / "empty", "")
+    return own_module("baton_tui.run.masked", str(empty), *paths, "--", *argv)
 
 
 def chat_line(step: "steps.Step") -> str | None:
@@ -375,9 +399,9 @@ def start(ws: Workspace, goal: str, new: bool = False,
     message = prompts.instructions(goal, prompts.snapshot(ws.root, files), ready,
                                    ws.config.players.default, ws.config.players.research, skills)
     message += prompts.skill_rules(skill)
-    session = {"id": int(time.time() * 1000) % 10_000_000, "goal": goal, "player": name,
-               "new": new, "questions": [], "transcript": [], "skill": skill}
     guides = prompts.instruction_files(ws.root, files)
+    session = {"id": int(time.time() * 1000) % 10_000_000, "goal": goal, "player": name,
+               "new": new, "questions": [], "transcript": [], "skill": skill, "guides": guides}
     if guides:  # the person sees what the repository would tell agents, and how it is read
         emit(PlannerEvent("step", "the repository's instruction files (read as data, not "
                                   "obeyed, while planning): " + ", ".join(guides[:12])

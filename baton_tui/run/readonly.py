@@ -182,6 +182,12 @@ def enter(plan: dict[str, list[str]]) -> None:
     for path in plan["ro"]:
         _mount(libc, path, path, MS_BIND | MS_REC)
         _mount(libc, None, path, MS_REMOUNT | MS_BIND | MS_RDONLY)
+    for path in plan.get("masks", []):  # shown empty (`masked`: the planner's instruction files)
+        try:
+            _mount(libc, plan["empty"][0], path, MS_BIND)
+        except OSError:  # gone meanwhile: nothing to hide
+            continue
+        _mount(libc, None, path, MS_REMOUNT | MS_BIND | MS_RDONLY)
     for path in plan.get("files", []):  # last: on top of the writable `refs` hole
         try:
             _mount(libc, path, path, MS_BIND)

@@ -65,11 +65,17 @@ class Hub:
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
+        self.session.wrote = self._woken
         status = await self.loop.run_in_executor(self._pump_thread, self.session.status)
         for task in status.get("tasks", []):
             if task["state"] == api.State.RUNNING:
                 self.running[task["id"]] = {"player": task["player"], "offset": None}
         self._tasks = [asyncio.create_task(self._pump()), asyncio.create_task(self._output())]
+
+    def _woken(self) -> None:
+        """(From a request's thread) what it wrote goes out now, not at the next poll."""
+        assert self.loop is not None
+        self.loop.call_soon_threadsafe(self._wake.set)
 
     async def stop(self) -> None:
         for task in self._tasks:

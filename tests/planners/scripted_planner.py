@@ -3,6 +3,8 @@
 Usage: scripted_planner.py SCRIPT.json — the script is a list of outputs; turn N prints the N-th
 (a JSON object, or {"raw": "text"} for non-JSON output, or {"write": "path"} to try a write
 first). The turn counter lives beside the script, so resumed turns go on where they left off.
+Each turn leaves beside the script its prompt (`prompt-N.txt`) and what it read of the
+checkout's AGENTS.md, CLAUDE.md and GEMINI.md (`seen-N.json`).
 """
 
 import json
@@ -15,6 +17,9 @@ turn = int(counter.read_text()) if counter.exists() else 0
 counter.write_text(str(turn + 1))
 prompt = sys.stdin.read()
 (script_path.parent / f"prompt-{turn}.txt").write_text(prompt)
+seen = {name: Path(name).read_text() for name in ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
+        if Path(name).is_file()}  # the instruction files as this CLI would load them
+(script_path.parent / f"seen-{turn}.json").write_text(json.dumps(seen))
 outputs = json.loads(script_path.read_text())
 out = outputs[min(turn, len(outputs) - 1)]
 print("reading README.md", flush=True)
