@@ -8,7 +8,10 @@ makes). This file unpacks once per build instead: into `$BATON_CACHE_DIR`, else
 `${XDG_CACHE_HOME:-~/.cache}/baton`, in a folder named by the payload's SHA-256, published
 with one `ln -sn` (atomic: of several first starts at once, one wins and the others drop
 their copy); every start after that is the header's few lines and an `exec` of the unpacked
-`baton`, whose path Baton's own processes then run directly (`sys.executable`).
+`baton`, whose path Baton's own processes then run directly (`sys.executable`). On Linux the
+header also sets what PyInstaller's loader would exec itself a second time to set (its
+libraries on `LD_LIBRARY_PATH`), so that a start is one `exec`. The first start inflates the
+payload once (`tar -xz`, which fails on a short file or a bad CRC as `gzip -t` would).
 
     python scripts/self_unpacking.py FOLDER OUT --label "baton 0.1.0 (commit …)"
 
