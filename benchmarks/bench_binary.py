@@ -18,8 +18,9 @@ Against `python -c pass` (the venv's interpreter, timed in the same rounds) it r
 ratios for `baton --version`: warm (everything in the page cache), cold cache (the program's
 own files dropped from the page cache before each run with `posix_fadvise(DONTNEED)`: the one
 file and its unpacked folder; the interpreter, its shared library and the modules `python -c
-pass` loads) and first start (unpacking included). Where `strace` is installed, it also counts
-the processes each one starts (`execve`) and the files it opens.
+pass` loads) and first start (unpacking included), each in wall time and in CPU time (which
+a busy machine inflates less). Where `strace` is installed, it also counts the processes each
+one starts (`execve`) and the files it opens.
 
 The venv's commands are timed with bytecode available, as an installed Baton has it (see
 bench_status.py: `PYTHONDONTWRITEBYTECODE` is dropped, the bytecode kept in the run's own
@@ -134,11 +135,22 @@ def syscalls(argv: list[str], cwd: Path, env: dict[str, str]) -> dict[str, int] 
             "opens": sum("open" in line and "execve(" not in line for line in lines)}
 
 
-def wall(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """The run's wall time and its CPU time (user and system, the process and its children):
+    on a busy machine the second says what the run itself costs."""
     start = time.perf_counter()
-    subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   check=True, env=env)
-    return time.perf_counter() - start
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, argv)
+    return elapsed, usage.ru_utime + usage.ru_stime
+
+
+def wall(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    return timed(argv, cwd, env)[0]
 
 
 def main() -> int:
@@ -160,10 +172,18 @@ def main() -> int:
         repo = build_repo(Path(tmp), env)
         version = [str(binary), "--version"]
         floor = [sys.executable, "-c", "pass"]
+        cpu: dict[str, list[float]] = {"first": [], "warm": [], "cold": [], "floor": [],
+                                        "cold floor": []}
+
+        def sample(kind: str, argv: list[str], run_env: dict[str, str]) -> float:
+            elapsed, used = timed(argv, repo, run_env)
+            cpu[kind].append(used)
+            return elapsed
+
         firsts = []  # a first start: unpack, then run; each in a new cache folder
         for i in range(3):
-            firsts.append(wall(version, repo,
-                               {**env, "BATON_CACHE_DIR": str(Path(tmp) / f"first-{i}")}))
+            firsts.append(sample("first", version,
+                                 {**env, "BATON_CACHE_DIR": str(Path(tmp) / f"first-{i}")}))
             wall(floor, repo, env)
         commands = {"--help": ["--help"], "status": ["status"], "--version": ["--version"]}
         for _ in range(2):  # warm the page cache and the bytecode cache
@@ -182,11 +202,12 @@ def main() -> int:
             for name, words in commands.items():
                 times[f"binary {name}"].append(wall([str(binary), *words], repo, env))
                 times[f"venv {name}"].append(wall([*venv_baton(), *words], repo, env))
-            times["python -c pass"].append(wall(floor, repo, env))
+            times["python -c pass"].append(sample("floor", floor, env))
+            sample("warm", version, env)
             drop_from_page_cache(binary_files)
-            times["cold binary --version"].append(wall(version, repo, env))
+            times["cold binary --version"].append(sample("cold", version, env))
             drop_from_page_cache(python_files)
-            times["cold python -c pass"].append(wall(floor, repo, env))
+            times["cold python -c pass"].append(sample("cold floor", floor, env))
             if args.onefile:
                 times["onefile --version"].append(wall([str(args.onefile), "--version"], repo, env))
         median = {key: statistics.median(values) for key, values in times.items()}
@@ -199,8 +220,17 @@ def main() -> int:
         starts = {"warm": (median["binary --version"], floor_s),
                   "cold_cache": (median["cold binary --version"], median["cold python -c pass"]),
                   "first_start": (first, floor_s)}
+        cpu_s = {kind: statistics.median(values) for kind, values in cpu.items()}
+        cpu_pairs = {"warm": ("warm", "floor"), "cold_cache": ("cold", "cold floor"),
+                     "first_start": ("first", "floor")}
         ratios = {kind: {"binary_s": round(b, 4), "python_pass_s": round(f, 4),
-                         "ratio": round(b / f, 1)} for kind, (b, f) in starts.items()}
+                         "ratio": round(b / f, 1),
+                         "binary_cpu_s": round(cpu_s[cpu_pairs[kind][0]], 4),
+                         "python_pass_cpu_s": round(cpu_s[cpu_pairs[kind][1]], 4),
+                         "cpu_ratio": round(cpu_s[cpu_pairs[kind][0]]
+                                            / cpu_s[cpu_pairs[kind][1]], 1)}
+                  for kind, (b, f) in starts.items()}
+        load = os.getloadavg()[0]
         counts = {"binary --version": syscalls(version, repo, env),
                   "python -c pass": syscalls(floor, repo, env)}
         onefile_s = median.get("onefile --version")
@@ -208,14 +238,18 @@ def main() -> int:
         print(json.dumps({"binary": str(args.binary), "size_bytes": args.binary.stat().st_size,
                           "python_pass_s": round(floor_s, 4), "first_start_s": round(first, 4),
                           "onefile_version_s": onefile_s and round(onefile_s, 4),
-                          "starts": ratios, "syscalls": counts, "rows": rows}, indent=2))
+                          "starts": ratios, "syscalls": counts, "load_average": load,
+                          "rows": rows}, indent=2))
         return 0
     size = args.binary.stat().st_size / 2**20
     print(f"{args.binary} ({size:.0f} MiB); python -c pass {floor_s * 1000:.0f} ms"
           + (f"; PyInstaller one-file --version {onefile_s * 1000:.0f} ms" if onefile_s else ""))
+    print(f"load average at the end: {load:.1f}")
     for kind, r in ratios.items():
         print(f"{kind:>15}: binary --version {r['binary_s'] * 1000:5.0f} ms ÷ python -c pass "
-              f"{r['python_pass_s'] * 1000:4.0f} ms = {r['ratio']:4.1f}×")
+              f"{r['python_pass_s'] * 1000:4.0f} ms = {r['ratio']:4.1f}× (CPU "
+              f"{r['binary_cpu_s'] * 1000:.0f} ÷ {r['python_pass_cpu_s'] * 1000:.0f} ms = "
+              f"{r['cpu_ratio']:.1f}×)")
     for what, count in counts.items():
         if count:
             print(f"{what:>20}: {count['execs']} execs, {count['opens']} files opened")
