@@ -8,7 +8,10 @@ makes). This file unpacks once per build instead: into `$BATON_CACHE_DIR`, else
 `${XDG_CACHE_HOME:-~/.cache}/baton`, in a folder named by the payload's SHA-256, published
 with one `ln -sn` (atomic: of several first starts at once, one wins and the others drop
 their copy); every start after that is the header's few lines and an `exec` of the unpacked
-`baton`, whose path Baton's own processes then run directly (`sys.executable`).
+`baton`, whose path Baton's own processes then run directly (`sys.executable`). On Linux the
+header also sets what PyInstaller's loader would exec itself a second time to set (its
+libraries on `LD_LIBRARY_PATH`), so that a start is one `exec`. The first start inflates the
+payload once (`tar -xz`, which fails on a short file or a bad CRC as `gzip -t` would).
 
     python scripts/self_unpacking.py FOLDER OUT --label "baton 0.1.0 (commit …)"
 
@@ -21,6 +24,7 @@ import argparse
 import hashlib
 import io
 import os
+import sys
 import tarfile
 from pathlib import Path
 
@@ -39,8 +43,8 @@ if [ ! -x "$dir/baton" ]; then
   }
   (umask 077 && mkdir -p "$cache") 2>/dev/null || fail
   tmp="$(mktemp -d "$cache/$id.XXXXXX" 2>/dev/null)" || fail
-  tail -c +@OFFSET@ "$0" | gzip -t 2>/dev/null || fail "a short or damaged file?"  # its CRC
-  tail -c +@OFFSET@ "$0" | gzip -dc 2>/dev/null | (cd "$tmp" && tar -xf -) 2>/dev/null \
+  # one pass: tar's -z fails on a short file or a bad CRC as gzip does
+  tail -c +@OFFSET@ "$0" | (cd "$tmp" && tar -xzf - && pwd -P >.path) 2>/dev/null \
     || fail "a short or damaged file?"
   [ -x "$tmp/baton" ] || fail "a short or damaged file?"
   if ! ln -sn "${tmp##*/}" "$dir" 2>/dev/null; then
@@ -51,7 +55,25 @@ if [ ! -x "$dir/baton" ]; then
     fi
   fi
 fi
-exec "$dir/baton" "$@"
+@FAST@exec "$dir/baton" "$@"
+"""
+
+# Linux only: what PyInstaller's loader would do before starting itself a second time — the
+# bundle's libraries first on the library path (the person's own kept for Baton to put back,
+# baton_tui/frozen.py), its real path named as the archive in use, this process marked as
+# already restarted — done here, so the `exec` after it is the only start. Only when the folder's
+# recorded real path is the one linked (else the loader's own way, which is always right).
+FAST = r"""read -r real 2>/dev/null <"$dir/.path" || real=
+if [ -n "$real" ] && [ "$real/baton" -ef "$dir/baton" ]; then
+  unset PYINSTALLER_RESET_ENVIRONMENT _PYI_APPLICATION_HOME_DIR _PYI_SPLASH_IPC \
+    _PYI_LINUX_PROCESS_NAME LD_LIBRARY_PATH_ORIG
+  if [ -n "${LD_LIBRARY_PATH:-}" ]; then
+    export LD_LIBRARY_PATH_ORIG="$LD_LIBRARY_PATH" LD_LIBRARY_PATH="$real/_internal:$LD_LIBRARY_PATH"
+  else
+    export LD_LIBRARY_PATH="$real/_internal"
+  fi
+  export _PYI_ARCHIVE_FILE="$real/baton" _PYI_PARENT_PROCESS_LEVEL=0
+fi
 """
 
 
@@ -64,13 +86,16 @@ def payload(folder: Path) -> bytes:
     return buffer.getvalue()
 
 
-def assemble(folder: Path, out: Path, label: str) -> str:
-    """Write the one file to `out` (mode 755); return its cache folder's name."""
+def assemble(folder: Path, out: Path, label: str, linux: bool | None = None) -> str:
+    """Write the one file to `out` (mode 755); return its cache folder's name. `linux` (default:
+    this system's) starts the bundle with its loader's environment set, in one exec."""
     if not (folder / "baton").is_file():
         raise SystemExit(f"{folder}/baton: no such executable")
     data = payload(folder)
     ident = hashlib.sha256(data).hexdigest()[:16]
-    text = HEADER.replace("@LABEL@", label.replace("\n", " ")).replace("@ID@", ident)
+    fast = FAST if (sys.platform.startswith("linux") if linux is None else linux) else ""
+    text = (HEADER.replace("@LABEL@", label.replace("\n", " ")).replace("@ID@", ident)
+            .replace("@FAST@", fast))
     offset = 1
     while True:  # tail -c +N starts at byte N (1-based): the header's length plus one
         header = text.replace("@OFFSET@", str(offset)).encode()

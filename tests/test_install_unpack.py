@@ -1,7 +1,9 @@
 """The binary's one file (scripts/self_unpacking.py) on a small stand-in bundle: its first start
 unpacks into the cache folder and runs, later starts only run; several first starts at once
 end with one copy; a deleted copy is unpacked again; a damaged file stops with one line and
-leaves nothing behind. The real bundle is built and run in test_install_binary.py.
+leaves nothing behind; on Linux the header hands the bundle the environment PyInstaller's
+loader would otherwise exec itself a second time to set. The real bundle is built and run in
+test_install_binary.py.
 """
 
 from __future__ import annotations
@@ -148,3 +150,71 @@ def test_an_unwritable_cache_stops_with_one_line(tmp_path):
     result = start(binary, cache=locked / "cache")
     assert result.returncode == 1
     assert result.stderr.splitlines() == [f"baton: cannot unpack into {locked}/cache"]
+
+
+def test_a_flipped_byte_stops_with_one_line_and_leaves_nothing(tmp_path):
+    binary, ident = make(tmp_path)
+    data = bytearray(binary.read_bytes())
+    data[-len(data) // 4] ^= 0xFF  # inside the gzip stream: its CRC no longer holds
+    binary.write_bytes(bytes(data))
+    cache = tmp_path / "cache"
+    result = start(binary, cache=cache)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f"baton: cannot unpack into {cache}: a short or damaged file?"]
+    assert copies(cache, ident) == []
+
+
+LOADER_ENV = ("LD_LIBRARY_PATH", "LD_LIBRARY_PATH_ORIG", "_PYI_ARCHIVE_FILE",
+              "_PYI_PARENT_PROCESS_LEVEL", "PYINSTALLER_RESET_ENVIRONMENT")
+
+
+def loader_env(tmp_path: Path, linux: bool) -> tuple[Path, str]:
+    """A stand-in bundle whose `baton` prints the environment PyInstaller's loader reads."""
+    folder = bundle(tmp_path)
+    lines = "".join(f'echo "{name}=${{{name}-unset}}"\n' for name in LOADER_ENV)
+    (folder / "baton").write_text(f"#!/bin/sh\n{lines}")
+    out = tmp_path / f"baton-{linux}"
+    return out, self_unpacking.assemble(folder, out, "baton test", linux=linux)
+
+
+def printed(result: subprocess.CompletedProcess[str]) -> dict[str, str]:
+    assert result.returncode == 0, result.stderr
+    return dict(line.split("=", 1) for line in result.stdout.splitlines())
+
+
+def test_on_linux_the_header_sets_what_the_loader_would_restart_for(tmp_path):
+    binary, ident = loader_env(tmp_path, linux=True)
+    cache = tmp_path / "cache"
+    plain = printed(start(binary, cache=cache, extra={"LD_LIBRARY_PATH": ""}))  # unpacks too
+    real = os.path.realpath(cache / ident)
+    assert plain["LD_LIBRARY_PATH"] == f"{real}/_internal"
+    assert plain["LD_LIBRARY_PATH_ORIG"] == "unset"
+    assert plain["_PYI_ARCHIVE_FILE"] == f"{real}/baton"
+    assert plain["_PYI_PARENT_PROCESS_LEVEL"] == "0"
+    # a person's library path is kept for Baton to put back; a reset asked by a Baton process
+    # that started this one is done here
+    kept = printed(start(binary, cache=cache, extra={
+        "LD_LIBRARY_PATH": "/opt/lib", "PYINSTALLER_RESET_ENVIRONMENT": "1",
+        "_PYI_PARENT_PROCESS_LEVEL": "1"}))
+    assert kept["LD_LIBRARY_PATH"] == f"{real}/_internal:/opt/lib"
+    assert kept["LD_LIBRARY_PATH_ORIG"] == "/opt/lib"
+    assert kept["PYINSTALLER_RESET_ENVIRONMENT"] == "unset"
+    assert kept["_PYI_PARENT_PROCESS_LEVEL"] == "0"
+
+
+def test_a_folder_whose_recorded_path_is_stale_leaves_the_restart_to_the_loader(tmp_path):
+    binary, ident = loader_env(tmp_path, linux=True)
+    cache = tmp_path / "cache"
+    assert start(binary, cache=cache).returncode == 0
+    (cache / ident / ".path").write_text(f"{tmp_path}/elsewhere\n")
+    stale = printed(start(binary, cache=cache, extra={"LD_LIBRARY_PATH": "/opt/lib"}))
+    assert stale["LD_LIBRARY_PATH"] == "/opt/lib"
+    assert stale["_PYI_ARCHIVE_FILE"] == "unset"
+    assert stale["_PYI_PARENT_PROCESS_LEVEL"] == "unset"
+
+
+def test_elsewhere_the_header_leaves_the_environment_to_the_loader(tmp_path):
+    binary, _ = loader_env(tmp_path, linux=False)
+    other = printed(start(binary, cache=tmp_path / "cache", extra={"LD_LIBRARY_PATH": ""}))
+    assert other["LD_LIBRARY_PATH"] == "" and other["_PYI_ARCHIVE_FILE"] == "unset"
