@@ -175,12 +175,22 @@ def bare_shows(i: int) -> Callable:
     return shows
 
 
-def presses(term: Terminal, shows: Callable[[int], Callable], seconds: float) -> list[float]:
-    """j/k up and down the eight rows for `seconds`; ms per press."""
+def cpu_seconds(pid: int) -> float:
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
+
+
+def presses(term: Terminal, shows: Callable[[int], Callable], seconds: float
+            ) -> tuple[list[float], float]:
+    """j/k up and down the eight rows for `seconds`: ms per press, and the app's CPU use
+    meanwhile (CPU seconds per second: the load does not inflate it as it does latency)."""
     if not term.wait_until(shows(1), 60):
         raise SystemExit("the app never showed its first row selected")
     time.sleep(0.5)
     at, step, out = 1, 1, []
+    cpu, began = cpu_seconds(term.child.pid), time.monotonic()
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         if at in (1, 8):
@@ -191,7 +201,7 @@ def presses(term: Terminal, shows: Callable[[int], Callable], seconds: float) ->
             raise SystemExit(f"no paint showed row {at} within 5 s")
         out.append(ms)
         time.sleep(0.03)
-    return out
+    return out, (cpu_seconds(term.child.pid) - cpu) / (time.monotonic() - began)
 
 
 # ------------------------------------------------------------------------- the real run
@@ -250,18 +260,20 @@ def measure(repo: Path, seconds: float, rounds: int, rate: int) -> dict:
     p50s: dict[str, list[float]] = {kind: [] for kind in apps}
     count = dict.fromkeys(apps, 0)
     written = dict.fromkeys(apps, 0)
+    cpu: dict[str, list[float]] = {kind: [] for kind in apps}
     try:
         for _ in range(rounds):
             for kind, (argv, shows) in apps.items():
                 term = Terminal(argv, repo, env)
                 try:
-                    ms = presses(term, shows, seconds)
+                    ms, busy = presses(term, shows, seconds)
                 finally:
                     term.close()
                 p95s[kind].append(p95(ms))
                 p50s[kind].append(statistics.median(ms))
                 count[kind] += len(ms)
                 written[kind] += term.bytes
+                cpu[kind].append(busy)
     finally:
         stop_run(repo, env)
     baton, base = statistics.median(p95s["baton"]), statistics.median(p95s["bare"])
@@ -272,6 +284,8 @@ def measure(repo: Path, seconds: float, rounds: int, rate: int) -> dict:
             "ratio_p50": round(statistics.median(p50s["baton"])
                                / statistics.median(p50s["bare"]), 2),
             **{f"{kind}_p95_each": [round(v, 1) for v in p95s[kind]] for kind in apps},
+            **{f"{kind}_cpu_while_pressing": round(statistics.median(cpu[kind]), 2)
+               for kind in apps},
             "presses": count, "bytes_written": written, "load": os.getloadavg()[0]}
 
 

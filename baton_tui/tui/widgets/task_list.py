@@ -5,6 +5,9 @@ through. Here each card is a height (`card_height`, cheap) and a running top; dr
 line finds its card by bisection and renders that card alone, cached — selected and not, so
 a cursor going back and forth renders nothing — until its task or the clock changes it. A new
 board redraws, of the cards whose tasks changed, only the lines that now read differently.
+After each frame the cards a j or k would show next are drawn ahead (the cursor's neighbours
+selected, its own card not), so the frame a key asks for renders no card: running cards
+change every second, and a key would otherwise pay for two of them before its paint.
 The cards' styles are asked of Textual once per style update: each ask walks every ancestor.
 """
 
@@ -64,6 +67,7 @@ class TaskList(ScrollView, can_focus=False):
         self._width = 0
         self._style_key: tuple = ()
         self._looks: dict[tuple[str, bool], Style] = {}
+        self._ahead_due = False
 
     # what to show ---------------------------------------------------------------------
     def show(self, rows: tuple[TaskSnap, ...], cursor: int, now: float | None,
@@ -77,7 +81,7 @@ class TaskList(ScrollView, can_focus=False):
             self.index = {task.id: at for at, task in enumerate(rows)}
             self.heights = [card_height(task) + 1 for task in rows]
             self.ticking = {at for at, task in enumerate(rows) if ticks(task)}
-            self._cards.clear()
+            self._clear_cards()
             self._relayout()
             return
         self.rows = rows
@@ -106,6 +110,7 @@ class TaskList(ScrollView, can_focus=False):
         else:
             for at in moved:
                 self._refresh_changed_lines(at, shown.get(at))
+        self._draw_ahead_later()
 
     def _refresh_changed_lines(self, at: int, drawn: list[Strip] | None) -> None:
         """Card `at` changed: redraw only its lines that differ from `drawn` (what the screen
@@ -132,6 +137,26 @@ class TaskList(ScrollView, can_focus=False):
         for at in (old, cursor):
             self._refresh_card(at)
         self.scroll_to_card(cursor)
+        self._draw_ahead_later()
+
+    def _draw_ahead_later(self) -> None:
+        if not self._ahead_due and self.is_mounted:
+            self._ahead_due = True
+            self.call_after_refresh(self._draw_ahead)
+
+    def _draw_ahead(self) -> None:
+        """Draw, after the frame, what the next cursor move shows: the cards beside the
+        cursor selected and the cursor's own card not (kept until their tasks change)."""
+        self._ahead_due = False
+        width = self.size.width
+        if width <= 0 or width != self._width:
+            return  # not drawn yet at this width: render_line starts the cache
+        for at, selected in ((self.cursor + 1, True), (self.cursor - 1, True),
+                             (self.cursor, False)):
+            if 0 <= at < len(self.rows) and (at, selected) not in self._cards:
+                if len(self._cards) >= CACHE_CARDS:
+                    return
+                self._cards[at, selected] = self._render_card(at, width, selected)
 
     def scroll_to_card(self, at: int) -> None:
         """Bring card `at` into view (nothing moves, nothing redraws, when it is in view)."""
@@ -149,6 +174,11 @@ class TaskList(ScrollView, can_focus=False):
                                  if self.heights else 0)
         self.refresh()
         self.scroll_to_card(self.cursor)
+
+    def _clear_cards(self) -> None:
+        """Every drawing is stale (a new list, width or look): drop them, draw ahead anew."""
+        self._cards.clear()
+        self._draw_ahead_later()
 
     def _forget(self, at: int) -> None:
         """Card `at` changed: neither of its drawings holds."""
@@ -175,7 +205,7 @@ class TaskList(ScrollView, can_focus=False):
                                       for name in sorted(self.COMPONENT_CLASSES)))
             if key != self._style_key:
                 self._style_key = key
-                self._cards.clear()
+                self._clear_cards()
 
     def _look(self, name: str = "", partial: bool = False) -> Style:
         """The cards' base style (`name` empty) or a component's, until the styles change."""
@@ -189,7 +219,7 @@ class TaskList(ScrollView, can_focus=False):
     def set_agentless(self, agentless: Callable[[str], bool]) -> None:
         """The players' facts arrived: cards of agentless players say so."""
         self.agentless = agentless
-        self._cards.clear()
+        self._clear_cards()
         self.refresh()
 
     def _card_at(self, line: int) -> int:
@@ -203,7 +233,7 @@ class TaskList(ScrollView, can_focus=False):
         if at < 0 or at >= len(self.rows) or width <= 0:
             return Strip.blank(width, self._look())
         if width != self._width:
-            self._cards.clear()
+            self._clear_cards()
             self._width = width
         key = (at, at == self.cursor)
         strips = self._cards.get(key)
@@ -214,9 +244,11 @@ class TaskList(ScrollView, can_focus=False):
         within = line - self.tops[at]
         return strips[within] if within < len(strips) else Strip.blank(width, self._look())
 
-    def _render_card(self, at: int, width: int) -> list[Strip]:
+    def _render_card(self, at: int, width: int, selected: bool | None = None) -> list[Strip]:
+        """Card `at`'s lines; `selected` (default: whether the cursor is on it) picks its look."""
         task = self.rows[at]
-        selected = at == self.cursor
+        if selected is None:
+            selected = at == self.cursor
         base = self._look()
         style = base + self._look("task-list--selected") if selected else base
         state = card_state(task)
