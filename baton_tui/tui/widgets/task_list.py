@@ -19,6 +19,7 @@ from typing import Callable
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -36,6 +37,7 @@ EDGE = "▌"  # the card's colour edge (Textual's `outer` left border)
 EDGE_STATES = (*map(str, (State.RUNNING, State.DONE, State.LANDED, State.MERGED, State.PAUSED,
                           State.CHECKPOINT, State.FAILED, State.PARKED)), "blocked")
 CACHE_CARDS = 400  # rendered cards kept; far more than a screen holds
+CACHE_LINES = 4_000  # rendered card lines kept, by what they say
 
 
 class TaskList(ScrollView, can_focus=False):
@@ -68,6 +70,7 @@ class TaskList(ScrollView, can_focus=False):
         self._style_key: tuple = ()
         self._looks: dict[tuple[str, bool], Style] = {}
         self._ahead_due = False
+        self._card_lines: dict[tuple, list[Segment]] = {}  # (what it says, look) -> drawing
 
     # what to show ---------------------------------------------------------------------
     def show(self, rows: tuple[TaskSnap, ...], cursor: int, now: float | None,
@@ -178,6 +181,7 @@ class TaskList(ScrollView, can_focus=False):
     def _clear_cards(self) -> None:
         """Every drawing is stale (a new list, width or look): drop them, draw ahead anew."""
         self._cards.clear()
+        self._card_lines.clear()
         self._draw_ahead_later()
 
     def _forget(self, at: int) -> None:
@@ -256,8 +260,19 @@ class TaskList(ScrollView, can_focus=False):
                      else "task-list--edge-selected" if selected else "task-list--edge")
         edge = style + self._look(edge_name, partial=True)
         text = card_text(task, selected, self.now, self.agentless(task.player), width - 1)
-        lines = text_lines(self, text, width - 1, style)
-        return [Strip([Segment(EDGE, edge), *line], width) for line in lines]
+        return [Strip([Segment(EDGE, edge), *self._line(line, width - 1, style)], width)
+                for line in text.split("\n", allow_blank=True)]
+
+    def _line(self, line: Text, width: int, style: Style) -> list[Segment]:
+        """One line of a card, drawn once per what it says: a running card's time and last
+        words change every second, its other lines seldom."""
+        key = (line.plain, tuple(line.spans), line.style, style, width)
+        segments = self._card_lines.get(key)
+        if segments is None:
+            if len(self._card_lines) >= CACHE_LINES:
+                self._card_lines.clear()
+            segments = self._card_lines[key] = text_lines(self, line, width, style)[0]
+        return segments
 
     def on_click(self, event: events.Click) -> None:
         line = self.scroll_offset.y + event.y
