@@ -184,13 +184,13 @@ def cpu_seconds(pid: int) -> float:
 
 def presses(term: Terminal, shows: Callable[[int], Callable], seconds: float
             ) -> tuple[list[float], float]:
-    """j/k up and down the eight rows for `seconds`: ms per press, and the app's CPU use
-    meanwhile (CPU seconds per second: the load does not inflate it as it does latency)."""
+    """j/k up and down the eight rows for `seconds`: ms per press, and the app's CPU ms per
+    press meanwhile (background work included; the load inflates it less than latency)."""
     if not term.wait_until(shows(1), 60):
         raise SystemExit("the app never showed its first row selected")
     time.sleep(0.5)
     at, step, out = 1, 1, []
-    cpu, began = cpu_seconds(term.child.pid), time.monotonic()
+    cpu = cpu_seconds(term.child.pid)
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         if at in (1, 8):
@@ -201,7 +201,7 @@ def presses(term: Terminal, shows: Callable[[int], Callable], seconds: float
             raise SystemExit(f"no paint showed row {at} within 5 s")
         out.append(ms)
         time.sleep(0.03)
-    return out, (cpu_seconds(term.child.pid) - cpu) / (time.monotonic() - began)
+    return out, (cpu_seconds(term.child.pid) - cpu) * 1000 / max(1, len(out))
 
 
 # ------------------------------------------------------------------------- the real run
@@ -217,7 +217,10 @@ def start_run(repo: Path, rate: int, env: dict[str, str]) -> None:
     plan = repo.parent / "plan.json"
     plan.write_text(json.dumps({"version": 1, "goal": "Benchmark the TUI", "tasks": tasks}))
     for args in (["plan", "--from", str(plan)], ["trust"], ["run", "--approve", "--detach"]):
-        subprocess.run(["baton", *args], cwd=repo, env=env, check=True, capture_output=True)
+        done = subprocess.run(["baton", *args], cwd=repo, env=env, capture_output=True,
+                              text=True)
+        if done.returncode:
+            raise SystemExit(f"baton {' '.join(args)}: {done.stderr or done.stdout}")
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         status = json.loads(subprocess.run(["baton", "status", "--json"], cwd=repo, env=env,
@@ -284,7 +287,7 @@ def measure(repo: Path, seconds: float, rounds: int, rate: int) -> dict:
             "ratio_p50": round(statistics.median(p50s["baton"])
                                / statistics.median(p50s["bare"]), 2),
             **{f"{kind}_p95_each": [round(v, 1) for v in p95s[kind]] for kind in apps},
-            **{f"{kind}_cpu_while_pressing": round(statistics.median(cpu[kind]), 2)
+            **{f"{kind}_cpu_ms_per_press": round(statistics.median(cpu[kind]), 1)
                for kind in apps},
             "presses": count, "bytes_written": written, "load": os.getloadavg()[0]}
 
