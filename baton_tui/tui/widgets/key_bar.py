@@ -75,6 +75,7 @@ class KeyBar(Widget):
         super().__init__(id="key-bar")
         self.shown: tuple = ()
         self._drawn: dict[tuple, Strip] = {}  # (line, what it says, size) -> its drawing
+        self._due = False  # new keys are shown, their lines not yet drawn
 
     def show(self, keys: list[Key], fixed: list[Key], lead: str = "",
              dim: bool = False, fields: Fields | None = None) -> None:
@@ -88,7 +89,12 @@ class KeyBar(Widget):
             # Drawn in the frame after the one being composed: a frame's update spans every
             # widget between its changes, and the bar is at the screen's foot — with a card's
             # lines (the cursor move that changed the keys) it redrew the whole screen.
-            self.call_after_refresh(self.refresh)
+            self._due = True
+            self.call_after_refresh(self._redraw)
+
+    def _redraw(self) -> None:
+        self._due = False
+        self.refresh()
 
     def _says(self, y: int) -> tuple:
         """What line `y` shows, as a key: the field line's parts or the keys line's."""
@@ -100,6 +106,8 @@ class KeyBar(Widget):
         return (keys, fixed, lead, dim)
 
     def render_line(self, y: int) -> Strip:
+        if self._due:  # what Textual draws now is the old keys: keep nothing under the new
+            return super().render_line(y)
         key = (y, self._says(y), self.size)
         strip = self._drawn.get(key)
         if strip is None:
