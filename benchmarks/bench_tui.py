@@ -11,18 +11,13 @@ RSS ≤ 200 MB with 100 tasks. Issue 14: p95 ≤ 50 ms with 8 agents streaming i
 readable-steps view; the handoff opens a 100-file, 5,000-line combined diff in under 1 s
 (reported with its ratio to `git diff` of the same range).
 
-Issue 29, `pty_8_agents` (`--only pty`): the same key-to-paint in a real terminal. The app
-and a minimal Textual app (an OptionList of eight rows, j/k bound) each run in a pty of their
-own. Baton's eight cards are taller than its card list, so j/k scrolls it now and then; the
-minimal app's rows are as tall as the cards and its list as tall as Baton's, so it scrolls as
-often (a list that fits would never redraw whole, and the comparison would not be like for
-like). Both run (120×40, Textual's own driver) while eight agent processes stream into
-their logs and the store; a key is written to the pty and timed (one monotonic clock across processes) to
-the first frame the app hands its driver with the moved cursor. Each round runs both apps
-under the same load; the figure is the median over the rounds of each p95, and their ratio
-(target ≤ 1.5). A third app, `short` — the first minimal app: eight one-line rows that never
-scroll — is timed in the same rounds (`ratio_short`), so the cost of Baton's scrolling frames
-stays in view.
+Issues 29 and 53, `pty_8_agents` (`--only pty`): key → paint seen from outside the process.
+The real `baton` command runs in a pty, attached to a real run of eight scripted agents that
+stream output and report progress; a bare Textual app (eight one-line rows, j/k bound) runs in
+the same terminal size under the same load, in the same rounds. A key is written to the pty
+and timed until the bytes read back make the terminal show the moved cursor
+(`benchmarks/pty_paint.py`). The figures are the median over the rounds of each app's p50 and
+p95, and Baton's ratio to the bare app (target ≤ 1.5).
 
     .venv/bin/python benchmarks/bench_tui.py [--seconds 8] [--only pty --rounds 3]
 """
@@ -108,28 +103,6 @@ def log_line(task_id: int, i: int, player: str) -> str:
     if player == "claude-code":
         return claude_line(task_id, i) + "\n"
     return f"[task {task_id}] line {i}: editing src/part{task_id}.py and running the tests again\n"
-
-
-def stream_agent(store_path: str, plan_id: int, task_id: int, log: str, rate: int,
-                 player: str) -> None:
-    """One agent as a process of its own: `rate` log lines/s and 10 progress events/s
-    through its own Store connection, until it is killed."""
-    from baton_tui.store.db import Store
-
-    store = Store(Path(store_path))
-    start, sent, tick = time.monotonic(), 0, 0
-    with open(log, "a", buffering=1) as fh:
-        while True:
-            due = int((time.monotonic() - start) * rate)
-            if due > sent:
-                fh.write("".join(log_line(task_id, i, player) for i in range(sent, due)))
-                sent = due
-            if (time.monotonic() - start) * 10 >= tick:
-                with store.tx():
-                    store.append(plan_id, task_id, "task.progress",
-                                 {"message": f"step {tick} of task {task_id}"})
-                tick += 1
-            time.sleep(0.02)
 
 
 class Writers:
@@ -378,189 +351,11 @@ async def scenario_rss(ws) -> dict:
             "rss_before_app_mb": round(before / 2**20, 1)}
 
 
-def minimal_row(i: int) -> str:
-    """The minimal app's row for task `i`: a card's four lines and its margin."""
-    return (f"▶ ● #{i} Task number {i}  [research]\n    demo · default model\n"
-            f"    skills tdd · scope src/part{i}.py\n    running · 5s — step 1 of task {i}\n")
+def scenario_pty(repo: Path, seconds: float, rounds: int, rate: int) -> dict:
+    """Key → paint from outside, in a real run: `pty_paint.measure`."""
+    from pty_paint import measure
 
-
-def pty_child(kind: str, repo: str, report_fd: int) -> None:
-    """Run `kind` ("baton" or "minimal") on the pty it was given; write `ready`, then
-    "<monotonic> <cursor>" each time a frame handed to the driver shows the cursor moved."""
-    from textual.app import App
-
-    def send(line: str) -> None:
-        os.write(report_fd, (line + "\n").encode())
-
-    app: App
-    if kind == "baton":
-        from baton_tui.tui.launch import make_app
-        from baton_tui.workspace import Workspace
-
-        app = make_app(Workspace(Path(repo)), blink=False, detect_players=False)
-
-        def cursor() -> int | None:
-            if not (app.board_count and len(app.board.tasks) == 8):
-                return None
-            if app.focused is not app.plan_pane:
-                app.plan_pane.focus()
-                return None
-            return app.plan_pane.cursor
-    else:
-        from textual.widgets import OptionList
-
-        short = kind == "short"
-
-        class Minimal(App):
-            # As tall as Baton's card list at 120x40, its rows as tall as its cards: the
-            # cursor scrolls it as it scrolls Baton's (a list that fits never redraws whole).
-            # `short`: the issue's first minimal app, eight one-line rows that never scroll.
-            CSS = "" if short else "OptionList { height: 32; }"
-            BINDINGS = [("j", "move(1)"), ("k", "move(-1)")]
-
-            def compose(self):
-                yield OptionList(*[f"#{i} Task number {i}" if short else minimal_row(i)
-                                   for i in range(1, 9)])
-
-            def action_move(self, step: int) -> None:
-                rows = self.query_one(OptionList)
-                rows.highlighted = (rows.highlighted or 0) + step
-
-        app = Minimal()
-
-        def cursor() -> int | None:
-            rows = app.query(OptionList)
-            return rows.first().highlighted if rows and app.focused is rows.first() else None
-
-    original, last = app._display, [None]
-
-    def display(screen, renderable):
-        original(screen, renderable)
-        if renderable is None:
-            return
-        at = cursor()
-        if at is not None and at != last[0]:
-            send("ready" if last[0] is None else f"{time.monotonic()} {at}")
-            last[0] = at
-
-    app._display = display
-    if os.environ.get("BENCH_PROFILE"):  # where the loop's time goes: cProfile, per app
-        import cProfile
-
-        cProfile.runctx("app.run()", globals(), {"app": app},
-                        f"{os.environ['BENCH_PROFILE']}.{kind}")
-    else:
-        app.run()
-
-
-def pty_presses(kind: str, repo: Path, seconds: float) -> list[float]:
-    """Spawn `kind` in a 120×40 pty; press j/k through it for `seconds`; ms per press."""
-    import fcntl
-    import pty
-    import select
-    import struct
-    import termios
-
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    read_report, write_report = os.pipe()
-    env = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"}
-    child = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--pty-child", kind, str(repo),
-                              str(write_report)], stdin=slave, stdout=slave, stderr=slave,
-                             env=env, start_new_session=True, pass_fds=(write_report,))
-    os.close(slave)
-    os.close(write_report)
-    stop = threading.Event()
-
-    def drain() -> None:  # a terminal reads what the app writes
-        while not stop.is_set():
-            try:
-                os.read(master, 1 << 16)
-            except OSError:
-                return
-
-    threading.Thread(target=drain, daemon=True).start()
-    pending = b""
-
-    def reports(timeout: float) -> list[str]:
-        nonlocal pending
-        if not select.select([read_report], [], [], timeout)[0]:
-            return []
-        pending += os.read(read_report, 1 << 16)
-        *lines, pending = pending.split(b"\n")
-        return [line.decode() for line in lines]
-
-    latencies: list[float] = []
-    try:
-        deadline = time.monotonic() + 60
-        while "ready" not in reports(1.0):
-            if time.monotonic() > deadline or child.poll() is not None:
-                raise SystemExit(f"{kind} never became ready")
-        time.sleep(0.5)
-        at, step, end = 0, 1, time.monotonic() + seconds
-        while time.monotonic() < end:
-            if at in (0, 7):
-                step = 1 if at == 0 else -1
-            at += step
-            t0 = time.monotonic()
-            os.write(master, b"j" if step > 0 else b"k")
-            painted = None
-            while painted is None:
-                lines = reports(5.0)
-                if not lines:
-                    raise SystemExit(f"{kind}: no frame showed cursor {at} within 5 s")
-                painted = next((float(t) for t, c in (line.split() for line in lines)
-                                if int(c) == at), None)
-            latencies.append((painted - t0) * 1000)
-            time.sleep(0.03)
-    finally:
-        os.write(master, b"\x11")  # ctrl+q: both apps quit (and a profile is written)
-        try:
-            child.wait(20)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-        stop.set()
-        os.close(master)
-        os.close(read_report)
-    return latencies
-
-
-def scenario_pty(ws, seconds: float, rounds: int, rate: int) -> dict:
-    from baton_tui.plan.current import current
-
-    logs = open_attempts(ws, 8, "demo")
-    plan_id = current(ws).row.id
-    agents = [subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--stream-agent",
-                                str(ws.paths.store_path), str(plan_id), str(task_id),
-                                str(log), str(rate), "demo"])
-              for task_id, log in logs.items()]
-    kinds = ("minimal", "short", "baton")
-    figures: dict[str, list[float]] = {kind: [] for kind in kinds}
-    medians: dict[str, list[float]] = {kind: [] for kind in kinds}
-    presses = dict.fromkeys(kinds, 0)
-    try:
-        for _ in range(rounds):
-            for kind in figures:
-                latencies = pty_presses(kind, ws.root, seconds)
-                figures[kind].append(p95(latencies))
-                medians[kind].append(statistics.median(latencies))
-                presses[kind] += len(latencies)
-    finally:
-        for agent in agents:
-            agent.kill()
-            agent.wait()
-    baton, minimal = statistics.median(figures["baton"]), statistics.median(figures["minimal"])
-    short = statistics.median(figures["short"])
-    return {"agents": len(agents), "rate": rate, "rounds": rounds,
-            "baton_p95_ms": baton, "minimal_p95_ms": minimal,
-            "ratio": round(baton / minimal, 2),
-            "short_p95_ms": short, "ratio_short": round(baton / short, 2),
-            "baton_p50_ms": statistics.median(medians["baton"]),
-            "minimal_p50_ms": statistics.median(medians["minimal"]),
-            "short_p50_ms": statistics.median(medians["short"]),
-            **{f"{kind}_p95_each": [round(v, 1) for v in figures[kind]] for kind in kinds},
-            "presses": presses}
+    return measure(repo, seconds, rounds, rate)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -568,17 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--only", default="", help="run the scenarios whose name holds this")
     parser.add_argument("--rounds", type=int, default=3, help="pty: rounds of both apps")
-    parser.add_argument("--pty-child", nargs=3, help=argparse.SUPPRESS)
-    parser.add_argument("--stream-agent", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.pty_child:
-        kind, repo, fd = args.pty_child
-        pty_child(kind, repo, int(fd))
-        return 0
-    if args.stream_agent:
-        store, plan_id, task_id, log, rate, player = args.stream_agent
-        stream_agent(store, int(plan_id), int(task_id), log, int(rate), player)
-        return 0
     results = {}
 
     def want(name: str) -> bool:
@@ -616,10 +401,8 @@ def main(argv: list[str] | None = None) -> int:
         if want("pty_8_agents_200_lines_s"):
             root = base / "pty"
             root.mkdir()
-            ws = load_plan(make_repo(root), 8)
-            results["pty_8_agents_200_lines_s"] = scenario_pty(ws, args.seconds, args.rounds,
-                                                               200)
-            ws.close()
+            results["pty_8_agents_200_lines_s"] = scenario_pty(make_repo(root), args.seconds,
+                                                               args.rounds, 200)
         if want("handoff_100_files_5000_lines"):
             root = base / "handoff"
             root.mkdir()

@@ -191,3 +191,32 @@ def test_moving_between_a_running_and_a_waiting_task_rebuilds_no_footer(trusted)
         assert len(redrawn) == before
 
     drive(trusted, script, size=(80, 24))
+
+
+def test_going_back_to_a_task_draws_the_bar_from_the_lines_it_kept(trusted):
+    """The field line names the selected task, so every cursor move changes the bar: each
+    line drawn is kept by what it says, and going back to a task draws nothing new."""
+    plan_id = current(trusted).row.id
+    api.approve(trusted)
+    for task_id in (1, 2):
+        trusted.store.append(plan_id, task_id, "task.started", {"base": "0" * 40})
+
+    async def script(pilot, app, seen):
+        await on_plan(pilot, app)
+        await wait_for(pilot, lambda: app.board.task(2).state == "running")
+        said = {}
+        for task_id in (1, 2):
+            app.plan_pane.select(task_id)
+            await pilot.pause()
+            said[task_id] = app.key_bar.render_line(0).text
+        assert "task 1" in said[1] and "task 2" in said[2]
+        drawn = []
+        real = app.key_bar.render
+        app.key_bar.render = lambda: (drawn.append(1), real())[1]
+        for task_id in (1, 2, 1):
+            app.plan_pane.select(task_id)
+            await pilot.pause()
+            assert app.key_bar.render_line(0).text == said[task_id]
+        assert drawn == []
+
+    drive(trusted, script, size=(80, 24))

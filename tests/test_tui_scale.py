@@ -44,7 +44,8 @@ def test_a_10000_task_plan_opens_on_its_cards_and_the_cursor_crosses_the_chain(b
         assert len(cards.rows) == N and app.board.task(N // 2).level == N // 2 - 1
         assert "#1 Step 1" in "\n".join(shown_lines(cards))
         on_screen = cards.size.height // min(cards.heights) + 1
-        assert len(cards._cards) <= on_screen  # only what is on screen was drawn
+        ahead = 3  # and the cards a cursor move shows next, drawn ahead after each frame
+        assert len(cards._cards) <= on_screen + ahead  # only what is on screen was drawn
         await pilot.press("end")
         await pilot.pause()
         last = app.board.rows[-1]
@@ -55,7 +56,7 @@ def test_a_10000_task_plan_opens_on_its_cards_and_the_cursor_crosses_the_chain(b
         await pilot.press("home", "pagedown")
         await pilot.pause()
         assert 0 < app.plan_pane.cursor < 50
-        assert len(cards._cards) <= 2 * on_screen + 2
+        assert len(cards._cards) <= 2 * on_screen + 2 + 4 * ahead  # the cursor stood at four
         await pilot.press("g")
         await wait_for(pilot, lambda: isinstance(app.screen, DagScreen))
         await pilot.press("j")
@@ -73,9 +74,9 @@ def test_a_new_board_redraws_only_the_cards_whose_tasks_changed(big):
         drawn: list[int] = []
         draw = cards._render_card
 
-        def spy(at, width):
+        def spy(at, width, *look):
             drawn.append(cards.rows[at].id)
-            return draw(at, width)
+            return draw(at, width, *look)
 
         cards._render_card = spy
         plan_id = current(big).row.id
@@ -137,6 +138,44 @@ def test_a_cursor_move_redraws_the_two_cards_text_not_their_margins(big):
         await pilot.pause()
         assert sorted((r.y + cards.scroll_offset.y, r.height) for r in redrawn) == [
             (cards.tops[at], cards.heights[at] - 1) for at in (0, 1)]
+
+    drive(big, script, size=(120, 40))
+
+
+def test_the_frame_a_cursor_move_paints_draws_no_card_they_were_drawn_ahead(big):
+    """Running cards change every second; a key must not wait for two of them to be drawn.
+    After each frame the cards beside the cursor are drawn selected and the cursor's own card
+    plain, so the frame j asks for only copies lines out of the cache."""
+    async def script(pilot, app, seen):
+        cards = app.query_one(TaskList)
+        await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        await pilot.pause(0.2)
+        assert {(1, True), (0, False)} <= set(cards._cards)  # ahead of the first j
+        in_paint: list[int] = []
+        painting = [False]
+        draw, paint = cards._render_card, cards.render_line
+
+        def spy_draw(at, width, *look):
+            if painting[0]:
+                in_paint.append(at)
+            return draw(at, width, *look)
+
+        def spy_paint(y):
+            painting[0] = True
+            try:
+                return paint(y)
+            finally:
+                painting[0] = False
+
+        cards._render_card, cards.render_line = spy_draw, spy_paint
+        for key, at in (("j", 1), ("j", 2), ("k", 1)):
+            await pilot.press(key)
+            await pilot.pause()
+            assert cards.cursor == at
+            selected = [line for line in shown_lines(cards) if line.startswith("▌▶")]
+            assert len(selected) == 1 and f" #{cards.rows[at].id} " in selected[0]
+            assert {(at + 1, True), (at - 1, True), (at, False)} <= set(cards._cards)
+        assert in_paint == []
 
     drive(big, script, size=(120, 40))
 

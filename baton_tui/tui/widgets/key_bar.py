@@ -9,6 +9,7 @@ drops from the end, never the fixed keys on its right.
 from __future__ import annotations
 
 from rich.text import Text
+from textual.strip import Strip
 from textual.widget import Widget
 
 Key = tuple[str, str]  # (the key as shown, what it does)
@@ -64,13 +65,17 @@ Fields = tuple[str, list[Key], str]  # (lead, the field keys that apply now, why
 class KeyBar(Widget):
     """One line — two with `fields`: the selected task's field keys above the keys that
     apply now, so every edit key shows at 80 columns too. Redrawn only when the keys it
-    shows change (a cursor move between two tasks that allow the same keys costs nothing)."""
+    shows change (a cursor move between two tasks that allow the same keys costs nothing).
+    Each line drawn is kept by what it says: the field line names the selected task, so the
+    cursor changes it, and going back to a task draws nothing."""
 
     DEFAULT_CSS = "KeyBar { dock: bottom; height: 1; background: $panel; }"
 
     def __init__(self) -> None:
         super().__init__(id="key-bar")
         self.shown: tuple = ()
+        self._drawn: dict[tuple, Strip] = {}  # (line, what it says, size) -> its drawing
+        self._due = False  # new keys are shown, their lines not yet drawn
 
     def show(self, keys: list[Key], fixed: list[Key], lead: str = "",
              dim: bool = False, fields: Fields | None = None) -> None:
@@ -81,7 +86,39 @@ class KeyBar(Widget):
             rows = 1 if fields is None else 2
             if self.styles.height is None or self.styles.height.value != rows:
                 self.styles.height = rows
-            self.refresh()
+            # Drawn in the frame after the one being composed: a frame's update spans every
+            # widget between its changes, and the bar is at the screen's foot — with a card's
+            # lines (the cursor move that changed the keys) it redrew the whole screen.
+            self._due = True
+            self.call_after_refresh(self._redraw)
+
+    def _redraw(self) -> None:
+        self._due = False
+        self.refresh()
+
+    def _says(self, y: int) -> tuple:
+        """What line `y` shows, as a key: the field line's parts or the keys line's."""
+        if not self.shown:
+            return ()
+        keys, fixed, lead, dim, fields = self.shown
+        if fields is not None and y == 0:
+            return (fields, dim)
+        return (keys, fixed, lead, dim)
+
+    def render_line(self, y: int) -> Strip:
+        if self._due:  # what Textual draws now is the old keys: keep nothing under the new
+            return super().render_line(y)
+        key = (y, self._says(y), self.size)
+        strip = self._drawn.get(key)
+        if strip is None:
+            if len(self._drawn) >= 64:
+                self._drawn.clear()
+            strip = self._drawn[key] = super().render_line(y)
+        return strip
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._drawn.clear()  # new colours: nothing drawn holds
 
     @property
     def plain(self) -> str:

@@ -5,6 +5,9 @@ through. Here each card is a height (`card_height`, cheap) and a running top; dr
 line finds its card by bisection and renders that card alone, cached — selected and not, so
 a cursor going back and forth renders nothing — until its task or the clock changes it. A new
 board redraws, of the cards whose tasks changed, only the lines that now read differently.
+After each frame the cards a j or k would show next are drawn ahead (the cursor's neighbours
+selected, its own card not), so the frame a key asks for renders no card: running cards
+change every second, and a key would otherwise pay for two of them before its paint.
 The cards' styles are asked of Textual once per style update: each ask walks every ancestor.
 """
 
@@ -16,6 +19,7 @@ from typing import Callable
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -33,6 +37,7 @@ EDGE = "▌"  # the card's colour edge (Textual's `outer` left border)
 EDGE_STATES = (*map(str, (State.RUNNING, State.DONE, State.LANDED, State.MERGED, State.PAUSED,
                           State.CHECKPOINT, State.FAILED, State.PARKED)), "blocked")
 CACHE_CARDS = 400  # rendered cards kept; far more than a screen holds
+CACHE_LINES = 4_000  # rendered card lines kept, by what they say
 
 
 class TaskList(ScrollView, can_focus=False):
@@ -64,6 +69,8 @@ class TaskList(ScrollView, can_focus=False):
         self._width = 0
         self._style_key: tuple = ()
         self._looks: dict[tuple[str, bool], Style] = {}
+        self._ahead_due = False
+        self._card_lines: dict[tuple, list[Segment]] = {}  # (what it says, look) -> drawing
 
     # what to show ---------------------------------------------------------------------
     def show(self, rows: tuple[TaskSnap, ...], cursor: int, now: float | None,
@@ -77,7 +84,7 @@ class TaskList(ScrollView, can_focus=False):
             self.index = {task.id: at for at, task in enumerate(rows)}
             self.heights = [card_height(task) + 1 for task in rows]
             self.ticking = {at for at, task in enumerate(rows) if ticks(task)}
-            self._cards.clear()
+            self._clear_cards()
             self._relayout()
             return
         self.rows = rows
@@ -106,6 +113,7 @@ class TaskList(ScrollView, can_focus=False):
         else:
             for at in moved:
                 self._refresh_changed_lines(at, shown.get(at))
+        self._draw_ahead_later()
 
     def _refresh_changed_lines(self, at: int, drawn: list[Strip] | None) -> None:
         """Card `at` changed: redraw only its lines that differ from `drawn` (what the screen
@@ -132,6 +140,26 @@ class TaskList(ScrollView, can_focus=False):
         for at in (old, cursor):
             self._refresh_card(at)
         self.scroll_to_card(cursor)
+        self._draw_ahead_later()
+
+    def _draw_ahead_later(self) -> None:
+        if not self._ahead_due and self.is_mounted:
+            self._ahead_due = True
+            self.call_after_refresh(self._draw_ahead)
+
+    def _draw_ahead(self) -> None:
+        """Draw, after the frame, what the next cursor move shows: the cards beside the
+        cursor selected and the cursor's own card not (kept until their tasks change)."""
+        self._ahead_due = False
+        width = self.size.width
+        if width <= 0 or width != self._width:
+            return  # not drawn yet at this width: render_line starts the cache
+        for at, selected in ((self.cursor + 1, True), (self.cursor - 1, True),
+                             (self.cursor, False)):
+            if 0 <= at < len(self.rows) and (at, selected) not in self._cards:
+                if len(self._cards) >= CACHE_CARDS:
+                    return
+                self._cards[at, selected] = self._render_card(at, width, selected)
 
     def scroll_to_card(self, at: int) -> None:
         """Bring card `at` into view (nothing moves, nothing redraws, when it is in view)."""
@@ -149,6 +177,12 @@ class TaskList(ScrollView, can_focus=False):
                                  if self.heights else 0)
         self.refresh()
         self.scroll_to_card(self.cursor)
+
+    def _clear_cards(self) -> None:
+        """Every drawing is stale (a new list, width or look): drop them, draw ahead anew."""
+        self._cards.clear()
+        self._card_lines.clear()
+        self._draw_ahead_later()
 
     def _forget(self, at: int) -> None:
         """Card `at` changed: neither of its drawings holds."""
@@ -175,7 +209,7 @@ class TaskList(ScrollView, can_focus=False):
                                       for name in sorted(self.COMPONENT_CLASSES)))
             if key != self._style_key:
                 self._style_key = key
-                self._cards.clear()
+                self._clear_cards()
 
     def _look(self, name: str = "", partial: bool = False) -> Style:
         """The cards' base style (`name` empty) or a component's, until the styles change."""
@@ -189,7 +223,7 @@ class TaskList(ScrollView, can_focus=False):
     def set_agentless(self, agentless: Callable[[str], bool]) -> None:
         """The players' facts arrived: cards of agentless players say so."""
         self.agentless = agentless
-        self._cards.clear()
+        self._clear_cards()
         self.refresh()
 
     def _card_at(self, line: int) -> int:
@@ -203,7 +237,7 @@ class TaskList(ScrollView, can_focus=False):
         if at < 0 or at >= len(self.rows) or width <= 0:
             return Strip.blank(width, self._look())
         if width != self._width:
-            self._cards.clear()
+            self._clear_cards()
             self._width = width
         key = (at, at == self.cursor)
         strips = self._cards.get(key)
@@ -214,9 +248,11 @@ class TaskList(ScrollView, can_focus=False):
         within = line - self.tops[at]
         return strips[within] if within < len(strips) else Strip.blank(width, self._look())
 
-    def _render_card(self, at: int, width: int) -> list[Strip]:
+    def _render_card(self, at: int, width: int, selected: bool | None = None) -> list[Strip]:
+        """Card `at`'s lines; `selected` (default: whether the cursor is on it) picks its look."""
         task = self.rows[at]
-        selected = at == self.cursor
+        if selected is None:
+            selected = at == self.cursor
         base = self._look()
         style = base + self._look("task-list--selected") if selected else base
         state = card_state(task)
@@ -224,8 +260,19 @@ class TaskList(ScrollView, can_focus=False):
                      else "task-list--edge-selected" if selected else "task-list--edge")
         edge = style + self._look(edge_name, partial=True)
         text = card_text(task, selected, self.now, self.agentless(task.player), width - 1)
-        lines = text_lines(self, text, width - 1, style)
-        return [Strip([Segment(EDGE, edge), *line], width) for line in lines]
+        return [Strip([Segment(EDGE, edge), *self._line(line, width - 1, style)], width)
+                for line in text.split("\n", allow_blank=True)]
+
+    def _line(self, line: Text, width: int, style: Style) -> list[Segment]:
+        """One line of a card, drawn once per what it says: a running card's time and last
+        words change every second, its other lines seldom."""
+        key = (line.plain, tuple(line.spans), line.style, style, width)
+        segments = self._card_lines.get(key)
+        if segments is None:
+            if len(self._card_lines) >= CACHE_LINES:
+                self._card_lines.clear()
+            segments = self._card_lines[key] = text_lines(self, line, width, style)[0]
+        return segments
 
     def on_click(self, event: events.Click) -> None:
         line = self.scroll_offset.y + event.y
