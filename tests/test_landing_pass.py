@@ -161,3 +161,106 @@ def test_a_crash_after_a_pass_moved_the_branch_adopts_every_landing_of_it(repo, 
     for t in (1, 2, 3):
         assert subjects.count(f"Land task {t}: Task {t}") == 1, subjects
     ws.close()
+
+
+def _planned(repo: Path, baton, tmp_path: Path) -> tuple[Workspace, object, PlanDocument, str]:
+    write_config(repo, {"agent": script_agent(tmp_path, "a", {})})
+    load_plan(baton, [task(1), task(2)], approve=True)
+    ws = Workspace(repo)
+    plan = ws.store.current_plan()
+    integration = integration_branch(plan.slug)
+    git(repo, "branch", integration, plan.base_commit)
+    refguard._expected.clear()
+    return ws, plan, PlanDocument.model_validate(plan.doc), integration
+
+
+def test_a_start_does_not_wait_for_a_landing_or_a_check(repo, baton, tmp_path):
+    """While a landing or another attempt's check holds the ref lock, a start whose
+    integration branch is where Baton left it cuts its worktree from there: it reads the
+    tip, and takes no lock for it (one landing used to stall every queued start)."""
+    from baton_tui.run import launcher
+
+    ws, plan, doc, integration = _planned(repo, baton, tmp_path)
+    tip = refguard.check_integration(ws, plan)  # noted once, under the lock
+    assert tip == plan.base_commit
+    made: dict[str, object] = {}
+
+    def start() -> None:
+        other = ws.sibling()
+        try:
+            made["workdir"] = launcher.prepare_build(other, plan, doc.tasks[0])
+        except BaseException as exc:  # reported below, not lost in the thread
+            made["error"] = exc
+        finally:
+            other.close()
+
+    with refguard.LOCK:  # held by a landing (or a check after an attempt) meanwhile
+        thread = threading.Thread(target=start)
+        thread.start()
+        wait_for(lambda: made, 120, what="the start, while the lock is held")
+    thread.join(60)
+    assert "error" not in made, made
+    workdir = made["workdir"]
+    assert workdir.base == tip and git(workdir.path, "rev-parse", "HEAD") == tip
+    ws.close()
+
+
+def test_a_start_after_the_branch_moved_waits_for_the_lock_and_puts_it_back(repo, baton,
+                                                                           tmp_path):
+    """The integration branch is not where Baton left it: the start takes the lock (never
+    reading a landing halfway) and the branch is put back before a worktree is cut from
+    it — from the tip Baton expects, not the one it found."""
+    ws, plan, doc, integration = _planned(repo, baton, tmp_path)
+    tip = refguard.check_integration(ws, plan)
+    branch_with(repo, "stray", "stray.txt", "an agent's\n")
+    stray = git(repo, "rev-parse", "stray")
+    git(repo, "update-ref", f"refs/heads/{integration}", stray)  # an agent moved it
+    assert refguard.check_integration(ws, plan) == tip
+    assert git(repo, "rev-parse", integration) == tip
+    assert [e for e in events(baton) if e["kind"] == "run.repaired"]
+    ws.close()
+
+
+def test_a_landing_between_its_move_and_its_note_is_never_put_back(repo, baton, tmp_path):
+    """A landing has moved the integration branch and not yet noted it (it holds the lock):
+    a start that reads the branch then finds it differ from the tip noted, waits for the
+    lock, and takes the landing's tip — the landing is never put back."""
+    ws, plan, doc, integration = _planned(repo, baton, tmp_path)
+    refguard.check_integration(ws, plan)
+    branch = task_branch(plan.slug, 1, "Task 1")
+    branch_with(repo, branch, "t1.txt", "1\n")
+    got: dict[str, object] = {}
+
+    def read() -> None:
+        other = ws.sibling()
+        try:
+            got["tip"] = refguard.check_integration(other, plan)
+        finally:
+            other.close()
+
+    with refguard.LOCK:  # the landing
+        landed = landing.land_all(repo, [(f"refs/heads/{branch}", "Land task 1: Task 1")],
+                                  integration)[-1].commit
+        thread = threading.Thread(target=read)
+        thread.start()
+        wait_for(lambda: _frames_of(thread)[:1] == ["check_integration"], 60,
+                 what="the read, waiting for the lock")
+        refguard.landed(ws, plan, landed)
+        ws.store.append(plan.id, 1, EventKind.TASK_LANDED, {"commit": landed})
+    thread.join(60)
+    assert got == {"tip": landed}
+    assert git(repo, "rev-parse", integration) == landed
+    assert not [e for e in events(baton) if e["kind"] == "run.repaired"]
+    ws.close()
+
+
+def _frames_of(thread: threading.Thread) -> list:
+    """The frames `thread` is in now (innermost first)."""
+    import sys
+
+    frame = sys._current_frames().get(thread.ident or -1)
+    found = []
+    while frame is not None:
+        found.append(frame.f_code.co_name)
+        frame = frame.f_back
+    return found

@@ -81,12 +81,16 @@ class Turns:
     turn held through it kept the others waiting (at 32 slots, 73 % of start time went to
     waiting for a turn). A start
     steps out of its turn while its `[worktree] setup` command runs (`aside`): a long
-    install must not hold the others up."""
+    install must not hold the others up. One turn more than there are cores: a start that
+    waits in its turn (git's worktree lock, a landing's moment between moving the
+    integration branch and noting it, `refguard.check_integration`) leaves the cores to the
+    others instead of halving them (two turns on two cores, one landing stalled every
+    queued start)."""
 
     def __init__(self, width: int | None = None):
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
             else os.cpu_count()
-        self.width = width or max(2, cores or 2)
+        self.width = width or max(2, cores or 2) + 1
         self._free = threading.Semaphore(self.width)  # waiters are woken first come, first served
 
     def __enter__(self) -> "Turns":

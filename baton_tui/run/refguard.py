@@ -134,6 +134,14 @@ def check_integration(ws: "Workspace", plan: "PlanRow") -> str | None:
     was deleted (`integration.tip` makes it again from the record)."""
     key = (str(ws.paths.store_path), plan.id)
     ref = f"refs/heads/{integration_branch(plan.slug)}"
+    expected = _expected.get(key)
+    if expected is not None and refs.read_ref(ws.root, ref) == expected:
+        # As Baton's last landing left it: nothing to repair, so no wait for LOCK (a start
+        # reads the tip; it must not queue behind a landing or another attempt's check).
+        # A landing under way has either not moved it yet (this tip is the one before it,
+        # as good a base as any) or moved it before noting it: then they differ, and the
+        # look below waits for the landing to finish.
+        return expected
     with LOCK:
         found = refs.read_ref(ws.root, ref)  # again: a landing may have moved it since
         if found is None:
