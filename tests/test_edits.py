@@ -5,6 +5,8 @@ failed task may still be reassigned)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -313,10 +315,11 @@ def test_approve_twice_and_edit_then_reapprove(loaded, capsys):
     assert status(capsys)["plan"]["approved"] is True
 
 
-def test_the_current_plan_is_parsed_once_per_revision_and_afresh_after_an_edit(
+def test_the_current_plan_is_parsed_once_per_revision_and_afresh_after_anothers_edit(
         loaded, capsys, monkeypatch):
     # At 10,000 tasks a parse decodes 2 MB and validates it; one command asks for the
-    # current plan several times. An edit stores a new revision, which is parsed again.
+    # current plan several times. An edit keeps the document it stores; a revision another
+    # process stored is parsed afresh.
     from baton_tui.plan import current as current_plan
 
     parsed: list[int] = []
@@ -331,9 +334,14 @@ def test_the_current_plan_is_parsed_once_per_revision_and_afresh_after_an_edit(
     assert run(capsys, "approve")[0] == 0
     doc = plan_doc(capsys)
     assert [t["title"] for t in doc["tasks"]][::3] == ["Renamed", "Extra"]
-    # Commands in one process parse the stored plan only when its revision is new: the
-    # rename reused approve's parse; task-add parsed the renamed revision, approve the next.
-    assert seen == [3] and parsed == [3, 3, 4]
+    # Commands in one process parse the stored plan once: an edit keeps the document it
+    # stored as that revision's, so the rename, task-add and approve parse nothing again.
+    assert seen == [3] and parsed == [3]
+    other = subprocess.run([sys.executable, "-m", "baton_tui", "task-title", "2", "Other"],
+                           cwd=loaded, capture_output=True, text=True)
+    assert other.returncode == 0, other.stderr
+    assert plan_doc(capsys)["tasks"][1]["title"] == "Other"
+    assert parsed == [3, 4]
 
 
 def test_counts_read_as_a_person_writes_them():

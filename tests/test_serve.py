@@ -354,6 +354,7 @@ def test_every_other_request_over_the_socket(repo, baton, tmp_path):
         assert c.call("plan/new") == {"archived": True}
         assert c.call("plan/get")["plan"] is None
         assert c.call("plan/new") == {"archived": False}
+        c.wait_event("plan.archived")  # (events go out beside the answers, not before them)
         kinds = {e["kind"] for e in c.events()}
         assert {"task.checkpoint", "task.checkpoint_answered", "task.discarded",
                 "plan.archived"} <= kinds
