@@ -143,7 +143,12 @@
       case "move":
         return { ...state, selected: moved(state, action.delta) };
       case "handoff":
-        return { ...state, handoff: { files: action.files, base: action.base, head: action.head } };
+        return { ...state, handoff: {
+          files: action.files,
+          tasks: action.tasks,
+          base: action.base,
+          head: action.head
+        } };
       case "merged": {
         const note = action.merged.length ? `merged ${action.merged.map((n) => `task ${n}`).join(", ")} onto your branch` : "nothing new to merge";
         const next = say(state, "baton", note);
@@ -242,7 +247,11 @@
     };
   }
   function readyForHandoff(state) {
-    return state.cards.length > 0 && state.cards.some((c) => c.state === "landed") && state.cards.every((c) => ["landed", "merged", "discarded", "done"].includes(c.state) || c.mode === "research" && c.state === "done");
+    return state.cards.some((c) => c.state === "landed") && !state.cards.some((c) => ON_ITS_WAY.has(c.state));
+  }
+  var ON_ITS_WAY = /* @__PURE__ */ new Set(["draft", "queued", "running", "checkpoint"]);
+  function handoffTasks(sections) {
+    return sections.filter((t) => typeof t.id === "number").map((t) => ({ id: t.id, title: typeof t.title === "string" ? t.title : "" }));
   }
   function planKey(key, ctrl) {
     if (ctrl) return key === "e" ? { kind: "field", field: "effort" } : null;
@@ -348,6 +357,14 @@
   }
 
   // web/app.ts
+  function upToWords(state, task) {
+    const order = state.handoff ? state.handoff.tasks.map((t) => t.id) : [];
+    const at = task === null ? -1 : order.indexOf(task);
+    const merged = new Set(state.cards.filter((c) => c.state === "merged").map((c) => c.id));
+    const ids = at < 0 ? [] : order.slice(0, at + 1).filter((id) => !merged.has(id));
+    if (ids.length <= 1) return `task ${task}`;
+    return `tasks ${ids.join(", ")} (up to task ${task})`;
+  }
   var App = class {
     constructor(conn, render) {
       this.conn = conn;
@@ -448,7 +465,7 @@
         approve: ["Approve the whole plan? Build tasks start only when you run it.", "Approve"],
         run: ["Run the approved plan now? Each task works in its own worktree.", "Yes, run"],
         merge: ["Merge every landed task onto your branch, in plan order?", "Merge"],
-        mergeUpTo: [`Merge the landed tasks up to task ${task} onto your branch?`, "Merge"],
+        mergeUpTo: [`Merge ${upToWords(this.state, task)} onto your branch, in merge order?`, "Merge"],
         discard: [`Discard task ${task} and its branch? Its work is thrown away.`, "Yes, discard"],
         stop: ["Pause the run? Running tasks stop where they are; Run… continues it.", "Yes, pause"],
         stopTask: [`Stop task ${task}? Its branch is kept; Retry starts it again.`, "Yes, stop"],
@@ -552,7 +569,13 @@
     async review() {
       await this.guard(null, async () => {
         const answer = await this.conn.request("handoff/review", {});
-        this.dispatch({ type: "handoff", files: answer.files, base: answer.base, head: answer.head });
+        this.dispatch({
+          type: "handoff",
+          files: answer.files,
+          tasks: handoffTasks(answer.tasks),
+          base: answer.base,
+          head: answer.head
+        });
       });
     }
     /** `status/get`, at most one in flight: notifications that arrive meanwhile ask for one more. */
@@ -782,7 +805,7 @@
       if (!p || p.plan !== s.plan || p.selected !== s.selected) this.paintRows(s);
       if (!p || p.plan !== s.plan || p.selected !== s.selected || p.players !== s.players || p.cards !== s.cards) this.paintEditor(s);
       if (!p || p.cards !== s.cards || p.summary !== s.summary) this.paintCards(s);
-      if (!p || p.handoff !== s.handoff || p.busy !== s.busy) this.paintHandoff(s);
+      if (!p || p.handoff !== s.handoff || p.busy !== s.busy || p.cards !== s.cards) this.paintHandoff(s);
       if (!p || p.confirm !== s.confirm) this.paintConfirm(s);
       this.last = s;
       if (this.painted) this.painted();
@@ -1145,10 +1168,33 @@
         { id: "merge-all", "aria-label": "Merge all… landed tasks onto your branch" }
       );
       merge.disabled = Boolean(s.busy) || hd.files.length === 0;
+      const state = new Map(s.cards.map((c) => [c.id, c.state]));
+      const tasks = hd.tasks.map((t) => {
+        const merged = state.get(t.id) === "merged";
+        const upTo = button(
+          "Merge up to here…",
+          () => this.app.ask("mergeUpTo", t.id),
+          { className: "merge-up-to", "aria-label": `Merge up to task ${t.id}… (the landed tasks before it too)` }
+        );
+        upTo.disabled = merged || Boolean(s.busy);
+        return h(
+          "li",
+          { "data-handoff-task": t.id },
+          h("span", { className: "id" }, `${t.id}`),
+          " ",
+          h("span", { className: "title" }, t.title),
+          " ",
+          h("span", { className: "badge" }, merged ? "merged" : "landed"),
+          " ",
+          merged ? null : upTo
+        );
+      });
       this.handoff.replaceChildren(
         h("h2", {}, "Handoff"),
         h("p", { className: "meta" }, `${hd.files.length} files changed`),
         h("ul", { className: "files", "aria-label": "Changed files" }, ...files),
+        h("h3", {}, "Landed tasks, in merge order"),
+        h("ol", { className: "handoff-tasks", "aria-label": "Landed tasks, in merge order" }, ...tasks),
         h("div", { className: "row" }, merge)
       );
     }

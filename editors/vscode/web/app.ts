@@ -8,8 +8,18 @@ import { RpcFailure } from "./rpc";
 import type { AnyNotification, DraftResult } from "./protocol";
 import {
   type Action, type Confirm, type Confirmable, type EditableField, type State,
-  fieldValue, initialState, readyForHandoff, reduce,
+  fieldValue, handoffTasks, initialState, readyForHandoff, reduce,
 } from "./state";
+
+/** "tasks 1, 3 (up to task 3)": what merging up to `task` brings, from the handoff's list. */
+function upToWords(state: State, task: number | null): string {
+  const order = state.handoff ? state.handoff.tasks.map((t) => t.id) : [];
+  const at = task === null ? -1 : order.indexOf(task);
+  const merged = new Set(state.cards.filter((c) => c.state === "merged").map((c) => c.id));
+  const ids = at < 0 ? [] : order.slice(0, at + 1).filter((id) => !merged.has(id));
+  if (ids.length <= 1) return `task ${task}`;
+  return `tasks ${ids.join(", ")} (up to task ${task})`;
+}
 
 export class App {
   state: State = initialState();
@@ -107,7 +117,7 @@ export class App {
       approve: ["Approve the whole plan? Build tasks start only when you run it.", "Approve"],
       run: ["Run the approved plan now? Each task works in its own worktree.", "Yes, run"],
       merge: ["Merge every landed task onto your branch, in plan order?", "Merge"],
-      mergeUpTo: [`Merge the landed tasks up to task ${task} onto your branch?`, "Merge"],
+      mergeUpTo: [`Merge ${upToWords(this.state, task)} onto your branch, in merge order?`, "Merge"],
       discard: [`Discard task ${task} and its branch? Its work is thrown away.`, "Yes, discard"],
       stop: ["Pause the run? Running tasks stop where they are; Run… continues it.", "Yes, pause"],
       stopTask: [`Stop task ${task}? Its branch is kept; Retry starts it again.`, "Yes, stop"],
@@ -201,7 +211,8 @@ export class App {
   async review(): Promise<void> {
     await this.guard(null, async () => {
       const answer = await this.conn.request("handoff/review", {});
-      this.dispatch({ type: "handoff", files: answer.files, base: answer.base, head: answer.head });
+      this.dispatch({ type: "handoff", files: answer.files, tasks: handoffTasks(answer.tasks),
+                      base: answer.base, head: answer.head });
     });
   }
 

@@ -9,6 +9,8 @@ import type { Conflict, Plan, PlayerInfo, Question, ReviewFile, Status, Task, Ta
 
 export interface Message { role: "you" | "planner" | "baton" | "error"; text: string }
 export interface Step { kind: string; text: string }
+/** A landed task in the handoff, in merge order (what "merge up to here" counts along). */
+export interface HandoffTask { id: number; title: string }
 
 export interface Card {
   id: number;
@@ -38,7 +40,7 @@ export interface State {
   players: PlayerInfo[];
   cards: Card[];
   summary: string | null;
-  handoff: { files: ReviewFile[]; base: string | null; head: string | null } | null;
+  handoff: { files: ReviewFile[]; tasks: HandoffTask[]; base: string | null; head: string | null } | null;
   conflict: Conflict | null;
   confirm: Confirm | null;
   busy: string | null;
@@ -73,7 +75,7 @@ export type Action =
   | { type: "checkpoint"; task: number; what: string; evidence: string | null }
   | { type: "select"; id: number | null }
   | { type: "move"; delta: number }
-  | { type: "handoff"; files: ReviewFile[]; base: string | null; head: string | null }
+  | { type: "handoff"; files: ReviewFile[]; tasks: HandoffTask[]; base: string | null; head: string | null }
   | { type: "merged"; merged: number[]; conflict: Conflict | null }
   | { type: "ask"; confirm: Confirm }
   | { type: "settle" }
@@ -131,7 +133,8 @@ export function reduce(state: State, action: Action): State {
     case "move":
       return { ...state, selected: moved(state, action.delta) };
     case "handoff":
-      return { ...state, handoff: { files: action.files, base: action.base, head: action.head } };
+      return { ...state, handoff: { files: action.files, tasks: action.tasks, base: action.base,
+                                    head: action.head } };
     case "merged": {
       const note = action.merged.length
         ? `merged ${action.merged.map((n) => `task ${n}`).join(", ")} onto your branch`
@@ -237,11 +240,20 @@ export function choices(state: State, task: Task): { players: string[]; models: 
            anyModel: Boolean(player && (player.models === null || player.models === undefined)) };
 }
 
-/** Whether every task has finished its work (landed, merged or discarded): the handoff's turn. */
+/** The handoff's turn: some build work has landed and nothing is still on its way (a failed,
+ * paused or parked task waits on the person, who may merge what landed before it). */
 export function readyForHandoff(state: State): boolean {
-  return state.cards.length > 0 && state.cards.some((c) => c.state === "landed")
-    && state.cards.every((c) => ["landed", "merged", "discarded", "done"].includes(c.state)
-      || (c.mode === "research" && c.state === "done"));
+  return state.cards.some((c) => c.state === "landed")
+    && !state.cards.some((c) => ON_ITS_WAY.has(c.state));
+}
+
+const ON_ITS_WAY = new Set(["draft", "queued", "running", "checkpoint"]);
+
+/** The `tasks` of `handoff/review` (records of landed work, in merge order), as the view
+ * lists them. */
+export function handoffTasks(sections: Record<string, unknown>[]): HandoffTask[] {
+  return sections.filter((t) => typeof t.id === "number")
+    .map((t) => ({ id: t.id as number, title: typeof t.title === "string" ? t.title : "" }));
 }
 
 /** The plan's single keys (as the terminal app's): what a key press means when the plan list

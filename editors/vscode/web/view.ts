@@ -127,7 +127,7 @@ export class View {
     if (!p || p.plan !== s.plan || p.selected !== s.selected || p.players !== s.players
         || p.cards !== s.cards) this.paintEditor(s);
     if (!p || p.cards !== s.cards || p.summary !== s.summary) this.paintCards(s);
-    if (!p || p.handoff !== s.handoff || p.busy !== s.busy) this.paintHandoff(s);
+    if (!p || p.handoff !== s.handoff || p.busy !== s.busy || p.cards !== s.cards) this.paintHandoff(s);
     if (!p || p.confirm !== s.confirm) this.paintConfirm(s);
     this.last = s;
     if (this.painted) this.painted();
@@ -382,9 +382,21 @@ export class View {
     const merge = button("Merge all…", () => this.app.ask("merge"),
                          { id: "merge-all", "aria-label": "Merge all… landed tasks onto your branch" });
     merge.disabled = Boolean(s.busy) || hd.files.length === 0;
+    const state = new Map(s.cards.map((c) => [c.id, c.state]));
+    const tasks = hd.tasks.map((t) => {
+      const merged = state.get(t.id) === "merged";
+      const upTo = button("Merge up to here…", () => this.app.ask("mergeUpTo", t.id),
+                          { className: "merge-up-to", "aria-label": `Merge up to task ${t.id}… (the landed tasks before it too)` });
+      upTo.disabled = merged || Boolean(s.busy);
+      return h("li", { "data-handoff-task": t.id }, h("span", { className: "id" }, `${t.id}`), " ",
+               h("span", { className: "title" }, t.title), " ",
+               h("span", { className: "badge" }, merged ? "merged" : "landed"), " ", merged ? null : upTo);
+    });
     this.handoff.replaceChildren(h("h2", {}, "Handoff"),
                                  h("p", { className: "meta" }, `${hd.files.length} files changed`),
                                  h("ul", { className: "files", "aria-label": "Changed files" }, ...files),
+                                 h("h3", {}, "Landed tasks, in merge order"),
+                                 h("ol", { className: "handoff-tasks", "aria-label": "Landed tasks, in merge order" }, ...tasks),
                                  h("div", { className: "row" }, merge));
   }
 

@@ -3,7 +3,7 @@ import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
 import type { Plan, Status } from "../../web/protocol";
 import {
-  OUTPUT_LINES, choices, fieldText, fieldValue, initialState, planKey, readyForHandoff, reduce,
+  OUTPUT_LINES, choices, fieldText, fieldValue, handoffTasks, initialState, planKey, readyForHandoff, reduce,
   selectedTask,
 } from "../../web/state";
 import { lineDiff } from "../../web/diff";
@@ -165,6 +165,18 @@ describe("run cards", () => {
     assert.equal(readyForHandoff(s), false);
     s = reduce(s, { type: "status", status: status({ 1: "done", 2: "landed", 3: "landed" }) });
     assert.equal(readyForHandoff(s), true);
+  });
+
+  it("offers the handoff beside a task that waits on the person, not beside one at work", () => {
+    let s = reduce(initialState(), { type: "status", status: status({ 1: "landed", 2: "failed", 3: "checkpoint" }) });
+    assert.equal(readyForHandoff(s), false);
+    s = reduce(s, { type: "status", status: status({ 1: "landed", 2: "failed", 3: "paused" }) });
+    assert.equal(readyForHandoff(s), true);
+  });
+
+  it("keeps the landed tasks of the review in merge order", () => {
+    assert.deepEqual(handoffTasks([{ id: 3, title: "Three", files: [] }, { id: 1, title: "One" }, { title: "no id" }]),
+                     [{ id: 3, title: "Three" }, { id: 1, title: "One" }]);
   });
 });
 
