@@ -14,7 +14,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).parent))
-from flow import person_flow, wait_for  # noqa: E402
+from flow import person_flow, record, wait_for  # noqa: E402
 
 
 def open_baton(page) -> None:
@@ -75,14 +75,12 @@ def main() -> int:
                 page.screenshot(path=str(shots / "vscode-after-merge-dark.png"))
             seen["ok"] = True
         finally:
-            try:
+            def webview_messages():
                 view = page.frame_locator("iframe.webview.ready").frame_locator("iframe#active-frame")
-                seen["messages"] = view.locator(".msg").all_inner_texts()
-                if shots and not seen.get("ok"):  # what the page showed when it failed
-                    page.screenshot(path=str(shots / "vscode-failed.png"))
-            except Exception as err:  # noqa: BLE001 — the record of a failed run, best effort
-                seen["messages"] = [f"(unreadable: {err})"]
-            Path(args["out"]).write_text(json.dumps(seen, indent=1))
+                return view.locator(".msg").all_inner_texts()
+
+            record(args["out"], seen, webview_messages,
+                   (lambda: page.screenshot(path=str(shots / "vscode-failed.png"))) if shots else None)
             browser.close()
     return 0
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).parent))
-from flow import person_flow  # noqa: E402
+from flow import person_flow, record  # noqa: E402
 
 
 def main() -> int:
@@ -42,13 +42,8 @@ def main() -> int:
                 page.screenshot(path=str(shots / "web-after-merge-dark.png"))
             seen["ok"] = True
         finally:
-            try:
-                seen["messages"] = page.locator(".msg").all_inner_texts()
-                if shots and not seen.get("ok"):  # what the page showed when it failed
-                    page.screenshot(path=str(shots / "web-failed.png"))
-            except Exception as err:  # noqa: BLE001 — the record of a failed run, best effort
-                seen["messages"] = [f"(unreadable: {err})"]
-            Path(args["out"]).write_text(json.dumps(seen, indent=1))
+            record(args["out"], seen, lambda: page.locator(".msg").all_inner_texts(),
+                   (lambda: page.screenshot(path=str(shots / "web-failed.png"))) if shots else None)
             browser.close()
     return 0
 

@@ -5,8 +5,24 @@ open a file's diff, merge. Runs on the tool chain's Python (playwright is not Ba
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from pathlib import Path
+
+
+def record(out, seen, messages_of, screenshot=None):
+    """Write what a driver saw to `out`, with the conversation's lines (`messages_of()`), and
+    a screenshot (`screenshot()`) when the run did not finish: best effort, since the page may
+    be what failed."""
+    try:
+        seen["messages"] = messages_of()
+        if screenshot and not seen.get("ok"):  # what the page showed when it failed
+            screenshot()
+    except Exception as err:  # noqa: BLE001 — the record of a failed run, best effort
+        seen["messages"] = [f"(unreadable: {err})"]
+    Path(out).write_text(json.dumps(seen, indent=1))
+
 
 def wait_for(what, probe, seconds=120.0, every=0.25):
     deadline = time.monotonic() + seconds
@@ -33,7 +49,8 @@ def person_flow(view, seen, shoot=None, open_diff=None, timeout=240):
     asks.get_by_text("The planner asks").wait_for(timeout=timeout * 1000)
     seen["question"] = asks.locator(".q").first.inner_text()
     seen["recommendation"] = asks.locator(".rec").first.inner_text()
-    seen["planner_steps"] = view.locator("#planner .steps li").count() if view.locator("#planner").is_visible() else None
+    planner = view.locator("#planner")
+    seen["planner_steps"] = planner.locator(".steps li").count() if planner.is_visible() else None
     view.get_by_role("textbox", name="Your answer").fill("both: words and lines")
     view.get_by_role("button", name="Send the answer").click()
     rows = view.locator("#plan-list [data-task]")
