@@ -139,8 +139,8 @@ export function reduce(state: State, action: Action): State {
       const note = action.merged.length
         ? `merged ${action.merged.map((n) => `task ${n}`).join(", ")} onto your branch`
         : "nothing new to merge";
-      const next = say(state, "baton", note);
-      if (!action.conflict) return { ...next, conflict: null };
+      if (!action.conflict) return { ...say(state, "baton", note), conflict: null };
+      const next = action.merged.length ? say(state, "baton", note) : state;
       return { ...say(next, "error", `task ${action.conflict.id} stopped at a conflict in ` +
                       `${action.conflict.files.join(", ")}: ${action.conflict.command}`),
                conflict: action.conflict };
