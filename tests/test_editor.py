@@ -158,6 +158,7 @@ def assert_actions(seen: dict, repo: Path, took: str, opened: str) -> None:
     assert opened in seen["opened"], seen["opened"]
     assert "not ready" not in seen["codex_after"]
     assert seen["rows_after"] == 5
+    assert "codex" in seen["task_2_saved"]
     states = dict(seen["card_states"])
     assert (states[first], states[second], states[2]) == ("merged", "merged", "failed"), states
     log = git(repo, "log", "--format=%s", "main")
@@ -177,7 +178,7 @@ def test_baton_web_runs_actions_as_a_person(tools, tmp_path):
         with kit.baton_web(repo, env) as url:
             seen = kit.drive(tools, "drive_web.py", {"url": url, "out": str(tmp_path / "seen.json"),
                                                      "world": world}, timeout=1000)
-        assert_actions(seen, repo, "finish_by_hand.py", "to resolve the conflict")
+        assert_actions(seen, repo, "take_session.py", "to resolve the conflict")
 
 
 @pytest.mark.timeout(1500)
@@ -188,10 +189,11 @@ def test_vscode_runs_actions_as_a_person(tools, tmp_path):
     with kit.actions_world(tmp_path) as (repo, env, world):
         world.update({"repo": str(repo), "files": {"1": "yes.txt", "3": "retry.txt", "5": "notes.txt"}})
         baton = {"baton.path": str(Path(sys.executable).parent / "baton")}
-        with kit.code_server(tools, tmp_path, repo, env, settings=baton) as (port, _):
+        with kit.code_server(tools, tmp_path, repo, env, settings=baton,
+                             extra=("--vscode-option", "enable-smoke-test-driver")) as (port, _):
             seen = kit.drive(tools, "drive_vscode.py", {
                 "url": kit.development_url(port, repo), "out": str(tmp_path / "seen.json"),
-                "world": world}, timeout=1400)
-        assert_actions(seen, repo, "interactive session: done, leaving", "the person's own")
-        assert seen["took"].startswith("Baton: task 4")
+                "shots": str(tmp_path), "world": world}, timeout=1400)
+        assert_actions(seen, repo, "tidy-the-exports/4-half-done", "the person's own")
+        assert seen["took"].startswith("Baton: task 4") and "interactive session in" in seen["took"]
         assert seen["opened"].startswith("notes.txt")

@@ -47,8 +47,8 @@ def terminal_of(page, task: int) -> str:
     wait_for(f"the terminal {name}", lambda: panel.is_visible() and name in panel.inner_text(), 120)
     rows = page.locator(".part.panel .xterm-rows")
     wait_for("the interactive session's words", lambda: rows.count() > 0
-             and "interactive session: done" in rows.first.inner_text(), 120)
-    return f"{name}\n{rows.first.inner_text()}"
+             and "type a line" in rows.first.inner_text(), 120)
+    return f"{name}\n" + rows.first.inner_text().replace("\n", "")  # (a long path wraps)
 
 
 def editor_of(page, path: str) -> str:

@@ -36,6 +36,13 @@ def wait_for(what, probe, seconds=120.0, every=0.25):
         time.sleep(every)
 
 
+def saved(view):
+    """Every edit painted in the plan has been answered by Baton (the view paints an edit at
+    once; `aria-busy` on the plan says an answer is still to come)."""
+    plan = view.locator("#plan")
+    wait_for("the edits saved", lambda: plan.get_attribute("aria-busy") == "false", 120)
+
+
 def plan_row(view, task):
     return view.locator(f'#plan-list [data-task="{task}"]')
 
@@ -69,16 +76,21 @@ def person_flow(view, seen, shoot=None, open_diff=None, timeout=240):
     editor.locator("#field-check").fill("python3 -m unittest -q")
     editor.locator("#field-check").press("Enter")
     wait_for("task 3's check", lambda: "check" in plan_row(view, 3).inner_text())
+    saved(view)
     editor.locator("#field-player").select_option("script")
     wait_for("task 3 on script", lambda: "script" in plan_row(view, 3).inner_text())
+    saved(view)
     editor.locator("#field-player").select_option("anthropic")
     wait_for("task 3 back on anthropic", lambda: "script" not in plan_row(view, 3).inner_text())
+    saved(view)
     models = editor.locator("#field-model option").all_inner_texts()
     seen["anthropic_models"] = models
     editor.locator("#field-model").select_option("claude-haiku-4-5")
     wait_for("task 3's model", lambda: "claude-haiku-4-5" in plan_row(view, 3).inner_text())
+    saved(view)
     editor.locator("#field-effort").select_option("high")
     wait_for("task 3's effort", lambda: "high" in plan_row(view, 3).inner_text())
+    saved(view)
     seen["task3"] = plan_row(view, 3).inner_text()
 
     # single keys on the plan: k moves up, t goes to the title, Escape comes back
@@ -236,6 +248,8 @@ def actions_flow(view, seen, world, took, opened, timeout=240):
     seen["codex_after"] = codex.inner_text()
     editor.locator("#field-player").select_option("codex")
     wait_for("task 2 on codex", lambda: "codex" in plan_row(view, 2).inner_text(), 60)
+    saved(view)
+    seen["task_2_saved"] = plan_row(view, 2).inner_text()
     seen["rows_after"] = rows.count()
     seen["card_states"] = view.locator("#cards [data-card]").evaluate_all(
         "els => els.map(e => [Number(e.dataset.card), e.dataset.state])")

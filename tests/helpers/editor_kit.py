@@ -98,7 +98,7 @@ def actions_world(base: Path) -> Iterator[tuple[Path, dict[str, str], dict[str, 
     """A repository with a guarded plan (not approved) of five tasks on scripted agents
     (`baton_tui.demo.agent`, which call `baton checkpoint` and `baton report`): 1 and 2 ask at a
     checkpoint, 3 waits for a file (`go`) the test writes, 4 hangs until taken over (its
-    player's interactive command is tests/agents/finish_by_hand.py), 5 writes notes.txt. Codex
+    player's interactive command is tests/editor/take_session.py), 5 writes notes.txt. Codex
     is installed (a stand-in on PATH) but not signed in until the test writes
     `codex_home`/auth.json. Yields (repo, env, {go, codex_home})."""
     repo, home, bin_dir = base / "repo", base / "codex-home", base / "bin"
@@ -129,7 +129,7 @@ def actions_world(base: Path) -> Iterator[tuple[Path, dict[str, str], dict[str, 
         path.write_text(json.dumps(script))
         lines += [f"[players.custom.{name}]", f"command = {json.dumps([*agent, str(path)])}"]
         if name == "t":
-            by_hand = [sys.executable, str(ROOT / "tests" / "agents" / "finish_by_hand.py")]
+            by_hand = [sys.executable, str(DRIVERS / "take_session.py")]
             lines.append(f"interactive_command = {json.dumps(by_hand)}")
         lines.append("")
     limits = '[limits]\nstall = "600s"\ncheckpoint_wait = "900s"\n'  # the agents wait for the person
@@ -206,7 +206,7 @@ def code_server(tools: Path, base: Path, folder: Path, env: dict[str, str],
     (user / "User" / "settings.json").write_text(json.dumps({**SETTINGS, **(settings or {})}))
     cs_env = node_env(tools)
     cs_env.update({k: v for k, v in env.items() if k not in ("PATH",)})
-    cs_env["PATH"] = node_env(tools)["PATH"]
+    cs_env["PATH"] = os.pathsep.join([str(tools / "node24" / "bin"), env["PATH"]])
     for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "TMPDIR"):
         path = home / name.lower()
         path.mkdir(exist_ok=True)

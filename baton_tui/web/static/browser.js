@@ -86,6 +86,7 @@
       conflict: null,
       confirm: null,
       busy: null,
+      saving: false,
       planner: { working: false, steps: [], thinking: "", text: "" }
     };
   }
@@ -130,6 +131,11 @@
         return { ...state, questions: action.questions };
       case "plan":
         return withPlan(state, action.plan);
+      case "edited": {
+        if (!state.plan || !state.plan.tasks.some((t) => t.id === action.id)) return state;
+        const tasks = state.plan.tasks.map((t) => t.id === action.id ? { ...t, [action.field]: action.value } : t);
+        return { ...state, plan: { ...state.plan, tasks } };
+      }
       case "players":
         return { ...state, players: action.players };
       case "status":
@@ -164,6 +170,8 @@
         return { ...state, confirm: null };
       case "busy":
         return { ...state, busy: action.what };
+      case "saving":
+        return state.saving === action.on ? state : { ...state, saving: action.on };
     }
   }
   function say(state, role, text) {
@@ -376,6 +384,13 @@
     statusInFlight = false;
     statusAgain = false;
     landedSeen = -1;
+    editsInFlight = 0;
+    editRefused = false;
+    /** How many times every edit in flight has been answered (the benchmark's and tests' hook). */
+    editsSettled = 0;
+    get editing() {
+      return this.editsInFlight > 0;
+    }
     dispatch(action) {
       this.state = reduce(this.state, action);
       this.render(this.state);
@@ -434,16 +449,35 @@
         failed: answer.status === "failed" ? answer.message ?? "the planner failed" : void 0
       });
     }
+    /** An edit is painted at once (the person sees their key press land); the server's plan
+     * then replaces it — only the answer to the newest edit in flight, since an older one would
+     * paint a value the person has already changed. A refused edit shows the plan as it stands. */
     async edit(id, field, raw) {
       const value = typeof raw === "boolean" ? raw : fieldValue(field, raw);
+      this.dispatch({ type: "edited", id, field, value });
+      this.editsInFlight++;
+      this.dispatch({ type: "saving", on: true });
+      let failed = false;
       await this.guard(null, async () => {
         const answer = await this.conn.request("task/edit", { id, field, value });
-        this.dispatch({ type: "plan", plan: answer.plan });
-        await this.refreshStatus();
-      }, async () => {
-        const plan = await this.conn.request("plan/get", {});
-        this.dispatch({ type: "plan", plan: plan.plan });
+        if (this.editsInFlight === 1 && !this.editRefused) this.dispatch({ type: "plan", plan: answer.plan });
+      }, () => {
+        failed = true;
       });
+      this.editsInFlight--;
+      if (failed) this.editRefused = true;
+      if (this.editsInFlight === 0) {
+        if (this.editRefused) {
+          this.editRefused = false;
+          await this.guard(null, async () => {
+            const plan = await this.conn.request("plan/get", {});
+            this.dispatch({ type: "plan", plan: plan.plan });
+          });
+        }
+        this.editsSettled++;
+        this.dispatch({ type: "saving", on: false });
+        await this.refreshStatus().catch(() => void 0);
+      }
     }
     async addTask(title) {
       const player = this.state.players.find((p) => p.ready)?.name ?? this.state.plan?.tasks[0]?.player ?? "claude-code";
@@ -803,6 +837,7 @@
       if (!p || p.questions !== s.questions || p.busy !== s.busy) this.paintQuestions(s);
       if (!p || p.plan !== s.plan || p.approved !== s.approved || p.running !== s.running || p.cards !== s.cards || p.busy !== s.busy) this.paintPlanHead(s);
       if (!p || p.plan !== s.plan || p.selected !== s.selected) this.paintRows(s);
+      if (!p || p.saving !== s.saving) this.plan.setAttribute("aria-busy", s.saving ? "true" : "false");
       if (!p || p.plan !== s.plan || p.selected !== s.selected || p.players !== s.players || p.cards !== s.cards) this.paintEditor(s);
       if (!p || p.cards !== s.cards || p.summary !== s.summary) this.paintCards(s);
       if (!p || p.handoff !== s.handoff || p.busy !== s.busy || p.cards !== s.cards) this.paintHandoff(s);

@@ -44,6 +44,8 @@ export interface State {
   conflict: Conflict | null;
   confirm: Confirm | null;
   busy: string | null;
+  /** Edits painted but not yet answered by the server. */
+  saving: boolean;
 }
 
 export const OUTPUT_LINES = 6;
@@ -53,7 +55,7 @@ export function initialState(): State {
   return {
     connected: false, messages: [], questions: null, plan: null, approved: false,
     running: false, selected: null, players: [], cards: [], summary: null, handoff: null,
-    conflict: null, confirm: null, busy: null,
+    conflict: null, confirm: null, busy: null, saving: false,
     planner: { working: false, steps: [], thinking: "", text: "" },
   };
 }
@@ -69,6 +71,7 @@ export type Action =
   | { type: "drafted"; questions: Question[] | null; plan: Plan | null; failed?: string }
   | { type: "questions"; questions: Question[] }
   | { type: "plan"; plan: Plan | null }
+  | { type: "edited"; id: number; field: string; value: unknown }
   | { type: "players"; players: PlayerInfo[] }
   | { type: "status"; status: Status }
   | { type: "output"; task: number; lines: string[] }
@@ -79,7 +82,8 @@ export type Action =
   | { type: "merged"; merged: number[]; conflict: Conflict | null }
   | { type: "ask"; confirm: Confirm }
   | { type: "settle" }
-  | { type: "busy"; what: string | null };
+  | { type: "busy"; what: string | null }
+  | { type: "saving"; on: boolean };
 
 export function reduce(state: State, action: Action): State {
   switch (action.type) {
@@ -117,6 +121,11 @@ export function reduce(state: State, action: Action): State {
       return { ...state, questions: action.questions };
     case "plan":
       return withPlan(state, action.plan);
+    case "edited": {
+      if (!state.plan || !state.plan.tasks.some((t) => t.id === action.id)) return state;
+      const tasks = state.plan.tasks.map((t) => t.id === action.id ? { ...t, [action.field]: action.value } : t);
+      return { ...state, plan: { ...state.plan, tasks } };
+    }
     case "players":
       return { ...state, players: action.players };
     case "status":
@@ -151,6 +160,8 @@ export function reduce(state: State, action: Action): State {
       return { ...state, confirm: null };
     case "busy":
       return { ...state, busy: action.what };
+    case "saving":
+      return state.saving === action.on ? state : { ...state, saving: action.on };
   }
 }
 

@@ -124,6 +124,7 @@ export class View {
     if (!p || p.plan !== s.plan || p.approved !== s.approved || p.running !== s.running
         || p.cards !== s.cards || p.busy !== s.busy) this.paintPlanHead(s);
     if (!p || p.plan !== s.plan || p.selected !== s.selected) this.paintRows(s);
+    if (!p || p.saving !== s.saving) this.plan.setAttribute("aria-busy", s.saving ? "true" : "false");
     if (!p || p.plan !== s.plan || p.selected !== s.selected || p.players !== s.players
         || p.cards !== s.cards) this.paintEditor(s);
     if (!p || p.cards !== s.cards || p.summary !== s.summary) this.paintCards(s);

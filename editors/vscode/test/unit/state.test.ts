@@ -57,6 +57,18 @@ describe("planner conversation", () => {
 });
 
 describe("plan selection and keys", () => {
+  it("paints an edit at once, one task changed, and takes the server's plan over it", () => {
+    let s = reduce(initialState(), { type: "plan", plan });
+    const before = s.plan!;
+    s = reduce(s, { type: "edited", id: 3, field: "checkpoint", value: true });
+    assert.equal(s.plan!.tasks[2].checkpoint, true);
+    assert.equal(s.plan!.tasks[0], before.tasks[0], "the other tasks are the same objects");
+    assert.equal(reduce(s, { type: "edited", id: 99, field: "title", value: "x" }), s, "no such task: nothing");
+    const answered = { ...plan, tasks: plan.tasks.map((t: Plan["tasks"][number]) => (t.id === 3 ? { ...t, checkpoint: false } : t)) };
+    s = reduce(s, { type: "plan", plan: answered });
+    assert.equal(s.plan!.tasks[2].checkpoint, false, "the server's word is the last");
+  });
+
   it("moves within the plan and keeps the selection across a new plan", () => {
     let s = reduce(initialState(), { type: "plan", plan });
     s = reduce(s, { type: "move", delta: 1 });
