@@ -204,6 +204,7 @@ def actions_flow(view, seen, world, took, opened, timeout=240):
     seen["card_3_stopped"] = card(view, 3).inner_text()
     Path(world["go"]).write_text("go\n")
     view.get_by_role("button", name="Retry task 3").click()
+    wait_for("task 3 started again", lambda: card_state(view, 3) != "failed", 120)
     wait_state(view, 3, "landed", seconds=timeout)
 
     # take a task over: the host opens the agent's interactive command

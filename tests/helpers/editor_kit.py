@@ -99,7 +99,7 @@ def actions_world(base: Path) -> Iterator[tuple[Path, dict[str, str], dict[str, 
     (`baton_tui.demo.agent`, which call `baton checkpoint` and `baton report`): 1 and 2 ask at a
     checkpoint, 3 waits for a file (`go`) the test writes, 4 hangs until taken over (its
     player's interactive command is tests/editor/take_session.py), 5 writes notes.txt. Codex
-    is installed (a stand-in on PATH) but not signed in until the test writes
+    is installed (a stand-in, its `bin` in baton.toml) but not signed in until the test writes
     `codex_home`/auth.json. Yields (repo, env, {go, codex_home})."""
     repo, home, bin_dir = base / "repo", base / "codex-home", base / "bin"
     for folder in (repo, home, bin_dir):
@@ -132,6 +132,8 @@ def actions_world(base: Path) -> Iterator[tuple[Path, dict[str, str], dict[str, 
             by_hand = [sys.executable, str(DRIVERS / "take_session.py")]
             lines.append(f"interactive_command = {json.dumps(by_hand)}")
         lines.append("")
+    # Codex by its binary's path: code-server's extension host takes PATH from a login shell
+    lines += ["[players.codex]", f"bin = {json.dumps(str(codex))}", ""]
     limits = '[limits]\nstall = "600s"\ncheckpoint_wait = "900s"\n'  # the agents wait for the person
     (repo / "baton.toml").write_text("\n".join(lines) + limits)
     (repo / "README.md").write_text("exports\n")
