@@ -57,7 +57,8 @@ def editor_of(page, path: str) -> str:
     tab.first.wait_for(timeout=60_000)
     lines = page.locator(".editor-group-container.active .view-lines")
     wait_for("the file's text", lambda: lines.count() > 0 and lines.first.inner_text().strip(), 60)
-    return f"{tab.first.get_attribute('aria-label') or tab.first.inner_text()}\n{lines.first.inner_text()}"
+    text = lines.first.inner_text().replace("\xa0", " ")  # the editor draws spaces as no-break ones
+    return f"{tab.first.get_attribute('aria-label') or tab.first.inner_text()}\n{text}"
 
 
 def main() -> int:

@@ -206,9 +206,9 @@ def code_server(tools: Path, base: Path, folder: Path, env: dict[str, str],
     user = home / "user"
     (user / "User").mkdir(parents=True, exist_ok=True)
     (user / "User" / "settings.json").write_text(json.dumps({**SETTINGS, **(settings or {})}))
-    cs_env = node_env(tools)
-    cs_env.update({k: v for k, v in env.items() if k not in ("PATH",)})
+    cs_env = dict(env)  # the world's environment alone (what it removed stays removed)
     cs_env["PATH"] = os.pathsep.join([str(tools / "node24" / "bin"), env["PATH"]])
+    cs_env["npm_config_nodedir"] = str(tools / "node24" / "package")
     for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "TMPDIR"):
         path = home / name.lower()
         path.mkdir(exist_ok=True)
