@@ -373,6 +373,7 @@
     if (ids.length <= 1) return `task ${task}`;
     return `tasks ${ids.join(", ")} (up to task ${task})`;
   }
+  var STATUS_EVERY_MS = 150;
   var App = class {
     constructor(conn, render) {
       this.conn = conn;
@@ -385,6 +386,7 @@
     statusAgain = false;
     landedSeen = -1;
     editsInFlight = 0;
+    statusTimer = null;
     editRefused = false;
     /** How many times every edit in flight has been answered (the benchmark's and tests' hook). */
     editsSettled = 0;
@@ -476,7 +478,7 @@
         }
         this.editsSettled++;
         this.dispatch({ type: "saving", on: false });
-        await this.refreshStatus().catch(() => void 0);
+        this.statusSoon();
       }
     }
     async addTask(title) {
@@ -612,6 +614,16 @@
         });
       });
     }
+    /** A `status/get` within STATUS_EVERY_MS, however many events ask for one meanwhile: with
+     * agents streaming, events come many times a second, and each status of a large plan is
+     * work for the server and the page that a key press would wait behind. */
+    statusSoon() {
+      if (this.statusTimer !== null) return;
+      this.statusTimer = setTimeout(() => {
+        this.statusTimer = null;
+        void this.refreshStatus().catch(() => void 0);
+      }, STATUS_EVERY_MS);
+    }
     /** `status/get`, at most one in flight: notifications that arrive meanwhile ask for one more. */
     async refreshStatus() {
       if (this.statusInFlight) {
@@ -663,7 +675,7 @@
           this.dispatch({ type: "output", task: n.params.task, lines: n.params.lines });
           break;
         case "event":
-          void this.refreshStatus().catch(() => void 0);
+          this.statusSoon();
           break;
         case "lagged":
           void this.conn.request("events/subscribe", { cursor: n.params.cursor }).then(() => this.refreshStatus()).catch(() => void 0);
@@ -836,7 +848,7 @@
       if (!p || p.planner !== s.planner) this.paintPlanner(s);
       if (!p || p.questions !== s.questions || p.busy !== s.busy) this.paintQuestions(s);
       if (!p || p.plan !== s.plan || p.approved !== s.approved || p.running !== s.running || p.cards !== s.cards || p.busy !== s.busy) this.paintPlanHead(s);
-      if (!p || p.plan !== s.plan || p.selected !== s.selected) this.paintRows(s);
+      if (!p || p.plan !== s.plan || p.selected !== s.selected) this.paintRows(s, !p || p.selected !== s.selected);
       if (!p || p.saving !== s.saving) this.plan.setAttribute("aria-busy", s.saving ? "true" : "false");
       if (!p || p.plan !== s.plan || p.selected !== s.selected || p.players !== s.players || p.cards !== s.cards) this.paintEditor(s);
       if (!p || p.cards !== s.cards || p.summary !== s.summary) this.paintCards(s);
@@ -951,7 +963,9 @@
         h("div", { className: "row" }, approve, run, stop)
       );
     }
-    paintRows(s) {
+    /** The plan's rows, keyed by task; `reveal`: the selection moved, so it is scrolled to
+     * (only then: scrolling lays the whole list out, which an edit need not wait for). */
+    paintRows(s, reveal) {
       const tasks = s.plan ? s.plan.tasks : [];
       const keep = new Set(tasks.map((t) => t.id));
       for (const [id, row] of this.rows) if (!keep.has(id)) {
@@ -975,7 +989,7 @@
         before = row.el.nextElementSibling;
       }
       if (s.selected !== null) this.planList.setAttribute("aria-activedescendant", `task-${s.selected}`);
-      this.rows.get(s.selected ?? -1)?.el.scrollIntoView?.({ block: "nearest" });
+      if (reveal) this.rows.get(s.selected ?? -1)?.el.scrollIntoView?.({ block: "nearest" });
     }
     row(t, selected) {
       const bits = [

@@ -21,12 +21,16 @@ function upToWords(state: State, task: number | null): string {
   return `tasks ${ids.join(", ")} (up to task ${task})`;
 }
 
+/** The shortest wait between two status refreshes that events ask for. */
+export const STATUS_EVERY_MS = 150;
+
 export class App {
   state: State = initialState();
   private statusInFlight = false;
   private statusAgain = false;
   private landedSeen = -1;
   private editsInFlight = 0;
+  private statusTimer: ReturnType<typeof setTimeout> | null = null;
   private editRefused = false;
   /** How many times every edit in flight has been answered (the benchmark's and tests' hook). */
   editsSettled = 0;
@@ -112,7 +116,7 @@ export class App {
       }
       this.editsSettled++;
       this.dispatch({ type: "saving", on: false });
-      await this.refreshStatus().catch(() => undefined);
+      this.statusSoon();
     }
   }
 
@@ -238,6 +242,17 @@ export class App {
     });
   }
 
+  /** A `status/get` within STATUS_EVERY_MS, however many events ask for one meanwhile: with
+   * agents streaming, events come many times a second, and each status of a large plan is
+   * work for the server and the page that a key press would wait behind. */
+  private statusSoon(): void {
+    if (this.statusTimer !== null) return;
+    this.statusTimer = setTimeout(() => {
+      this.statusTimer = null;
+      void this.refreshStatus().catch(() => undefined);
+    }, STATUS_EVERY_MS);
+  }
+
   /** `status/get`, at most one in flight: notifications that arrive meanwhile ask for one more. */
   async refreshStatus(): Promise<void> {
     if (this.statusInFlight) { this.statusAgain = true; return; }
@@ -272,7 +287,7 @@ export class App {
                         evidence: n.params.evidence ?? null });
         break;
       case "task/output": this.dispatch({ type: "output", task: n.params.task, lines: n.params.lines }); break;
-      case "event": void this.refreshStatus().catch(() => undefined); break;
+      case "event": this.statusSoon(); break;
       case "lagged":
         void this.conn.request("events/subscribe", { cursor: n.params.cursor })
           .then(() => this.refreshStatus()).catch(() => undefined);

@@ -123,7 +123,7 @@ export class View {
     if (!p || p.questions !== s.questions || p.busy !== s.busy) this.paintQuestions(s);
     if (!p || p.plan !== s.plan || p.approved !== s.approved || p.running !== s.running
         || p.cards !== s.cards || p.busy !== s.busy) this.paintPlanHead(s);
-    if (!p || p.plan !== s.plan || p.selected !== s.selected) this.paintRows(s);
+    if (!p || p.plan !== s.plan || p.selected !== s.selected) this.paintRows(s, !p || p.selected !== s.selected);
     if (!p || p.saving !== s.saving) this.plan.setAttribute("aria-busy", s.saving ? "true" : "false");
     if (!p || p.plan !== s.plan || p.selected !== s.selected || p.players !== s.players
         || p.cards !== s.cards) this.paintEditor(s);
@@ -204,7 +204,9 @@ export class View {
       h("h2", {}, "Plan: ", s.plan.goal || "(no goal)"), h("div", { className: "row" }, approve, run, stop));
   }
 
-  private paintRows(s: State): void {
+  /** The plan's rows, keyed by task; `reveal`: the selection moved, so it is scrolled to
+   * (only then: scrolling lays the whole list out, which an edit need not wait for). */
+  private paintRows(s: State, reveal: boolean): void {
     const tasks = s.plan ? s.plan.tasks : [];
     const keep = new Set(tasks.map((t) => t.id));
     for (const [id, row] of this.rows) if (!keep.has(id)) { row.el.remove(); this.rows.delete(id); }
@@ -225,7 +227,7 @@ export class View {
       before = row.el.nextElementSibling;
     }
     if (s.selected !== null) this.planList.setAttribute("aria-activedescendant", `task-${s.selected}`);
-    this.rows.get(s.selected ?? -1)?.el.scrollIntoView?.({ block: "nearest" });
+    if (reveal) this.rows.get(s.selected ?? -1)?.el.scrollIntoView?.({ block: "nearest" });
   }
 
   private row(t: Task, selected: boolean): HTMLElement {
