@@ -1,8 +1,11 @@
 """The editor's web client in Chromium (`baton web`): first paint of a `--tasks`-task plan
 (target ≤ 2 s), and a key press in the plan (`C`, a task's checkpoint flag: `task/edit` through
-the protocol, the row repainted) → the edited row painted, p95 — with nothing running, and
-with 8 agents streaming output into their cards (target: ≤ 1.5 × the same round trip in a
-minimal page that echoes each key press through a local process over a WebSocket).
+the protocol, the row repainted) → the edited row painted, and → Baton's answer applied, p95 —
+with nothing running, and with 8 agents streaming output into their cards (target: ≤ 1.5 ×
+the same round trip in a minimal page that echoes each key press through a local process over
+a WebSocket). The view paints an edit at once, so "painted" is the page's own work under that
+load; "answer applied" adds `task/edit` in Baton (a 1,000-task plan is parsed and checked
+whole on each edit).
 
 A script, not a timed test. It needs the editor tool chain (scripts/editor-toolchain). It builds
 a throwaway repository whose plan's first `--streams` tasks run a stand-in agent that prints a
