@@ -1314,6 +1314,7 @@
           void this.app.review();
           break;
       }
+      this.flush();
     }
   };
 

@@ -442,5 +442,6 @@ export class View {
       case "take": if (task) void this.app.take(task.id); break;
       case "handoff": void this.app.review(); break;
     }
+    this.flush();  // a key's own change is drawn now, not a frame later
   }
 }
