@@ -71,8 +71,9 @@ def assert_person_flow(seen: dict, repo: Path) -> None:
 
 
 def test_web_client_state(tools):
-    result = subprocess.run(["node", "--test", "--test-reporter=tap", "out/unit/state.test.js"], cwd=kit.EXTENSION, env=kit.node_env(tools),
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(["node", "--test", "--test-reporter=tap", "out/unit/state.test.js"],
+                            cwd=kit.EXTENSION, env=kit.node_env(tools), capture_output=True,
+                            text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "# fail 0" in result.stdout and "# pass " in result.stdout
 
@@ -134,3 +135,65 @@ def test_the_web_client_in_the_package_is_the_built_one(tools):
     fixture built it just now): the committed copy is what the sources build."""
     changed = git(kit.ROOT, "status", "--porcelain", "--", "baton_tui/web/static")
     assert changed == "", "rebuild (node editors/vscode/esbuild.mjs) and commit:\n" + changed
+
+
+def assert_actions(seen: dict, repo: Path, took: str, opened: str) -> None:
+    """What the run's actions did, seen in the view and in git: checkpoint yes and no, stop and
+    retry, take, merge up to here, the stop at a conflict, a player joining at refresh."""
+    assert seen.get("ok"), json.dumps(seen, indent=1)
+    assert "codex" in seen["codex_before"] and "not signed in" in seen["codex_before"]
+    assert seen["codex_disabled_before"] is True
+    assert "delete the legacy exports" in seen["checkpoint_1"]
+    assert "rm exports/2019.csv" in seen["checkpoint_1"]
+    assert "DROP TABLE users;" in seen["checkpoint_2"]
+    assert "the person said no at the checkpoint" in seen["card_2_after_no"]
+    assert "stopped by you" in seen["card_3_stopped"]
+    assert took in seen["took"], seen["took"]
+    first, second, last = seen["merge_order"]
+    assert sorted(seen["merge_order"]) == [1, 3, 5]
+    assert f"up to task {second}" in seen["merge_question"], seen["merge_question"]
+    assert seen["merged_up_to"].endswith(f"merged task {first}, task {second} onto your branch")
+    assert f"Merge task {last}:" not in seen["main_after_up_to"]
+    assert f"task {last} stopped at a conflict in " in seen["conflict"]
+    assert opened in seen["opened"], seen["opened"]
+    assert "not ready" not in seen["codex_after"]
+    assert seen["rows_after"] == 5
+    assert "codex" in seen["task_2_saved"]
+    states = dict(seen["card_states"])
+    assert (states[first], states[second], states[2]) == ("merged", "merged", "failed"), states
+    log = git(repo, "log", "--format=%s", "main")
+    assert f"Merge task {first}:" in log and f"Merge task {second}:" in log
+    assert f"Merge task {last}:" not in log
+    plan = json.loads(subprocess.run([sys.executable, "-m", "baton_tui", "plan", "--json"], cwd=repo,
+                                     capture_output=True, text=True).stdout or "{}")
+    assert next(t for t in plan["tasks"] if t["id"] == 2)["player"] == "codex"
+
+
+@pytest.mark.timeout(1200)
+def test_baton_web_runs_actions_as_a_person(tools, tmp_path):
+    """Checkpoints yes and no, stop and retry, take (the page shows the interactive command),
+    merge up to here, the conflict (the page names the file), refresh — in Chromium."""
+    with kit.actions_world(tmp_path) as (repo, env, world):
+        world.update({"repo": str(repo), "files": {"1": "yes.txt", "3": "retry.txt", "5": "notes.txt"}})
+        with kit.baton_web(repo, env) as url:
+            seen = kit.drive(tools, "drive_web.py", {"url": url, "out": str(tmp_path / "seen.json"),
+                                                     "world": world}, timeout=1000)
+        assert_actions(seen, repo, "take_session.py", "to resolve the conflict")
+
+
+@pytest.mark.timeout(1500)
+def test_vscode_runs_actions_as_a_person(tools, tmp_path):
+    """The same actions in code-server (the extension loaded from editors/vscode): take opens
+    an editor terminal named for the task that runs the player's interactive command, and the
+    stop at a merge conflict opens the conflicting file in an editor."""
+    with kit.actions_world(tmp_path) as (repo, env, world):
+        world.update({"repo": str(repo), "files": {"1": "yes.txt", "3": "retry.txt", "5": "notes.txt"}})
+        baton = {"baton.path": str(Path(sys.executable).parent / "baton")}
+        with kit.code_server(tools, tmp_path, repo, env, settings=baton,
+                             extra=("--vscode-option", "enable-smoke-test-driver")) as (port, _):
+            seen = kit.drive(tools, "drive_vscode.py", {
+                "url": kit.development_url(port, repo), "out": str(tmp_path / "seen.json"),
+                "shots": str(tmp_path), "world": world}, timeout=1400)
+        assert_actions(seen, repo, "tidy-the-exports/4-half-done", "the person's own")
+        assert seen["took"].startswith("Baton: task 4") and "interactive session in" in seen["took"]
+        assert seen["opened"].startswith("notes.txt")

@@ -1,7 +1,10 @@
 """The VSIX installed in code-server (a real VS Code), driven in Debian's Chromium as a
 person: open the folder, `Baton: Open` from the command palette, then the whole flow
 (flow.py) inside the webview; the diff opens in VS Code's own diff editor; screenshots of the
-view in the light and the dark theme. Argument: JSON {url, out, shots}."""
+view in the light and the dark theme. Or (`"world"` given) the run's actions on
+editor_kit.actions_world's plan, where take must open an editor terminal running the agent's
+interactive command and the stop at a merge conflict the conflicting file in an editor.
+Argument: JSON {url, out, shots, world?}."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).parent))
-from flow import person_flow, wait_for  # noqa: E402
+from flow import actions_flow, person_flow, record, wait_for  # noqa: E402
 
 
 def open_baton(page) -> None:
@@ -34,6 +37,28 @@ def open_baton(page) -> None:
         box.press("Enter")
         return
     raise AssertionError("the command palette never listed Baton: Open")
+
+
+def terminal_of(page, task: int) -> str:
+    """The editor terminal take opened: its name in the panel, and what the interactive
+    command printed in it."""
+    name = f"Baton: task {task}"
+    panel = page.locator(".part.panel")
+    wait_for(f"the terminal {name}", lambda: panel.is_visible() and name in panel.inner_text(), 120)
+    rows = page.locator(".part.panel .xterm-rows")
+    wait_for("the interactive session's words", lambda: rows.count() > 0
+             and "type a line" in rows.first.inner_text(), 120)
+    return f"{name}\n" + rows.first.inner_text().replace("\n", "")  # (a long path wraps)
+
+
+def editor_of(page, path: str) -> str:
+    """The editor the stop at a conflict opened: its tab and the file's first line."""
+    tab = page.locator(".tabs-container .tab.active", has_text=Path(path).name)
+    tab.first.wait_for(timeout=60_000)
+    lines = page.locator(".editor-group-container.active .view-lines")
+    wait_for("the file's text", lambda: lines.count() > 0 and lines.first.inner_text().strip(), 60)
+    text = lines.first.inner_text().replace("\xa0", " ")  # the editor draws spaces as no-break ones
+    return f"{tab.first.get_attribute('aria-label') or tab.first.inner_text()}\n{text}"
 
 
 def main() -> int:
@@ -61,6 +86,11 @@ def main() -> int:
                 page.locator(".monaco-diff-editor").first.wait_for(timeout=30_000)
                 return tab.first.inner_text()
 
+            if args.get("world"):
+                actions_flow(view, seen, args["world"], lambda task: terminal_of(page, task),
+                             lambda path: editor_of(page, path))
+                seen["ok"] = True
+                return 0
             person_flow(view, seen, shoot, open_diff)
             if shots:
                 page.keyboard.press("F1")
@@ -75,14 +105,12 @@ def main() -> int:
                 page.screenshot(path=str(shots / "vscode-after-merge-dark.png"))
             seen["ok"] = True
         finally:
-            try:
+            def webview_messages():
                 view = page.frame_locator("iframe.webview.ready").frame_locator("iframe#active-frame")
-                seen["messages"] = view.locator(".msg").all_inner_texts()
-                if shots and not seen.get("ok"):  # what the page showed when it failed
-                    page.screenshot(path=str(shots / "vscode-failed.png"))
-            except Exception as err:  # noqa: BLE001 — the record of a failed run, best effort
-                seen["messages"] = [f"(unreadable: {err})"]
-            Path(args["out"]).write_text(json.dumps(seen, indent=1))
+                return view.locator(".msg").all_inner_texts()
+
+            record(args["out"], seen, webview_messages,
+                   (lambda: page.screenshot(path=str(shots / "vscode-failed.png"))) if shots else None)
             browser.close()
     return 0
 

@@ -1,5 +1,6 @@
 """`baton web` in Debian's Chromium, as a person: the whole flow (flow.py), screenshots in
-light and dark. Argument: JSON {url, out, shots}; writes what it saw to `out`."""
+light and dark; or (`"world"` given) the run's actions on editor_kit.actions_world's plan.
+Argument: JSON {url, out, shots, world?}; writes what it saw to `out`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,15 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).parent))
-from flow import person_flow  # noqa: E402
+from flow import actions_flow, person_flow, record, wait_for  # noqa: E402
+
+
+def shown(page, title: str) -> str:
+    """What the page's viewer shows under `title` (a browser has no terminal or editor: it
+    shows the take-over command, or names the file to open)."""
+    viewer = page.locator("#viewer")
+    wait_for(title, lambda: viewer.is_visible() and title in viewer.locator("h2").inner_text(), 60)
+    return viewer.inner_text()
 
 
 def main() -> int:
@@ -35,6 +44,11 @@ def main() -> int:
                 viewer.get_by_text(path).first.wait_for()
                 return viewer.locator("pre").inner_text()
 
+            if args.get("world"):
+                actions_flow(page, seen, args["world"], lambda task: shown(page, f"Take task {task}"),
+                             lambda path: shown(page, f"Open {path}"))
+                seen["ok"] = True
+                return 0
             person_flow(page, seen, shoot, open_diff)
             if shots:
                 page.goto(args["url"] + "&theme=dark")
@@ -42,13 +56,8 @@ def main() -> int:
                 page.screenshot(path=str(shots / "web-after-merge-dark.png"))
             seen["ok"] = True
         finally:
-            try:
-                seen["messages"] = page.locator(".msg").all_inner_texts()
-                if shots and not seen.get("ok"):  # what the page showed when it failed
-                    page.screenshot(path=str(shots / "web-failed.png"))
-            except Exception as err:  # noqa: BLE001 — the record of a failed run, best effort
-                seen["messages"] = [f"(unreadable: {err})"]
-            Path(args["out"]).write_text(json.dumps(seen, indent=1))
+            record(args["out"], seen, lambda: page.locator(".msg").all_inner_texts(),
+                   (lambda: page.screenshot(path=str(shots / "web-failed.png"))) if shots else None)
             browser.close()
     return 0
 

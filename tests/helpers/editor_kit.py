@@ -85,6 +85,74 @@ def demo_world(base: Path) -> Iterator[tuple[Path, dict[str, str]]]:
         server.stop()
 
 
+ACTIONS_PLAN = {"version": 1, "goal": "tidy the exports", "autonomy": "guarded", "tasks": [
+    {"id": 1, "title": "Delete legacy exports", "prompt": "a", "player": "a", "checkpoint": True},
+    {"id": 2, "title": "Drop the users table", "prompt": "b", "player": "a", "checkpoint": True},
+    {"id": 3, "title": "Wait for the go", "prompt": "c", "player": "a"},
+    {"id": 4, "title": "Half done", "prompt": "d", "player": "t"},
+    {"id": 5, "title": "Write notes", "prompt": "e", "player": "a"}]}
+
+
+@contextmanager
+def actions_world(base: Path) -> Iterator[tuple[Path, dict[str, str], dict[str, str]]]:
+    """A repository with a guarded plan (not approved) of five tasks on scripted agents
+    (`baton_tui.demo.agent`, which call `baton checkpoint` and `baton report`): 1 and 2 ask at a
+    checkpoint, 3 waits for a file (`go`) the test writes, 4 hangs until taken over (its
+    player's interactive command is tests/editor/take_session.py), 5 writes notes.txt. Codex
+    is installed (a stand-in, its `bin` in baton.toml) but not signed in until the test writes
+    `codex_home`/auth.json. Yields (repo, env, {go, codex_home})."""
+    repo, home, bin_dir = base / "repo", base / "codex-home", base / "bin"
+    for folder in (repo, home, bin_dir):
+        folder.mkdir()
+    codex = bin_dir / "codex"
+    codex.write_text("#!/bin/sh\necho 'codex-cli 0.130.0'\n")
+    codex.chmod(0o755)
+    go = base / "go"
+    scripts = {
+        "a": {"1": [{"checkpoint": "delete the legacy exports", "evidence": "rm exports/2019.csv"},
+                    {"write": "yes.txt", "content": "deleted\n"},
+                    {"report": "done", "summary": "deleted the exports"}],
+              "2": [{"checkpoint": "drop the users table", "evidence": "DROP TABLE users;"},
+                    {"write": "no.txt", "content": "dropped\n"},
+                    {"report": "done", "summary": "dropped"}],
+              "3": [{"print": "waiting for the go"}, {"await": str(go)},
+                    {"write": "retry.txt", "content": "went\n"},
+                    {"report": "done", "summary": "went"}],
+              "5": [{"write": "notes.txt", "content": "from task 5\n"},
+                    {"report": "done", "summary": "notes written"}]},
+        "t": {"4": [{"write": "half.txt", "content": "started\n"}, {"hang": True}]},
+    }
+    agent = [sys.executable, "-m", "baton_tui.demo.agent"]
+    lines = []
+    for name, script in scripts.items():
+        path = base / f"{name}.json"
+        path.write_text(json.dumps(script))
+        lines += [f"[players.custom.{name}]", f"command = {json.dumps([*agent, str(path)])}"]
+        if name == "t":
+            by_hand = [sys.executable, str(DRIVERS / "take_session.py")]
+            lines.append(f"interactive_command = {json.dumps(by_hand)}")
+        lines.append("")
+    # Codex by its binary's path: code-server's extension host takes PATH from a login shell
+    lines += ["[players.codex]", f"bin = {json.dumps(str(codex))}", ""]
+    limits = '[limits]\nstall = "600s"\ncheckpoint_wait = "900s"\n'  # the agents wait for the person
+    (repo / "baton.toml").write_text("\n".join(lines) + limits)
+    (repo / "README.md").write_text("exports\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "exports")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENAI_API_KEY", "CODEX_API_KEY", "BATON_AUTONOMY")}
+    env.update({"BATON_HOME": str(base / "baton-home"), "CODEX_HOME": str(home),
+                "PATH": os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent),
+                                         env["PATH"]])})
+    (base / "plan.json").write_text(json.dumps(ACTIONS_PLAN))
+    for args in (["trust"], ["plan", "--from", str(base / "plan.json")]):
+        done = subprocess.run([sys.executable, "-m", "baton_tui", *args], cwd=repo, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+    yield repo, env, {"go": str(go), "codex_home": str(home)}
+
+
 @contextmanager
 def baton_web(repo: Path, env: dict[str, str]) -> Iterator[str]:
     """`baton web --port 0` in `repo`: the URL it prints first."""
@@ -124,21 +192,23 @@ def free_port() -> int:
 SETTINGS = {"workbench.startupEditor": "none", "chat.disableAIFeatures": True,
             "update.mode": "none", "extensions.autoUpdate": False,
             "telemetry.telemetryLevel": "off", "git.enabled": False,
-            "workbench.colorTheme": "Default Light Modern", "security.workspace.trust.enabled": False}
+            "workbench.colorTheme": "Default Light Modern", "security.workspace.trust.enabled": False,
+            "terminal.integrated.gpuAcceleration": "off"}  # a terminal's text in the DOM
 
 
 @contextmanager
 def code_server(tools: Path, base: Path, folder: Path, env: dict[str, str],
-                vsix: Path | None = None, extra: tuple[str, ...] = ()) -> Iterator[tuple[int, dict[str, str]]]:
+                vsix: Path | None = None, extra: tuple[str, ...] = (),
+                settings: dict | None = None) -> Iterator[tuple[int, dict[str, str]]]:
     """A real VS Code (code-server) on 127.0.0.1 with its own profile, caches and temporary
-    folder; `vsix` installed first. Yields (port, its environment)."""
+    folder; `vsix` installed first; `settings` over SETTINGS. Yields (port, its environment)."""
     home = base / "cs"
     user = home / "user"
     (user / "User").mkdir(parents=True, exist_ok=True)
-    (user / "User" / "settings.json").write_text(json.dumps(SETTINGS))
-    cs_env = node_env(tools)
-    cs_env.update({k: v for k, v in env.items() if k not in ("PATH",)})
-    cs_env["PATH"] = node_env(tools)["PATH"]
+    (user / "User" / "settings.json").write_text(json.dumps({**SETTINGS, **(settings or {})}))
+    cs_env = dict(env)  # the world's environment alone (what it removed stays removed)
+    cs_env["PATH"] = os.pathsep.join([str(tools / "node24" / "bin"), env["PATH"]])
+    cs_env["npm_config_nodedir"] = str(tools / "node24" / "package")
     for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "TMPDIR"):
         path = home / name.lower()
         path.mkdir(exist_ok=True)
@@ -170,6 +240,16 @@ def code_server(tools: Path, base: Path, folder: Path, env: dict[str, str],
     finally:
         _end_group(proc)
         log.close()
+
+
+def development_url(port: int, folder: Path) -> str:
+    """code-server's page with the extension loaded from editors/vscode unpackaged (its
+    `out/` as the bundle built it), as a person would see it installed."""
+    import urllib.parse
+
+    payload = [["extensionDevelopmentPath", f"vscode-remote://127.0.0.1:{port}{EXTENSION}"]]
+    return (f"http://127.0.0.1:{port}/?folder={urllib.parse.quote(str(folder))}"
+            f"&payload={urllib.parse.quote(json.dumps(payload))}")
 
 
 def drive(tools: Path, script: str, args: dict, timeout: int = 900) -> dict:

@@ -86,6 +86,7 @@
       conflict: null,
       confirm: null,
       busy: null,
+      saving: false,
       planner: { working: false, steps: [], thinking: "", text: "" }
     };
   }
@@ -130,6 +131,11 @@
         return { ...state, questions: action.questions };
       case "plan":
         return withPlan(state, action.plan);
+      case "edited": {
+        if (!state.plan || !state.plan.tasks.some((t) => t.id === action.id)) return state;
+        const tasks = state.plan.tasks.map((t) => t.id === action.id ? { ...t, [action.field]: action.value } : t);
+        return { ...state, plan: { ...state.plan, tasks } };
+      }
       case "players":
         return { ...state, players: action.players };
       case "status":
@@ -143,11 +149,16 @@
       case "move":
         return { ...state, selected: moved(state, action.delta) };
       case "handoff":
-        return { ...state, handoff: { files: action.files, base: action.base, head: action.head } };
+        return { ...state, handoff: {
+          files: action.files,
+          tasks: action.tasks,
+          base: action.base,
+          head: action.head
+        } };
       case "merged": {
         const note = action.merged.length ? `merged ${action.merged.map((n) => `task ${n}`).join(", ")} onto your branch` : "nothing new to merge";
-        const next = say(state, "baton", note);
-        if (!action.conflict) return { ...next, conflict: null };
+        if (!action.conflict) return { ...say(state, "baton", note), conflict: null };
+        const next = action.merged.length ? say(state, "baton", note) : state;
         return {
           ...say(next, "error", `task ${action.conflict.id} stopped at a conflict in ${action.conflict.files.join(", ")}: ${action.conflict.command}`),
           conflict: action.conflict
@@ -159,6 +170,8 @@
         return { ...state, confirm: null };
       case "busy":
         return { ...state, busy: action.what };
+      case "saving":
+        return state.saving === action.on ? state : { ...state, saving: action.on };
     }
   }
   function say(state, role, text) {
@@ -242,7 +255,11 @@
     };
   }
   function readyForHandoff(state) {
-    return state.cards.length > 0 && state.cards.some((c) => c.state === "landed") && state.cards.every((c) => ["landed", "merged", "discarded", "done"].includes(c.state) || c.mode === "research" && c.state === "done");
+    return state.cards.some((c) => c.state === "landed") && !state.cards.some((c) => ON_ITS_WAY.has(c.state));
+  }
+  var ON_ITS_WAY = /* @__PURE__ */ new Set(["draft", "queued", "running", "checkpoint"]);
+  function handoffTasks(sections) {
+    return sections.filter((t) => typeof t.id === "number").map((t) => ({ id: t.id, title: typeof t.title === "string" ? t.title : "" }));
   }
   function planKey(key, ctrl) {
     if (ctrl) return key === "e" ? { kind: "field", field: "effort" } : null;
@@ -348,6 +365,15 @@
   }
 
   // web/app.ts
+  function upToWords(state, task) {
+    const order = state.handoff ? state.handoff.tasks.map((t) => t.id) : [];
+    const at = task === null ? -1 : order.indexOf(task);
+    const merged = new Set(state.cards.filter((c) => c.state === "merged").map((c) => c.id));
+    const ids = at < 0 ? [] : order.slice(0, at + 1).filter((id) => !merged.has(id));
+    if (ids.length <= 1) return `task ${task}`;
+    return `tasks ${ids.join(", ")} (up to task ${task})`;
+  }
+  var STATUS_EVERY_MS = 150;
   var App = class {
     constructor(conn, render) {
       this.conn = conn;
@@ -359,6 +385,14 @@
     statusInFlight = false;
     statusAgain = false;
     landedSeen = -1;
+    editsInFlight = 0;
+    statusTimer = null;
+    editRefused = false;
+    /** How many times every edit in flight has been answered (the benchmark's and tests' hook). */
+    editsSettled = 0;
+    get editing() {
+      return this.editsInFlight > 0;
+    }
     dispatch(action) {
       this.state = reduce(this.state, action);
       this.render(this.state);
@@ -417,16 +451,35 @@
         failed: answer.status === "failed" ? answer.message ?? "the planner failed" : void 0
       });
     }
+    /** An edit is painted at once (the person sees their key press land); the server's plan
+     * then replaces it — only the answer to the newest edit in flight, since an older one would
+     * paint a value the person has already changed. A refused edit shows the plan as it stands. */
     async edit(id, field, raw) {
       const value = typeof raw === "boolean" ? raw : fieldValue(field, raw);
+      this.dispatch({ type: "edited", id, field, value });
+      this.editsInFlight++;
+      this.dispatch({ type: "saving", on: true });
+      let failed = false;
       await this.guard(null, async () => {
         const answer = await this.conn.request("task/edit", { id, field, value });
-        this.dispatch({ type: "plan", plan: answer.plan });
-        await this.refreshStatus();
-      }, async () => {
-        const plan = await this.conn.request("plan/get", {});
-        this.dispatch({ type: "plan", plan: plan.plan });
+        if (this.editsInFlight === 1 && !this.editRefused) this.dispatch({ type: "plan", plan: answer.plan });
+      }, () => {
+        failed = true;
       });
+      this.editsInFlight--;
+      if (failed) this.editRefused = true;
+      if (this.editsInFlight === 0) {
+        if (this.editRefused) {
+          this.editRefused = false;
+          await this.guard(null, async () => {
+            const plan = await this.conn.request("plan/get", {});
+            this.dispatch({ type: "plan", plan: plan.plan });
+          });
+        }
+        this.editsSettled++;
+        this.dispatch({ type: "saving", on: false });
+        this.statusSoon();
+      }
     }
     async addTask(title) {
       const player = this.state.players.find((p) => p.ready)?.name ?? this.state.plan?.tasks[0]?.player ?? "claude-code";
@@ -448,7 +501,7 @@
         approve: ["Approve the whole plan? Build tasks start only when you run it.", "Approve"],
         run: ["Run the approved plan now? Each task works in its own worktree.", "Yes, run"],
         merge: ["Merge every landed task onto your branch, in plan order?", "Merge"],
-        mergeUpTo: [`Merge the landed tasks up to task ${task} onto your branch?`, "Merge"],
+        mergeUpTo: [`Merge ${upToWords(this.state, task)} onto your branch, in merge order?`, "Merge"],
         discard: [`Discard task ${task} and its branch? Its work is thrown away.`, "Yes, discard"],
         stop: ["Pause the run? Running tasks stop where they are; Run… continues it.", "Yes, pause"],
         stopTask: [`Stop task ${task}? Its branch is kept; Retry starts it again.`, "Yes, stop"],
@@ -552,8 +605,24 @@
     async review() {
       await this.guard(null, async () => {
         const answer = await this.conn.request("handoff/review", {});
-        this.dispatch({ type: "handoff", files: answer.files, base: answer.base, head: answer.head });
+        this.dispatch({
+          type: "handoff",
+          files: answer.files,
+          tasks: handoffTasks(answer.tasks),
+          base: answer.base,
+          head: answer.head
+        });
       });
+    }
+    /** A `status/get` within STATUS_EVERY_MS, however many events ask for one meanwhile: with
+     * agents streaming, events come many times a second, and each status of a large plan is
+     * work for the server and the page that a key press would wait behind. */
+    statusSoon() {
+      if (this.statusTimer !== null) return;
+      this.statusTimer = setTimeout(() => {
+        this.statusTimer = null;
+        void this.refreshStatus().catch(() => void 0);
+      }, STATUS_EVERY_MS);
     }
     /** `status/get`, at most one in flight: notifications that arrive meanwhile ask for one more. */
     async refreshStatus() {
@@ -606,7 +675,7 @@
           this.dispatch({ type: "output", task: n.params.task, lines: n.params.lines });
           break;
         case "event":
-          void this.refreshStatus().catch(() => void 0);
+          this.statusSoon();
           break;
         case "lagged":
           void this.conn.request("events/subscribe", { cursor: n.params.cursor }).then(() => this.refreshStatus()).catch(() => void 0);
@@ -779,10 +848,11 @@
       if (!p || p.planner !== s.planner) this.paintPlanner(s);
       if (!p || p.questions !== s.questions || p.busy !== s.busy) this.paintQuestions(s);
       if (!p || p.plan !== s.plan || p.approved !== s.approved || p.running !== s.running || p.cards !== s.cards || p.busy !== s.busy) this.paintPlanHead(s);
-      if (!p || p.plan !== s.plan || p.selected !== s.selected) this.paintRows(s);
+      if (!p || p.plan !== s.plan || p.selected !== s.selected) this.paintRows(s, !p || p.selected !== s.selected);
+      if (!p || p.saving !== s.saving) this.plan.setAttribute("aria-busy", s.saving ? "true" : "false");
       if (!p || p.plan !== s.plan || p.selected !== s.selected || p.players !== s.players || p.cards !== s.cards) this.paintEditor(s);
       if (!p || p.cards !== s.cards || p.summary !== s.summary) this.paintCards(s);
-      if (!p || p.handoff !== s.handoff || p.busy !== s.busy) this.paintHandoff(s);
+      if (!p || p.handoff !== s.handoff || p.busy !== s.busy || p.cards !== s.cards) this.paintHandoff(s);
       if (!p || p.confirm !== s.confirm) this.paintConfirm(s);
       this.last = s;
       if (this.painted) this.painted();
@@ -893,7 +963,9 @@
         h("div", { className: "row" }, approve, run, stop)
       );
     }
-    paintRows(s) {
+    /** The plan's rows, keyed by task; `reveal`: the selection moved, so it is scrolled to
+     * (only then: scrolling lays the whole list out, which an edit need not wait for). */
+    paintRows(s, reveal) {
       const tasks = s.plan ? s.plan.tasks : [];
       const keep = new Set(tasks.map((t) => t.id));
       for (const [id, row] of this.rows) if (!keep.has(id)) {
@@ -917,7 +989,7 @@
         before = row.el.nextElementSibling;
       }
       if (s.selected !== null) this.planList.setAttribute("aria-activedescendant", `task-${s.selected}`);
-      this.rows.get(s.selected ?? -1)?.el.scrollIntoView?.({ block: "nearest" });
+      if (reveal) this.rows.get(s.selected ?? -1)?.el.scrollIntoView?.({ block: "nearest" });
     }
     row(t, selected) {
       const bits = [
@@ -1145,10 +1217,33 @@
         { id: "merge-all", "aria-label": "Merge all… landed tasks onto your branch" }
       );
       merge.disabled = Boolean(s.busy) || hd.files.length === 0;
+      const state = new Map(s.cards.map((c) => [c.id, c.state]));
+      const tasks = hd.tasks.map((t) => {
+        const merged = state.get(t.id) === "merged";
+        const upTo = button(
+          "Merge up to here…",
+          () => this.app.ask("mergeUpTo", t.id),
+          { className: "merge-up-to", "aria-label": `Merge up to task ${t.id}… (the landed tasks before it too)` }
+        );
+        upTo.disabled = merged || Boolean(s.busy);
+        return h(
+          "li",
+          { "data-handoff-task": t.id },
+          h("span", { className: "id" }, `${t.id}`),
+          " ",
+          h("span", { className: "title" }, t.title),
+          " ",
+          h("span", { className: "badge" }, merged ? "merged" : "landed"),
+          " ",
+          merged ? null : upTo
+        );
+      });
       this.handoff.replaceChildren(
         h("h2", {}, "Handoff"),
         h("p", { className: "meta" }, `${hd.files.length} files changed`),
         h("ul", { className: "files", "aria-label": "Changed files" }, ...files),
+        h("h3", {}, "Landed tasks, in merge order"),
+        h("ol", { className: "handoff-tasks", "aria-label": "Landed tasks, in merge order" }, ...tasks),
         h("div", { className: "row" }, merge)
       );
     }
@@ -1219,6 +1314,7 @@
           void this.app.review();
           break;
       }
+      this.flush();
     }
   };
 

@@ -8,14 +8,33 @@ import { RpcFailure } from "./rpc";
 import type { AnyNotification, DraftResult } from "./protocol";
 import {
   type Action, type Confirm, type Confirmable, type EditableField, type State,
-  fieldValue, initialState, readyForHandoff, reduce,
+  fieldValue, handoffTasks, initialState, readyForHandoff, reduce,
 } from "./state";
+
+/** "tasks 1, 3 (up to task 3)": what merging up to `task` brings, from the handoff's list. */
+function upToWords(state: State, task: number | null): string {
+  const order = state.handoff ? state.handoff.tasks.map((t) => t.id) : [];
+  const at = task === null ? -1 : order.indexOf(task);
+  const merged = new Set(state.cards.filter((c) => c.state === "merged").map((c) => c.id));
+  const ids = at < 0 ? [] : order.slice(0, at + 1).filter((id) => !merged.has(id));
+  if (ids.length <= 1) return `task ${task}`;
+  return `tasks ${ids.join(", ")} (up to task ${task})`;
+}
+
+/** The shortest wait between two status refreshes that events ask for. */
+export const STATUS_EVERY_MS = 150;
 
 export class App {
   state: State = initialState();
   private statusInFlight = false;
   private statusAgain = false;
   private landedSeen = -1;
+  private editsInFlight = 0;
+  private statusTimer: ReturnType<typeof setTimeout> | null = null;
+  private editRefused = false;
+  /** How many times every edit in flight has been answered (the benchmark's and tests' hook). */
+  editsSettled = 0;
+  get editing(): boolean { return this.editsInFlight > 0; }
 
   constructor(private readonly conn: Connection, private readonly render: (s: State) => void) {
     conn.onNotification((n) => this.notified(n));
@@ -72,16 +91,33 @@ export class App {
                     failed: answer.status === "failed" ? answer.message ?? "the planner failed" : undefined });
   }
 
+  /** An edit is painted at once (the person sees their key press land); the server's plan
+   * then replaces it — only the answer to the newest edit in flight, since an older one would
+   * paint a value the person has already changed. A refused edit shows the plan as it stands. */
   async edit(id: number, field: EditableField | "checkpoint", raw: string | boolean): Promise<void> {
     const value = typeof raw === "boolean" ? raw : fieldValue(field as EditableField, raw);
+    this.dispatch({ type: "edited", id, field, value });
+    this.editsInFlight++;
+    this.dispatch({ type: "saving", on: true });
+    let failed = false;
     await this.guard(null, async () => {
       const answer = await this.conn.request("task/edit", { id, field, value });
-      this.dispatch({ type: "plan", plan: answer.plan });
-      await this.refreshStatus();
-    }, async () => {  // a refused edit: show the plan as it stands, not the edit
-      const plan = await this.conn.request("plan/get", {});
-      this.dispatch({ type: "plan", plan: plan.plan });
-    });
+      if (this.editsInFlight === 1 && !this.editRefused) this.dispatch({ type: "plan", plan: answer.plan });
+    }, () => { failed = true; });
+    this.editsInFlight--;
+    if (failed) this.editRefused = true;
+    if (this.editsInFlight === 0) {
+      if (this.editRefused) {
+        this.editRefused = false;
+        await this.guard(null, async () => {
+          const plan = await this.conn.request("plan/get", {});
+          this.dispatch({ type: "plan", plan: plan.plan });
+        });
+      }
+      this.editsSettled++;
+      this.dispatch({ type: "saving", on: false });
+      this.statusSoon();
+    }
   }
 
   async addTask(title: string): Promise<void> {
@@ -107,7 +143,7 @@ export class App {
       approve: ["Approve the whole plan? Build tasks start only when you run it.", "Approve"],
       run: ["Run the approved plan now? Each task works in its own worktree.", "Yes, run"],
       merge: ["Merge every landed task onto your branch, in plan order?", "Merge"],
-      mergeUpTo: [`Merge the landed tasks up to task ${task} onto your branch?`, "Merge"],
+      mergeUpTo: [`Merge ${upToWords(this.state, task)} onto your branch, in merge order?`, "Merge"],
       discard: [`Discard task ${task} and its branch? Its work is thrown away.`, "Yes, discard"],
       stop: ["Pause the run? Running tasks stop where they are; Run… continues it.", "Yes, pause"],
       stopTask: [`Stop task ${task}? Its branch is kept; Retry starts it again.`, "Yes, stop"],
@@ -201,8 +237,20 @@ export class App {
   async review(): Promise<void> {
     await this.guard(null, async () => {
       const answer = await this.conn.request("handoff/review", {});
-      this.dispatch({ type: "handoff", files: answer.files, base: answer.base, head: answer.head });
+      this.dispatch({ type: "handoff", files: answer.files, tasks: handoffTasks(answer.tasks),
+                      base: answer.base, head: answer.head });
     });
+  }
+
+  /** A `status/get` within STATUS_EVERY_MS, however many events ask for one meanwhile: with
+   * agents streaming, events come many times a second, and each status of a large plan is
+   * work for the server and the page that a key press would wait behind. */
+  private statusSoon(): void {
+    if (this.statusTimer !== null) return;
+    this.statusTimer = setTimeout(() => {
+      this.statusTimer = null;
+      void this.refreshStatus().catch(() => undefined);
+    }, STATUS_EVERY_MS);
   }
 
   /** `status/get`, at most one in flight: notifications that arrive meanwhile ask for one more. */
@@ -239,7 +287,7 @@ export class App {
                         evidence: n.params.evidence ?? null });
         break;
       case "task/output": this.dispatch({ type: "output", task: n.params.task, lines: n.params.lines }); break;
-      case "event": void this.refreshStatus().catch(() => undefined); break;
+      case "event": this.statusSoon(); break;
       case "lagged":
         void this.conn.request("events/subscribe", { cursor: n.params.cursor })
           .then(() => this.refreshStatus()).catch(() => undefined);

@@ -9,6 +9,8 @@ import type { Conflict, Plan, PlayerInfo, Question, ReviewFile, Status, Task, Ta
 
 export interface Message { role: "you" | "planner" | "baton" | "error"; text: string }
 export interface Step { kind: string; text: string }
+/** A landed task in the handoff, in merge order (what "merge up to here" counts along). */
+export interface HandoffTask { id: number; title: string }
 
 export interface Card {
   id: number;
@@ -38,10 +40,12 @@ export interface State {
   players: PlayerInfo[];
   cards: Card[];
   summary: string | null;
-  handoff: { files: ReviewFile[]; base: string | null; head: string | null } | null;
+  handoff: { files: ReviewFile[]; tasks: HandoffTask[]; base: string | null; head: string | null } | null;
   conflict: Conflict | null;
   confirm: Confirm | null;
   busy: string | null;
+  /** Edits painted but not yet answered by the server. */
+  saving: boolean;
 }
 
 export const OUTPUT_LINES = 6;
@@ -51,7 +55,7 @@ export function initialState(): State {
   return {
     connected: false, messages: [], questions: null, plan: null, approved: false,
     running: false, selected: null, players: [], cards: [], summary: null, handoff: null,
-    conflict: null, confirm: null, busy: null,
+    conflict: null, confirm: null, busy: null, saving: false,
     planner: { working: false, steps: [], thinking: "", text: "" },
   };
 }
@@ -67,17 +71,19 @@ export type Action =
   | { type: "drafted"; questions: Question[] | null; plan: Plan | null; failed?: string }
   | { type: "questions"; questions: Question[] }
   | { type: "plan"; plan: Plan | null }
+  | { type: "edited"; id: number; field: string; value: unknown }
   | { type: "players"; players: PlayerInfo[] }
   | { type: "status"; status: Status }
   | { type: "output"; task: number; lines: string[] }
   | { type: "checkpoint"; task: number; what: string; evidence: string | null }
   | { type: "select"; id: number | null }
   | { type: "move"; delta: number }
-  | { type: "handoff"; files: ReviewFile[]; base: string | null; head: string | null }
+  | { type: "handoff"; files: ReviewFile[]; tasks: HandoffTask[]; base: string | null; head: string | null }
   | { type: "merged"; merged: number[]; conflict: Conflict | null }
   | { type: "ask"; confirm: Confirm }
   | { type: "settle" }
-  | { type: "busy"; what: string | null };
+  | { type: "busy"; what: string | null }
+  | { type: "saving"; on: boolean };
 
 export function reduce(state: State, action: Action): State {
   switch (action.type) {
@@ -115,6 +121,11 @@ export function reduce(state: State, action: Action): State {
       return { ...state, questions: action.questions };
     case "plan":
       return withPlan(state, action.plan);
+    case "edited": {
+      if (!state.plan || !state.plan.tasks.some((t) => t.id === action.id)) return state;
+      const tasks = state.plan.tasks.map((t) => t.id === action.id ? { ...t, [action.field]: action.value } : t);
+      return { ...state, plan: { ...state.plan, tasks } };
+    }
     case "players":
       return { ...state, players: action.players };
     case "status":
@@ -131,13 +142,14 @@ export function reduce(state: State, action: Action): State {
     case "move":
       return { ...state, selected: moved(state, action.delta) };
     case "handoff":
-      return { ...state, handoff: { files: action.files, base: action.base, head: action.head } };
+      return { ...state, handoff: { files: action.files, tasks: action.tasks, base: action.base,
+                                    head: action.head } };
     case "merged": {
       const note = action.merged.length
         ? `merged ${action.merged.map((n) => `task ${n}`).join(", ")} onto your branch`
         : "nothing new to merge";
-      const next = say(state, "baton", note);
-      if (!action.conflict) return { ...next, conflict: null };
+      if (!action.conflict) return { ...say(state, "baton", note), conflict: null };
+      const next = action.merged.length ? say(state, "baton", note) : state;
       return { ...say(next, "error", `task ${action.conflict.id} stopped at a conflict in ` +
                       `${action.conflict.files.join(", ")}: ${action.conflict.command}`),
                conflict: action.conflict };
@@ -148,6 +160,8 @@ export function reduce(state: State, action: Action): State {
       return { ...state, confirm: null };
     case "busy":
       return { ...state, busy: action.what };
+    case "saving":
+      return state.saving === action.on ? state : { ...state, saving: action.on };
   }
 }
 
@@ -237,11 +251,20 @@ export function choices(state: State, task: Task): { players: string[]; models: 
            anyModel: Boolean(player && (player.models === null || player.models === undefined)) };
 }
 
-/** Whether every task has finished its work (landed, merged or discarded): the handoff's turn. */
+/** The handoff's turn: some build work has landed and nothing is still on its way (a failed,
+ * paused or parked task waits on the person, who may merge what landed before it). */
 export function readyForHandoff(state: State): boolean {
-  return state.cards.length > 0 && state.cards.some((c) => c.state === "landed")
-    && state.cards.every((c) => ["landed", "merged", "discarded", "done"].includes(c.state)
-      || (c.mode === "research" && c.state === "done"));
+  return state.cards.some((c) => c.state === "landed")
+    && !state.cards.some((c) => ON_ITS_WAY.has(c.state));
+}
+
+const ON_ITS_WAY = new Set(["draft", "queued", "running", "checkpoint"]);
+
+/** The `tasks` of `handoff/review` (records of landed work, in merge order), as the view
+ * lists them. */
+export function handoffTasks(sections: Record<string, unknown>[]): HandoffTask[] {
+  return sections.filter((t) => typeof t.id === "number")
+    .map((t) => ({ id: t.id as number, title: typeof t.title === "string" ? t.title : "" }));
 }
 
 /** The plan's single keys (as the terminal app's): what a key press means when the plan list

@@ -123,11 +123,12 @@ export class View {
     if (!p || p.questions !== s.questions || p.busy !== s.busy) this.paintQuestions(s);
     if (!p || p.plan !== s.plan || p.approved !== s.approved || p.running !== s.running
         || p.cards !== s.cards || p.busy !== s.busy) this.paintPlanHead(s);
-    if (!p || p.plan !== s.plan || p.selected !== s.selected) this.paintRows(s);
+    if (!p || p.plan !== s.plan || p.selected !== s.selected) this.paintRows(s, !p || p.selected !== s.selected);
+    if (!p || p.saving !== s.saving) this.plan.setAttribute("aria-busy", s.saving ? "true" : "false");
     if (!p || p.plan !== s.plan || p.selected !== s.selected || p.players !== s.players
         || p.cards !== s.cards) this.paintEditor(s);
     if (!p || p.cards !== s.cards || p.summary !== s.summary) this.paintCards(s);
-    if (!p || p.handoff !== s.handoff || p.busy !== s.busy) this.paintHandoff(s);
+    if (!p || p.handoff !== s.handoff || p.busy !== s.busy || p.cards !== s.cards) this.paintHandoff(s);
     if (!p || p.confirm !== s.confirm) this.paintConfirm(s);
     this.last = s;
     if (this.painted) this.painted();
@@ -203,7 +204,9 @@ export class View {
       h("h2", {}, "Plan: ", s.plan.goal || "(no goal)"), h("div", { className: "row" }, approve, run, stop));
   }
 
-  private paintRows(s: State): void {
+  /** The plan's rows, keyed by task; `reveal`: the selection moved, so it is scrolled to
+   * (only then: scrolling lays the whole list out, which an edit need not wait for). */
+  private paintRows(s: State, reveal: boolean): void {
     const tasks = s.plan ? s.plan.tasks : [];
     const keep = new Set(tasks.map((t) => t.id));
     for (const [id, row] of this.rows) if (!keep.has(id)) { row.el.remove(); this.rows.delete(id); }
@@ -224,7 +227,7 @@ export class View {
       before = row.el.nextElementSibling;
     }
     if (s.selected !== null) this.planList.setAttribute("aria-activedescendant", `task-${s.selected}`);
-    this.rows.get(s.selected ?? -1)?.el.scrollIntoView?.({ block: "nearest" });
+    if (reveal) this.rows.get(s.selected ?? -1)?.el.scrollIntoView?.({ block: "nearest" });
   }
 
   private row(t: Task, selected: boolean): HTMLElement {
@@ -382,9 +385,21 @@ export class View {
     const merge = button("Merge all…", () => this.app.ask("merge"),
                          { id: "merge-all", "aria-label": "Merge all… landed tasks onto your branch" });
     merge.disabled = Boolean(s.busy) || hd.files.length === 0;
+    const state = new Map(s.cards.map((c) => [c.id, c.state]));
+    const tasks = hd.tasks.map((t) => {
+      const merged = state.get(t.id) === "merged";
+      const upTo = button("Merge up to here…", () => this.app.ask("mergeUpTo", t.id),
+                          { className: "merge-up-to", "aria-label": `Merge up to task ${t.id}… (the landed tasks before it too)` });
+      upTo.disabled = merged || Boolean(s.busy);
+      return h("li", { "data-handoff-task": t.id }, h("span", { className: "id" }, `${t.id}`), " ",
+               h("span", { className: "title" }, t.title), " ",
+               h("span", { className: "badge" }, merged ? "merged" : "landed"), " ", merged ? null : upTo);
+    });
     this.handoff.replaceChildren(h("h2", {}, "Handoff"),
                                  h("p", { className: "meta" }, `${hd.files.length} files changed`),
                                  h("ul", { className: "files", "aria-label": "Changed files" }, ...files),
+                                 h("h3", {}, "Landed tasks, in merge order"),
+                                 h("ol", { className: "handoff-tasks", "aria-label": "Landed tasks, in merge order" }, ...tasks),
                                  h("div", { className: "row" }, merge));
   }
 
@@ -427,5 +442,6 @@ export class View {
       case "take": if (task) void this.app.take(task.id); break;
       case "handoff": void this.app.review(); break;
     }
+    this.flush();  // a key's own change is drawn now, not a frame later
   }
 }

@@ -3,7 +3,7 @@ import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
 import type { Plan, Status } from "../../web/protocol";
 import {
-  OUTPUT_LINES, choices, fieldText, fieldValue, initialState, planKey, readyForHandoff, reduce,
+  OUTPUT_LINES, choices, fieldText, fieldValue, handoffTasks, initialState, planKey, readyForHandoff, reduce,
   selectedTask,
 } from "../../web/state";
 import { lineDiff } from "../../web/diff";
@@ -57,6 +57,18 @@ describe("planner conversation", () => {
 });
 
 describe("plan selection and keys", () => {
+  it("paints an edit at once, one task changed, and takes the server's plan over it", () => {
+    let s = reduce(initialState(), { type: "plan", plan });
+    const before = s.plan!;
+    s = reduce(s, { type: "edited", id: 3, field: "checkpoint", value: true });
+    assert.equal(s.plan!.tasks[2].checkpoint, true);
+    assert.equal(s.plan!.tasks[0], before.tasks[0], "the other tasks are the same objects");
+    assert.equal(reduce(s, { type: "edited", id: 99, field: "title", value: "x" }), s, "no such task: nothing");
+    const answered = { ...plan, tasks: plan.tasks.map((t: Plan["tasks"][number]) => (t.id === 3 ? { ...t, checkpoint: false } : t)) };
+    s = reduce(s, { type: "plan", plan: answered });
+    assert.equal(s.plan!.tasks[2].checkpoint, false, "the server's word is the last");
+  });
+
   it("moves within the plan and keeps the selection across a new plan", () => {
     let s = reduce(initialState(), { type: "plan", plan });
     s = reduce(s, { type: "move", delta: 1 });
@@ -165,6 +177,18 @@ describe("run cards", () => {
     assert.equal(readyForHandoff(s), false);
     s = reduce(s, { type: "status", status: status({ 1: "done", 2: "landed", 3: "landed" }) });
     assert.equal(readyForHandoff(s), true);
+  });
+
+  it("offers the handoff beside a task that waits on the person, not beside one at work", () => {
+    let s = reduce(initialState(), { type: "status", status: status({ 1: "landed", 2: "failed", 3: "checkpoint" }) });
+    assert.equal(readyForHandoff(s), false);
+    s = reduce(s, { type: "status", status: status({ 1: "landed", 2: "failed", 3: "paused" }) });
+    assert.equal(readyForHandoff(s), true);
+  });
+
+  it("keeps the landed tasks of the review in merge order", () => {
+    assert.deepEqual(handoffTasks([{ id: 3, title: "Three", files: [] }, { id: 1, title: "One" }, { title: "no id" }]),
+                     [{ id: 3, title: "Three" }, { id: 1, title: "One" }]);
   });
 });
 
