@@ -206,12 +206,8 @@ class DaskRunner:
         self.connect_soon()
         ws = self.ws.sibling()
         try:
-            return self._submit(ws, request)
-        except launcher.SetupFailed as exc:
-            raise StartFailed(str(exc), exc.output) from exc
-        except (BatonError, OSError, ValueError) as exc:
-            message = exc.message if isinstance(exc, BatonError) else str(exc)
-            raise StartFailed(f"could not start on runner {self.name}: {message}") from exc
+            with launcher.start_failures(f" on runner {self.name}"):
+                return self._submit(ws, request)
         finally:
             ws.close()
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from baton_tui import killpoints, procs
 from baton_tui.core.errors import BatonError
@@ -27,6 +27,7 @@ from baton_tui.run import outside, readonly, refguard
 from baton_tui import layout
 from baton_tui.run import integration, spawner
 from baton_tui.run.prompt import compose
+from baton_tui.run.runner import StartFailed
 from baton_tui.skills import resolve
 from baton_tui.store.db import PlanRow
 from baton_tui.core.events import EventKind
@@ -52,6 +53,21 @@ class SetupFailed(Exception):
     def __init__(self, message: str, output: str):
         super().__init__(message)
         self.output = output
+
+
+@contextmanager
+def start_failures(where: str = "",
+                   also: tuple[type[Exception], ...] = ()) -> Iterator[None]:
+    """What goes wrong while a runner makes a task's place, as the task's failure
+    (`StartFailed`): a failed set-up with its output, else "could not start[ where]: why"."""
+    caught: tuple[type[Exception], ...] = (BatonError, OSError, ValueError, *also)
+    try:
+        yield
+    except SetupFailed as exc:
+        raise StartFailed(str(exc), exc.output) from exc
+    except caught as exc:
+        message = exc.message if isinstance(exc, BatonError) else str(exc)
+        raise StartFailed(f"could not start{where}: {message}") from exc
 
 
 @dataclass

@@ -28,12 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from baton_tui import layout, procs
-from baton_tui.core.errors import BatonError
 from baton_tui.core.words import Mode
 from baton_tui.gitops import fresh_index
 from baton_tui.plan.model import Task
 from baton_tui.run import launcher, logcap, outside, spawner
-from baton_tui.run.runner import AttemptHandle, Looked, Spare, StartFailed, StartRequest
+from baton_tui.run.runner import AttemptHandle, Looked, Spare, StartRequest
 from baton_tui.run.spawner import Forked
 from baton_tui.store.rows import AttemptRow, PlanRow
 from baton_tui.workspace import Workspace
@@ -163,13 +162,9 @@ class LocalRunner:
             # The checkout looked at while the worktree is made (or the last look, when no
             # agent ran since it began) — asked before this start's turn, so the starts
             # waiting for theirs share one look (a big checkout's `git status` takes seconds).
-            ahead = outside.ahead(ws, quiet, join=first)
-            return self._begin(ws, request, ahead)
-        except launcher.SetupFailed as exc:
-            raise StartFailed(str(exc), exc.output) from exc
-        except (BatonError, OSError, ValueError, NotImplementedError) as exc:
-            message = exc.message if isinstance(exc, BatonError) else str(exc)
-            raise StartFailed(f"could not start: {message}") from exc
+            with launcher.start_failures(also=(NotImplementedError,)):
+                ahead = outside.ahead(ws, quiet, join=first)
+                return self._begin(ws, request, ahead)
         finally:
             ws.close()
 

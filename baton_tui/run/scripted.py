@@ -58,7 +58,7 @@ from baton_tui.plan.model import Task
 from baton_tui.run import launcher, outside, refguard
 from baton_tui.run.logcap import CappedLog
 from baton_tui.run.prompt import compose
-from baton_tui.run.runner import AttemptHandle, Looked, Spare, StartFailed, StartRequest
+from baton_tui.run.runner import AttemptHandle, Looked, Spare, StartRequest
 from baton_tui.skills import resolve
 from baton_tui.store.rows import AttemptRow, PlanRow
 from baton_tui.trust import ensure_trusted
@@ -120,12 +120,8 @@ class ScriptedRunner:
         attempt recorded as a shim would find it, claimed and started."""
         ws = self.ws.sibling()
         try:
-            return self._begin(ws, request)
-        except launcher.SetupFailed as exc:
-            raise StartFailed(str(exc), exc.output) from exc
-        except (BatonError, OSError, ValueError) as exc:
-            message = exc.message if isinstance(exc, BatonError) else str(exc)
-            raise StartFailed(f"could not start: {message}") from exc
+            with launcher.start_failures():
+                return self._begin(ws, request)
         finally:
             ws.close()
 
