@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.dask_kit import Cluster, loopback_only, only_loopback_here, wait
+from helpers.dask_kit import Cluster, loopback_cluster, loopback_only, only_loopback_here, wait
 from helpers.run_kit import events, popen_baton, status, task_status, tree_files
 from test_dask_runner import _one_remote_task, conductor_logs
 
@@ -21,15 +21,8 @@ pytest.importorskip("distributed", reason="the cluster runner needs `pip install
 
 @pytest.fixture
 def cluster(tmp_path):
-    if os.environ.get("BATON_TEST_NETNS") != "1":
-        yield None  # (outside: the test re-runs itself inside the namespace)
-        return
-    only_loopback_here()
-    made = Cluster(tmp_path / "cluster", {"w1": "agent=2"})
-    try:
+    with loopback_cluster(tmp_path / "cluster", {"w1": "agent=2"}) as made:
         yield made
-    finally:
-        made.close()
 
 
 def _index_lock(worktree: str) -> Path:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.dask_kit import Cluster, loopback_only, only_loopback_here, wait
+from helpers.dask_kit import loopback_cluster, loopback_only, only_loopback_here, wait
 from helpers.run_kit import (
     events, git, load_plan, script_agent, status, task, task_status, tree_files, write_config,
 )
@@ -56,16 +56,9 @@ def exchange_refs(exchange: Path) -> list[str]:
 
 @pytest.fixture
 def cluster(tmp_path):
-    if os.environ.get("BATON_TEST_NETNS") != "1":
-        yield None  # (outside: the test re-runs itself inside the namespace)
-        return
-    only_loopback_here()
-    made = Cluster(tmp_path / "cluster", {"w1": "agent=2", "w2": "agent2=1"},
-                   env={"DEMO_API_KEY": NODE_SECRET})
-    try:
+    with loopback_cluster(tmp_path / "cluster", {"w1": "agent=2", "w2": "agent2=1"},
+                          env={"DEMO_API_KEY": NODE_SECRET}) as made:
         yield made
-    finally:
-        made.close()
 
 
 def test_a_mixed_plan_lands_and_merges(request, repo, baton, tmp_path, cluster):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import subprocess
 import time
@@ -20,7 +19,7 @@ import pytest
 from baton_tui.api import agents, plans
 from baton_tui.run.runner import AttemptHandle, Runner, StartRequest
 from baton_tui.workspace import Workspace
-from helpers.dask_kit import Cluster, loopback_only, only_loopback_here
+from helpers.dask_kit import Cluster, loopback_cluster, loopback_only
 from helpers.run_kit import DEMO_AGENT, git
 
 RUNNERS = ["scripted", "local", "dask"]
@@ -30,16 +29,11 @@ LIMIT = {"scripted": 30.0, "local": 60.0, "dask": 300.0}  # seconds, for a loade
 @pytest.fixture
 def cluster(request, tmp_path):
     """A scheduler and one worker, for the Dask runner's case inside the namespace."""
-    if request.node.callspec.params["kind"] != "dask" \
-            or os.environ.get("BATON_TEST_NETNS") != "1":
+    if request.node.callspec.params["kind"] != "dask":
         yield None
         return
-    only_loopback_here()
-    made = Cluster(tmp_path / "cluster", {"w1": "agent=2"})
-    try:
+    with loopback_cluster(tmp_path / "cluster", {"w1": "agent=2"}) as made:
         yield made
-    finally:
-        made.close()
 
 
 def steps(gate: Path, kind: str) -> dict[str, list[dict]]:

@@ -18,7 +18,9 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -172,3 +174,18 @@ def wait(predicate, timeout: float, what: str, cluster: Cluster | None = None, a
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}" + (f"\n{also()}" if also else "")
                          + (f"\n{cluster.tails()}" if cluster else ""))
+
+
+@contextmanager
+def loopback_cluster(folder: Path, workers: dict[str, str], **kwargs) -> Iterator[Cluster | None]:
+    """A cluster's fixture body: inside the loopback-only namespace a scheduler and `workers`
+    (closed after); outside None — the test re-runs itself inside (`loopback_only`)."""
+    if os.environ.get(INSIDE) != "1":
+        yield None
+        return
+    only_loopback_here()
+    made = Cluster(folder, workers, **kwargs)
+    try:
+        yield made
+    finally:
+        made.close()
