@@ -265,7 +265,7 @@ def test_a_resume_whose_shim_died_before_claiming_it_is_resumed_again_not_restar
 
 
 def test_an_attempt_given_up_before_its_shim_claimed_it_never_runs(tmp_path):
-    from baton_tui.run.attempt import run_attempt
+    from baton_tui.runners.shim import run_attempt
     from baton_tui.store.db import Store
 
     store = Store(tmp_path / "state" / "baton.db")

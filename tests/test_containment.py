@@ -81,7 +81,7 @@ def test_an_agent_deleting_your_branch_is_undone(repo, baton, tmp_path):
 
 
 def test_an_agent_cannot_delete_your_branch_where_the_os_allows(repo, baton, tmp_path):
-    from baton_tui.run import readonly
+    from baton_tui.runners import readonly
 
     if why := readonly.available():
         pytest.skip(f"no read-only view here ({why}): detection only")
@@ -173,7 +173,7 @@ def test_your_checkouts_head_log_is_read_only_to_agents_where_the_os_allows(repo
     append to it (and pass a move of your branch as yours), while its own git still works."""
     import sys
 
-    from baton_tui.run import readonly
+    from baton_tui.runners import readonly
 
     if why := readonly.available():
         pytest.skip(f"no read-only view here ({why}): detection only")
@@ -200,7 +200,7 @@ def test_an_agent_cannot_write_a_siblings_worktree_or_prompt_where_the_os_allows
     """Task 2's agent writes into task 1's worktree, git's folder for it and its prompt while
     task 1 runs: all refused (Baton's home and git's `worktrees/` are read-only to it, but its
     own places); both land their own work only."""
-    from baton_tui.run import readonly
+    from baton_tui.runners import readonly
 
     if why := readonly.available():
         pytest.skip(f"no read-only view here ({why}): detection only")

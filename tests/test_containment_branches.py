@@ -246,7 +246,7 @@ def test_an_agent_cannot_move_the_held_branches_where_the_os_allows(repo, baton,
     """In the agent's read-only view the integration branch, the person's branch and a
     landed sibling's branch are read-only files: its `git update-ref` of each is refused,
     while its own commit (the same folder, another file) goes through, and it lands."""
-    from baton_tui.run import readonly
+    from baton_tui.runners import readonly
 
     if why := readonly.available():
         pytest.skip(f"no read-only view here ({why}): detection only")
@@ -278,7 +278,7 @@ def test_an_agent_cannot_move_the_held_branches_where_the_os_allows(repo, baton,
 def test_the_read_only_ref_files_are_bounded_and_loose_only(repo):
     """At most HELD_MAX ref files are mounted (beyond, detection alone); a packed ref and a
     missing one have no file to mount."""
-    from baton_tui.run import readonly
+    from baton_tui.runners import readonly
 
     head = git(repo, "rev-parse", "HEAD")
     names = [f"refs/heads/baton/p/{n}-t" for n in range(readonly.HELD_MAX + 5)]

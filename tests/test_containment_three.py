@@ -22,7 +22,7 @@ def test_a_running_siblings_worktree_is_read_only_through_dotdot_too(repo, baton
     """Task 2's agent never enters another folder: it writes `../<task 1's worktree>/…`
     relative to the folder it was started in, while task 1's agent runs. Refused, as by
     absolute path; neither task lands the file."""
-    from baton_tui.run import readonly
+    from baton_tui.runners import readonly
 
     if why := readonly.available():
         pytest.skip(f"no read-only view here ({why}): detection only")
@@ -184,7 +184,7 @@ def test_a_repositorys_instruction_files_are_data_to_the_planner(repo, baton, tm
     fenced = prompt.split("<repository-file path='AGENTS.md'>", 1)[1].split("</repository-file>")[0]
     assert STEERING in fenced
     # The planning CLI itself reads them empty (where namespaces are there to show it so).
-    from baton_tui.run import readonly
+    from baton_tui.runners import readonly
 
     seen = json.loads((tmp_path / "seen-0.json").read_text())
     if readonly.available() is None:
@@ -223,7 +223,7 @@ def test_an_agent_cannot_write_batons_store_and_still_reports_where_the_os_allow
     """Task 2's agent opens the SQLite file `BATON_STATE` names and writes a `task.landed`
     event for task 1 and a report of its own: both refused (the store is read-only in its
     view). Its `baton report` reaches the store over its attempt's channel: it lands."""
-    from baton_tui.run import readonly
+    from baton_tui.runners import readonly
 
     if why := readonly.available():
         pytest.skip(f"no read-only view here ({why}): detection only")

@@ -182,7 +182,7 @@ def test_an_agent_cannot_move_a_waiting_siblings_branch_where_the_os_allows(
     """In the agent's read-only view a failed sibling's branch is a read-only file: its
     `git update-ref` of it is refused, nothing is put back and the sibling's branch is as
     its failure left it."""
-    from baton_tui.run import readonly
+    from baton_tui.runners import readonly
 
     if why := readonly.available():
         pytest.skip(f"no read-only view here ({why}): detection only")

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from baton_tui.gitops.git import GitError
-from baton_tui.run import dask_node, exchange
+from baton_tui.runners.dask import node as dask_node
+from baton_tui.runners.dask import exchange
 from helpers.core import git
 
 

@@ -400,7 +400,7 @@ def test_the_watchdog_ends_the_groups_it_was_told_of_when_its_worker_goes(tmp_pa
         return proc
 
     stays, ends, stubborn, ended_early = group(False), group(False), group(True), group(False)
-    watch = subprocess.Popen([sys.executable, "-m", "baton_tui.run.dask_watch"],
+    watch = subprocess.Popen([sys.executable, "-m", "baton_tui.runners.dask.watch"],
                              stdin=subprocess.PIPE, start_new_session=True)
     try:
         assert watch.stdin is not None
@@ -465,7 +465,7 @@ def test_agents_on_one_worker_cannot_write_each_others_checkouts(request, repo, 
     (every job's checkout is read-only to another job's agent); each lands its own work."""
     if not loopback_only(request.node.nodeid):
         return
-    from baton_tui.run import readonly
+    from baton_tui.runners import readonly
     from helpers.run_kit import program
 
     if why := readonly.available():

@@ -116,18 +116,18 @@ def test_a_recorded_commit_wins(tmp_path, monkeypatch):
 
 
 def test_in_the_binary_own_processes_re_run_the_binary(monkeypatch):
-    assert paths.own_module("baton_tui.run.attempt", "7") == [
-        sys.executable, "-P", "-m", "baton_tui.run.attempt", "7"]
+    assert paths.own_module("baton_tui.runners.shim", "7") == [
+        sys.executable, "-P", "-m", "baton_tui.runners.shim", "7"]
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     monkeypatch.setattr(sys, "executable", "/opt/x/baton")
-    assert paths.own_module("baton_tui.run.attempt", "7") == [
-        "/opt/x/baton", "--baton-module", "baton_tui.run.attempt", "7"]
+    assert paths.own_module("baton_tui.runners.shim", "7") == [
+        "/opt/x/baton", "--baton-module", "baton_tui.runners.shim", "7"]
     assert layout.shim_script() == '#!/bin/sh\nexec /opt/x/baton "$@"\n'
 
 
 def test_only_batons_own_modules_run_in_the_internal_form(capsys):
     assert frozen.own_module_name("baton_tui")
-    assert frozen.own_module_name("baton_tui.run.attempt")
+    assert frozen.own_module_name("baton_tui.runners.shim")
     for name in ("os", "baton_tui_evil", "baton", "", "baton_tui..x", "baton_tui.x-y",
                  "runpy", "tests.conftest"):
         assert not frozen.own_module_name(name), name

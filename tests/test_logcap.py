@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from baton_tui.run import logcap
-from baton_tui.run.logcap import HEAD, MARK_LEN, TAIL, CappedLog
+from baton_tui.runners import logcap
+from baton_tui.runners.logcap import HEAD, MARK_LEN, TAIL, CappedLog
 
 
 def lines(start: int, count: int) -> bytes:

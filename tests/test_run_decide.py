@@ -13,7 +13,7 @@ from baton_tui.core.events import Event, EventKind
 from baton_tui.core.views import Folder
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.run import decide
-from baton_tui.run.runner import AttemptHandle
+from baton_tui.runners.base import AttemptHandle
 from baton_tui.run.state import RunState, Tracked
 from baton_tui.store.rows import PlanRow
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from baton_tui.api import agents, plans
-from baton_tui.run.runner import AttemptHandle, Runner, StartRequest
+from baton_tui.runners.base import AttemptHandle, Runner, StartRequest
 from baton_tui.workspace import Workspace
 from helpers.dask_kit import Cluster, loopback_cluster, loopback_only
 from helpers.run_kit import DEMO_AGENT, git
@@ -76,14 +76,14 @@ def set_up(repo: Path, tmp: Path, kind: str, cluster: Cluster | None) -> dict:
 
 def make_runner(kind: str, ws: Workspace, script: dict) -> Runner:
     if kind == "scripted":
-        from baton_tui.run.scripted import ScriptedRunner
+        from baton_tui.runners.scripted import ScriptedRunner
 
         return ScriptedRunner(ws, script)
     if kind == "local":
-        from baton_tui.run.local import LocalRunner
+        from baton_tui.runners.local import LocalRunner
 
         return LocalRunner(ws)
-    from baton_tui.run.switch import RunnerSwitch
+    from baton_tui.runners.switch import RunnerSwitch
 
     return RunnerSwitch(ws).runner("lab")
 

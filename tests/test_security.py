@@ -375,7 +375,7 @@ sys.exit(subprocess.run(["baton", "report", "done", "--summary", "tried"]).retur
 
 
 def test_the_checkout_is_read_only_to_agents_where_the_os_allows(repo, baton, tmp_path):
-    from baton_tui.run import readonly
+    from baton_tui.runners import readonly
 
     why = readonly.available()
     if why:

@@ -1,4 +1,4 @@
-"""Shims forked by the conductor's spawner (run/spawner.py) start agents exactly as a fresh
+"""Shims forked by the conductor's spawner (runners/spawner.py) start agents exactly as a fresh
 shim would — and a spawner that dies costs nothing but speed: the next shim starts afresh."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def test_a_forked_shim_gives_its_agent_a_session_a_folder_and_signals_of_its_own
     seen = _records(out, [1, 2])
     for t in st["tasks"]:
         one = seen[t["id"]]
-        assert "baton_tui.run.spawner" in one["above_cmd"], one  # forked, not started afresh
+        assert "baton_tui.runners.spawner" in one["above_cmd"], one  # forked, not started afresh
         assert not any(one["ignored"] & (1 << (sig - 1)) for sig in CAUGHT), one
         # The shim leads a session of its own; its agent, a group of its own in it.
         assert one["shim_sid"] == one["shim"] == one["sid"] and one["pgid"] == one["pid"]

@@ -42,8 +42,8 @@ NAMES = frozenset({"state", "mode", "autonomy", "level"})  # what such a value i
 # `test_every_part_of_the_package_is_scanned`).
 PARTS = [
     "api", "channel", "commands", "demo", "doctor", "gitops", "handoff", "native_agent",
-    "plan", "planner", "players", "run", "serve", "store", "tui",
-    "__init__.py", "__main__.py", "cli.py", "cluster.py", "config.py", "config_files.py",
+    "plan", "planner", "players", "run", "runners", "serve", "store", "tui",
+    "__init__.py", "__main__.py", "cli.py", "config.py", "config_files.py",
     "killpoints.py", "runners_config.py", "pydantic_plugins.py",
     "layout.py", "paths.py", "procs.py", "readiness.py", "redact.py", "skills.py",
     "trust.py", "validation.py", "workspace.py", "frozen.py", "version.py",

@@ -86,7 +86,7 @@ def inbox() -> str:
 
 def run_attempt(attempt_id: int, state: str) -> int:
     # lazy: neither `baton report` nor the conductor needs it
-    from baton_tui.run.attempt import run_attempt as shim
+    from baton_tui.runners.shim import run_attempt as shim
 
     return shim(attempt_id, state)
 

@@ -211,14 +211,14 @@ def read_log(path: str | None, offset: int, limit: int = 1 << 20) -> tuple[bytes
     """Up to `limit` bytes of an attempt's output from `offset` (bytes the agent printed):
     (data, the offset after it, bytes cut from the log before it that were never read).
     A log keeps its head and tail only; nothing reads a whole one into memory."""
-    from baton_tui.run import logcap  # lazy: `baton status`, `log` and `run` never need it
+    from baton_tui.runners import logcap  # lazy: `baton status`, `log` and `run` never need it
 
     return logcap.read_from(path, offset, limit)
 
 
 def log_size(path: str | None) -> int:
     """How many bytes an attempt's agent printed so far (cut ones included)."""
-    from baton_tui.run import logcap  # lazy: `baton status`, `log` and `run` never need it
+    from baton_tui.runners import logcap  # lazy: `baton status`, `log` and `run` never need it
 
     return logcap.logical_size(path)
 

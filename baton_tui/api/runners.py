@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from baton_tui import cluster
+from baton_tui.runners.dask import cluster
 from baton_tui.core.words import counted
 from baton_tui.trust import untrusted_commands
 

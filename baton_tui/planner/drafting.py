@@ -284,7 +284,7 @@ MASKED_MAX = 200  # instruction files shown empty to a planning CLI at most
 
 def _masked(root: Path, guides: list[str], folder: Path, argv: list[str]) -> list[str]:
     """`argv`, run so that the repository's instruction files read as empty to the planning
-    CLI (`run/masked.py`): the planner gets them as quoted data in its prompt, never as the
+    CLI (`runners/masked.py`): the planner gets them as quoted data in its prompt, never as the
     CLI's own orders. Only regular files inside the checkout (a link could name any file)."""
     paths = []
     for name in guides[:MASKED_MAX]:
@@ -299,7 +299,7 @@ def _masked(root: Path, guides: list[str], folder: Path, argv: list[str]) -> lis
     if not paths:
         return argv
     empty = write_private(folder / "empty", "")
-    return own_module("baton_tui.run.masked", str(empty), *paths, "--", *argv)
+    return own_module("baton_tui.runners.masked", str(empty), *paths, "--", *argv)
 
 
 def chat_line(step: "steps.Step") -> str | None:

@@ -17,7 +17,7 @@ from baton_tui.core.events import EventKind, State
 from baton_tui.core.words import Autonomy, Mode
 from baton_tui.plan.model import Task
 from baton_tui.run.finish import Finisher, Intent
-from baton_tui.run.runner import AttemptHandle, Runner
+from baton_tui.runners.base import AttemptHandle, Runner
 from baton_tui.run.state import RunState
 from baton_tui.workspace import Workspace
 

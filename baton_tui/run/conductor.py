@@ -30,15 +30,16 @@ from baton_tui.core.words import Mode, counted
 from baton_tui.gitops import git, making, worktrees
 from baton_tui.paths import private_file
 from baton_tui.plan.model import Task
-from baton_tui.run import decide, spawner, state
+from baton_tui.run import decide, state
+from baton_tui.runners import spawner
 from baton_tui.run.collecting import Collector
 from baton_tui.run.finish import Intent, run_check
 from baton_tui.run.following import Follower
-from baton_tui.run.launcher import _git_mode
+from baton_tui.runners.launcher import _git_mode
 from baton_tui.run.lock import ConductorLock
-from baton_tui.run.runner import Runner
+from baton_tui.runners.base import Runner
 from baton_tui.run.starting import Starter
-from baton_tui.run.switch import RunnerSwitch
+from baton_tui.runners.switch import RunnerSwitch
 from baton_tui.store import foldcache
 from baton_tui.store.db import Unwritable
 from baton_tui.store.snapshot import conductor_info

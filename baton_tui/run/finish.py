@@ -26,7 +26,8 @@ from baton_tui.players.base import Outcome, reading_output
 from baton_tui.channel import relay
 from baton_tui.channel.report import refused_report
 from baton_tui.run import outside
-from baton_tui.run import integration, landings, logcap, refguard, siblings
+from baton_tui.run import integration, landings, refguard, siblings
+from baton_tui.runners import logcap
 from baton_tui.store.db import AttemptRow, PlanRow
 from baton_tui.store.render import fmt_secs
 from baton_tui.core.events import EventKind, State

@@ -19,7 +19,7 @@ from baton_tui.core.words import Mode
 from baton_tui.players.base import Player
 from baton_tui.run import supervisor
 from baton_tui.run.collecting import Collector
-from baton_tui.run.runner import AttemptHandle, Runner
+from baton_tui.runners.base import AttemptHandle, Runner
 from baton_tui.run.state import RunState, Tracked
 from baton_tui.store.rows import AttemptRow
 from baton_tui.workspace import Workspace

@@ -43,7 +43,7 @@ from baton_tui.core.slug import integration_branch
 from baton_tui.gitops import git, refs
 from baton_tui.gitops.onbranch import head_ref
 from baton_tui.paths import write_private
-from baton_tui.run import readonly
+from baton_tui.runners import readonly
 from baton_tui.store import foldcache
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from baton_tui.gitops.git import run_git
 from baton_tui.plan.model import Task
 from baton_tui.run.finish import Intent
 from baton_tui.run.following import Follower
-from baton_tui.run.runner import Runner, StartDeferred, StartFailed, StartRequest
+from baton_tui.runners.base import Runner, StartDeferred, StartFailed, StartRequest
 from baton_tui.run.state import RunState, Tracked
 from baton_tui.workspace import Workspace
 

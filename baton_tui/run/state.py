@@ -20,7 +20,7 @@ from baton_tui.core.words import Mode
 from baton_tui.plan.model import PlanDocument, Task, parse_document
 from baton_tui.run.finish import Intent
 from baton_tui.run.ready import Ready
-from baton_tui.run.runner import AttemptHandle, Spare
+from baton_tui.runners.base import AttemptHandle, Spare
 from baton_tui.run.supervisor import Watch
 from baton_tui.store import foldcache
 from baton_tui.store.db import Store

@@ -31,7 +31,7 @@ above = int(status_field(shim, "PPid"))
 record = {"pid": os.getpid(), "ignored": int(status_field(os.getpid(), "SigIgn"), 16), "sid": os.getsid(0),
           "pgid": os.getpgid(0), "shim": shim, "shim_sid": os.getsid(shim), "cwd": os.getcwd(),
           "above": above, "above_cmd": cmdline(above) if above > 1 else ""}
-if "--kill-spawner" in sys.argv and "baton_tui.run.spawner" in record["above_cmd"]:
+if "--kill-spawner" in sys.argv and "baton_tui.runners.spawner" in record["above_cmd"]:
     os.kill(above, signal.SIGKILL)
     record["killed"] = above
 Path(sys.argv[1], os.environ["BATON_TASK"] + ".json").write_text(json.dumps(record))

@@ -13,7 +13,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from baton_tui.run import exchange as ex
+from baton_tui.runners.dask import exchange as ex
 
 sys.stdin.read()
 runner = sys.argv[1]

@@ -1,4 +1,4 @@
-"""The real conductor in this process, its agents scripted (`baton_tui.run.scripted`).
+"""The real conductor in this process, its agents scripted (`baton_tui.runners.scripted`).
 
 `Scripted(repo)` writes the repository's baton.toml (custom players whose command is never
 run), loads and trusts a plan, and runs the real `Conductor` over a `ScriptedRunner` on a
@@ -29,7 +29,7 @@ from baton_tui.api import agents, plans, reading
 from baton_tui.core.views import Folder
 from baton_tui.run import control
 from baton_tui.run.conductor import Conductor
-from baton_tui.run.scripted import ScriptedRunner, Step
+from baton_tui.runners.scripted import ScriptedRunner, Step
 from baton_tui.workspace import Workspace
 
 NEVER_RUN = [sys.executable, "-c", "raise SystemExit('a scripted player is never run')"]

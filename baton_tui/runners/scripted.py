@@ -55,10 +55,11 @@ from baton_tui.core.events import EventKind
 from baton_tui.core.words import Mode
 from baton_tui.paths import private_file, write_private
 from baton_tui.plan.model import Task
-from baton_tui.run import launcher, outside, refguard
-from baton_tui.run.logcap import CappedLog
+from baton_tui.run import outside, refguard
+from baton_tui.runners import launcher
+from baton_tui.runners.logcap import CappedLog
 from baton_tui.run.prompt import compose
-from baton_tui.run.runner import AttemptHandle, Looked, Spare, StartRequest
+from baton_tui.runners.base import AttemptHandle, Looked, Spare, StartRequest
 from baton_tui.skills import resolve
 from baton_tui.store.rows import AttemptRow, PlanRow
 from baton_tui.trust import ensure_trusted

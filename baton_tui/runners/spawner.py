@@ -1,6 +1,6 @@
 """Attempt shims forked from one warm process instead of a new interpreter each.
 
-A shim (`run/attempt.py`) is a Python process; started afresh it spends about 40 ms on the
+A shim (`runners/shim.py`) is a Python process; started afresh it spends about 40 ms on the
 interpreter and its imports before its agent runs — on every task, in the path from one
 landing to the next task's start. So the conductor keeps one spawner, started once with the
 shim's modules imported. Asked over a pipe, it forks, and the child becomes the shim exactly
@@ -27,7 +27,7 @@ import sys
 import threading
 
 from baton_tui.paths import own_module
-from baton_tui.run import readonly
+from baton_tui.runners import readonly
 
 __all__ = ["Forked", "spawn", "warm", "stop"]
 
@@ -59,7 +59,7 @@ def _ensure() -> subprocess.Popen[bytes] | None:
     if _proc is not None and _proc.poll() is None:
         return _proc
     try:
-        _proc = subprocess.Popen(own_module("baton_tui.run.spawner"),
+        _proc = subprocess.Popen(own_module("baton_tui.runners.spawner"),
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd="/")
     except OSError:
         _broken, _proc = True, None
@@ -131,7 +131,7 @@ def _become_shim(request: dict) -> None:
         os.environ.clear()
         os.environ.update(request["env"])
         # lazy: the conductor imports this module; only the spawner runs shims
-        from baton_tui.run.attempt import run_attempt
+        from baton_tui.runners.shim import run_attempt
 
         code = run_attempt(int(request["attempt"]), request["store"])
     except BaseException:  # noqa: BLE001 — said in the shim's log, never to the spawner
@@ -148,7 +148,7 @@ def _become_shim(request: dict) -> None:
 
 def main() -> int:
     # lazy: the conductor imports this module; imported once here, inherited by every fork
-    from baton_tui.run.attempt import reap
+    from baton_tui.runners.shim import reap
 
     # Asked once, before the handler below reaps children (its probe waits for its own): a
     # shim would import ctypes and fork a probe of its own before every agent (~10 ms).

@@ -30,8 +30,8 @@ import time
 
 from baton_tui import procs
 from baton_tui.channel import relay
-from baton_tui.run import readonly
-from baton_tui.run.logcap import CappedLog
+from baton_tui.runners import readonly
+from baton_tui.runners.logcap import CappedLog
 from baton_tui.store.db import Store
 
 GRACE_SECONDS = 3.0
@@ -235,5 +235,5 @@ def _running(proc) -> bool:
         return False
 
 
-if __name__ == "__main__":  # `python -m baton_tui.run.attempt ID STORE`: no CLI start-up cost
+if __name__ == "__main__":  # `python -m baton_tui.runners.shim ID STORE`: no CLI start-up cost
     sys.exit(run_attempt(int(sys.argv[1]), sys.argv[2]))

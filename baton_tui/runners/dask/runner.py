@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from baton_tui import cluster, killpoints, layout, trust
+from baton_tui import killpoints, layout, trust
+from baton_tui.runners.dask import cluster
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import EventKind
 from baton_tui.core.words import Mode
@@ -43,8 +44,11 @@ from baton_tui.gitops.refs import read_ref
 from baton_tui.paths import private_file
 from baton_tui.plan.model import Task
 from baton_tui.core import views
-from baton_tui.run import dask_node, exchange, launcher, starting
-from baton_tui.run.runner import (
+from baton_tui.run import starting
+from baton_tui.runners.dask import node as dask_node
+from baton_tui.runners.dask import exchange
+from baton_tui.runners import launcher
+from baton_tui.runners.base import (
     AttemptHandle, Looked, Spare, StartDeferred, StartFailed, StartRequest,
 )
 from baton_tui.store.rows import AttemptRow, PlanRow

@@ -23,11 +23,13 @@ from baton_tui.core.slug import task_branch
 from baton_tui.players.base import AttemptContext
 from baton_tui.paths import own_module, private_file, write_private
 from baton_tui.redact import SECRETS_VAR, fingerprints
-from baton_tui.run import outside, readonly, refguard
+from baton_tui.run import outside, refguard
+from baton_tui.runners import readonly
 from baton_tui import layout
-from baton_tui.run import integration, spawner
+from baton_tui.run import integration
+from baton_tui.runners import spawner
 from baton_tui.run.prompt import compose
-from baton_tui.run.runner import StartFailed
+from baton_tui.runners.base import StartFailed
 from baton_tui.skills import resolve
 from baton_tui.store.db import PlanRow
 from baton_tui.core.events import EventKind
@@ -41,8 +43,8 @@ if TYPE_CHECKING:
     from typing import Callable, ContextManager
 
     from baton_tui.gitops.making import Making
-    from baton_tui.run.runner import Spare
-    from baton_tui.run.spawner import Forked
+    from baton_tui.runners.base import Spare
+    from baton_tui.runners.spawner import Forked
 
 SETUP_TIMEOUT = 900
 
@@ -387,7 +389,7 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
         attempt_id, str(ws.paths.store_path), str(workdir.path), shim_env, str(shim_path))
     if proc is None:  # no spawner here: the shim's own entry point, a fresh interpreter
         with open(shim_path, "ab") as shim_log:
-            proc = subprocess.Popen(own_module("baton_tui.run.attempt", str(attempt_id),
+            proc = subprocess.Popen(own_module("baton_tui.runners.shim", str(attempt_id),
                                                str(ws.paths.store_path)),
                                     stdin=subprocess.DEVNULL, stdout=shim_log,
                                     stderr=subprocess.STDOUT, start_new_session=True,

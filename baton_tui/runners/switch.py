@@ -15,8 +15,8 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from baton_tui.plan.model import Task
-from baton_tui.run.local import LocalRunner
-from baton_tui.run.runner import AttemptHandle, Looked, Runner, Spare, StartFailed, StartRequest
+from baton_tui.runners.local import LocalRunner
+from baton_tui.runners.base import AttemptHandle, Looked, Runner, Spare, StartFailed, StartRequest
 from baton_tui.store.rows import AttemptRow, PlanRow
 from baton_tui.workspace import Workspace
 
@@ -42,7 +42,7 @@ class RunnerSwitch:
         if settings is None:
             raise StartFailed(f"unknown runner {name!r} (configured: "
                               f"{', '.join(self.ws.config.runners.names())})")
-        from baton_tui.run.dask_runner import DaskRunner  # lazy: imports `distributed` later
+        from baton_tui.runners.dask.runner import DaskRunner  # lazy: imports `distributed` later
 
         made = self._runners[name] = DaskRunner(self.ws, name, settings)
         return made

@@ -3,7 +3,7 @@
 The conductor decides *what* runs and *when*; a runner decides *where and how*. It speaks
 to its attempts only through `Runner`, and holds of each attempt only an `AttemptHandle`:
 no pid, process group or log path reaches the conductor's decisions. `LocalRunner`
-(run/local.py: the `baton attempt` shim on this machine) is today's one implementation; a
+(runners/local.py: the `baton attempt` shim on this machine) is today's one implementation; a
 cluster runner (remote workers whose results come back as git refs) fits the same shape —
 `start` and `collect` are awaitable for that reason, so a runner may take its time on a
 worker thread or over the network without holding up the conductor's loop.

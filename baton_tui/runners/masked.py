@@ -7,7 +7,7 @@ gets an empty file at each of their paths — bind-mounted in a mount namespace 
 (`readonly.enter`), so nothing changes for anyone else. Where namespaces are not available it
 says so on stderr (in the planner's log) and runs the command as it is.
 
-    python -m baton_tui.run.masked EMPTY PATH... -- COMMAND...
+    python -m baton_tui.runners.masked EMPTY PATH... -- COMMAND...
 
 A process of its own, not a `preexec_fn`: the planner runs on a thread of the app or of
 `baton serve`, and forking a threaded process into ctypes and mount calls is not safe.
@@ -18,12 +18,12 @@ from __future__ import annotations
 import os
 import sys
 
-from baton_tui.run import readonly
+from baton_tui.runners import readonly
 
 
 def main(argv: list[str]) -> int:
     if "--" not in argv or argv.index("--") < 1 or argv.index("--") == len(argv) - 1:
-        print("usage: python -m baton_tui.run.masked EMPTY PATH... -- COMMAND...",
+        print("usage: python -m baton_tui.runners.masked EMPTY PATH... -- COMMAND...",
               file=sys.stderr)
         return 2
     split = argv.index("--")

@@ -31,9 +31,10 @@ from baton_tui import layout, procs
 from baton_tui.core.words import Mode
 from baton_tui.gitops import fresh_index
 from baton_tui.plan.model import Task
-from baton_tui.run import launcher, logcap, outside, spawner
-from baton_tui.run.runner import AttemptHandle, Looked, Spare, StartRequest
-from baton_tui.run.spawner import Forked
+from baton_tui.run import outside
+from baton_tui.runners import launcher, logcap, spawner
+from baton_tui.runners.base import AttemptHandle, Looked, Spare, StartRequest
+from baton_tui.runners.spawner import Forked
 from baton_tui.store.rows import AttemptRow, PlanRow
 from baton_tui.workspace import Workspace
 

@@ -42,16 +42,16 @@ from pathlib import Path
 from typing import Any
 
 from baton_tui import layout, procs
-from baton_tui.cluster import versions
+from baton_tui.runners.dask.cluster import versions
 from baton_tui.config_files import file_hash
 from baton_tui.core.events import EventKind
 from baton_tui.gitops.git import git, run_git
 from baton_tui.plan.model import parse_document
 from baton_tui.paths import own_module
 from baton_tui.redact import clean, redact
-from baton_tui.run import exchange, launcher, logcap
-from baton_tui.run import spawner
-from baton_tui.run.spawner import Forked
+from baton_tui.runners.dask import exchange
+from baton_tui.runners import launcher, logcap, spawner
+from baton_tui.runners.spawner import Forked
 from baton_tui.store.db import Store
 from baton_tui.workspace import Workspace
 
@@ -430,7 +430,7 @@ def _watch(sign: str, pgid: int) -> None:
         message = f"{sign}{pgid}\n"
         if _watchdog is None or _watchdog.poll() is not None:
             try:
-                _watchdog = subprocess.Popen(own_module("baton_tui.run.dask_watch"),
+                _watchdog = subprocess.Popen(own_module("baton_tui.runners.dask.watch"),
                                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                              stderr=subprocess.DEVNULL, cwd="/",
                                              start_new_session=True)
