@@ -254,6 +254,10 @@
       anyModel: Boolean(player && (player.models === null || player.models === void 0))
     };
   }
+  var NO_STATUS_CHANGE = /* @__PURE__ */ new Set(["task.progress"]);
+  function changesStatus(kind) {
+    return !NO_STATUS_CHANGE.has(kind);
+  }
   function readyForHandoff(state) {
     return state.cards.some((c) => c.state === "landed") && !state.cards.some((c) => ON_ITS_WAY.has(c.state));
   }
@@ -675,7 +679,7 @@
           this.dispatch({ type: "output", task: n.params.task, lines: n.params.lines });
           break;
         case "event":
-          this.statusSoon();
+          if (changesStatus(n.params.kind)) this.statusSoon();
           break;
         case "lagged":
           void this.conn.request("events/subscribe", { cursor: n.params.cursor }).then(() => this.refreshStatus()).catch(() => void 0);
@@ -754,6 +758,7 @@
     }
     app;
     last = null;
+    planHeadKey = "";
     pending = null;
     rows = /* @__PURE__ */ new Map();
     cardEls = /* @__PURE__ */ new Map();
@@ -944,9 +949,14 @@
       this.plan.hidden = !s.plan;
       if (!s.plan) {
         this.planHead.replaceChildren();
+        this.planHeadKey = "";
         return;
       }
       const started = s.cards.some((c) => STARTED.has(c.state));
+      const finished = s.cards.length > 0 && s.cards.every((c) => ["done", "landed", "merged", "discarded"].includes(c.state));
+      const key = JSON.stringify([s.plan.goal, s.approved, s.running, s.busy, started, finished]);
+      if (key === this.planHeadKey) return;
+      this.planHeadKey = key;
       const approve = button(
         "Approve…",
         () => this.app.ask("approve"),
@@ -954,7 +964,6 @@
       );
       approve.disabled = s.approved || started || Boolean(s.busy);
       const run = button("Run…", () => this.app.ask("run"), { id: "run", "aria-label": "Run… the approved plan" });
-      const finished = s.cards.length > 0 && s.cards.every((c) => ["done", "landed", "merged", "discarded"].includes(c.state));
       run.disabled = !s.approved || s.running || finished || Boolean(s.busy);
       const stop = button("Pause", () => this.app.ask("stop"), { "aria-label": "Pause the run" });
       stop.disabled = !s.running;

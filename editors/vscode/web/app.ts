@@ -8,7 +8,7 @@ import { RpcFailure } from "./rpc";
 import type { AnyNotification, DraftResult } from "./protocol";
 import {
   type Action, type Confirm, type Confirmable, type EditableField, type State,
-  fieldValue, handoffTasks, initialState, readyForHandoff, reduce,
+  changesStatus, fieldValue, handoffTasks, initialState, readyForHandoff, reduce,
 } from "./state";
 
 /** "tasks 1, 3 (up to task 3)": what merging up to `task` brings, from the handoff's list. */
@@ -287,7 +287,7 @@ export class App {
                         evidence: n.params.evidence ?? null });
         break;
       case "task/output": this.dispatch({ type: "output", task: n.params.task, lines: n.params.lines }); break;
-      case "event": this.statusSoon(); break;
+      case "event": if (changesStatus(n.params.kind)) this.statusSoon(); break;
       case "lagged":
         void this.conn.request("events/subscribe", { cursor: n.params.cursor })
           .then(() => this.refreshStatus()).catch(() => undefined);

@@ -251,6 +251,17 @@ export function choices(state: State, task: Task): { players: string[]; models: 
            anyModel: Boolean(player && (player.models === null || player.models === undefined)) };
 }
 
+/** Events that change nothing a status shows the page (a card's state, flags, report or the
+ * run's summary): a progress line is already on its card through `task/output`. With agents
+ * streaming they come several times a second, and a status of a large plan for each would be
+ * work the person's next key press waits behind. */
+const NO_STATUS_CHANGE = new Set(["task.progress"]);
+
+/** Whether an `event` notification of this kind may change what `status/get` shows. */
+export function changesStatus(kind: string): boolean {
+  return !NO_STATUS_CHANGE.has(kind);
+}
+
 /** The handoff's turn: some build work has landed and nothing is still on its way (a failed,
  * paused or parked task waits on the person, who may merge what landed before it). */
 export function readyForHandoff(state: State): boolean {

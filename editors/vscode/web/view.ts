@@ -45,6 +45,7 @@ const STARTED = new Set(["running", "done", "landed", "merged", "failed", "pause
 export class View {
   private app!: App;
   private last: State | null = null;
+  private planHeadKey = "";
   private pending: State | null = null;
   private rows = new Map<number, { task: Task; selected: boolean; el: HTMLElement }>();
   private cardEls = new Map<number, { card: Card; el: HTMLElement }>();
@@ -189,14 +190,19 @@ export class View {
 
   private paintPlanHead(s: State): void {
     this.plan.hidden = !s.plan;
-    if (!s.plan) { this.planHead.replaceChildren(); return; }
+    if (!s.plan) { this.planHead.replaceChildren(); this.planHeadKey = ""; return; }
     const started = s.cards.some((c) => STARTED.has(c.state));
+    const finished = s.cards.length > 0
+      && s.cards.every((c) => ["done", "landed", "merged", "discarded"].includes(c.state));
+    // Output streaming into cards changes `cards` many times a second; the head only when
+    // one of these does.
+    const key = JSON.stringify([s.plan.goal, s.approved, s.running, s.busy, started, finished]);
+    if (key === this.planHeadKey) return;
+    this.planHeadKey = key;
     const approve = button("Approve…", () => this.app.ask("approve"),
                            { id: "approve", "aria-label": "Approve… the whole plan" });
     approve.disabled = s.approved || started || Boolean(s.busy);
     const run = button("Run…", () => this.app.ask("run"), { id: "run", "aria-label": "Run… the approved plan" });
-    const finished = s.cards.length > 0
-      && s.cards.every((c) => ["done", "landed", "merged", "discarded"].includes(c.state));
     run.disabled = !s.approved || s.running || finished || Boolean(s.busy);
     const stop = button("Pause", () => this.app.ask("stop"), { "aria-label": "Pause the run" });
     stop.disabled = !s.running;

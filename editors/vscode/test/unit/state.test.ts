@@ -3,7 +3,7 @@ import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
 import type { Plan, Status } from "../../web/protocol";
 import {
-  OUTPUT_LINES, choices, fieldText, fieldValue, handoffTasks, initialState, planKey, readyForHandoff, reduce,
+  OUTPUT_LINES, changesStatus, choices, fieldText, fieldValue, handoffTasks, initialState, planKey, readyForHandoff, reduce,
   selectedTask,
 } from "../../web/state";
 import { lineDiff } from "../../web/diff";
@@ -220,5 +220,14 @@ describe("line diff", () => {
       { kind: "same", text: "a" }, { kind: "del", text: "b" }, { kind: "same", text: "c" },
       { kind: "add", text: "d" }]);
     assert.deepEqual(lineDiff("", "x\n"), [{ kind: "add", text: "x" }]);
+  });
+});
+
+describe("which events ask for a status", () => {
+  it("a progress line does not (its card has it as output); a state change or a flag does", () => {
+    assert.equal(changesStatus("task.progress"), false);
+    for (const kind of ["task.started", "task.landed", "task.flagged", "task.usage", "plan.edited"]) {
+      assert.equal(changesStatus(kind), true, kind);
+    }
   });
 });
