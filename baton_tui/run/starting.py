@@ -94,7 +94,7 @@ def prepare(ws: Workspace, plan: PlanRow, doc: PlanDocument, start: Start,
     (taken while the worktree is made) and the refs it must not move. Raises `StartFailed`."""
     task = start.task
     with placing.start_failures():
-        ahead: Future[object] | None = (
+        ahead: Future[outside.Fingerprint] | None = (
             outside.ahead(ws, start.quiet, join=start.first) if start.here else None)
         workdir = placing.prepare(ws, plan, task, start.attempt_no, turns,
                                   refresh=start.refresh, spare=start.spare)
