@@ -102,11 +102,15 @@ def prepare(ws: Workspace, plan: PlanRow, doc: PlanDocument, start: Start,
                                 start.resume_message, workdir.conflicts)
         attempt_id, nonce, folder = launcher.record(ws, plan, task)
         held: tuple[str, ...] = ()
-        if start.here:
-            outside.before(ws, folder, ahead)
-            refguard.record(ws, plan, folder)
-            if ws.config.worktree.protect_checkout:
-                held = tuple(refguard.held(ws, plan, workdir.branch))
+        try:
+            if start.here:
+                outside.before(ws, folder, ahead)
+                refguard.record(ws, plan, folder)
+                if ws.config.worktree.protect_checkout:
+                    held = tuple(refguard.held(ws, plan, workdir.branch))
+        except BaseException:
+            ws.store.abandon_attempt(attempt_id)  # recorded, never to start
+            raise
     resumed = bool(start.session_id or start.resume_message)
     return StartRequest(
         plan=plan, doc=doc, task=task, attempt_id=attempt_id, folder=folder, workdir=workdir,

@@ -1,8 +1,10 @@
-"""Scope, idle and stall supervision through the runner alone (`Runner.changed_files`,
-`Runner.activity`): a runner whose agents' worktrees are out of the conductor's reach — as a
-remote runner's are — tells what they changed and whether they work, and its tasks are
-flagged and kept alive as a local agent's would be. The real conductor, store and git, with
-scripted agents (`helpers.scripted_kit`); every wait is on a condition."""
+"""The runner seam as the conductor uses it. Scope, idle and stall supervision through the
+runner alone (`Runner.changed_files`, `Runner.activity`): a runner whose agents' worktrees
+are out of the conductor's reach — as a remote runner's are — tells what they changed and
+whether they work, and its tasks are flagged and kept alive as a local agent's would be. The
+conductor makes the place, records the attempt and composes every word before the runner
+starts it; a start the runner refuses gives the recorded attempt up. The real conductor,
+store and git, with scripted agents (`helpers.scripted_kit`); every wait is on a condition."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from baton_tui.api import reading
 from baton_tui.plan.model import Task
-from baton_tui.runners.base import AttemptHandle, Changes
+from baton_tui.runners.base import AttemptHandle, Changes, StartFailed, StartRequest
 from baton_tui.runners.scripted import ScriptedRunner, Step, _Agent
 from helpers.scripted_kit import Scripted
 
@@ -105,3 +107,55 @@ def test_a_silent_agent_the_runner_says_is_working_is_not_stalled(repo):
     task = run.task(1)
     assert task["state"] == "landed"
     assert not [f for f in task["flags"] if f["kind"] == "stall"], task["flags"]
+
+
+class Seen(ScriptedRunner):
+    """Scripted agents; what each start was given is kept, as the runner received it."""
+
+    requests: list[tuple[StartRequest, bool]] = []  # (the request, its place there then)
+
+    async def start(self, request: StartRequest) -> AttemptHandle:
+        Seen.requests.append((request, (request.workdir.path / ".git").is_file()))
+        return await super().start(request)
+
+
+class Refusing(ScriptedRunner):
+    async def start(self, request: StartRequest) -> AttemptHandle:
+        raise StartFailed("no room on the moon")
+
+
+def test_the_runner_gets_the_place_made_and_every_word_composed(repo):
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "setup"], cwd=repo, check=True)
+    run = Scripted(repo)
+    run.runner_type = Seen
+    Seen.requests = []
+    run.config(players=("a",))
+    run.plan([{"id": 1, "title": "Look", "prompt": "Find the answer.", "player": "a",
+               "mode": "research"},
+              {"id": 2, "title": "Use", "prompt": "Use the answer.", "player": "a",
+               "depends_on": [1]}])
+    assert run.run({"1": [{"report": "done", "summary": "the answer is 42"}],
+                    "2": [{"write": "a.txt", "content": "42\n"},
+                          {"report": "done", "summary": "used"}]}) == 0
+    (first, _), (second, made) = Seen.requests
+    assert made and second.workdir.branch  # its worktree and branch, before the start
+    assert "Use the answer." in second.prompt and "the answer is 42" in second.prompt
+    assert first.attempt_id != second.attempt_id and second.nonce
+    row = run.ws.store.attempt(second.attempt_id)
+    assert row is not None and row.task_id == 2 and row.started is not None
+    assert Path(row.spec["prompt_path"]).read_text() == second.prompt
+
+
+def test_a_start_the_runner_refuses_fails_the_task_and_gives_its_attempt_up(repo):
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "setup"], cwd=repo, check=True)
+    run = Scripted(repo)
+    run.runner_type = Refusing
+    run.config(players=("a",))
+    run.plan([{"id": 1, "title": "Edit", "prompt": "Edit.", "player": "a"}])
+    assert run.run({}) == 1
+    task = run.task(1)
+    assert task["state"] == "failed" and "no room on the moon" in (task.get("reason") or "")
+    plan = run.ws.store.current_plan()
+    assert plan is not None
+    [attempt] = run.ws.store.attempts(plan.id, 1)
+    assert attempt.collected and attempt.started is None  # never to run
