@@ -206,7 +206,8 @@ class Starter:
         return Start(
             task=task, attempt_no=len(tried) + 1, artifacts=self.artifacts(task),
             feedback=feedback, resume_message=resume_message, session_id=session,
-            refresh=task.mode == Mode.BUILD and view.lost_landing, spare=run.take_spare(task),
+            refresh=task.mode == Mode.BUILD and view.lost_landing,
+            spare=run.take_spare(task) if here else None,
             here=here, quiet=quiet, first=first)
 
     def start(self, task: Task, resume_message: str | None) -> None:
@@ -273,7 +274,8 @@ class Starter:
         else:
             return
         task, plan = run.task(task_id), run.plan
-        spare = run.take_spare(task)  # a landed task's worktree: only what differs is written
+        # a landed task's worktree: only what differs is written
+        spare = run.take_spare(task) if self.runner.runs_here(task) else None
 
         def work() -> bool:
             ws = self.ws.sibling()
