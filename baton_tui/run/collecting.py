@@ -64,12 +64,13 @@ class Collector:
         try:
             attempt = await self.runner.collect(handle)
         except Exception as exc:  # its result could not be brought home: said, never dropped
-            where = f"runner {task.runner}" if task.runner != "local" else "its attempt"
+            where = "its attempt" if self.runner.runs_here(task) else f"runner {task.runner}"
             self.emit(task_id, K.TASK_FAILED, stage="collect", attempt=handle.attempt_id,
                       reason=f"Baton could not bring its result home from {where}: {exc}"[:500]
                       + f" (`baton retry {task_id}` brings it home and lands it without "
                       "running the agent again)")
             return
+        run.strays = run.strays or bool(attempt.spec.get("leftover"))  # never quiet again
         plan, doc = run.plan, run.doc
 
         def work() -> State:
