@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 class Workspace:
     """The engine's handle on a repository; every engine command takes one."""
 
-    _config_stamp: tuple[tuple[int, int, int] | None, ...] = ()  # the configuration files' (inode, size, mtime) when last read
+    # the configuration files' (inode, size, mtime) when last read
+    _config_stamp: tuple[tuple[int, int, int] | None, ...] = ()
 
     def __init__(self, start: Path | str | None = None, paths: RepoPaths | None = None):
         self.paths = paths or find_repo(start)
