@@ -32,6 +32,7 @@ from baton_tui.run.prompt import compose
 from baton_tui.runners.base import StartFailed
 from baton_tui.skills import resolve
 from baton_tui.store.db import PlanRow
+from baton_tui.store.attempt_spec import AttemptSpec
 from baton_tui.core.events import EventKind
 from baton_tui.core.words import Mode
 from baton_tui.trust import ensure_trusted
@@ -367,7 +368,7 @@ def start_attempt(ws: Workspace, plan: PlanRow, doc: PlanDocument, task: Task, w
     added = {**player.env, **launch_env, **env}
     # The store keeps the names of what the agent gets, never the values (secrets, the
     # nonce): the values reach the shim through its own environment only.
-    spec = {"argv": launch_argv, "cwd": str(workdir.path), "env_names": sorted(added),
+    spec: AttemptSpec = {"argv": launch_argv, "cwd": str(workdir.path), "env_names": sorted(added),
             "stdin_prompt": stdin_prompt,
             "prompt_path": str(stdin_path), "base": workdir.base, "branch": workdir.branch,
             "mode": task.mode, "resumed": bool(session_id or resume_message),

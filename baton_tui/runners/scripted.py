@@ -61,6 +61,7 @@ from baton_tui.runners.logcap import CappedLog
 from baton_tui.run.prompt import compose
 from baton_tui.runners.base import AttemptHandle, Looked, Spare, StartRequest
 from baton_tui.skills import resolve
+from baton_tui.store.attempt_spec import AttemptSpec
 from baton_tui.store.rows import AttemptRow, PlanRow
 from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
@@ -159,7 +160,7 @@ class ScriptedRunner:
         prompt_path = write_private(folder / "prompt.md", prompt)
         log_path = private_file(folder / "output.log")
         resumed = bool(request.session_id or request.resume_message)
-        spec = {"argv": ["scripted"], "cwd": str(workdir.path), "env_names": [],
+        spec: AttemptSpec = {"argv": ["scripted"], "cwd": str(workdir.path), "env_names": [],
                 "stdin_prompt": False, "prompt_path": str(prompt_path), "base": workdir.base,
                 "branch": workdir.branch, "mode": task.mode, "resumed": resumed,
                 "resume_message": request.resume_message, "readonly": None,

@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # nor `pathlib` on the report path (2 ms of `baton report`'s 
     from pathlib import Path
     from typing import Any, Iterator
 
+    from baton_tui.store.attempt_spec import AttemptSpec
+
 __all__ = ["AttemptRow", "Damaged", "PlanRow", "SCHEMA", "Store", "Unwritable", "damaged",
            "hash_nonce", "nonce_matches"]
 
@@ -458,7 +460,7 @@ class Store:
         return AttemptRow(**values)
 
     def new_attempt(self, plan_id: int, task_id: int, nonce: str, player: str,
-                    spec: dict[str, Any], log_path: str) -> int:
+                    spec: AttemptSpec, log_path: str) -> int:
         """Record an attempt; of its nonce only the hash is kept (see `hash_nonce`)."""
         cur = self._write(
             "INSERT INTO attempts (plan_id, task_id, nonce_hash, player, spec, log_path) "
@@ -467,9 +469,10 @@ class Store:
         )
         return _inserted(cur)
 
-    def update_attempt(self, attempt_id: int, **fields: Any) -> None:
-        if "spec" in fields:
-            fields["spec"] = to_json(fields["spec"])
+    def update_attempt(self, attempt_id: int, *, spec: AttemptSpec | None = None,
+                       **fields: Any) -> None:
+        if spec is not None:
+            fields["spec"] = to_json(spec)
         if "report" in fields and fields["report"] is not None:
             fields["report"] = to_json(clean(fields["report"]))
         if "collected" in fields:

@@ -13,6 +13,8 @@ if TYPE_CHECKING:  # and `pathlib` on the report path (2 ms of `baton report`'s 
     from pathlib import Path
     from typing import Any
 
+    from baton_tui.store.attempt_spec import AttemptSpec
+
 # The plan's document (2.4 MB at 10,000 tasks) and transcript come last in `plans`: a
 # column after one that overflows its page is reached by walking the overflow chain, so
 # with the document third every read of `options` or `revision` cost ~0.5 ms at that size.
@@ -200,7 +202,7 @@ class AttemptRow(_Record):
     task_id: int
     nonce_hash: str
     player: str
-    spec: dict[str, Any]
+    spec: AttemptSpec
     log_path: str | None
     shim_pid: int | None
     pid: int | None
