@@ -26,7 +26,7 @@ from baton_tui.core import budget
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import BROKEN, WAITING, Event, EventKind, State
 from baton_tui.core.slug import integration_branch
-from baton_tui.core.words import Mode, counted
+from baton_tui.core.words import LOCAL_RUNNER, Mode, counted
 from baton_tui.gitops import git, making, worktrees
 from baton_tui.paths import private_file
 from baton_tui.plan.model import Task
@@ -173,7 +173,7 @@ class Conductor:
 
     def _runner_room(self, task: Task) -> bool:
         """Whether the task's runner is under its own `max_parallel` (`[runners.NAME]`)."""
-        if task.runner == "local":
+        if task.runner == LOCAL_RUNNER:
             return True
         settings = self.ws.config.runners.get(task.runner)
         limit = settings.max_parallel if settings is not None else None

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import AGENT_EVENTS, Event, EventKind, State
 from baton_tui.core.views import Folder, TaskView
-from baton_tui.core.words import Mode
+from baton_tui.core.words import LOCAL_RUNNER, Mode
 from baton_tui.plan.model import PlanDocument, Task, parse_document
 from baton_tui.run.finish import Intent
 from baton_tui.run.ready import Ready
@@ -116,7 +116,7 @@ class RunState:
         whose task is still landed in that worktree. Never for a task that landed before (a
         follow-up of its review comments): its branch exists, and it is checked out again."""
         view = self.view(task.id)
-        if task.mode != Mode.BUILD or task.runner != "local" or not self.git_mode \
+        if task.mode != Mode.BUILD or task.runner != LOCAL_RUNNER or not self.git_mode \
                 or view.workdir or view.ever_landed or task.id in self.made_ahead \
                 or task.id in self.making_ahead:
             return None

@@ -20,7 +20,7 @@ from baton_tui.runners.base import AttemptHandle, Looked, Runner, Spare, StartFa
 from baton_tui.store.rows import AttemptRow, PlanRow
 from baton_tui.workspace import Workspace
 
-LOCAL = "local"
+from baton_tui.core.words import LOCAL_RUNNER as LOCAL
 
 
 class RunnerSwitch:

@@ -11,7 +11,7 @@ import time
 from baton_tui.core.events import SETTLED, State
 from baton_tui.core.jsontext import cleaned
 from baton_tui.core.snapshot import describe, tasks_json
-from baton_tui.core.words import counted
+from baton_tui.core.words import LOCAL_RUNNER, counted
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def render_status(status: dict) -> str:
     column = max(22, min(STATE_WIDTH, max(map(len, said.values()), default=0)))
     for task in status["tasks"]:
         who = " · ".join(x for x in (task["player"], task.get("model")) if x)
-        if task.get("runner", "local") != "local":  # where it runs, when not here
+        if task.get("runner", LOCAL_RUNNER) != LOCAL_RUNNER:  # where it runs, when not here
             who += f" @ {task['runner']}" + (f" ({task['node']})" if task.get("node") else "")
         extra = f"  {fmt_secs(task['wall'])}" if task["wall"] else ""
         if task.get("progress") and task["state"] == State.RUNNING:

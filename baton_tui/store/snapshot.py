@@ -21,7 +21,7 @@ from baton_tui.core import policy
 from baton_tui.store import foldcache
 from baton_tui.store.db import PlanRow, Store
 from baton_tui.core.events import PENDING, EventKind, State
-from baton_tui.core.words import Mode
+from baton_tui.core.words import LOCAL_RUNNER, Mode
 from baton_tui.core.snapshot import _AT, Snapshot, TaskSnap, describe, empty, plan_word
 from baton_tui.core.views import Folder, PlanView, TaskView
 from baton_tui.core.visible import shown
@@ -175,7 +175,7 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
         view.pending_checkpoint is not None and view.checkpoint_answer is None,      # answerable
         tuple(dict(d) for d in decisions) if decisions else (),                      # decisions
         view.needs_approval, view.limit, bool(view.reassigned),
-        get("runner") or "local", view.node, view.job,                             # runner…
+        get("runner") or LOCAL_RUNNER, view.node, view.job,                             # runner…
         (f"recycled for task {view.recycled_for} (its work is on its branch)"
          if view.recycled_for is not None and build_task else None),                # reason
         dict(view.pr) if view.pr else None,                                          # pr
