@@ -16,6 +16,9 @@ from pathlib import Path
 from baton_tui import procs
 from baton_tui.gitops import landing, worktrees
 
+# The changed files' (path, size, mtime): whether anything moved since the last look.
+Signature = tuple[tuple[str, int, int], ...]
+
 SCOPE_EVERY = 5.0   # seconds between looks at a worktree's changed files
 CPU_EVERY = 1.0     # seconds between looks at an agent's CPU time
 CPU_LEAD = 5.0      # seconds before a silence would be flagged that those looks begin
@@ -26,11 +29,11 @@ class Watch:
     """What the supervisor remembers about one attempt."""
 
     repeats: int = 5
-    recent: deque = field(default_factory=deque)
+    recent: deque[str] = field(default_factory=deque)
     raised: set[str] = field(default_factory=set)
     outside: set[str] = field(default_factory=set)
     changed: frozenset[str] = frozenset()   # the task's changed files at the last look
-    signature: tuple = ()                   # those files' sizes and times: has anything moved?
+    signature: Signature = ()                # those files' sizes and times: has anything moved?
     steps_since_change: int = 0
     # The first look one period in: a worktree just made has nothing changed, and a
     # `git status` then competes with the agent's own start for the CPU.
@@ -123,14 +126,14 @@ def files_due(watch: Watch, now: float | None = None) -> bool:
     return True
 
 
-def read_files(worktree: Path) -> tuple[list[str], tuple]:
+def read_files(worktree: Path) -> tuple[list[str], Signature]:
     """The worktree's changed files and their sizes and times: a `git status`, so the
     conductor runs it on a worker thread (`take_files` then reads the answer)."""
     changed = worktrees.changed_paths(worktree)
     return changed, tuple(sorted((p, *_stat(worktree / p)) for p in changed))
 
 
-def take_files(watch: Watch, changed: list[str], signature: tuple,
+def take_files(watch: Watch, changed: list[str], signature: Signature,
                scope: list[str]) -> list[str]:
     """Remember a look at the changed files; the newly changed ones outside the scope."""
     if signature != watch.signature:
