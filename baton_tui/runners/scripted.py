@@ -52,7 +52,7 @@ from baton_tui import layout
 from baton_tui.channel.report import UNDECIDED, caller_from_env, checkpoint, report
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import EventKind
-from baton_tui.core.words import Mode
+from baton_tui.core.words import Mode, ReportStatus
 from baton_tui.paths import private_file, write_private
 from baton_tui.plan.model import Task
 from baton_tui.run import outside, refguard
@@ -226,25 +226,25 @@ class ScriptedRunner:
             code, said = await asyncio.to_thread(self._checkpoint, agent, step)
             self._say(agent, said)
             if code == 1:
-                await asyncio.to_thread(self._report, agent, "failed",
+                await asyncio.to_thread(self._report, agent, ReportStatus.FAILED,
                                         "the person said no at the checkpoint", {})
                 return 0
             if code == UNDECIDED:
                 return 0
         elif "report" in step:
             status = str(step["report"])
-            if status == "limited":
+            if status == ReportStatus.LIMITED:
                 until = step.get("until") or (time.time() + step["in"] if "in" in step
                                               else None)
                 said = await asyncio.to_thread(self._report, agent, status, step.get("reason"),
                                                step, until)
                 self._say(agent, said)
                 return 0
-            text = step.get("summary") if status == "done" else step.get("reason")
+            text = step.get("summary") if status == ReportStatus.DONE else step.get("reason")
             self._say(agent, await asyncio.to_thread(self._report, agent, status,
                                                      text or step.get("summary"), step))
         elif "progress" in step:
-            self._say(agent, await asyncio.to_thread(self._report, agent, "progress",
+            self._say(agent, await asyncio.to_thread(self._report, agent, ReportStatus.PROGRESS,
                                                      str(step["progress"]), {}))
         else:
             self._say(agent, await asyncio.to_thread(_edit, agent.cwd, step))
