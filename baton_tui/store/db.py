@@ -211,7 +211,7 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _write(self, sql: str, args: tuple | list = ()) -> sqlite3.Cursor:
+    def _write(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> sqlite3.Cursor:
         """One write. A store that cannot be written (read-only, disk full) is one clear
         line (`Unwritable`), never a traceback."""
         try:
@@ -514,10 +514,10 @@ class Store:
                 found[row["id"]] = self._attempt(row)
         return found
 
-    def attempt_marks(self, ids: list[int]) -> dict[int, tuple]:
+    def attempt_marks(self, ids: list[int]) -> dict[int, tuple[Any, ...]]:
         """A mark per attempt that changes whenever its record does (its spec and report by
         a hash of their text: neither is decoded)."""
-        found: dict[int, tuple] = {}
+        found: dict[int, tuple[Any, ...]] = {}
         for at in range(0, len(ids), 500):
             chunk = ids[at:at + 500]
             marks = ", ".join("?" * len(chunk))

@@ -11,6 +11,7 @@ from baton_tui.core.errors import BatonError
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:  # and `pathlib` on the report path (2 ms of `baton report`'s start)
     from pathlib import Path
+    from collections.abc import Callable
     from typing import Any
 
     from baton_tui.store.attempt_spec import AttemptSpec
@@ -221,7 +222,7 @@ def hash_nonce(nonce: str) -> str:
     return _sha256()(nonce.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _sha256():
+def _sha256() -> Callable[[bytes], Any]:
     """SHA-256, from CPython's own module where it has one: `hashlib` loads OpenSSL first
     (~4 ms of every `baton report`, which hashes one nonce). The same digest either way."""
     # lazy: `baton report` (tests/test_import_hygiene.py): no hashlib, no OpenSSL
