@@ -7,7 +7,7 @@ from __future__ import annotations
 import inspect
 import typing
 
-from baton_tui.store.attempt_spec import AttemptSpec
+from baton_tui.store.attempt_spec import AttemptSpec, SpecKey
 from helpers.scripted_kit import Scripted
 
 
@@ -35,3 +35,7 @@ def test_the_type_documents_each_key():
     for key in AttemptSpec.__annotations__:
         line = next(line for line in source.splitlines() if line.strip().startswith(f"{key}:"))
         assert "#" in line and len(line.split("#", 1)[1].strip()) > 5, key
+
+
+def test_the_keys_a_note_may_set_are_the_typed_keys():
+    assert set(typing.get_args(SpecKey)) == set(AttemptSpec.__annotations__)

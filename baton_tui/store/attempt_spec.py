@@ -6,7 +6,7 @@ Its own module, apart from `rows`: `typing` stays off the status and report path
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 
 class AttemptSpec(TypedDict, total=False):
@@ -42,3 +42,12 @@ class AttemptSpec(TypedDict, total=False):
     node: str | None                # the worker it ran on
     node_attempt: int | None        # its attempt's id in the node's own store
     replayed: bool                  # its record was applied here (never twice)
+
+
+# The same keys, for `Store.note_attempt`, which sets one by name (a test keeps the two equal).
+SpecKey = Literal[
+    "argv", "cwd", "env_names", "stdin_prompt", "prompt_path", "base", "branch", "mode",
+    "resumed", "resume_message", "readonly", "secret_prints", "runner", "silenced", "leftover",
+    "log_cut", "lost", "remote", "job", "refs", "pushed", "seal", "payload", "submitted",
+    "node", "node_attempt", "replayed",
+]

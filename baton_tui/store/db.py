@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # nor `pathlib` on the report path (2 ms of `baton report`'s 
     from pathlib import Path
     from typing import Any, Iterator
 
-    from baton_tui.store.attempt_spec import AttemptSpec
+    from baton_tui.store.attempt_spec import AttemptSpec, SpecKey
 
 __all__ = ["AttemptRow", "Damaged", "PlanRow", "SCHEMA", "Store", "Unwritable", "damaged",
            "hash_nonce", "nonce_matches"]
@@ -495,7 +495,7 @@ class Store:
                           (attempt_id,))
         return cur.rowcount == 1
 
-    def note_attempt(self, attempt_id: int, key: str, value: Any) -> None:
+    def note_attempt(self, attempt_id: int, key: SpecKey, value: Any) -> None:
         """Set one key of an attempt's spec in place (the conductor may write others)."""
         self._write("UPDATE attempts SET spec = json_set(spec, ?, json(?)) WHERE id = ?",
                     (f"$.{key}", to_json(value), attempt_id))
