@@ -18,7 +18,8 @@ import pytest
 from baton_tui.core.words import FINAL_REPORTS, LOCAL_RUNNER, ReportStatus
 
 PACKAGE = Path(__file__).resolve().parents[1] / "baton_tui"
-PARTS = ["api", "channel", "store", "plan", "handoff", "run", "runners", "runners_config.py"]
+PARTS = ["api", "channel", "store", "plan", "handoff", "run", "runners", "runners_config.py",
+         "serve", "tui", "players/outcome.py", "players/steps.py"]
 STATUSES = frozenset(ReportStatus)
 
 
