@@ -51,6 +51,7 @@ from baton_tui.paths import own_module
 from baton_tui.redact import clean, redact
 from baton_tui.runners.dask import exchange
 from baton_tui.runners import launcher, logcap, spawner
+from baton_tui.runners.base import StartRequest
 from baton_tui.runners.spawner import Forked
 from baton_tui.store.db import Store
 from baton_tui.workspace import Workspace
@@ -346,11 +347,13 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
     assert plan is not None
     layout.shim_dir()
     workdir = launcher.Workdir(tree, base, None, fresh=True)
-    node_attempt, shim = launcher.start_attempt(
-        ws, plan, doc, task, workdir, artifacts={int(k): v for k, v in
-                                                 (job.get("artifacts") or {}).items()},
-        feedback=job.get("feedback"), resume_message=job.get("resume_message"),
-        session_id=job.get("session_id"),
+    node_attempt, nonce, folder = launcher.record(ws, plan, task)
+    request = StartRequest(plan=plan, doc=doc, task=task, attempt_id=node_attempt,
+                           folder=folder, workdir=workdir, prompt=str(job.get("prompt") or ""),
+                           nonce=nonce, resume_message=job.get("resume_message"),
+                           session_id=job.get("session_id"))
+    shim = launcher.start_attempt(
+        ws, request,
         # Every job's checkout on this node and the shared object cache: read-only to this
         # agent, as sibling tasks' worktrees are to a local one (its own places stay writable).
         guard=[tree.parent.parent])

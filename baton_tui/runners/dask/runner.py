@@ -34,22 +34,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from baton_tui import killpoints, layout, trust
+from baton_tui import killpoints, trust
 from baton_tui.runners.dask import cluster
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import EventKind
-from baton_tui.core.words import Mode
 from baton_tui.gitops.git import GitError
 from baton_tui.gitops.refs import read_ref
 from baton_tui.paths import private_file
 from baton_tui.plan.model import Task
-from baton_tui.core import views
-from baton_tui.run import starting
 from baton_tui.runners.dask import node as dask_node
 from baton_tui.runners.dask import exchange
 from baton_tui.runners import launcher
 from baton_tui.runners.base import (
-    AttemptHandle, Looked, Spare, StartDeferred, StartFailed, StartRequest,
+    AttemptHandle, Changes, Looked, StartDeferred, StartFailed, StartRequest,
 )
 from baton_tui.store.attempt_spec import AttemptSpec
 from baton_tui.store.rows import AttemptRow, PlanRow
@@ -217,18 +214,9 @@ class DaskRunner:
             ws.close()
 
     def _submit(self, ws: Workspace, request: StartRequest) -> tuple[int, _Live]:
-        task, plan, feedback = request.task, request.plan, request.feedback
-        if not launcher._git_mode(ws):
+        task, plan, workdir, prompt = request.task, request.plan, request.workdir, request.prompt
+        if workdir.path == ws.root:  # folder mode: no worktree of its own
             raise StartFailed(f"runner {self.name} needs a git repository (git 2.38 or newer)")
-        if task.mode == Mode.RESEARCH:
-            workdir = launcher.prepare_research(ws, plan, task, request.attempt_no)
-        else:
-            workdir = launcher.prepare_build(ws, plan, task, refresh=request.refresh)
-            if workdir.conflicts:
-                feedback = ((feedback + "\n\n") if feedback else "") + (
-                    "Your branch now includes the latest integration branch, and these "
-                    "files conflict — resolve the conflict markers (keep both sides' "
-                    "intent): " + ", ".join(workdir.conflicts))
         pushed = exchange.snapshot(workdir.path, "baton: the worktree as the task starts").commit
         try:
             client = self.client()
@@ -241,17 +229,14 @@ class DaskRunner:
         if where is not None and where not in (self._workers(fresh=True) or {where}):
             # The worker that holds the agent's session is gone: a fresh session on another,
             # briefed with the handoff packet (as a task moved to another player is).
-            feedback = "\n\n".join(x for x in (self._handoff(ws, plan, task, where), feedback)
-                                    if x)
+            prompt = request.rebrief(where) if request.rebrief is not None else prompt
             session_id, resume_message, resumed, where = None, None, False, None
-        attempt_id = store.new_attempt(plan.id, task.id, launcher.new_nonce(), task.player,
-                                       {}, "")
+        attempt_id = request.attempt_id
         job = exchange.job_name(plan.slug, task.id, attempt_id)
         refs = exchange.refs_of(job)
         for ref in refs.values():
             exchange.check_ref(ws.root, ref)
-        folder = layout.attempt_dir(ws.paths, plan.slug, task.id, attempt_id)
-        log_path = private_file(folder / "output.log")
+        log_path = private_file(request.folder / "output.log")
         spec: AttemptSpec = {"runner": self.name, "job": job, "refs": refs, "pushed": pushed,
                 "cwd": str(workdir.path), "base": workdir.base, "branch": workdir.branch,
                 "mode": task.mode, "resumed": resumed, "resume_message": resume_message,
@@ -269,8 +254,7 @@ class DaskRunner:
         payload = {
             "job": job, "exchange": self.settings.exchange, "base": pushed,
             "workdir": self.settings.workdir, "doc": request.doc.dump(), "task": task.id,
-            "slug": plan.slug, "artifacts": {str(k): v for k, v in request.artifacts.items()},
-            "feedback": feedback, "resume_message": resume_message,
+            "slug": plan.slug, "prompt": prompt, "resume_message": resume_message,
             "session_id": session_id, "trusted": self._trusted_hash(ws),
             "versions": cluster.versions(), "resource": self.settings.resource_of(task.player),
             "seal": spec["seal"]}
@@ -315,15 +299,6 @@ class DaskRunner:
                 node = attempt.spec.get("node")
                 return str(node) if node else None
         return None
-
-    @staticmethod
-    def _handoff(ws: Workspace, plan: PlanRow, task: Task, gone: str) -> str:
-        """The handoff packet for a fresh session: the work so far, as a reassigned task's."""
-        view = views.fold(ws.store.events(plan.id, task_id=task.id)).get(task.id)
-        if view is None:
-            return ""
-        view.reassigned = {"from": f"{task.player} on worker {gone} (gone, with its session)"}
-        return starting.handoff_packet(view, starting.diff_stat(view, True))
 
     def _follow(self, handle: AttemptHandle, live: _Live, loop: asyncio.AbstractEventLoop
                 ) -> None:
@@ -547,11 +522,14 @@ class DaskRunner:
             chunk, live.pending = bytes(live.pending), bytearray()
         return chunk
 
-    def cpu_times(self, handles: Sequence[AttemptHandle]) -> dict[AttemptHandle, float]:
-        return {}  # told by its output and reports only
+    def runs_here(self, task: Task) -> bool:
+        return False  # on a worker: the person's checkout is out of its reach
 
-    def worktree(self, handle: AttemptHandle) -> Path | None:
-        return None  # the agent's files are on its worker until it ends
+    def activity(self, handles: Sequence[AttemptHandle]) -> dict[AttemptHandle, float]:
+        return {}  # told by its output and reports only (for now)
+
+    def changed_files(self, handle: AttemptHandle) -> "asyncio.Future[Changes] | None":
+        return None  # the agent's files are on its worker until it ends (for now)
 
     def stop(self, handle: AttemptHandle, sig: signal.Signals) -> bool:
         live = self._live.get(handle)
@@ -782,13 +760,6 @@ class DaskRunner:
                 fields["session_id"] = ran["session_id"]
             store.update_attempt(attempt.id, **fields)
         killpoints.reached("collected")
-
-    # worktrees made ahead: the local runner's (a remote task's worktree is made here too) ----
-    def make_ahead(self, plan: PlanRow, task: Task, spare: Spare | None = None) -> bool:
-        return False
-
-    def drop_ahead(self, plan: PlanRow, task: Task) -> None:
-        return None
 
     def close(self) -> None:
         client, self._client = self._client, None
