@@ -27,10 +27,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from baton_tui.core.words import LOCAL_RUNNER
 from baton_tui.pydantic_plugins import skip_discovery
 
 skip_discovery()  # before the models below (see pydantic_plugins)
-LOCAL = "local"
+LOCAL = LOCAL_RUNNER
 RESERVED_RUNNER_KEYS = ("default", LOCAL)
 NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,62}")
 _ADDRESS = re.compile(r"(tcp|tls|ws|wss)://[^\s/?#]+:\d{1,5}")

@@ -8,18 +8,19 @@ from typing import TYPE_CHECKING
 
 from baton_tui.config_files import keys_unchecked
 from baton_tui.paths import RepoPaths, find_repo, personal_config_path
-from baton_tui.skills import load_skills
+from baton_tui.skills import Skill, load_skills
 from baton_tui.store.db import Store
 
 if TYPE_CHECKING:
-    from baton_tui.config import LoadedConfig
+    from baton_tui.config import Config, LoadedConfig
     from baton_tui.players.registry import Catalog
 
 
 class Workspace:
     """The engine's handle on a repository; every engine command takes one."""
 
-    _config_stamp: tuple = ()  # the configuration files' (inode, size, mtime) when last read
+    # the configuration files' (inode, size, mtime) when last read
+    _config_stamp: tuple[tuple[int, int, int] | None, ...] = ()
 
     def __init__(self, start: Path | str | None = None, paths: RepoPaths | None = None):
         self.paths = paths or find_repo(start)
@@ -52,7 +53,7 @@ class Workspace:
             for name in ("loaded", "catalog"):
                 self.__dict__.pop(name, None)
 
-    def _stamp(self) -> tuple:
+    def _stamp(self) -> tuple[tuple[int, int, int] | None, ...]:
         stamps: list[tuple[int, int, int] | None] = []
         for path in (self.paths.project_config, personal_config_path()):
             try:
@@ -63,7 +64,9 @@ class Workspace:
         return tuple(stamps)
 
     @property
-    def config(self):
+    def config(self) -> "Config":
+        """The merged, validated configuration (read again after `refresh_config` saw a
+        change to either file)."""
         return self.loaded.config
 
     def keys(self) -> dict[str, str]:
@@ -84,7 +87,7 @@ class Workspace:
         return Catalog.from_config(self.config)
 
     @cached_property
-    def skills(self) -> dict:
+    def skills(self) -> dict[str, Skill]:
         return load_skills(self.paths.root)
 
     def sibling(self) -> "Workspace":

@@ -17,7 +17,7 @@ report` and `baton --help` must not pay for pydantic, git or the player SDKs.
 Checkers never run that look-up: they read the same names as explicit re-exports in the
 `if TYPE_CHECKING:` block below, each with its real type (tests/test_layers.py holds the
 block and `_PROVIDERS` to the same list). The vocabularies (`Autonomy`, `Mode`,
-`ReportStatus`, `State`: standard library enums) are imported at once.
+`ReportStatus`, `State`: standard library enums) and `LOCAL_RUNNER` are imported at once.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from __future__ import annotations
 from importlib import import_module
 
 from baton_tui.core.events import State as State
-from baton_tui.core.words import Autonomy as Autonomy, Mode as Mode, ReportStatus as ReportStatus
+from baton_tui.core.words import (
+    LOCAL_RUNNER as LOCAL_RUNNER, Autonomy as Autonomy, Mode as Mode, ReportStatus as ReportStatus,
+)
 
 TYPE_CHECKING = False  # `typing` stays unimported on the report and status paths
 if TYPE_CHECKING:
@@ -135,7 +137,8 @@ _PROVIDERS = {
 }
 _SOURCE = {name: module for module, names in _PROVIDERS.items() for name in names}
 
-__all__ = sorted([*_SOURCE, "AUTONOMIES", "MODES", "Autonomy", "Mode", "ReportStatus", "State"])
+__all__ = sorted([*_SOURCE, "AUTONOMIES", "LOCAL_RUNNER", "MODES", "Autonomy", "Mode", "ReportStatus",
+                  "State"])
 
 if not TYPE_CHECKING:  # (to a checker every name is declared above: an unknown one is an error)
     def __getattr__(name: str) -> Any:

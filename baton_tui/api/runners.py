@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from baton_tui.runners.dask import cluster
-from baton_tui.core.words import counted
+from baton_tui.core.words import LOCAL_RUNNER, counted
 from baton_tui.trust import untrusted_commands
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def runners(ws: "Workspace", timeout: float | None = None) -> list[dict[str, Any
     runner from an untrusted baton.toml is not contacted."""
     ours = cluster.versions()
     found: list[dict[str, Any]] = [{
-        "name": "local", "kind": "local", "address": None, "exchange": None, "trusted": True,
+        "name": LOCAL_RUNNER, "kind": LOCAL_RUNNER, "address": None, "exchange": None, "trusted": True,
         "reachable": True, "reason": None, "versions_match": True, "baton": ours["baton"],
         "python": ours["python"],
         "workers": [{"address": "local", "name": "this machine", "resources": {},
@@ -54,7 +54,7 @@ def runner_lines(found: list[dict[str, Any]]) -> list[str]:
     """`baton runners` (and its part of `baton doctor`) as a person reads it."""
     lines: list[str] = []
     for runner in found:
-        if runner["kind"] == "local":
+        if runner["name"] == LOCAL_RUNNER:
             lines.append(f"✓ runner local: this machine (Baton {runner['baton']}, Python "
                          f"{runner['python']})")
             continue

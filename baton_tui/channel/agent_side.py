@@ -15,6 +15,7 @@ from baton_tui.channel.report import (
     UNDECIDED, caller_from_env, checkpoint, inbox, queued_payload, report,
 )
 from baton_tui.core.errors import BatonError
+from baton_tui.core.words import ReportStatus
 
 
 def report_from_env(status: str, message: str | None, *, until: float | None = None,
@@ -34,7 +35,7 @@ def report_from_env(status: str, message: str | None, *, until: float | None = N
         return report(caller_from_env(env), status, message, until=until, tokens=tokens,
                       cost=cost)
     # Its channel is gone (its shim ended while it ran on), and the store is read-only here.
-    if status == "progress":
+    if status == ReportStatus.PROGRESS:
         return "progress not recorded (Baton's channel is not there); carry on"
     payload = queued_payload(status, message, until)
     if relay.queue(env, payload) is None:

@@ -23,6 +23,8 @@ import os
 import socket
 import threading
 
+from baton_tui.core.words import FINAL_REPORTS
+
 SOCKET = "report.sock"
 QUEUED = "report-queued.json"
 ENV = "BATON_SOCKET"
@@ -118,7 +120,7 @@ def queued_report(attempt: "AttemptRow") -> dict | None:
             or not isinstance(found.get("nonce"), str) \
             or not nonce_matches(found["nonce"], attempt.nonce_hash):
         return None
-    if found.get("status") not in ("done", "failed", "limited"):
+    if found.get("status") not in FINAL_REPORTS:
         return None
     return {k: v for k, v in found.items() if k not in ("attempt", "nonce")}
 

@@ -18,6 +18,7 @@ from baton_tui.core import policy
 from baton_tui.store.db import AttemptRow, Store, Unwritable, nonce_matches
 from baton_tui.core.events import EventKind
 from baton_tui.core.views import Folder
+from baton_tui.core.words import FINAL_REPORTS, ReportStatus
 
 TYPE_CHECKING = False  # `typing` stays unimported on the report path
 if TYPE_CHECKING:
@@ -88,15 +89,15 @@ def caller_from_env(env: dict[str, str] | None = None) -> Caller:
 
 def queued_payload(status: str, message: str | None, until: float | None) -> dict:
     """A finished report as the store keeps it (refused, with one line, when malformed)."""
-    if status not in ("done", "failed", "limited"):
+    if status not in FINAL_REPORTS:
         raise BatonError(f"report status must be done, failed, progress or limited, not {status!r}")
     text = (message or "").strip()
-    if status == "limited":
+    if status == ReportStatus.LIMITED:
         text = text or "usage limit"
     if not text:
         raise BatonError("say what happened: --summary \"…\" for done, --reason \"…\" for failed")
-    return {"status": status, ("summary" if status == "done" else "reason"): text[:4000],
-            "ts": time.time(), **({"until": until} if status == "limited" else {})}
+    return {"status": status, ("summary" if status == ReportStatus.DONE else "reason"): text[:4000],
+            "ts": time.time(), **({"until": until} if status == ReportStatus.LIMITED else {})}
 
 
 def report(caller: Caller, status: str, message: str | None, *, until: float | None = None,
@@ -108,7 +109,7 @@ def report(caller: Caller, status: str, message: str | None, *, until: float | N
         usage = {"attempt": a.id, "tokens": int(tokens or 0),
                  **({"cost": float(cost)} if cost is not None else {})}
         caller.store.append(a.plan_id, a.task_id, K.TASK_USAGE, usage)
-    if status == "progress":
+    if status == ReportStatus.PROGRESS:
         caller.store.append(a.plan_id, a.task_id, K.TASK_PROGRESS,
                             {"message": (message or "").strip()[:500], "attempt": a.id})
         return f"progress noted ({(message or '').strip()[:60]}); carry on"
@@ -121,7 +122,7 @@ def report(caller: Caller, status: str, message: str | None, *, until: float | N
     except Unwritable as exc:
         _note_refused(a, status, exc.message)
         raise
-    if status == "limited":
+    if status == ReportStatus.LIMITED:
         return (f"Baton paused task {a.task_id} at its usage limit. End your turn now; you will "
                 "be resumed in this session when the limit resets.")
     return (f"Baton recorded task {a.task_id} as {status}. End your turn now; "

@@ -1,7 +1,8 @@
 """The closed vocabularies of a plan beside the task states (`events.State`): autonomy
 levels, task modes and report statuses. Spelled here and nowhere else; each is a `StrEnum`,
 so it equals, stores and prints as the plain word the plan file, the store and the CLI use.
-And how every front end writes a count of things (`counted`)."""
+The one runner name Baton gives itself (`LOCAL_RUNNER`; the others are the person's). And
+how every front end writes a count of things (`counted`)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,16 @@ class ReportStatus(StrEnum):
     LIMITED = "limited"
 
 
+# The reports that end an attempt's turn (`progress` is a note on the way). A tuple, not a
+# set: a status read from a file may be any JSON value, an unhashable one too.
+FINAL_REPORTS = (ReportStatus.DONE, ReportStatus.FAILED, ReportStatus.LIMITED)
+
+
 DEFAULT_AUTONOMY = Autonomy.GUARDED
+
+# The runner that is this machine: built in, never a `[runners]` table, the runner of a task
+# that names none. Every other runner name is the person's own (`[runners.NAME]`).
+LOCAL_RUNNER = "local"
 
 # The players Baton knows without configuration (`players/builtin.py` has one adapter for each
 # but `script`); a person's `[players.custom.NAME]` adds to them.

@@ -26,7 +26,7 @@ from baton_tui.core.snapshot import NO_PLAN, Snapshot
 from baton_tui.store import foldcache, snapshot
 from baton_tui.store.db import PlanRow
 from baton_tui.core.events import PENDING, EventKind
-from baton_tui.core.words import Mode
+from baton_tui.core.words import LOCAL_RUNNER, Mode
 from baton_tui.core.views import Folder, TaskView
 from baton_tui.workspace import Workspace
 
@@ -200,7 +200,7 @@ def _default_runner(ws: Workspace, doc: PlanDocument) -> PlanDocument:
     """Tasks that name no runner of their own take the configured default (`[runners]
     default`), as a plan without its own autonomy takes the configured one."""
     default = ws.config.runners.default
-    if default == "local" or all("runner" in t.model_fields_set for t in doc.tasks):
+    if default == LOCAL_RUNNER or all("runner" in t.model_fields_set for t in doc.tasks):
         return doc
     tasks = [t if "runner" in t.model_fields_set else t.model_copy(update={"runner": default})
              for t in doc.tasks]
@@ -302,7 +302,7 @@ def add_task(ws: Workspace, title: str, player: str, mode: str = Mode.BUILD,
     readiness.refuse_unready(ws, player)
     new_doc, new_id = edits.add_task(cur.doc, title, player, mode, deps, prompt, next_id,
                                      ws.catalog, check)
-    if ws.config.runners.default != "local":  # new tasks run where the config says
+    if ws.config.runners.default != LOCAL_RUNNER:  # new tasks run where the config says
         new_doc = edits.set_field(new_doc, new_id, "runner", ws.config.runners.default)
     save_edit(ws, cur, new_doc, "task-add", new_id)
     return new_id

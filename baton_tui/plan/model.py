@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from baton_tui.core import visible
 from baton_tui.core.errors import BatonError
-from baton_tui.core.words import DEFAULT_AUTONOMY, Autonomy, Mode
+from baton_tui.core.words import DEFAULT_AUTONOMY, LOCAL_RUNNER, Autonomy, Mode
 from baton_tui.pydantic_plugins import skip_discovery
 from baton_tui.runners_config import NAME as RUNNER_NAME  # as `[runners.NAME]` (config)
 from baton_tui.validation import error_lines
@@ -97,7 +97,7 @@ class Task(BaseModel):
                                                                  max_length=1000)
     checkpoint: bool = False
     check: str | None = Field(default=None, max_length=20_000)
-    runner: str = Field(default="local", min_length=1, max_length=63)
+    runner: str = Field(default=LOCAL_RUNNER, min_length=1, max_length=63)
     fallback: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field(
         default_factory=list, max_length=20)
     """Players to move to, in order, when a usage limit's reset is further away than

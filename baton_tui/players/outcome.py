@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from baton_tui.core.words import ReportStatus
 from baton_tui.players.cli_events import one_line
 from baton_tui.players.decoding import (
     AgentStarted,
@@ -72,11 +73,11 @@ def outcome_of(events: Iterable[Event]) -> Outcome:
         elif isinstance(event, LimitHit):
             hits.append(event)
         elif isinstance(event, Reported):
-            out.report = ({"status": "done", "summary": event.text} if event.status == "done"
-                          else {"status": "failed",
+            done = event.status == ReportStatus.DONE
+            out.report = ({"status": ReportStatus.DONE, "summary": event.text} if done
+                          else {"status": ReportStatus.FAILED,
                                 "reason": event.text or "the agent reported failure"})
-            out.success_event = event.status == "done" if out.success_event is None \
-                else out.success_event
+            out.success_event = done if out.success_event is None else out.success_event
             final = event.text
     out.final_text = final if final is not None else said
     out.cost = round(out.cost, 6)

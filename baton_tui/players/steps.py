@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from baton_tui.core.words import ReportStatus
 from baton_tui.players.cli_events import one_line
 from baton_tui.players.decoding import (
     AgentStarted,
@@ -151,7 +152,7 @@ def steps_of(event: Event) -> list[Step]:
         return [Step("error", f"{event.label}: {one_line(event.message, 160)}", ok=False)]
     if isinstance(event, Reported):
         return [Step("result", f"report: {event.status} {one_line(event.text, 160)}".strip(),
-                     ok=event.status == "done")]
+                     ok=event.status == ReportStatus.DONE)]
     if isinstance(event, Note):
         return [Step(event.kind, one_line(event.text, 200))] if event.text.strip() else []
     return []   # session ids, usage, limits: facts for the outcome, not steps

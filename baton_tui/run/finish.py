@@ -18,7 +18,7 @@ from baton_tui import layout
 from baton_tui.core import policy
 from baton_tui.core.errors import BatonError
 from baton_tui.core.slug import integration_branch, task_branch
-from baton_tui.core.words import Mode, counted
+from baton_tui.core.words import Mode, ReportStatus, counted
 from baton_tui.gitops import git, landing, markers, onbranch, worktrees
 from baton_tui.gitops.refs import read_ref
 from baton_tui.plan import current as plans
@@ -168,14 +168,14 @@ class Finisher:
             return State.CHECKPOINT  # it ended its turn to wait for the answer
         if self.ws.catalog.check_is_task(task.player):
             status = attempt.exit_status
-            report = ({"status": "done", "summary": f"`{task.check}` passed"} if status == 0 else
-                      {"status": "failed", "reason": f"`{task.check}` exited {status}"})
+            report = ({"status": ReportStatus.DONE, "summary": f"`{task.check}` passed"} if status == 0 else
+                      {"status": ReportStatus.FAILED, "reason": f"`{task.check}` exited {status}"})
         if report is None:
             return self._no_report(task, attempt, outcome, view)
-        if report.get("status") == "limited":
+        if report.get("status") == ReportStatus.LIMITED:
             return self._limited(task, attempt, view, report.get("until"), "declared",
                                  report.get("reason"))
-        if report.get("status") == "failed":
+        if report.get("status") == ReportStatus.FAILED:
             self.emit(task, K.TASK_FAILED, reason=report.get("reason", "the agent reported "
                       "failure"), attempt=attempt.id, output=tail(attempt.log_path))
             return State.FAILED

@@ -26,6 +26,7 @@ from baton_tui.redact import SECRETS_VAR, fingerprints
 from baton_tui.runners import readonly, spawner
 from baton_tui.runners.base import StartFailed, StartRequest, Workdir
 from baton_tui.runners.spawner import Forked
+from baton_tui.store.attempt_spec import AttemptSpec
 from baton_tui.store.rows import PlanRow
 from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
@@ -126,7 +127,7 @@ def start_attempt(ws: Workspace, request: StartRequest, guard: Iterable[Path] = 
     added = {**player.env, **launch_env, **env}
     # The store keeps the names of what the agent gets, never the values (secrets, the
     # nonce): the values reach the shim through its own environment only.
-    spec = {"argv": launch_argv, "cwd": str(workdir.path), "env_names": sorted(added),
+    spec: AttemptSpec = {"argv": launch_argv, "cwd": str(workdir.path), "env_names": sorted(added),
             "stdin_prompt": stdin_prompt,
             "prompt_path": str(stdin_path), "base": workdir.base, "branch": workdir.branch,
             "mode": task.mode, "resumed": bool(session_id or resume_message),

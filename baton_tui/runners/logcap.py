@@ -17,6 +17,10 @@ from __future__ import annotations
 import os
 import re
 
+TYPE_CHECKING = False  # `typing` stays unimported on the shim's path
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
 HEAD = 1 << 20          # bytes kept from the start of the output
 TAIL = 4 << 20          # bytes kept from its end (at least; up to 3x while it grows)
 LOOK = 1 << 20          # bytes `read_from` hands a follower at most, by default
@@ -32,7 +36,7 @@ def marker(cut: int) -> bytes:
 class CappedLog:
     """The shim's writer: append what the agent printed, cutting the middle when it grows."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike[str]):
         self.path = os.fspath(path)
         self.fh = open(self.path, "ab", buffering=0)
         self.size = os.fstat(self.fh.fileno()).st_size
@@ -74,7 +78,7 @@ class CappedLog:
         self.fh.close()
 
 
-def _cut_of(fh, size: int) -> int | None:
+def _cut_of(fh: BinaryIO, size: int) -> int | None:
     """The bytes cut so far, from the marker at HEAD; None when the log was never cut."""
     if size < HEAD + MARK_LEN:
         return None
@@ -83,7 +87,7 @@ def _cut_of(fh, size: int) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def logical_size(path: str | os.PathLike | None) -> int:
+def logical_size(path: str | os.PathLike[str] | None) -> int:
     """How many bytes the agent printed so far (cut ones included); 0 when there is no log."""
     try:
         with open(path or "", "rb") as fh:
@@ -94,7 +98,7 @@ def logical_size(path: str | os.PathLike | None) -> int:
     return size if cut is None else size - MARK_LEN + cut
 
 
-def read_from(path: str | os.PathLike | None, offset: int,
+def read_from(path: str | os.PathLike[str] | None, offset: int,
               limit: int = LOOK) -> tuple[bytes, int, int]:
     """Up to `limit` bytes of the output from logical `offset`: (data, the offset after it,
     bytes cut before it that this reader never saw). No log reads as nothing."""
@@ -117,7 +121,7 @@ def read_from(path: str | os.PathLike | None, offset: int,
         return data, offset + len(data), skipped
 
 
-def stamp(path: str | os.PathLike | None) -> tuple[int, int] | None:
+def stamp(path: str | os.PathLike[str] | None) -> tuple[int, int] | None:
     """The log's (size, last write in ns): while it reads the same, nothing was printed
     since (one stat, where reading opens the file); None when there is no log."""
     try:
@@ -127,7 +131,7 @@ def stamp(path: str | os.PathLike | None) -> tuple[int, int] | None:
     return info.st_size, info.st_mtime_ns
 
 
-def last_write(path: str | os.PathLike | None) -> float | None:
+def last_write(path: str | os.PathLike[str] | None) -> float | None:
     """When the agent last printed (its log's last write); None when there is no log."""
     try:
         return os.stat(path or "").st_mtime
@@ -135,7 +139,7 @@ def last_write(path: str | os.PathLike | None) -> float | None:
         return None
 
 
-def head_and_tail(path: str | os.PathLike | None, head: int = 256 << 10,
+def head_and_tail(path: str | os.PathLike[str] | None, head: int = 256 << 10,
                   tail: int = 2 << 20) -> str:
     """The start and the end of a log as text, the middle left out: what a player's outcome
     is read from (its session id comes first, its result last). Bounded memory."""

@@ -53,11 +53,13 @@ from typing import Any
 from baton_tui.channel.report import UNDECIDED, caller_from_env, checkpoint, report
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import EventKind
+from baton_tui.core.words import ReportStatus
 from baton_tui.paths import private_file, write_private
 from baton_tui.plan.model import Task
 from baton_tui.runners import changes, launcher
 from baton_tui.runners.base import AttemptHandle, Changes, Looked, StartRequest
 from baton_tui.runners.logcap import CappedLog
+from baton_tui.store.attempt_spec import AttemptSpec
 from baton_tui.store.rows import AttemptRow
 from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
@@ -135,7 +137,7 @@ class ScriptedRunner:
         prompt_path = write_private(folder / "prompt.md", request.prompt)
         log_path = private_file(folder / "output.log")
         resumed = bool(request.session_id or request.resume_message)
-        spec = {"argv": ["scripted"], "cwd": str(workdir.path), "env_names": [],
+        spec: AttemptSpec = {"argv": ["scripted"], "cwd": str(workdir.path), "env_names": [],
                 "stdin_prompt": False, "prompt_path": str(prompt_path), "base": workdir.base,
                 "branch": workdir.branch, "mode": task.mode, "resumed": resumed,
                 "resume_message": request.resume_message, "readonly": None,
@@ -203,25 +205,25 @@ class ScriptedRunner:
             code, said = await asyncio.to_thread(self._checkpoint, agent, step)
             self._say(agent, said)
             if code == 1:
-                await asyncio.to_thread(self._report, agent, "failed",
+                await asyncio.to_thread(self._report, agent, ReportStatus.FAILED,
                                         "the person said no at the checkpoint", {})
                 return 0
             if code == UNDECIDED:
                 return 0
         elif "report" in step:
             status = str(step["report"])
-            if status == "limited":
+            if status == ReportStatus.LIMITED:
                 until = step.get("until") or (time.time() + step["in"] if "in" in step
                                               else None)
                 said = await asyncio.to_thread(self._report, agent, status, step.get("reason"),
                                                step, until)
                 self._say(agent, said)
                 return 0
-            text = step.get("summary") if status == "done" else step.get("reason")
+            text = step.get("summary") if status == ReportStatus.DONE else step.get("reason")
             self._say(agent, await asyncio.to_thread(self._report, agent, status,
                                                      text or step.get("summary"), step))
         elif "progress" in step:
-            self._say(agent, await asyncio.to_thread(self._report, agent, "progress",
+            self._say(agent, await asyncio.to_thread(self._report, agent, ReportStatus.PROGRESS,
                                                      str(step["progress"]), {}))
         else:
             self._say(agent, await asyncio.to_thread(_edit, agent.cwd, step))

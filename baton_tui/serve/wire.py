@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from baton_tui.api import Autonomy, Mode
+from baton_tui.api import LOCAL_RUNNER, Autonomy, Mode
 
 PROTOCOL = 1
 SUPPORTED = (PROTOCOL,)
@@ -108,7 +108,7 @@ class Task(Record):
     scope: list[str] = Field(default_factory=list)
     checkpoint: bool = False
     check: str | None = None
-    runner: str = "local"
+    runner: str = LOCAL_RUNNER
 
 
 class Plan(Record):
@@ -277,7 +277,7 @@ class TaskStatus(Record):
     words: str = ""
     needs_approval: bool = False
     attempts: int = 0
-    runner: str = "local"
+    runner: str = LOCAL_RUNNER
 
 
 class PlanStatus(Record):

@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # nor `pathlib` on the report path (2 ms of `baton report`'s 
     from pathlib import Path
     from typing import Any, Iterator
 
+    from baton_tui.store.attempt_spec import AttemptSpec, SpecKey
+
 __all__ = ["AttemptRow", "Damaged", "PlanRow", "SCHEMA", "Store", "Unwritable", "damaged",
            "hash_nonce", "nonce_matches"]
 
@@ -209,7 +211,7 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _write(self, sql: str, args: tuple | list = ()) -> sqlite3.Cursor:
+    def _write(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> sqlite3.Cursor:
         """One write. A store that cannot be written (read-only, disk full) is one clear
         line (`Unwritable`), never a traceback."""
         try:
@@ -458,7 +460,7 @@ class Store:
         return AttemptRow(**values)
 
     def new_attempt(self, plan_id: int, task_id: int, nonce: str, player: str,
-                    spec: dict[str, Any], log_path: str) -> int:
+                    spec: AttemptSpec, log_path: str) -> int:
         """Record an attempt; of its nonce only the hash is kept (see `hash_nonce`)."""
         cur = self._write(
             "INSERT INTO attempts (plan_id, task_id, nonce_hash, player, spec, log_path) "
@@ -467,9 +469,10 @@ class Store:
         )
         return _inserted(cur)
 
-    def update_attempt(self, attempt_id: int, **fields: Any) -> None:
-        if "spec" in fields:
-            fields["spec"] = to_json(fields["spec"])
+    def update_attempt(self, attempt_id: int, *, spec: AttemptSpec | None = None,
+                       **fields: Any) -> None:
+        if spec is not None:
+            fields["spec"] = to_json(spec)
         if "report" in fields and fields["report"] is not None:
             fields["report"] = to_json(clean(fields["report"]))
         if "collected" in fields:
@@ -492,7 +495,7 @@ class Store:
                           (attempt_id,))
         return cur.rowcount == 1
 
-    def note_attempt(self, attempt_id: int, key: str, value: Any) -> None:
+    def note_attempt(self, attempt_id: int, key: SpecKey, value: Any) -> None:
         """Set one key of an attempt's spec in place (the conductor may write others)."""
         self._write("UPDATE attempts SET spec = json_set(spec, ?, json(?)) WHERE id = ?",
                     (f"$.{key}", to_json(value), attempt_id))
@@ -511,10 +514,10 @@ class Store:
                 found[row["id"]] = self._attempt(row)
         return found
 
-    def attempt_marks(self, ids: list[int]) -> dict[int, tuple]:
+    def attempt_marks(self, ids: list[int]) -> dict[int, tuple[Any, ...]]:
         """A mark per attempt that changes whenever its record does (its spec and report by
         a hash of their text: neither is decoded)."""
-        found: dict[int, tuple] = {}
+        found: dict[int, tuple[Any, ...]] = {}
         for at in range(0, len(ids), 500):
             chunk = ids[at:at + 500]
             marks = ", ".join("?" * len(chunk))

@@ -11,7 +11,7 @@ import time
 from baton_tui.core.events import SETTLED, State
 from baton_tui.core.jsontext import cleaned
 from baton_tui.core.snapshot import describe, tasks_json
-from baton_tui.core.words import counted
+from baton_tui.core.words import LOCAL_RUNNER, counted
 
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:
@@ -27,14 +27,14 @@ def fmt_secs(seconds: float) -> str:
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
-def describe_state(task: dict) -> str:
+def describe_state(task: dict[str, Any]) -> str:
     """A task's state in plain words: `blocked by #3`, `paused until 15:00`, `failed: why`."""
     if task.get("words"):
         return task["words"]
     return describe(task["state"], task.get("blocked_by"), task.get("until"), task.get("reason"))
 
 
-def render_status(status: dict) -> str:
+def render_status(status: dict[str, Any]) -> str:
     plan = status["plan"]
     if plan is None:
         return "no plan yet — `baton plan --goal \"…\"` or `baton plan --from FILE`"
@@ -55,7 +55,7 @@ def render_status(status: dict) -> str:
     column = max(22, min(STATE_WIDTH, max(map(len, said.values()), default=0)))
     for task in status["tasks"]:
         who = " · ".join(x for x in (task["player"], task.get("model")) if x)
-        if task.get("runner", "local") != "local":  # where it runs, when not here
+        if task.get("runner", LOCAL_RUNNER) != LOCAL_RUNNER:  # where it runs, when not here
             who += f" @ {task['runner']}" + (f" ({task['node']})" if task.get("node") else "")
         extra = f"  {fmt_secs(task['wall'])}" if task["wall"] else ""
         if task.get("progress") and task["state"] == State.RUNNING:
@@ -77,7 +77,7 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-def summary_lines(summary: dict | None) -> list[str]:
+def summary_lines(summary: dict[str, Any] | None) -> list[str]:
     """The run's totals — wall time, task time, speedup, tokens, cost — and each player's
     (the end of `baton status`, and the app's record of a finished run). None: not run."""
     if not summary or not summary["wall"]:
@@ -97,7 +97,7 @@ def money(cost: float | None) -> str:
     return " · cost unknown" if cost is None else f" · ${cost:.4f}"
 
 
-def _budget(budget: dict | None) -> list[str]:
+def _budget(budget: dict[str, Any] | None) -> list[str]:
     if not budget or not any(v is not None for v in budget["limits"].values()):
         return []
     parts = []
@@ -114,7 +114,7 @@ def _budget(budget: dict | None) -> list[str]:
     return ["budget: " + " · ".join(parts) + (" (hard)" if budget.get("hard") else "")]
 
 
-def _details(task: dict) -> list[str]:
+def _details(task: dict[str, Any]) -> list[str]:
     """Branch, worktree, the waiting question, the last report and the latest flags."""
     pad = "       "
     lines = []
@@ -148,7 +148,7 @@ def _details(task: dict) -> list[str]:
     return lines
 
 
-def status_json(status: dict) -> str:
+def status_json(status: dict[str, Any]) -> str:
     """`baton status --json`: the same object as `json.dumps(status, indent=2)` gives, laid
     out one task to a line. Each part goes through json's C encoder (an indent switches it
     off, and at 10,000 tasks the pretty-printer alone took longer than everything else).
@@ -158,7 +158,7 @@ def status_json(status: dict) -> str:
     return text if bad is None else _status_json(bad)
 
 
-def _status_json(status: dict) -> str:
+def _status_json(status: dict[str, Any]) -> str:
     dumps = json.dumps
     parts = []
     for key, value in status.items():

@@ -11,7 +11,10 @@ from baton_tui.core.errors import BatonError
 TYPE_CHECKING = False  # `typing` stays unimported on the status path (it costs 2.5 ms)
 if TYPE_CHECKING:  # and `pathlib` on the report path (2 ms of `baton report`'s start)
     from pathlib import Path
+    from collections.abc import Callable
     from typing import Any
+
+    from baton_tui.store.attempt_spec import AttemptSpec
 
 # The plan's document (2.4 MB at 10,000 tasks) and transcript come last in `plans`: a
 # column after one that overflows its page is reached by walking the overflow chain, so
@@ -200,7 +203,7 @@ class AttemptRow(_Record):
     task_id: int
     nonce_hash: str
     player: str
-    spec: dict[str, Any]
+    spec: AttemptSpec
     log_path: str | None
     shim_pid: int | None
     pid: int | None
@@ -219,7 +222,7 @@ def hash_nonce(nonce: str) -> str:
     return _sha256()(nonce.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _sha256():
+def _sha256() -> Callable[[bytes], Any]:
     """SHA-256, from CPython's own module where it has one: `hashlib` loads OpenSSL first
     (~4 ms of every `baton report`, which hashes one nonce). The same digest either way."""
     # lazy: `baton report` (tests/test_import_hygiene.py): no hashlib, no OpenSSL

@@ -21,7 +21,7 @@ from baton_tui.core import policy
 from baton_tui.store import foldcache
 from baton_tui.store.db import PlanRow, Store
 from baton_tui.core.events import PENDING, EventKind, State
-from baton_tui.core.words import Mode
+from baton_tui.core.words import LOCAL_RUNNER, Mode
 from baton_tui.core.snapshot import _AT, Snapshot, TaskSnap, describe, empty, plan_word
 from baton_tui.core.views import Folder, PlanView, TaskView
 from baton_tui.core.visible import shown
@@ -48,7 +48,7 @@ def build(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None,
     return _whole(plan, folder, conductor, folder_mode, now, tasks, order)
 
 
-def _shape_of(plan: PlanRow) -> tuple:
+def _shape_of(plan: PlanRow) -> tuple[Any, ...]:
     """What the plan's document says of its graph — (dependencies, levels, dependency
     order) — the same for every snapshot of one revision."""
     specs = plan.doc["tasks"]
@@ -59,7 +59,7 @@ def _shape_of(plan: PlanRow) -> tuple:
 
 def _tasks(plan: PlanRow, folder: Folder, folder_mode: bool, now: float,
            unready: dict[str, str] | None,
-           shape: tuple | None = None) -> tuple[list[TaskSnap], list[int]]:
+           shape: tuple[Any, ...] | None = None) -> tuple[list[TaskSnap], list[int]]:
     """The tasks in plan order, and their ids in dependency order (the TUI's rows);
     `shape` is the plan's `_shape_of`, when the caller kept it."""
     deps, level_of, order = shape or _shape_of(plan)
@@ -76,8 +76,8 @@ def _tasks(plan: PlanRow, folder: Folder, folder_mode: bool, now: float,
 
 def _whole(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, folder_mode: bool,
            now: float, tasks: list[TaskSnap], order: list[int],
-           below: dict[int, list[int]] | None = None, about: list | None = None,
-           columns: list | None = None) -> Snapshot:
+           below: dict[int, list[int]] | None = None, about: list[Any] | None = None,
+           columns: list[Any] | None = None) -> Snapshot:
     """The snapshot around its tasks: the plan's words, budget, summary and indexes (`below`:
     the dependents index, `about`: the document's `_about`, and `columns`: the tasks field
     by field, when the caller has them)."""
@@ -98,7 +98,7 @@ def _whole(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, fold
 
 
 def _head(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, folder_mode: bool,
-          now: float, columns: list, about: list | None) -> dict[str, Any]:
+          now: float, columns: list[Any], about: list[Any] | None) -> dict[str, Any]:
     """The snapshot's fields but its tasks and their indexes, from the tasks' fields
     (`columns[i]`: field `i` of every task)."""
     goal, autonomy, questions = about or _about(plan)
@@ -121,7 +121,7 @@ def _head(plan: PlanRow, folder: Folder, conductor: dict[str, Any] | None, folde
         pr=dict(folder.plan.pr) if folder.plan.pr else None)
 
 
-def _about(plan: PlanRow) -> list:
+def _about(plan: PlanRow) -> list[Any]:
     """What a snapshot shows of the plan's document besides its tasks: goal, autonomy and
     the planner's questions (question, recommendation, answer)."""
     doc = plan.doc
@@ -175,7 +175,7 @@ def _task(plan: PlanRow, spec: dict[str, Any], view: TaskView, blocked: int | No
         view.pending_checkpoint is not None and view.checkpoint_answer is None,      # answerable
         tuple(dict(d) for d in decisions) if decisions else (),                      # decisions
         view.needs_approval, view.limit, bool(view.reassigned),
-        get("runner") or "local", view.node, view.job,                             # runner…
+        get("runner") or LOCAL_RUNNER, view.node, view.job,                             # runner…
         (f"recycled for task {view.recycled_for} (its work is on its branch)"
          if view.recycled_for is not None and build_task else None),                # reason
         dict(view.pr) if view.pr else None,                                          # pr
@@ -192,7 +192,7 @@ def _told(messages: list[dict[str, Any]]) -> dict[str, Any]:
             "last": shown(str(messages[-1].get("text", "")))}
 
 
-def _summary(folder: Folder, columns: list[tuple], running: bool, now: float) -> dict[str, Any]:
+def _summary(folder: Folder, columns: list[tuple[Any, ...]], running: bool, now: float) -> dict[str, Any]:
     """The run's totals, from the tasks' fields (`columns[i]`: field `i` of every task)."""
     first, last = folder.plan.first_start, folder.plan.last_end
     run_wall = ((now if running else (last or now)) - first) if first is not None else 0.0
@@ -299,7 +299,7 @@ def read_json(store: Store, now: float | None = None) -> str:
     return text
 
 
-def _inputs(store: Store, now: float | None) -> tuple:
+def _inputs(store: Store, now: float | None) -> tuple[Any, ...]:
     """What a read starts from: the live conductor, the current plan, the time, the players
     found unready."""
     return (conductor_info(store), store.current_plan(), time.time() if now is None else now,
@@ -369,7 +369,7 @@ _TUPLES = tuple(_AT[name] for name in ("depends_on", "skills", "scope", "flags",
 _code: str | None = None
 
 
-def _cache_key(plan: PlanRow, mode: bool, unready: dict[str, str]) -> list:
+def _cache_key(plan: PlanRow, mode: bool, unready: dict[str, str]) -> list[Any]:
     import zlib  # lazy: a small plan's `baton status` never needs it (bench_status)
 
     global _code
@@ -423,12 +423,12 @@ class Kept:
     task's kept line of `status --json`, None for one that may read otherwise now (None
     when not asked for, or none was kept); `due`: whether to keep them again."""
 
-    def __init__(self, folder: Folder, mode: bool, columns: list[list], walls: dict[int, float],
+    def __init__(self, folder: Folder, mode: bool, columns: list[list[Any]], walls: dict[int, float],
                  data: dict[str, Any], lines: list[str | None] | None, due: bool):
         self.folder, self.mode, self.columns, self.walls = folder, mode, columns, walls
         self.order: list[int] = data["order"]
         self.below: dict[int, list[int]] = {int(k): v for k, v in data["below"]}
-        self.about: list = data["about"]
+        self.about: list[Any] = data["about"]
         self.lines, self.due = lines, due
 
     def task(self, at: int) -> TaskSnap:
@@ -495,7 +495,7 @@ def _kept(store: Store, plan: PlanRow, now: float, unready: dict[str, str],
         return None
 
 
-def _packed(column: list) -> list | dict[str, Any]:
+def _packed(column: list[Any]) -> list[Any] | dict[str, Any]:
     """A column as kept: `{"all": value}` when every task has the same plain value, of one
     type (most fields of most tasks are still their default: no model, no flags, no node).
     Read back, every task holds that one value: so never a dict or list one could change."""
@@ -506,7 +506,7 @@ def _packed(column: list) -> list | dict[str, Any]:
     return column
 
 
-def _unpacked(columns: list, n: int) -> list[list]:
+def _unpacked(columns: list[Any], n: int) -> list[list[Any]]:
     """The kept columns of `n` tasks, each a list again."""
     return [[c["all"]] * n if type(c) is dict else c for c in columns]
 
@@ -521,7 +521,7 @@ def _waits_moved(kept: dict[str, float], kept_at: float, limits: dict[str, float
     return {p for p in then.keys() | since.keys() if then.get(p) != since.get(p)}
 
 
-def _known_lines(text: str, columns: list[list], running: list[int], moved: set[str],
+def _known_lines(text: str, columns: list[list[Any]], running: list[int], moved: set[str],
                  again: dict[int, TaskView]) -> list[str | None] | None:
     """The kept tasks' lines (`text`), None for each task that may read otherwise now: those
     running when kept (their wall time), those of a player in `moved` (their words) and
@@ -543,7 +543,7 @@ def _known_lines(text: str, columns: list[list], running: list[int], moved: set[
     return known
 
 
-def _caught_up(store: Store, plan: PlanRow, folder: Folder, new: list, columns: list[list],
+def _caught_up(store: Store, plan: PlanRow, folder: Folder, new: list[Any], columns: list[list[Any]],
                walls: dict[int, float], mode: bool, unready: dict[str, str], now: float) -> bool:
     """Bring the kept tasks (`columns`) up to date with `new` events; False when that would
     cost about what building everything does. `folder` holds the kept plan view; it gets
@@ -601,7 +601,7 @@ def _views(store: Store, plan: PlanRow, task_ids: list[int], upto: int) -> dict[
     return {task_id: views.get(task_id) or TaskView() for task_id in task_ids}
 
 
-def _from_columns(columns: list[list]) -> list[TaskSnap]:
+def _from_columns(columns: list[list[Any]]) -> list[TaskSnap]:
     """The tasks whose fields these are (`columns[i]`: field `i` of every task); the tuple
     fields, lists in JSON, are made tuples in place."""
     for field in _TUPLES:
@@ -609,7 +609,7 @@ def _from_columns(columns: list[list]) -> list[TaskSnap]:
     return list(map(tuple.__new__, [TaskSnap] * len(columns[0]), zip(*columns)))
 
 
-def _task_at(columns: list[list], at: int) -> TaskSnap:
+def _task_at(columns: list[list[Any]], at: int) -> TaskSnap:
     """The task at position `at` of these fields (its tuple fields made tuples)."""
     values = [column[at] for column in columns]
     for field in _TUPLES:
@@ -617,7 +617,7 @@ def _task_at(columns: list[list], at: int) -> TaskSnap:
     return tuple.__new__(TaskSnap, values)
 
 
-def _spec(columns: list[list], at: int) -> dict[str, Any]:
+def _spec(columns: list[list[Any]], at: int) -> dict[str, Any]:
     """A task's entry in the plan's document, as far as `_task` reads it, from the task built
     from it (`columns`, position `at`: decoding a 10,000-task document to build a few tasks
     again would cost more than the building)."""
@@ -628,7 +628,7 @@ _SPEC = ("id", "title", "prompt", "player", "model", "effort", "mode", "depends_
          "scope", "checkpoint", "check", "runner", "fallback")
 
 
-def _clocked(columns: list[list], walls: dict[int, float], limits: dict[str, float],
+def _clocked(columns: list[list[Any]], walls: dict[int, float], limits: dict[str, float],
              unready: dict[str, str], now: float) -> None:
     """The kept tasks' fields (`columns`) with the clock's two (see above) worked out for
     `now`: a running task's wall time (`walls`: before its current stretch), and the words
@@ -662,10 +662,10 @@ class Reader:
         self.plan_id: int | None = None
         self.folder = Folder()
         self.row: PlanRow | None = None
-        self.inputs: tuple | None = None  # what `snap` was built from
+        self.inputs: tuple[Any, ...] | None = None  # what `snap` was built from
         self.snap: Snapshot | None = None
-        self._globals: tuple | None = None  # what every task of `snap` was built from
-        self._plan_shape: tuple | None = None  # ((plan id, revision), shape, positions)
+        self._globals: tuple[Any, ...] | None = None  # what every task of `snap` was built from
+        self._plan_shape: tuple[Any, ...] | None = None  # ((plan id, revision), shape, positions)
 
     def read(self, store: Store, now: float | None = None) -> Snapshot:
         conductor = conductor_info(store)
@@ -728,7 +728,7 @@ class Reader:
             tasks[at] = _unready(task, unready) if unready else task
         return _whole(row, self.folder, conductor, mode, now, tasks, order, below=last.below)
 
-    def _shape(self, row: PlanRow) -> tuple:
+    def _shape(self, row: PlanRow) -> tuple[Any, ...]:
         """The plan's `_shape_of` and each task's position in the plan, kept for its
         revision."""
         if self._plan_shape is None or self._plan_shape[0] != (row.id, row.revision):

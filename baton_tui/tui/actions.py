@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Coroutine
 from textual.binding import Binding
 
 from baton_tui import api
-from baton_tui.api import TaskSnap
+from baton_tui.api import LOCAL_RUNNER, TaskSnap
 from baton_tui.core.words import Autonomy, Mode
 from baton_tui.tui import bindings, screens
 from baton_tui.tui.host import Host
@@ -224,7 +224,7 @@ class TaskActions:
         task = self.focused_task()
         names = api.runner_names(self.app.ws)
         value = await self.app.push_screen_wait(ChoiceModal(
-            f"runner of #{task.id}", [Choice(n, n + (" — this machine" if n == "local" else ""))
+            f"runner of #{task.id}", [Choice(n, n + (" — this machine" if n == LOCAL_RUNNER else ""))
                                       for n in names], task.runner,
             note="where its agent runs: this machine, or a [runners.NAME] cluster"))
         if value is not None and value != task.runner:

@@ -48,6 +48,7 @@ from baton_tui.runners import launcher
 from baton_tui.runners.base import (
     AttemptHandle, Changes, Looked, StartDeferred, StartFailed, StartRequest,
 )
+from baton_tui.store.attempt_spec import AttemptSpec
 from baton_tui.store.rows import AttemptRow, PlanRow
 from baton_tui.workspace import Workspace
 
@@ -236,7 +237,7 @@ class DaskRunner:
         for ref in refs.values():
             exchange.check_ref(ws.root, ref)
         log_path = private_file(request.folder / "output.log")
-        spec: dict[str, Any] = {"runner": self.name, "job": job, "refs": refs, "pushed": pushed,
+        spec: AttemptSpec = {"runner": self.name, "job": job, "refs": refs, "pushed": pushed,
                 "cwd": str(workdir.path), "base": workdir.base, "branch": workdir.branch,
                 "mode": task.mode, "resumed": resumed, "resume_message": resume_message,
                 "argv": [], "env_names": [], "remote": True,
@@ -721,7 +722,7 @@ class DaskRunner:
     def _apply(self, ws: Workspace, attempt: AttemptRow, record: dict[str, Any] | None,
                output: bytes, lost: str | None, live: _Live | None) -> None:
         """The remote attempt as if it had run here: log, work, report, events, record."""
-        store, spec = ws.store, dict(attempt.spec)
+        store, spec = ws.store, attempt.spec.copy()
         if record is None or record.get("error"):
             spec["lost"] = lost or f"on {record.get('node') if record else '?'}: " \
                 f"{record.get('error') if record else 'no record'}"

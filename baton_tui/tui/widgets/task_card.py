@@ -9,7 +9,7 @@ import time
 from rich.text import Text
 
 from baton_tui import api
-from baton_tui.api import ACTIVE, State, TaskSnap
+from baton_tui.api import ACTIVE, LOCAL_RUNNER, State, TaskSnap
 from baton_tui.tui.words import fmt_tokens
 
 MARKS: dict[str, str] = {  # by `State` (a task's state is its word)
@@ -107,7 +107,7 @@ def card_text(task: TaskSnap, selected: bool = False, now: float | None = None,
     else:
         who = " · ".join([task.player, task.model or "default model", *(
             [task.effort] if task.effort else [])])
-    if task.runner != "local":  # where it runs, when not on this machine
+    if task.runner != LOCAL_RUNNER:  # where it runs, when not on this machine
         who += f" @ {task.runner}" + (f" ({task.node})" if task.node else "")
     text.append(f"\n    {who}", style="")
     facts = _facts(task)
