@@ -27,8 +27,10 @@ The agent's working directory is entered again once the mounts are made (`Popen`
 before, on the old mount, through whose `..` every sibling's worktree stayed writable).
 
 What it does not stop: a process that reaches the checkout through another process's
-`/proc/PID/root` or `/proc/PID/cwd`. Those writes, and every write where namespaces are not
-available (macOS, containers that forbid them), are detected instead (`outside.py`).
+`/proc/PID/root` or `/proc/PID/cwd`. Those writes are detected instead (`outside.py`). Where
+namespaces are not available (containers that forbid them) the same plan is held with
+Landlock where the kernel has it (`landlock.py`); elsewhere (macOS, older kernels) writes are
+detected only.
 Standard library only: it runs in the shim, between fork and exec.
 """
 
@@ -212,8 +214,17 @@ def preexec(plan: dict[str, list[str]] | None) -> Any:
         return None
     why = available()
     if why:
-        print(f"baton: the checkout and Baton's home stay writable for this agent ({why}); "
-              "writes outside its worktree are detected, not prevented", flush=True)
+        # lazy: only where the view cannot be made
+        from baton_tui.runners import landlock
+
+        hold = landlock.preexec(plan)
+        if hold is not None:
+            print(f"baton: no read-only view here ({why}); Landlock (ABI {landlock.abi()}) "
+                  "holds the agent's writes to its own places", flush=True)
+            return hold
+        print(f"baton: the checkout and Baton's home stay writable for this agent ({why}; "
+              f"{landlock.available()}); writes outside its worktree are detected, not "
+              "prevented", flush=True)
         return None
 
     def protect() -> None:

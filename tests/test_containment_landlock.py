@@ -1,0 +1,95 @@
+"""Agents contained where the read-only view cannot be made (issue 49): no unprivileged user
+namespaces, as in many containers. There Landlock holds an agent's writes to its own places.
+
+A machine without user namespaces is made for real: Baton runs inside a user namespace whose
+`user.max_user_namespaces` is used up by the one nested namespace it runs in, so the view's
+`unshare(CLONE_NEWUSER)` fails (ENOSPC) exactly as in such a container — no switch in Baton's
+code is flipped. Hostile scripted agents (tests/agents/) then write Baton's store and a
+running sibling's worktree, its prompt and through `..`, with the real `baton` in real git
+repositories.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers.containment_kit import integration_ref
+from helpers.run_kit import events, git, load_plan, program, task, task_status, write_config
+
+UNSHARE = shutil.which("unshare")
+
+
+def _without_namespaces(argv: list[str]) -> list[str]:
+    """`argv` run where no further user namespace can be made: an outer namespace (mapped to
+    root, so it may set its own limit) allows one more, and the inner one (mapped back to
+    this user) uses it up."""
+    if UNSHARE is None:
+        return []
+    inner = ["unshare", "--user", f"--map-user={os.getuid()}", f"--map-group={os.getgid()}"]
+    script = 'echo 1 > /proc/sys/user/max_user_namespaces && exec "$@"'
+    return [UNSHARE, "--user", "--map-root-user", "sh", "-c", script, "sh", *inner, *argv]
+
+
+def _baton_without_namespaces(cwd: Path, *args: str, timeout: float) -> subprocess.CompletedProcess:
+    from baton_tui.runners import readonly
+
+    argv = [sys.executable, "-m", "baton_tui", *args]
+    if readonly.available() is None:  # this machine has them: take them away
+        argv = _without_namespaces(argv)
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def held(repo):
+    """Skips unless Landlock is here and namespaces can be taken away (or are absent)."""
+    from baton_tui.runners import landlock, readonly
+
+    if why := landlock.available():
+        pytest.skip(why)
+    if readonly.available() is None:
+        probe = _without_namespaces([sys.executable, "-c",
+                                     "from baton_tui.runners import readonly;"
+                                     "print(readonly.available())"])
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=60) if probe else None
+        if done is None or done.returncode != 0 or "not allowed" not in done.stdout:
+            pytest.skip(f"cannot take user namespaces away here: {done and done.stderr}")
+
+
+def test_without_namespaces_landlock_keeps_agents_off_the_store_and_a_running_siblings_worktree(
+        repo, baton, tmp_path, held):
+    """Task 2's agent, while task 1's agent runs, appends to every other worktree (by its
+    path and through `..`) and to the other task's prompt; task 3's agent writes Baton's
+    SQLite file. Every such write is refused; their own work and reports (over the
+    channel) land, and the shim's log says Landlock held them."""
+    signals = tmp_path / "signals"  # beside the repository: `tmp_path` itself leads to it, so
+    signals.mkdir()                 # no new entry can be made directly in it
+    running, done = signals / "running", signals / "done"
+    write_config(repo, {
+        "victim": program("sibling_writer.py", f"signal:{running}", f"wait:{done}"),
+        "writer": program("sibling_writer.py", f"wait:{running}", "worktree", "dotdot",
+                          "prompt", f"signal:{done}"),
+        "store": program("store_writer.py")})
+    load_plan(baton, [task(1, "Victim", player="victim"), task(2, "Writer", player="writer"),
+                      task(3, "Store", player="store", deps=[1])])
+    result = _baton_without_namespaces(repo, "run", "--approve", timeout=240)
+    assert result.returncode == 0, result.stdout + result.stderr
+    writer = baton("logs", "2").stdout
+    for what in ("worktree", "dotdot", "prompt"):
+        assert f"{what} " in writer and f"{what} injected.txt: written" not in writer, writer
+    assert "refused (Permission denied)" in writer and "written" not in writer, writer
+    store = baton("logs", "3").stdout
+    assert "store event: refused" in store and "store report: refused" in store, store
+    assert [task_status(baton, n)["state"] for n in (1, 2, 3)] == ["landed"] * 3
+    files = git(repo, "ls-tree", "-r", "--name-only", integration_ref(repo)).splitlines()
+    assert "injected.txt" not in files and "own-work.txt" in files
+    landed = [e for e in events(baton) if e["kind"] == "task.landed"]
+    assert sorted(e["task"] for e in landed) == [1, 2, 3], landed  # no forged one
+    shim_logs = list(Path(os.environ["BATON_HOME"]).glob("runs/*/*/task-*/attempt-*/shim.log"))
+    said = "".join(p.read_text() for p in shim_logs)
+    assert said.count("Landlock (ABI") == 3, said
