@@ -19,7 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import write_plan
 from helpers.containment_kit import integration_ref
+from helpers.real_cli_kit import attempt_logs, worktree
+from helpers.real_players import CLAUDE_CODE, CODEX_PLAYER
 from helpers.run_kit import events, git, load_plan, program, task, task_status, write_config
 
 UNSHARE = shutil.which("unshare")
@@ -36,13 +39,15 @@ def _without_namespaces(argv: list[str]) -> list[str]:
     return [UNSHARE, "--user", "--map-root-user", "sh", "-c", script, "sh", *inner, *argv]
 
 
-def _baton_without_namespaces(cwd: Path, *args: str, timeout: float) -> subprocess.CompletedProcess:
+def _baton_without_namespaces(cwd: Path, *args: str, timeout: float,
+                              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     from baton_tui.runners import readonly
 
     argv = [sys.executable, "-m", "baton_tui", *args]
     if readonly.available() is None:  # this machine has them: take them away
         argv = _without_namespaces(argv)
-    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
 
 
 @pytest.fixture
@@ -93,3 +98,101 @@ def test_without_namespaces_landlock_keeps_agents_off_the_store_and_a_running_si
     shim_logs = list(Path(os.environ["BATON_HOME"]).glob("runs/*/*/task-*/attempt-*/shim.log"))
     said = "".join(p.read_text() for p in shim_logs)
     assert said.count("Landlock (ABI") == 3, said
+
+
+@pytest.fixture(params=[CLAUDE_CODE, CODEX_PLAYER], ids=lambda p: p.name)
+def real_player(request):
+    """Claude Code and Codex as `.ci/run` installs them (skipped loudly, or failing in CI,
+    where they are not)."""
+    request.param.require()
+    return request.param
+
+
+def test_a_real_cli_works_under_landlock_and_cannot_write_the_store(
+        real_player, server, baton, repo, tmp_path, held):
+    """The real CLI, against the scripted model server, in a run without namespaces: it
+    writes its file with its own tool, tries Baton's store from its shell (refused: the
+    answer lands in its worktree), and reports done with `baton report` over the channel.
+    Its config and cache folders under `$HOME` stay writable to it."""
+    plan = write_plan(tmp_path / "plan.json", [
+        {"id": 1, "title": "Write hello", "prompt": "Create hello.txt.",
+         "player": real_player.name, "mode": "build"}])
+    assert baton("plan", "--from", str(plan)).returncode == 0
+    home = Path(os.environ["HOME"])
+    (home / ".claude.json").write_text("{}")  # the person's, as after any use of Claude Code
+    wt = worktree(repo, baton, 1)
+    probe = ('(printf x >> "$BATON_STATE" && echo written || echo refused) > store.txt 2>&1; '
+             'baton report done --summary "wrote hello.txt under landlock"')
+    server.add_turns(real_player.conversation(
+        {"text": "Writing the file.", **real_player.write(wt / "hello.txt", "hello\n")},
+        real_player.shell(probe), {"text": "Reported."}))
+    result = _baton_without_namespaces(repo, "run", "--approve", timeout=240,
+                                       env=real_player.env(server))
+    assert result.returncode == 0, result.stdout + attempt_logs(repo)[-4000:]
+    assert task_status(baton, 1)["state"] == "landed"
+    denied = [line for line in attempt_logs(repo).replace("\\n", "\n").splitlines()
+              if "Permission denied" in line and "baton.db" not in line]
+    assert not denied, denied  # the store alone: its temp files went to a folder of its own
+    assert "wrote hello.txt under landlock" in str(task_status(baton, 1)["last_report"])
+    landed = integration_ref(repo)
+    assert git(repo, "show", f"{landed}:hello.txt") == "hello"
+    assert "refused" in git(repo, "show", f"{landed}:store.txt")
+    said = "".join(p.read_text() for p in Path(os.environ["BATON_HOME"]).glob(
+        "runs/*/*/task-*/attempt-*/shim.log"))
+    assert "Landlock (ABI" in said, said
+
+
+def _writes_after_restrict(grants: list[tuple[str, bool]], attempts: list[Path]) -> list[str]:
+    """In a child that restricted itself to `grants`: what each append to `attempts` did."""
+    from baton_tui.runners import landlock
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child only reports through the pipe
+        try:
+            landlock.restrict(grants)
+            said = []
+            for path in attempts:
+                try:
+                    with open(path, "a") as fh:
+                        fh.write("x")
+                    said.append("written")
+                except OSError as exc:
+                    said.append(exc.strerror or "refused")
+            os.write(write_end, "\n".join(said).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end) as fh:
+        out = fh.read().splitlines()
+    os.waitpid(pid, 0)
+    return out
+
+
+def test_the_allow_list_is_the_views_plan_the_deepest_path_deciding(tmp_path):
+    """Read-only paths with writable holes in them: beside them everything stays writable,
+    but a folder on the way to one takes no new entry (its files are written in place); a
+    link into a read-only path grants nothing."""
+    from baton_tui.runners import landlock
+
+    if why := landlock.available():
+        pytest.skip(why)
+    home = tmp_path / "home"
+    repo, store = home / "repo", home / "repo" / ".git" / "baton"
+    objects, mine = home / "repo" / ".git" / "objects", home / "baton-home" / "wt" / "mine"
+    sibling = home / "baton-home" / "wt" / "sibling"
+    for folder in (store, objects, mine, sibling, home / ".cache"):
+        folder.mkdir(parents=True)
+    (home / ".claude.json").write_text("{}")
+    (home / "into-repo").symlink_to(repo)
+    plan = {"ro": [str(repo), str(home / "baton-home")],
+            "rw": [str(objects), str(mine)]}
+    grants = landlock.writable(plan)
+    assert (str(home / ".claude.json"), False) in grants and (str(home), True) not in grants
+    said = _writes_after_restrict(grants, [
+        store / "baton.db", sibling / "f", repo / "f", objects / "f", mine / "f",
+        home / ".cache" / "f", home / ".claude.json", home / "new-file", home / "into-repo" / "g",
+        tmp_path / "beside"])
+    assert said == ["Permission denied", "Permission denied", "Permission denied", "written",
+                    "written", "written", "written", "Permission denied",
+                    "Permission denied", "Permission denied"], said

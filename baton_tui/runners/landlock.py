@@ -17,8 +17,8 @@ it) cannot be granted whole: what is already in it is granted entry by entry, so
 as `~/.claude.json` stays writable in place, but a new entry directly in that folder — or a
 file replaced there by renaming another over it — is refused. (Claude Code writes
 `~/.claude.json` in place when it cannot rename over it.) A temp folder that holds the
-checkout or Baton's home has the same limit: the agent's `mkstemp` there fails; keep them
-elsewhere, or point `TMPDIR` at a folder of its own.
+checkout or Baton's home has the same limit, so such an agent gets a `TMPDIR` of its own in
+its attempt's folder (`own_temp`); a program that writes `/tmp` by name there is refused.
 
 Only writes are restricted (reading, running programs and sockets are not); the agent runs
 with no-new-privileges, so setuid programs do not raise its rights. The loose files of held
@@ -129,6 +129,19 @@ def writable(plan: dict[str, list[str]]) -> list[tuple[str, bool]]:
     root_open = marks.get("/", True)
     visit("/", root_open)
     return grants
+
+
+def own_temp(plan: dict[str, list[str]], env: dict[str, str], folder: str) -> dict[str, str]:
+    """`TMPDIR` for an agent whose temp folder leads to a read-only path of `plan` (a checkout
+    or Baton's home under `/tmp`): no new entry could be made in it, so its temp files go to
+    `tmp` in its attempt's `folder` (made here, 0700). Empty when the temp folder is fine."""
+    temp = os.path.realpath(env.get("TMPDIR") or "/tmp")
+    if not any(_inside(os.path.normpath(p), temp) and os.path.normpath(p) != temp
+               for p in plan["ro"]):
+        return {}
+    own = os.path.join(folder, "tmp")
+    os.makedirs(own, mode=0o700, exist_ok=True)
+    return {"TMPDIR": own}
 
 
 def restrict(grants: list[tuple[str, bool]]) -> None:
