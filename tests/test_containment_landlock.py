@@ -172,7 +172,7 @@ def _writes_after_restrict(grants: list[tuple[str, bool]], attempts: list[Path])
 def test_the_allow_list_is_the_views_plan_the_deepest_path_deciding(tmp_path):
     """Read-only paths with writable holes in them: beside them everything stays writable,
     but a folder on the way to one takes no new entry (its files are written in place); a
-    link into a read-only path grants nothing."""
+    link into a read-only path, or another process's `/proc/PID/root`, grants nothing."""
     from baton_tui.runners import landlock
 
     if why := landlock.available():
@@ -192,7 +192,7 @@ def test_the_allow_list_is_the_views_plan_the_deepest_path_deciding(tmp_path):
     said = _writes_after_restrict(grants, [
         store / "baton.db", sibling / "f", repo / "f", objects / "f", mine / "f",
         home / ".cache" / "f", home / ".claude.json", home / "new-file", home / "into-repo" / "g",
-        tmp_path / "beside"])
+        tmp_path / "beside", Path(f"/proc/{os.getpid()}/root") / store.relative_to("/") / "f"])
     assert said == ["Permission denied", "Permission denied", "Permission denied", "written",
                     "written", "written", "written", "Permission denied",
-                    "Permission denied", "Permission denied"], said
+                    "Permission denied", "Permission denied", "Permission denied"], said
