@@ -181,7 +181,7 @@ def main() -> int:
         found[f"ratio_{phase}"] = {
             "median": found[phase]["median_ms"] / found["alone"]["median_ms"],
             "p95": found[phase]["p95_ms"] / found["alone"]["p95_ms"]}
-    found["reports"] = {"recorded": sent.value, "load_before": os.getloadavg()[0]}
+    found["reports"] = {"recorded": sent.value, "load_1min_at_end": os.getloadavg()[0]}
     print(json.dumps(found, indent=1))
     return 0
 
