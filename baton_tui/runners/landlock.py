@@ -140,7 +140,10 @@ def own_temp(plan: dict[str, list[str]], env: dict[str, str], folder: str) -> di
                for p in plan["ro"]):
         return {}
     own = os.path.join(folder, "tmp")
-    os.makedirs(own, mode=0o700, exist_ok=True)
+    try:
+        os.makedirs(own, mode=0o700, exist_ok=True)
+    except OSError:  # the agent keeps its temp folder, and whatever it can write there
+        return {}
     return {"TMPDIR": own}
 
 
