@@ -140,6 +140,8 @@ def test_a_real_cli_works_under_landlock_and_cannot_write_the_store(
     said = "".join(p.read_text() for p in Path(os.environ["BATON_HOME"]).glob(
         "runs/*/*/task-*/attempt-*/shim.log"))
     assert "Landlock (ABI" in said, said
+    if real_player is CLAUDE_CODE:  # no rename over it in `$HOME`: written in place
+        assert "firstStartTime" in (home / ".claude.json").read_text()
 
 
 def _writes_after_restrict(grants: list[tuple[str, bool]], attempts: list[Path]) -> list[str]:
