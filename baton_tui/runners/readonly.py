@@ -27,8 +27,10 @@ The agent's working directory is entered again once the mounts are made (`Popen`
 before, on the old mount, through whose `..` every sibling's worktree stayed writable).
 
 What it does not stop: a process that reaches the checkout through another process's
-`/proc/PID/root` or `/proc/PID/cwd`. Those writes, and every write where namespaces are not
-available (macOS, containers that forbid them), are detected instead (`outside.py`).
+`/proc/PID/root` or `/proc/PID/cwd`. Those writes are detected instead (`outside.py`). Where
+namespaces are not available (containers that forbid them) the same plan is held with
+Landlock where the kernel has it (`landlock.py`); elsewhere (macOS, older kernels) writes are
+detected only.
 Standard library only: it runs in the shim, between fork and exec.
 """
 
@@ -204,16 +206,31 @@ def enter(plan: dict[str, list[str]]) -> None:
         pass
 
 
-def preexec(plan: dict[str, list[str]] | None) -> Any:
+def preexec(plan: dict[str, list[str]] | None, env: dict[str, str] | None = None,
+            folder: str | None = None) -> Any:
     """The shim's `preexec_fn` for this plan, or None (nothing to protect, or no namespaces
-    here: said once in the shim's log). A failure between fork and exec leaves a line in the
-    agent's log and lets the agent start anyway — detection still holds."""
+    here: said once in the shim's log). Without namespaces, Landlock holds the plan where the
+    kernel has it (`landlock.py`); then, if the temp folder leads to a protected path (no new
+    entry can be made in it), `env`'s `TMPDIR` becomes `tmp` in the attempt's `folder`. A
+    failure between fork and exec leaves a line in the agent's log and lets the agent start
+    anyway — detection still holds."""
     if not plan:
         return None
     why = available()
     if why:
-        print(f"baton: the checkout and Baton's home stay writable for this agent ({why}); "
-              "writes outside its worktree are detected, not prevented", flush=True)
+        # lazy: only where the view cannot be made
+        from baton_tui.runners import landlock
+
+        hold = landlock.preexec(plan)
+        if hold is not None:
+            print(f"baton: no read-only view here ({why}); Landlock (ABI {landlock.abi()}) "
+                  "holds the agent's writes to its own places", flush=True)
+            if env is not None and folder is not None:
+                env.update(landlock.own_temp(plan, env, folder))
+            return hold
+        print(f"baton: the checkout and Baton's home stay writable for this agent ({why}; "
+              f"{landlock.available()}); writes outside its worktree are detected, not "
+              "prevented", flush=True)
         return None
 
     def protect() -> None:

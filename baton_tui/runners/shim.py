@@ -80,7 +80,7 @@ def run_attempt(attempt_id: int, state_path: str) -> int:
             view = {**view, "rw": [*view["rw"], os.path.dirname(os.path.realpath(state_path))]}
     protect = None
     if view:  # imported only then: every agent's start waits for the shim's
-        protect = readonly.preexec(view)
+        protect = readonly.preexec(view, env, os.path.dirname(attempt.log_path))
     read_end, write_end = os.pipe()
     try:
         proc = subprocess.Popen(spec["argv"], cwd=spec["cwd"], env=env, stdin=stdin,
