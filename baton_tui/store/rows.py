@@ -222,9 +222,14 @@ def hash_nonce(nonce: str) -> str:
     return _sha256()(nonce.encode("utf-8", "surrogateescape")).hexdigest()
 
 
+_SHA256: list[Callable[[bytes], Any]] = []  # found once: a failed import is tried again each time
+
+
 def _sha256() -> Callable[[bytes], Any]:
     """SHA-256, from CPython's own module where it has one: `hashlib` loads OpenSSL first
     (~4 ms of every `baton report`, which hashes one nonce). The same digest either way."""
+    if _SHA256:
+        return _SHA256[0]
     # lazy: `baton report` (tests/test_import_hygiene.py): no hashlib, no OpenSSL
     try:
         from _sha2 import sha256  # type: ignore[import-not-found]  # Python 3.12+
@@ -233,6 +238,7 @@ def _sha256() -> Callable[[bytes], Any]:
             from _sha256 import sha256  # type: ignore[import-not-found]  # Python 3.11
         except ImportError:
             from hashlib import sha256
+    _SHA256.append(sha256)
     return sha256
 
 
