@@ -1,0 +1,69 @@
+"""The Dask runner's wire (`runners/dask/job.py`): a job and a record read back as they were
+written, an older unversioned one reads as version 1, another version is refused in one line,
+and a record sealed over its wire form still checks once it has travelled as JSON. No
+cluster: these are the types both sides agree on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from baton_tui.runners.dask import exchange
+from baton_tui.runners.dask.job import WIRE, Job, JobRecord, WireError
+from baton_tui.runners.homecoming import Ran, RemoteEvent
+
+
+def a_job(**changes) -> Job:
+    fields = dict(job="baton-plan-3-7-0a1b2c3d", exchange="/srv/exchange.git",
+                  base="a" * 40, task=3, slug="plan", resource="agent",
+                  doc={"version": 1, "goal": "g", "tasks": []}, workdir="/scratch",
+                  artifacts={1: "report of 1"}, feedback="fix the test",
+                  resume_message=None, session_id="s-1", trusted="h" * 64,
+                  versions={"baton": "1.0", "python": "3.11"}, seal="0f" * 16)
+    fields.update(changes)
+    return Job(**fields)
+
+
+def test_a_job_reads_back_as_it_was_written_through_json():
+    job = a_job()
+    wire = json.loads(json.dumps(job.to_wire()))  # (the store's copy travels as JSON)
+    assert wire["v"] == WIRE and wire["artifacts"] == {"1": "report of 1"}
+    assert Job.from_wire(wire) == job
+    assert "keep" not in wire  # the node always cleans up: no switch nobody sets
+
+
+def test_an_unversioned_job_is_version_one_and_another_version_is_refused():
+    wire = a_job().to_wire()
+    del wire["v"]
+    assert Job.from_wire(wire) == a_job()
+    with pytest.raises(WireError, match="wire version 2"):
+        Job.from_wire({**wire, "v": 2})
+    with pytest.raises(WireError, match="task"):
+        Job.from_wire({k: v for k, v in wire.items() if k != "task"})
+
+
+def test_a_record_sealed_over_its_wire_form_checks_after_travelling_and_reads_back():
+    record = JobRecord(
+        claimed=True, node="tcp://127.0.0.1:1",
+        attempt=Ran(exit_status=0, report={"status": "done", "summary": "ok"},
+                    session_id="s-2", started=1.5, ended=2.5, node_attempt=1),
+        events=(RemoteEvent("task.progress", {"message": "half", "attempt": 1}, 2.0, 4),),
+        head="b" * 40, result="c" * 40)
+    wire = record.to_wire()
+    wire["seal"] = exchange.seal("secret", "job", wire, b"output")
+    travelled = json.loads(json.dumps(wire, sort_keys=True))
+    assert exchange.sealed("secret", "job", travelled, b"output")
+    assert not exchange.sealed("other", "job", travelled, b"output")
+    back = JobRecord.from_wire(travelled)
+    assert back.attempt == record.attempt and back.events == record.events
+    assert back.seal == wire["seal"] and back.head == record.head
+
+
+def test_a_record_of_a_job_that_ran_nothing_says_why_and_nothing_else():
+    wire = JobRecord(claimed=False, node=None, why="already run on this node").to_wire()
+    assert wire == {"v": WIRE, "claimed": False, "node": None,
+                    "why": "already run on this node"}
+    assert JobRecord.from_wire(wire).why == "already run on this node"
+    with pytest.raises(WireError):
+        JobRecord.from_wire({**wire, "v": 99})
