@@ -152,7 +152,7 @@ def identity(cwd: str | os.PathLike[str]) -> dict[str, str]:
     """Baton's identity where the repository has none (as its own commits use)."""
     try:
         return identity_env(cwd)
-    except Exception:
+    except (GitError, OSError):  # no identity to read there: Baton's own
         return dict(BATON_IDENTITY)
 
 
@@ -250,7 +250,9 @@ class Batched(Generic[T]):
         try:
             self._send([spec for ask in batch for spec in ask.items])
             failed: Exception | None = None
-        except Exception as exc:  # every caller of this transfer is told
+        # Broad on purpose: whatever the transfer raised is handed to every caller of it
+        # (each re-raises it as its own), never swallowed.
+        except Exception as exc:
             failed = exc
         for ask in batch:
             ask.error, ask.done = failed, True

@@ -17,13 +17,21 @@ if TYPE_CHECKING:
     from distributed import Future
 
 
-@dataclass(frozen=True)
-class Files:
-    """The agent's changed files on its worker, and a signature that changes when any of
-    them does (what the supervisor compares to tell work from going round in circles)."""
+# The agent's changed files on its worker, each with its size and modification time (what
+# the supervisor compares to tell work from going round in circles).
+Files = tuple[tuple[str, int, int], ...]
 
-    changed: tuple[str, ...]
-    signature: str
+
+def _files(found: object) -> Files | None:
+    """The changed files a node said: each `(path, size, mtime)` (lists, after the trip)."""
+    if not isinstance(found, list):
+        return None
+    files = []
+    for item in found:
+        if isinstance(item, (list, tuple)) and len(item) == 3 and isinstance(item[0], str) \
+                and all(isinstance(n, int) for n in item[1:]):
+            files.append((item[0], int(item[1]), int(item[2])))
+    return tuple(sorted(files))
 
 
 @dataclass(eq=False)
@@ -53,8 +61,7 @@ class Followed:
         if not isinstance(message, dict):
             return
         node, text = message.get("node"), message.get("text")
-        files, signature, cpu = message.get("files"), message.get("signature"), \
-            message.get("cpu")
+        files, cpu = _files(message.get("files")), message.get("cpu")
         with self.lock:
             if isinstance(node, str) and node and self.node is None:
                 self.node = node  # (recorded by the next `look`)
@@ -62,8 +69,8 @@ class Followed:
             if isinstance(progress, str):
                 number = message.get("event")
                 self.progress.append((number if isinstance(number, int) else 0, progress))
-            if isinstance(files, list) and isinstance(signature, str):
-                self.files = Files(tuple(str(f) for f in files), signature)
+            if files is not None:
+                self.files = files
             if isinstance(cpu, (int, float)):
                 self.cpu = float(cpu)
             if isinstance(text, str) and text:

@@ -164,9 +164,9 @@ class JobRecord:
 class Heard(TypedDict, total=False):
     """One message a running job says on its topic (a Dask worker event), each key optional:
     the node that claimed it; a piece of its output (`text`, ending at byte `at`); a progress
-    report (`progress`, the node's event id `event`); the agent's changed files and their
-    signature (`files`, `signature`) and its process tree's CPU seconds (`cpu`), every few
-    seconds; `done` once its record is pushed."""
+    report (`progress`, the node's event id `event`); the agent's changed files, each with its
+    size and modification time (`files`), and its process tree's CPU seconds (`cpu`), every
+    few seconds; `done` once its record is pushed."""
 
     node: str
     claimed: bool
@@ -174,7 +174,6 @@ class Heard(TypedDict, total=False):
     at: int
     progress: str
     event: int
-    files: list[str]
-    signature: str
+    files: list[tuple[str, int, int]]
     cpu: float
     done: bool

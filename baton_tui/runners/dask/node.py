@@ -28,7 +28,6 @@ no agent behind: its watchdog (`dask_watch`) ends the groups of the attempts it 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import shutil
@@ -454,16 +453,14 @@ class Activity:
             changed = worktrees.changed_paths(self.tree)
         except (GitError, OSError):  # the tree mid-change (a lock, a rename): the next look
             return None
-        stats = []
+        files = []
         for path in changed:
             try:
                 info = (self.tree / path).stat()
-                stats.append(f"{path}\0{info.st_size}\0{info.st_mtime_ns}")
-            except OSError:
-                stats.append(f"{path}\0-1")
-        signature = hashlib.sha256("\n".join(sorted(stats)).encode("utf-8", "replace"))
-        return {"files": changed, "signature": signature.hexdigest()[:32],
-                "cpu": procs.tree_cpu_time(self.pid)}
+                files.append((path, info.st_size, info.st_mtime_ns))
+            except OSError:  # (deleted: a change too)
+                files.append((path, -1, -1))
+        return {"files": files, "cpu": procs.tree_cpu_time(self.pid)}
 
 
 def _ended(shim: "subprocess.Popen[bytes] | Forked", token: float | None) -> bool:

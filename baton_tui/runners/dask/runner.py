@@ -413,12 +413,13 @@ class DaskRunner:
         followed = self._followed.get(handle)
         return followed.cpu if followed is not None else None
 
-    def changed_files(self, handle: AttemptHandle) -> tuple[list[str], tuple[object, ...]] | None:
-        """The agent's changed files on its worker and their signature, as its node last
-        said (None before it said any)."""
+    def changed_files(self, handle: AttemptHandle
+                      ) -> tuple[list[str], tuple[tuple[str, int, int], ...]] | None:
+        """The agent's changed files on its worker and their signature (each one's size and
+        modification time), as its node last said (None before it said any)."""
         followed = self._followed.get(handle)
         files = followed.files if followed is not None else None
-        return (list(files.changed), (files.signature,)) if files is not None else None
+        return ([path for path, _size, _mtime in files], files) if files is not None else None
 
     def worktree(self, handle: AttemptHandle) -> Path | None:
         return None  # the agent's files are on its worker until it ends (`changed_files`)
