@@ -1,5 +1,5 @@
 """The Dask runner's wire (`runners/dask/job.py`): a job and a record read back as they were
-written, an older unversioned one reads as version 1, another version is refused in one line,
+written, a job of another version (an unversioned one is version 1) is refused in one line,
 and a record sealed over its wire form still checks once it has travelled as JSON. No
 cluster: these are the types both sides agree on."""
 
@@ -10,7 +10,7 @@ import json
 import pytest
 
 from baton_tui.runners.dask import exchange
-from baton_tui.runners.dask.job import WIRE, Job, JobRecord, WireError
+from baton_tui.runners.dask.job import JOB_WIRE, RECORD_WIRE, Job, JobRecord, WireError
 from baton_tui.runners.homecoming import Ran, RemoteEvent
 
 
@@ -18,8 +18,7 @@ def a_job(**changes) -> Job:
     fields = dict(job="baton-plan-3-7-0a1b2c3d", exchange="/srv/exchange.git",
                   base="a" * 40, task=3, slug="plan", resource="agent",
                   doc={"version": 1, "goal": "g", "tasks": []}, workdir="/scratch",
-                  artifacts={1: "report of 1"}, feedback="fix the test",
-                  resume_message=None, session_id="s-1", trusted="h" * 64,
+                  prompt="# Task 3\nDo it; the tests failed: fix them.", resume_message=None, session_id="s-1", trusted="h" * 64,
                   versions={"baton": "1.0", "python": "3.11"}, seal="0f" * 16)
     fields.update(changes)
     return Job(**fields)
@@ -28,17 +27,20 @@ def a_job(**changes) -> Job:
 def test_a_job_reads_back_as_it_was_written_through_json():
     job = a_job()
     wire = json.loads(json.dumps(job.to_wire()))  # (the store's copy travels as JSON)
-    assert wire["v"] == WIRE and wire["artifacts"] == {"1": "report of 1"}
+    assert wire["v"] == JOB_WIRE and wire["prompt"].startswith("# Task 3")
     assert Job.from_wire(wire) == job
     assert "keep" not in wire  # the node always cleans up: no switch nobody sets
 
 
-def test_an_unversioned_job_is_version_one_and_another_version_is_refused():
+def test_a_job_of_another_version_or_an_unversioned_one_is_refused_in_one_line():
     wire = a_job().to_wire()
-    del wire["v"]
-    assert Job.from_wire(wire) == a_job()
-    with pytest.raises(WireError, match="wire version 2"):
-        Job.from_wire({**wire, "v": 2})
+    old = {k: v for k, v in wire.items() if k not in ("v", "prompt")}
+    old.update(feedback="fix the test", artifacts={"1": "report of 1"})  # (as it was)
+    with pytest.raises(WireError, match=r"wire version 1, not 2") as refused:
+        Job.from_wire(old)
+    assert "\n" not in str(refused.value)
+    with pytest.raises(WireError, match="wire version 3"):
+        Job.from_wire({**wire, "v": 3})
     with pytest.raises(WireError, match="task"):
         Job.from_wire({k: v for k, v in wire.items() if k != "task"})
 
@@ -62,7 +64,7 @@ def test_a_record_sealed_over_its_wire_form_checks_after_travelling_and_reads_ba
 
 def test_a_record_of_a_job_that_ran_nothing_says_why_and_nothing_else():
     wire = JobRecord(claimed=False, node=None, why="already run on this node").to_wire()
-    assert wire == {"v": WIRE, "claimed": False, "node": None,
+    assert wire == {"v": RECORD_WIRE, "claimed": False, "node": None,
                     "why": "already run on this node"}
     assert JobRecord.from_wire(wire).why == "already run on this node"
     with pytest.raises(WireError):

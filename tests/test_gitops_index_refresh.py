@@ -13,7 +13,7 @@ from helpers.gitops_fixtures import g, isolated_git, make_repo, write
 
 from baton_tui.gitops import fresh_index
 from baton_tui.gitops import worktrees as wt
-from baton_tui.runners.local import refresh_index_later
+from baton_tui.run.placing import refresh_index_later
 
 __all__ = ["isolated_git"]
 

@@ -178,7 +178,7 @@ def test_a_start_does_not_wait_for_a_landing_or_a_check(repo, baton, tmp_path):
     """While a landing or another attempt's check holds the ref lock, a start whose
     integration branch is where Baton left it cuts its worktree from there: it reads the
     tip, and takes no lock for it (one landing used to stall every queued start)."""
-    from baton_tui.runners import launcher
+    from baton_tui.run import placing
 
     ws, plan, doc, integration = _planned(repo, baton, tmp_path)
     tip = refguard.check_integration(ws, plan)  # noted once, under the lock
@@ -188,7 +188,7 @@ def test_a_start_does_not_wait_for_a_landing_or_a_check(repo, baton, tmp_path):
     def start() -> None:
         other = ws.sibling()
         try:
-            made["workdir"] = launcher.prepare_build(other, plan, doc.tasks[0])
+            made["workdir"] = placing.prepare_build(other, plan, doc.tasks[0])
         except BaseException as exc:  # reported below, not lost in the thread
             made["error"] = exc
         finally:

@@ -1,6 +1,6 @@
 """Worktrees made ahead: a task's worktree is made while its dependencies still run, and its
 start brings it to the integration tip they landed on (`Starter.make_ahead`,
-`launcher.prepare_ahead`, `worktrees.move_ahead`). A run of the real CLI (its conductor killed),
+`placing.prepare_ahead`, `worktrees.move_ahead`). A run of the real CLI (its conductor killed),
 the rest on the real conductor with scripted agents; real git throughout.
 
 The first task's agent waits for a flag (or a gate), so the test sees the dependent's

@@ -1,5 +1,5 @@
 """A landed task's worktree is recycled for the next task (`gitops.recycling`,
-`launcher._take_over`): moved to the new task's place and switched to its branch at the
+`placing._take_over`): moved to the new task's place and switched to its branch at the
 integration tip, the landed branch keeping its work — and only when nothing can be lost.
 Real git; a real run in test_recycle_run.py."""
 

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from baton_tui.api import agents, plans
+from baton_tui.run.placing import Turns
+from baton_tui.run.starting import Start, prepare
 from baton_tui.runners.base import AttemptHandle, Runner, StartRequest
 from baton_tui.workspace import Workspace
 from helpers.dask_kit import Cluster, loopback_cluster, loopback_only
@@ -99,6 +101,24 @@ async def until(what: str, limit: float, check):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+async def request(ws: Workspace, runner: Runner, task_id: int) -> StartRequest:
+    """A start as the conductor makes it (`starting.prepare`): the task's place made, its
+    words composed, its attempt recorded."""
+    cur = plans.current(ws)
+    assert cur is not None
+    task = cur.doc.task(task_id)
+    start = Start(task=task, attempt_no=1, here=runner.runs_here(task))
+
+    def made() -> StartRequest:
+        own = ws.sibling()
+        try:
+            return prepare(own, cur.row, cur.doc, start, Turns())
+        finally:
+            own.close()
+
+    return await asyncio.to_thread(made)
+
+
 async def conform(kind: str, repo: Path, gate: Path, script: dict) -> None:
     ws = Workspace(repo)
     runner = make_runner(kind, ws, script)
@@ -121,9 +141,9 @@ async def conform(kind: str, repo: Path, gate: Path, script: dict) -> None:
     assert cur is not None
     try:
         # start: the attempt is recorded, with its start, and followed under its handle.
-        first = await runner.start(StartRequest(plan=cur.row, doc=cur.doc, task=cur.doc.task(1),
-                                                attempt_no=1))
-        assert first.task_id == 1
+        made = await request(ws, runner, 1)
+        first = await runner.start(made)
+        assert first.task_id == 1 and first.attempt_id == made.attempt_id
         row = ws.store.attempt(first.attempt_id)
         assert row is not None and row.task_id == 1 and row.ended is None
         started = [e for e in ws.store.events(cur.row.id, task_id=1)
@@ -136,6 +156,18 @@ async def conform(kind: str, repo: Path, gate: Path, script: dict) -> None:
         assert b"conformance line one" in seen[first]
         assert runner.output(first) == b""
         assert not ended(first)
+        # changed_files: what the agent changed in its worktree so far, wherever it runs —
+        # with a signature that moves with the files. (The Dask runner answers from its
+        # node's events: not yet, so its leg is told nothing.)
+        if kind != "dask":
+            async def changed() -> list[str]:
+                look = runner.changed_files(first)
+                assert look is not None
+                return (await look)[0]
+            assert "done.txt" in await changed()
+        # activity: a measure of the agent's work (CPU seconds) for those it can tell.
+        busy = runner.activity([first])
+        assert set(busy) <= {first} and all(v >= 0 for v in busy.values())
         future = runner.exited(first)
         assert future is None or not future.done()
 
@@ -158,8 +190,7 @@ async def conform(kind: str, repo: Path, gate: Path, script: dict) -> None:
         assert first in runner.look([first]).lost
 
         # stop: asks a running attempt to end; it ends without a report, not exit 0.
-        second = await runner.start(StartRequest(plan=cur.row, doc=cur.doc,
-                                                 task=cur.doc.task(2), attempt_no=1))
+        second = await runner.start(await request(ws, runner, 2))
         await until("its line", limit, lambda: b"waiting to be stopped" in read(second))
         assert not ended(second)
         assert runner.stop(second, signal.SIGTERM) is True

@@ -86,7 +86,7 @@ def test_failing_setup_fails_the_task_with_its_output(repo, baton):
 
 @pytest.mark.slow
 def test_setups_run_side_by_side_while_starts_take_turns(repo, baton, tmp_path):
-    """Starts take turns on the cores (`local.Turns`, as wide as the machine), but a start
+    """Starts take turns on the cores (`placing.Turns`, as wide as the machine), but a start
     steps out of its turn while its set-up runs: here every set-up waits until all of them
     have begun, which only happens when more of them run at once than there are turns."""
     import os

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from baton_tui.core import policy
 from baton_tui.core.events import EventKind, State
 from baton_tui.core.words import Autonomy, Mode
+from baton_tui.runners_config import LOCAL
 from baton_tui.plan.model import Task
 from baton_tui.run.finish import Finisher, Intent
 from baton_tui.runners.base import AttemptHandle, Runner
@@ -64,12 +65,13 @@ class Collector:
         try:
             attempt = await self.runner.collect(handle)
         except Exception as exc:  # its result could not be brought home: said, never dropped
-            where = f"runner {task.runner}" if task.runner != "local" else "its attempt"
+            where = f"runner {task.runner}" if task.runner != LOCAL else "its attempt"
             self.emit(task_id, K.TASK_FAILED, stage="collect", attempt=handle.attempt_id,
                       reason=f"Baton could not bring its result home from {where}: {exc}"[:500]
                       + f" (`baton retry {task_id}` brings it home and lands it without "
                       "running the agent again)")
             return
+        run.strays = run.strays or bool(attempt.spec.get("leftover"))  # never quiet again
         plan, doc = run.plan, run.doc
 
         def work() -> State:

@@ -27,6 +27,7 @@ from baton_tui.core.errors import BatonError
 from baton_tui.core.events import BROKEN, WAITING, Event, EventKind, State
 from baton_tui.core.slug import integration_branch
 from baton_tui.core.words import Mode, counted
+from baton_tui.runners_config import LOCAL
 from baton_tui.gitops import git, making, worktrees
 from baton_tui.paths import private_file
 from baton_tui.plan.model import Task
@@ -35,7 +36,7 @@ from baton_tui.runners import spawner
 from baton_tui.run.collecting import Collector
 from baton_tui.run.finish import Intent, run_check
 from baton_tui.run.following import Follower
-from baton_tui.runners.launcher import _git_mode
+from baton_tui.run.placing import git_mode
 from baton_tui.run.lock import ConductorLock
 from baton_tui.runners.base import Runner
 from baton_tui.run.starting import Starter
@@ -89,7 +90,7 @@ class Conductor:
         self.runner = runner
         self.crashed = crashed  # the pid of a conductor that died without clearing up
         self.began = time.time()
-        run, new = state.load(self.store, _git_mode(ws), ws.config.limits.max_parallel)
+        run, new = state.load(self.store, git_mode(ws), ws.config.limits.max_parallel)
         self.run = run
         self.collector = Collector(ws, run, runner, self.reload)
         self.follower = Follower(ws, run, runner, self.collector, self.reload)
@@ -173,7 +174,7 @@ class Conductor:
 
     def _runner_room(self, task: Task) -> bool:
         """Whether the task's runner is under its own `max_parallel` (`[runners.NAME]`)."""
-        if task.runner == "local":
+        if task.runner == LOCAL:
             return True
         settings = self.ws.config.runners.get(task.runner)
         limit = settings.max_parallel if settings is not None else None

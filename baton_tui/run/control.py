@@ -25,6 +25,7 @@ from baton_tui.core.comments import as_feedback, open_comments
 from baton_tui.core.rules import Action
 from baton_tui.core.events import ACTIVE, EventKind, State
 from baton_tui.core.words import Mode
+from baton_tui.runners_config import LOCAL
 from baton_tui.store.snapshot import conductor_info
 from baton_tui.trust import ensure_trusted as ensure
 from baton_tui.workspace import Workspace
@@ -41,7 +42,7 @@ def ensure_trusted(ws: Workspace, cur: plans.Current) -> None:
     """Refuse a run whose players or settings come from an untrusted baton.toml — or that
     could not start: a store or `$BATON_HOME` that cannot be written (every path that starts
     a conductor asks here before it writes anything)."""
-    runners = sorted({f"runners.{t.runner}" for t in cur.doc.tasks if t.runner != "local"})
+    runners = sorted({f"runners.{t.runner}" for t in cur.doc.tasks if t.runner != LOCAL})
     ensure(ws, {t.player for t in cur.doc.tasks}, keys=("worktree.setup", "checks.run", *runners))
     ws.store.check_writable()
     layout.check_writable(ws.paths)

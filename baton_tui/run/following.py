@@ -1,9 +1,10 @@
 """Following live attempts: their output, progress lines, stalls, loops, stops and ends.
 
 The `Follower` reads each attempt's output through the runner (`Runner.output`), turns it
-into progress lines and supervision flags (`supervisor`), stops what must stop, and hands
-an ended attempt to the `Collector`. After a crash it reattaches to the attempts that
-outlived the previous conductor (`reconcile`).
+into progress lines and supervision flags (`supervisor`: the runner tells what the agent
+changed and whether it works, `Runner.changed_files`/`activity`, wherever it runs), stops
+what must stop, and hands an ended attempt to the `Collector`. After a crash it reattaches
+to the attempts that outlived the previous conductor (`reconcile`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import asyncio
 import signal
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from baton_tui.core.events import ACTIVE, EventKind, State
 from baton_tui.core.words import Mode
@@ -74,6 +74,7 @@ class Follower:
                               "killed before it started); retry it")
                 continue
             run.tracked[task.id] = Tracked(self.runner.adopt(attempt))
+            run.untouched = False  # its agent may be at work
 
     def _adopt(self, task_id: int, attempt: AttemptRow) -> AttemptRow | None:
         """Record the start of an attempt whose shim claimed it; give up one it never did.
@@ -122,9 +123,10 @@ class Follower:
                       if supervisor.cpu_wanted(now - tr.last_activity, stall, flag)]
         cpu: dict[AttemptHandle, float] = {}
         if any(supervisor.cpu_due(tr.watch, now) for tr in near_stall):
-            # One look at the process table for every agent near a stall: from then on they
-            # fall due together, once a second, instead of one or another on every tick.
-            cpu = runner.cpu_times([tr.handle for tr in near_stall])
+            # One look at every agent near a stall (a local runner's: the process table):
+            # from then on they fall due together, once a second, instead of one or another
+            # on every tick.
+            cpu = runner.activity([tr.handle for tr in near_stall])
         for task_id, tracked in list(run.tracked.items()):
             handle = tracked.handle
             if handle in looked.lost:
@@ -134,6 +136,8 @@ class Follower:
             if handle in looked.ended:
                 del run.tracked[task_id]
                 run.finishing[task_id] = asyncio.ensure_future(self.collector.collect(handle))
+                if not (run.tracked or run.starting or run.strays):
+                    run.quiet_since = time.monotonic()  # no agent runs from now on
                 continue
             if tracked.signalled and time.monotonic() - tracked.signalled > STOP_GRACE:
                 runner.stop(handle, signal.SIGKILL)
@@ -175,10 +179,7 @@ class Follower:
         task = self.run.task(task_id)
         if not (task.mode == Mode.BUILD and self.run.git_mode):
             return
-        worktree = self.runner.worktree(tracked.handle)
-        if worktree is None:
-            return
-        outside = self._look_at_files(tracked, worktree, task.scope)
+        outside = self._look_at_files(tracked, task.scope)
         if outside:
             self.emit(task_id, K.TASK_FLAGGED, flag="scope", files=outside,
                       message="editing outside its scope: " + ", ".join(outside[:8]))
@@ -186,11 +187,10 @@ class Follower:
             self._flag(task_id, "idle", "loop", f"{watch.steps_since_change} steps without "
                        "changing any file — going round in circles?")
 
-    def _look_at_files(self, tracked: Tracked, worktree: Path, scope: list[str]
-                       ) -> list[str] | None:
+    def _look_at_files(self, tracked: Tracked, scope: list[str]) -> list[str] | None:
         """The newly changed files outside the scope, when a look has just come back. The
-        look (a `git status`) runs on a worker thread: on the loop it held up every other
-        agent — 32 of them looked every 5 s."""
+        look (`Runner.changed_files`: a `git status` for a local agent) completes off the
+        loop: on the loop it held up every other agent — 32 of them looked every 5 s."""
         watch = tracked.watch
         if tracked.files is not None:
             if not tracked.files.done():
@@ -202,8 +202,7 @@ class Follower:
                 return None
             return supervisor.take_files(watch, changed, signature, scope)
         if supervisor.files_due(watch):
-            tracked.files = asyncio.ensure_future(asyncio.to_thread(supervisor.read_files,
-                                                                    worktree))
+            tracked.files = self.runner.changed_files(tracked.handle)
         return None
 
     def _overlaps(self) -> None:

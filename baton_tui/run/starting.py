@@ -1,26 +1,37 @@
 """Starting attempts the conductor chose (`decide.choose`), and making worktrees ahead.
 
 The `Starter` works out what a start continues from — a saved session, a handoff from
-another player, a retry's feedback — and asks the runner for the attempt (`Runner.start`:
-set-up and spawning run off the loop). It also has the places of tasks whose last
-dependencies still run made ahead (`Runner.make_ahead`), so they start the moment those land.
+another player, a retry's feedback — then, off the loop, makes the task's place
+(`placing`), composes the agent's words (`briefing`), records the attempt and, for an agent
+that runs on this machine, what it must not change (`outside`, `refguard`); only then does it
+ask the runner to start the agent (`Runner.start`). It also has the places of tasks whose
+last dependencies still run made ahead (`placing.make_ahead`), so they start the moment
+those land.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 
 from baton_tui.channel.report import told_text
+from baton_tui.core import views
 from baton_tui.core.events import EventKind, State
 from baton_tui.core.views import TaskView
 from baton_tui.core.words import Mode
 from baton_tui.gitops.git import run_git
-from baton_tui.plan.model import Task
+from baton_tui.plan.model import PlanDocument, Task
+from baton_tui.run import briefing, outside, placing, refguard
 from baton_tui.run.finish import Intent
 from baton_tui.run.following import Follower
-from baton_tui.runners.base import Runner, StartDeferred, StartFailed, StartRequest
+from baton_tui.run.placing import Spare
 from baton_tui.run.state import RunState, Tracked
+from baton_tui.runners import launcher
+from baton_tui.runners.base import Runner, StartDeferred, StartFailed, StartRequest
+from baton_tui.store.rows import PlanRow
 from baton_tui.workspace import Workspace
 
 K = EventKind
@@ -58,6 +69,77 @@ def diff_stat(view: TaskView, git_mode: bool) -> str:
     return (done.stdout + extra).rstrip() if done.returncode == 0 else extra.rstrip()
 
 
+@dataclass(frozen=True)
+class Start:
+    """What the conductor decided about one start, before its place is made."""
+
+    task: Task
+    attempt_no: int                   # this attempt's number for the task, from 1
+    artifacts: dict[int, str] = field(default_factory=dict)  # dependencies' reports
+    feedback: str | None = None       # a failure, a handoff packet, a retry's note
+    resume_message: str | None = None  # continue a saved session with this message
+    session_id: str | None = None     # the session to continue, when the player has one
+    refresh: bool = False             # bring the integration branch into its worktree first
+    spare: Spare | None = None        # a landed task's worktree it may take over
+    here: bool = True                 # its agent runs on this machine (`Runner.runs_here`)
+    quiet: float | None = None        # no agent ran since then: a look at the checkout holds
+    first: bool = False               # no agent ran yet this run: share the first look
+
+
+def prepare(ws: Workspace, plan: PlanRow, doc: PlanDocument, start: Start,
+            turns: placing.Turns) -> StartRequest:
+    """What a runner needs to start the attempt `start` decided (blocking: off the loop, on
+    `ws`, a workspace of the thread's own): the task's place, the agent's words, the attempt
+    recorded and — for an agent on this machine — the look at the checkout it starts from
+    (taken while the worktree is made) and the refs it must not move. Raises `StartFailed`."""
+    task = start.task
+    with placing.start_failures():
+        ahead: Future[object] | None = (
+            outside.ahead(ws, start.quiet, join=start.first) if start.here else None)
+        workdir = placing.prepare(ws, plan, task, start.attempt_no, turns,
+                                  refresh=start.refresh, spare=start.spare)
+        prompt = briefing.brief(ws, doc, task, start.artifacts, start.feedback,
+                                start.resume_message, workdir.conflicts)
+        attempt_id, nonce, folder = launcher.record(ws, plan, task)
+        held: tuple[str, ...] = ()
+        if start.here:
+            outside.before(ws, folder, ahead)
+            refguard.record(ws, plan, folder)
+            if ws.config.worktree.protect_checkout:
+                held = tuple(refguard.held(ws, plan, workdir.branch))
+    resumed = bool(start.session_id or start.resume_message)
+    return StartRequest(
+        plan=plan, doc=doc, task=task, attempt_id=attempt_id, folder=folder, workdir=workdir,
+        prompt=prompt, nonce=nonce, resume_message=start.resume_message,
+        session_id=start.session_id, held=held,
+        rebrief=_rebrief(ws, plan, doc, start, workdir.conflicts) if resumed else None)
+
+
+def _rebrief(ws: Workspace, plan: PlanRow, doc: PlanDocument, start: Start,
+             conflicts: list[str]) -> Callable[[str], str]:
+    """The brief for a fresh session when the one to resume is lost where `gone` held it
+    (a remote worker gone): the handoff packet of the work so far, as a task moved to another
+    player gets (blocking: the runner calls it off the loop, on a workspace of its own)."""
+    task = start.task
+
+    def rebrief(gone: str) -> str:
+        own = ws.sibling()
+        try:
+            view = views.fold(own.store.events(plan.id, task_id=task.id)).get(task.id)
+            packet = ""
+            if view is not None:
+                view.reassigned = {"from": f"{task.player} on worker {gone} "
+                                           "(gone, with its session)"}
+                packet = handoff_packet(view, diff_stat(view, True))
+            feedback = "\n\n".join(x for x in (packet, start.feedback) if x)
+            return briefing.brief(own, doc, task, start.artifacts, feedback or None, None,
+                                  conflicts)
+        finally:
+            own.close()
+
+    return rebrief
+
+
 class Starter:
     """Starting the attempts the conductor chose; making worktrees ahead."""
 
@@ -67,6 +149,7 @@ class Starter:
         self.run = run
         self.runner = runner
         self.follower = follower  # to stop a task asked to stop while it was starting
+        self.turns = placing.Turns()  # starts make their worktrees in turn, best-ranked first
 
     def emit(self, task_id: int | None, kind: str, **data: object) -> None:
         self.store.append(self.run.plan_id, task_id, kind, data)
@@ -76,7 +159,7 @@ class Starter:
         summaries = {dep: self.run.view(dep).summary for dep in task.depends_on}
         return {dep: text for dep, text in summaries.items() if text}
 
-    def request(self, task: Task, resume_message: str | None) -> StartRequest:
+    def decide(self, task: Task, resume_message: str | None) -> Start:
         """What this start continues from: the session to resume, the feedback to give."""
         run = self.run
         view = run.view(task.id)
@@ -110,20 +193,30 @@ class Starter:
                       via="prompt")
         session = previous.session_id if previous and resume_message \
             and previous.player == task.player else None
-        return StartRequest(
-            plan=run.plan, doc=run.doc, task=task, attempt_no=len(tried) + 1,
-            artifacts=self.artifacts(task), feedback=feedback, resume_message=resume_message,
-            session_id=session, refresh=task.mode == Mode.BUILD and view.lost_landing,
-            spare=run.take_spare(task))
+        here = self.runner.runs_here(task)
+        busy = bool(run.tracked or run.starting)
+        quiet = run.quiet_since if here and not (busy or run.strays) else None
+        first = here and run.untouched and not (run.tracked or run.strays)
+        if here:
+            run.quiet_since = None  # an agent runs from now on
+        return Start(
+            task=task, attempt_no=len(tried) + 1, artifacts=self.artifacts(task),
+            feedback=feedback, resume_message=resume_message, session_id=session,
+            refresh=task.mode == Mode.BUILD and view.lost_landing, spare=run.take_spare(task),
+            here=here, quiet=quiet, first=first)
 
     def start(self, task: Task, resume_message: str | None) -> None:
-        """Start an attempt: the runner sets it up and spawns it off the loop, and the other
-        ready tasks do not wait for it."""
-        request = self.request(task, resume_message)
+        """Start an attempt: its place is made and its agent started off the loop, and the
+        other ready tasks do not wait for it."""
+        start = self.decide(task, resume_message)
         run = self.run
 
         async def starting() -> None:
+            request: StartRequest | None = None
             try:
+                request = await asyncio.to_thread(self._prepare, start)
+                if start.here:
+                    run.untouched = False  # its agent is started next
                 handle = await self.runner.start(request)
             except StartDeferred as exc:  # its cluster is unreachable: queued, tried again
                 self.emit(task.id, K.TASK_QUEUED, reason=exc.reason, deferred=True,
@@ -136,6 +229,8 @@ class Starter:
             except Exception as exc:  # a bug must fail the task visibly, not the conductor
                 self.emit(task.id, K.TASK_FAILED, reason=f"could not start: {exc}")
                 handle = None
+            if handle is None and request is not None:  # recorded, never started: given up
+                self.store.abandon_attempt(request.attempt_id)
             if handle is not None:
                 run.tracked[task.id] = Tracked(handle)
                 run.wanted_ahead.extend(run.ready.below.get(task.id, ()))
@@ -146,10 +241,17 @@ class Starter:
         run.made_ahead.discard(task.id)
         run.starting[task.id] = asyncio.ensure_future(starting())
 
+    def _prepare(self, start: Start) -> StartRequest:
+        ws = self.ws.sibling()  # a connection of its own for the thread
+        try:
+            return prepare(ws, self.run.plan, self.run.doc, start, self.turns)
+        finally:
+            ws.close()
+
     # worktrees made ahead ----------------------------------------------------------------
     def make_ahead(self) -> None:
         """Make the worktree of a task whose last dependencies are still running, so that it
-        starts from a checkout already there the moment they land (`Runner.make_ahead`; a
+        starts from a checkout already there the moment they land (`placing.make_ahead`; a
         landed task's worktree taken over where one is to spare): one at a time, never while
         a task is starting (they share git's worktree lock), and at most `max_parallel` made
         and waiting. Tasks are looked at as their dependencies start (`wanted_ahead`); one
@@ -170,12 +272,15 @@ class Starter:
         spare = run.take_spare(task)  # a landed task's worktree: only what differs is written
 
         def work() -> bool:
+            ws = self.ws.sibling()
             try:
-                return self.runner.make_ahead(plan, task, spare)
+                return placing.make_ahead(ws, plan, task, spare)
             except Exception as exc:  # no harm done: it is made the usual way when it starts
                 print(f"baton conductor: task {task.id}'s worktree was not made ahead: {exc}",
                       flush=True)
                 return False
+            finally:
+                ws.close()
 
         async def making() -> None:
             try:
@@ -188,7 +293,7 @@ class Starter:
 
     def drop_made_ahead(self) -> None:
         """At the run's end: the worktrees made ahead for tasks that never started (a
-        dependency failed, the run stopped) go, as Baton made them (`Runner.drop_ahead`)
+        dependency failed, the run stopped) go, as Baton made them (`placing.drop_ahead`)
         — this conductor's, and any a killed one left."""
         run = self.run
         if not run.git_mode:
@@ -196,7 +301,7 @@ class Starter:
         for task in run.doc.tasks:
             if task.mode == Mode.BUILD and run.view(task.id).workdir is None:
                 try:
-                    self.runner.drop_ahead(run.plan, task)
+                    placing.drop_ahead(self.ws, run.plan, task)
                 except Exception as exc:  # kept: it is used if the task starts later
                     print(f"baton conductor: task {task.id}'s worktree made ahead was "
                           f"kept: {exc}", flush=True)

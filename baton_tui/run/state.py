@@ -20,10 +20,12 @@ from baton_tui.core.words import Mode
 from baton_tui.plan.model import PlanDocument, Task, parse_document
 from baton_tui.run.finish import Intent
 from baton_tui.run.ready import Ready
-from baton_tui.runners.base import AttemptHandle, Spare
+from baton_tui.run.placing import Spare
+from baton_tui.runners.base import AttemptHandle, Changes
 from baton_tui.run.supervisor import Watch
 from baton_tui.store import foldcache
 from baton_tui.store.db import Store
+from baton_tui.runners_config import LOCAL
 from baton_tui.store.rows import PlanRow
 
 
@@ -37,8 +39,8 @@ class Tracked:
     last_progress: float = 0.0
     pending_line: str | None = None
     signalled: float | None = None     # when it was asked to stop (monotonic)
-    # The look at its changed files under way on a worker thread: (files, signature).
-    files: asyncio.Future[tuple[list[str], tuple]] | None = None
+    # The look at its changed files under way (`Runner.changed_files`): (files, signature).
+    files: asyncio.Future[Changes] | None = None
     watch: Watch = field(default_factory=Watch)
 
     @property
@@ -72,7 +74,7 @@ class RunState:
     making_ahead: dict[int, asyncio.Future[None]] = field(default_factory=dict)
     made_ahead: set[int] = field(default_factory=set)
     wanted_ahead: deque[int] = field(default_factory=deque)
-    # Landed tasks' worktrees a starting task may take over (`launcher._take_over`), the
+    # Landed tasks' worktrees a starting task may take over (`placing._take_over`), the
     # latest landed last: its files are the nearest to the integration tip.
     spare: deque[Spare] = field(default_factory=deque)
     intents: dict[int, Intent] = field(default_factory=dict)  # what the person asked of each
@@ -80,6 +82,13 @@ class RunState:
     hard_stop: set[int] = field(default_factory=set)   # running tasks a hard budget pauses
     spoke: set[int] = field(default_factory=set)       # used the report channel lately
     announced_manual: set[int] = field(default_factory=set)
+    # For the look at the person's checkout an agent on this machine starts from
+    # (`outside.ahead`): since when none has run (monotonic; None while one runs, or may),
+    # whether none has run yet this run, and whether one left processes Baton could not end
+    # (then a look is never reused).
+    quiet_since: float | None = None
+    untouched: bool = True
+    strays: bool = False
     plan_id: int = field(init=False)  # this run's plan, whatever happens to the current one
     by_id: dict[int, Task] = field(init=False)  # the document's tasks
     revision: int = field(init=False)           # the plan revision `doc` was parsed from
@@ -116,7 +125,7 @@ class RunState:
         whose task is still landed in that worktree. Never for a task that landed before (a
         follow-up of its review comments): its branch exists, and it is checked out again."""
         view = self.view(task.id)
-        if task.mode != Mode.BUILD or task.runner != "local" or not self.git_mode \
+        if task.mode != Mode.BUILD or task.runner != LOCAL or not self.git_mode \
                 or view.workdir or view.ever_landed or task.id in self.made_ahead \
                 or task.id in self.making_ahead:
             return None

@@ -11,10 +11,10 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from baton_tui import procs
-from baton_tui.gitops import landing, worktrees
+from baton_tui.gitops import landing
+from baton_tui.runners.base import Signature
 
 SCOPE_EVERY = 5.0   # seconds between looks at a worktree's changed files
 CPU_EVERY = 1.0     # seconds between looks at an agent's CPU time
@@ -30,7 +30,7 @@ class Watch:
     raised: set[str] = field(default_factory=set)
     outside: set[str] = field(default_factory=set)
     changed: frozenset[str] = frozenset()   # the task's changed files at the last look
-    signature: tuple = ()                   # those files' sizes and times: has anything moved?
+    signature: Signature = ()               # those files' sizes and times: has anything moved?
     steps_since_change: int = 0
     # The first look one period in: a worktree just made has nothing changed, and a
     # `git status` then competes with the agent's own start for the CPU.
@@ -123,14 +123,7 @@ def files_due(watch: Watch, now: float | None = None) -> bool:
     return True
 
 
-def read_files(worktree: Path) -> tuple[list[str], tuple]:
-    """The worktree's changed files and their sizes and times: a `git status`, so the
-    conductor runs it on a worker thread (`take_files` then reads the answer)."""
-    changed = worktrees.changed_paths(worktree)
-    return changed, tuple(sorted((p, *_stat(worktree / p)) for p in changed))
-
-
-def take_files(watch: Watch, changed: list[str], signature: tuple,
+def take_files(watch: Watch, changed: list[str], signature: Signature,
                scope: list[str]) -> list[str]:
     """Remember a look at the changed files; the newly changed ones outside the scope."""
     if signature != watch.signature:
@@ -142,14 +135,6 @@ def take_files(watch: Watch, changed: list[str], signature: tuple,
     new = sorted(outside - watch.outside)
     watch.outside |= outside
     return new
-
-
-def _stat(path: Path) -> tuple[int, int]:
-    try:
-        info = path.stat()
-    except OSError:
-        return (-1, -1)
-    return (info.st_size, info.st_mtime_ns)
 
 
 def overlaps(changed: dict[int, frozenset[str]]) -> dict[int, tuple[int, list[str]]]:

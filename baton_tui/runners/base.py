@@ -1,25 +1,37 @@
 """The runner seam: how the conductor starts, follows, stops and collects an attempt.
 
-The conductor decides *what* runs and *when*; a runner decides *where and how*. It speaks
-to its attempts only through `Runner`, and holds of each attempt only an `AttemptHandle`:
-no pid, process group or log path reaches the conductor's decisions. `LocalRunner`
-(runners/local.py: the `baton attempt` shim on this machine) is today's one implementation; a
-cluster runner (remote workers whose results come back as git refs) fits the same shape —
-`start` and `collect` are awaitable for that reason, so a runner may take its time on a
-worker thread or over the network without holding up the conductor's loop.
+The conductor decides *what* runs, *when*, and *with which words*; a runner decides *where
+and how*. Before a start the conductor has made the task's place (its worktree, on this
+machine: a task lands here wherever it ran), recorded the attempt, done the containment
+bookkeeping for an agent that runs here, and composed every word the agent receives (the
+brief, a resume's message, a handoff packet, a conflict note): the runner gets all of it in
+the `StartRequest` and only starts the agent. It speaks to its attempts through `Runner` and
+holds of each attempt only an `AttemptHandle`: no pid, process group, log or local path
+reaches the conductor's decisions — the supervisor asks the runner what changed
+(`changed_files`) and whether the agent works (`activity`), so a remote attempt is supervised
+like a local one. `LocalRunner` (runners/local.py: the `baton attempt` shim on this machine)
+and the Dask runner (runners/dask/) implement it; `start` and `collect` are awaitable so a
+runner may take its time on a worker thread or over the network without holding up the
+conductor's loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from baton_tui.plan.model import PlanDocument, Task
 from baton_tui.store.rows import AttemptRow, PlanRow
+
+# What an agent changed in its worktree so far: the changed paths (relative to the worktree,
+# untracked ones included) and a signature that differs whenever any of them changes (here:
+# each path's size and modification time).
+Signature = tuple[tuple[str, int, int], ...]
+Changes = tuple[list[str], Signature]
 
 
 @dataclass(frozen=True)
@@ -32,31 +44,42 @@ class AttemptHandle:
     task_id: int
 
 
+@dataclass
+class Workdir:
+    """Where an attempt runs on this machine, and what it started from (made by the
+    conductor, `run/placing.py`)."""
+
+    path: Path
+    base: str | None          # the commit the task's branch was cut from
+    branch: str | None        # None for research (detached) and folder mode
+    fresh: bool = False
+    conflicts: list[str] = field(default_factory=list)  # left with markers for the agent
+
+
 @dataclass(frozen=True)
 class StartRequest:
-    """Everything the conductor decided about one start; the runner does the rest."""
+    """Everything the conductor decided and made for one start; the runner starts the agent.
+
+    The attempt is recorded (`attempt_id`, its `nonce`'s hash in the store) but not started:
+    the runner writes its spec and log path, starts its agent, and records the start (the
+    `task.started`/`task.resumed` event) — or raises `StartFailed`/`StartDeferred`, and the
+    conductor gives the attempt up."""
 
     plan: PlanRow
     doc: PlanDocument
     task: Task
-    attempt_no: int                   # this attempt's number for the task, from 1
-    artifacts: dict[int, str] = field(default_factory=dict)  # dependencies' reports
-    feedback: str | None = None       # a failure, a handoff packet, a retry's note
+    attempt_id: int
+    folder: Path                      # the attempt's own (private) folder on this machine
+    workdir: Workdir                  # the task's place, made by the conductor
+    prompt: str                       # every word of the agent's brief, composed
+    nonce: str = field(default="", repr=False)  # what the agent's reports must carry
     resume_message: str | None = None  # continue a saved session with this message
     session_id: str | None = None     # the session to continue, when the player has one
-    refresh: bool = False             # bring the integration branch into its worktree first
-    spare: Spare | None = None        # a landed task's worktree it may take over
-
-
-@dataclass(frozen=True)
-class Spare:
-    """A landed task's worktree that a starting task may take over instead of checking out
-    one of its own (`gitops.recycling`), as far as the conductor knows."""
-
-    task_id: int
-    path: str
-    branch: str
-    landed: str | None                # the integration commit its landing made
+    held: tuple[str, ...] = ()        # refs the agent must not move (read-only where it can)
+    # The brief for a fresh session, for a runner that finds the session to resume lost (a
+    # remote worker gone with it): composed by the conductor (a handoff packet: the work so
+    # far), given where the session was. Blocking: called off the loop. None: not a resume.
+    rebrief: Callable[[str], str] | None = None
 
 
 class StartFailed(Exception):
@@ -87,11 +110,19 @@ class Looked:
 
 
 class Runner(Protocol):
-    """Start, follow, stop and collect attempts. Every method but `start`, `collect` and
-    `make_ahead` is called on the conductor's loop and must return at once."""
+    """Start, follow, stop and collect attempts. Every method but `start` and `collect` is
+    called on the conductor's loop and must return at once."""
+
+    def runs_here(self, task: Task) -> bool:
+        """Whether the task's agent runs on this machine, within reach of the person's
+        checkout and Baton's home: the conductor then fingerprints them and records the
+        refs it must not move before the start (`run/outside`, `run/refguard`), and finds
+        what the agent wrote there after it."""
+        ...
 
     async def start(self, request: StartRequest) -> AttemptHandle:
-        """Record and start one attempt (raises `StartFailed`)."""
+        """Start the recorded attempt's agent in its prepared place with the composed words
+        (raises `StartFailed`, or `StartDeferred` when nothing could be sent)."""
         ...
 
     def adopt(self, attempt: AttemptRow) -> AttemptHandle:
@@ -116,13 +147,24 @@ class Runner(Protocol):
         """The attempt's output since the last call (b"" when nothing new)."""
         ...
 
-    def cpu_times(self, handles: Sequence[AttemptHandle]) -> dict[AttemptHandle, float]:
-        """CPU seconds each attempt's agent has used so far, where the runner can tell."""
+    def activity(self, handles: Sequence[AttemptHandle]) -> dict[AttemptHandle, float]:
+        """How much work each attempt's agent has done so far — CPU seconds of its process
+        tree — for those the runner can tell (asked once a second for agents silent near the
+        stall limit: busy in silence is not stalled). Only growth is read, so the number
+        may come from anywhere that measures the agent: a local runner reads the process
+        table (once for all of them); a remote runner answers from what its node last sent
+        (the node samples its agent's CPU seconds into its events), never by a round trip."""
         ...
 
-    def worktree(self, handle: AttemptHandle) -> Path | None:
-        """The attempt's working tree on this machine, for the supervisor's looks at its
-        changed files; None when it runs elsewhere."""
+    def changed_files(self, handle: AttemptHandle) -> asyncio.Future[Changes] | None:
+        """A look at the files the attempt's agent has changed in its worktree so far
+        (`Changes`), for the supervisor's scope, idle and overlap flags — asked every few
+        seconds while the attempt runs; None when the runner cannot tell now (nothing known
+        yet). The look may take its time (a `git status`): the future completes off the
+        loop, and a failed one is simply looked at again later. A local runner looks at
+        the worktree on a worker thread (`runners/changes.py`); a remote runner answers
+        from what its node last sent (the node looks at its checkout as its agent works and
+        sends the changes in its events), never by a round trip per look."""
         ...
 
     def stop(self, handle: AttemptHandle, sig: signal.Signals) -> bool:
@@ -133,16 +175,6 @@ class Runner(Protocol):
     async def collect(self, handle: AttemptHandle) -> AttemptRow:
         """The ended attempt's result as recorded (exit status, report, session): brought
         home first where it ran elsewhere."""
-        ...
-
-    def make_ahead(self, plan: PlanRow, task: Task, spare: Spare | None = None) -> bool:
-        """Prepare a task's place before it may start (blocking: called on a worker
-        thread), taking over `spare` where it may; False when there is nothing to prepare
-        ahead."""
-        ...
-
-    def drop_ahead(self, plan: PlanRow, task: Task) -> None:
-        """Undo `make_ahead` for a task that never started (blocking)."""
         ...
 
     def close(self) -> None:

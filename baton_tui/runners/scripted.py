@@ -4,10 +4,12 @@ It exists so that the real conductor — its scheduling, supervision, stop condi
 finishing and landing with real git — can be driven without an agent process: a test hands
 a `Conductor` this runner instead of the `RunnerSwitch` (the conductor takes its runner as a
 constructor argument; no runner name selects this one). Everything but the agent is real:
-the task's worktree is made as the local runner makes it (`launcher.prepare_*`), the attempt
-and its prompt are recorded in the store as a shim's would be, its output goes to the
-attempt's log, and its reports go through the same `baton report` path an agent's do
-(`channel.report`, nonce checked) — only the agent's process is a list of steps.
+the conductor makes the task's worktree, records the attempt and composes its prompt as for
+any runner; the prompt is written and the attempt started as a shim would, its output goes
+to the attempt's log, and its reports go through the same `baton report` path an agent's do
+(`channel.report`, nonce checked) — only the agent's process is a list of steps. The
+supervisor's looks at its changed files are a `git status` of its worktree (`changes`), as
+a local agent's; a silent script does no work (`activity` tells nothing).
 
 A script is a list of steps (the demo agent's words, `baton_tui.demo.agent`, without its
 wall-clock sleeps):
@@ -48,20 +50,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from baton_tui import layout
 from baton_tui.channel.report import UNDECIDED, caller_from_env, checkpoint, report
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import EventKind
-from baton_tui.core.words import Mode
 from baton_tui.paths import private_file, write_private
 from baton_tui.plan.model import Task
-from baton_tui.run import outside, refguard
-from baton_tui.runners import launcher
+from baton_tui.runners import changes, launcher
+from baton_tui.runners.base import AttemptHandle, Changes, Looked, StartRequest
 from baton_tui.runners.logcap import CappedLog
-from baton_tui.run.prompt import compose
-from baton_tui.runners.base import AttemptHandle, Looked, Spare, StartRequest
-from baton_tui.skills import resolve
-from baton_tui.store.rows import AttemptRow, PlanRow
+from baton_tui.store.rows import AttemptRow
 from baton_tui.trust import ensure_trusted
 from baton_tui.workspace import Workspace
 
@@ -127,36 +124,15 @@ class ScriptedRunner:
             ws.close()
 
     def _begin(self, ws: Workspace, request: StartRequest) -> _Agent:
-        task, plan = request.task, request.plan
+        task, plan, workdir = request.task, request.plan, request.workdir
+        attempt_id, folder = request.attempt_id, request.folder
         player = ws.catalog.players.get(task.player)
         if player is None:
             raise BatonError(f"task {task.id}: unknown player {task.player!r}")
-        if task.mode == Mode.RESEARCH:
-            workdir = launcher.prepare_research(ws, plan, task, request.attempt_no)
-        else:
-            workdir = launcher.prepare_build(ws, plan, task, refresh=request.refresh,
-                                             spare=request.spare)
-        feedback = request.feedback
-        if workdir.conflicts:
-            feedback = ((feedback + "\n\n") if feedback else "") + (  # as the local runner's
-                "Your branch now includes the latest integration branch, and these files "
-                "conflict — resolve the conflict markers (keep both sides' intent): "
-                + ", ".join(workdir.conflicts))
-        skills = resolve(task.skills, ws.skills) if task.skills else []
-        research = task.mode == Mode.RESEARCH
-        prompt = compose(request.doc, task, skills, request.artifacts, feedback,
-                         request.resume_message,
-                         can_shell=player.reports_by_shell and (not research
-                                                                or player.research_shell),
-                         in_output=player.reports_in_output
-                         or (research and player.research_reports_in_output))
         if player.runs_agent:
             ensure_trusted(ws, {task.player}, keys=())
-        nonce = launcher.new_nonce()
         store = ws.store
-        attempt_id = store.new_attempt(plan.id, task.id, nonce, task.player, {}, "")
-        folder = layout.attempt_dir(ws.paths, plan.slug, task.id, attempt_id)
-        prompt_path = write_private(folder / "prompt.md", prompt)
+        prompt_path = write_private(folder / "prompt.md", request.prompt)
         log_path = private_file(folder / "output.log")
         resumed = bool(request.session_id or request.resume_message)
         spec = {"argv": ["scripted"], "cwd": str(workdir.path), "env_names": [],
@@ -165,17 +141,16 @@ class ScriptedRunner:
                 "resume_message": request.resume_message, "readonly": None,
                 "secret_prints": {}}
         store.update_attempt(attempt_id, spec=spec, log_path=str(log_path), started=time.time())
-        outside.before(ws, folder)
-        refguard.record(ws, plan, folder)
         store.append(plan.id, task.id,
                      EventKind.TASK_RESUMED if resumed else EventKind.TASK_STARTED,
                      {"attempt": attempt_id, "player": task.player,
                       "workdir": str(workdir.path), "base": workdir.base,
                       "branch": workdir.branch, "shim_token": None})
         env = {"BATON_STATE": str(ws.paths.store_path), "BATON_ATTEMPT": str(attempt_id),
-               "BATON_NONCE": nonce, "BATON_TASK": str(task.id)}
-        return _Agent(AttemptHandle(attempt_id, task.id), self.steps_for(task.id, task.player, resumed),
-                      workdir.path, env, CappedLog(log_path))
+               "BATON_NONCE": request.nonce, "BATON_TASK": str(task.id)}
+        return _Agent(AttemptHandle(attempt_id, task.id),
+                      self.steps_for(task.id, task.player, resumed), workdir.path, env,
+                      CappedLog(log_path))
 
     def adopt(self, attempt: AttemptRow) -> AttemptHandle:
         # No script outlives its conductor (`close` ends them): an attempt left by another
@@ -186,6 +161,9 @@ class ScriptedRunner:
 
     def on_its_way(self, attempt: AttemptRow) -> bool:
         return False  # a scripted attempt starts within its `start`
+
+    def runs_here(self, task: Task) -> bool:
+        return True  # its steps write in the worktree, as a local agent's
 
     # playing ----------------------------------------------------------------------------
     async def _play(self, agent: _Agent) -> int:
@@ -303,12 +281,12 @@ class ScriptedRunner:
         chunk, agent.unread = bytes(agent.unread), bytearray()
         return chunk
 
-    def cpu_times(self, handles: Sequence[AttemptHandle]) -> dict[AttemptHandle, float]:
+    def activity(self, handles: Sequence[AttemptHandle]) -> dict[AttemptHandle, float]:
         return {}  # no process: a silent script is idle
 
-    def worktree(self, handle: AttemptHandle) -> Path | None:
+    def changed_files(self, handle: AttemptHandle) -> asyncio.Future[Changes] | None:
         agent = self._agents.get(handle)
-        return agent.cwd if agent is not None else None
+        return changes.look(agent.cwd) if agent is not None else None
 
     def stop(self, handle: AttemptHandle, sig: signal.Signals) -> bool:
         agent = self._agents.get(handle)
@@ -327,17 +305,6 @@ class ScriptedRunner:
         attempt = self.store.attempt(handle.attempt_id)
         assert attempt is not None
         return attempt
-
-    # worktrees made ahead -----------------------------------------------------------------
-    def make_ahead(self, plan: PlanRow, task: Task, spare: Spare | None = None) -> bool:
-        ws = self.ws.sibling()
-        try:
-            return launcher.prepare_ahead(ws, plan, task, spare)
-        finally:
-            ws.close()
-
-    def drop_ahead(self, plan: PlanRow, task: Task) -> None:
-        launcher.drop_ahead(self.ws, plan, task)
 
     def close(self) -> None:
         for agent in self._agents.values():

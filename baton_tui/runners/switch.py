@@ -3,8 +3,8 @@
 A task's `runner` field (`local`, or a `[runners.NAME]` of the configuration) chooses: the
 local runner (`LocalRunner`) is made at once, a cluster runner only when a task names it —
 so a run with no remote task never imports `distributed`. Each attempt stays with the runner
-that started (or adopted) it; worktrees made ahead are always the local runner's (a remote
-task's worktree is made on this machine too: its landing is local).
+that started (or adopted) it. The switch is what knows which runner a name means: the
+conductor asks it (`runs_here`) rather than comparing names itself.
 """
 
 from __future__ import annotations
@@ -12,15 +12,13 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Collection, Sequence
-from pathlib import Path
 
 from baton_tui.plan.model import Task
+from baton_tui.runners.base import AttemptHandle, Changes, Looked, Runner, StartFailed, StartRequest
 from baton_tui.runners.local import LocalRunner
-from baton_tui.runners.base import AttemptHandle, Looked, Runner, Spare, StartFailed, StartRequest
+from baton_tui.runners_config import LOCAL
 from baton_tui.store.rows import AttemptRow, PlanRow
 from baton_tui.workspace import Workspace
-
-LOCAL = "local"
 
 
 class RunnerSwitch:
@@ -62,6 +60,12 @@ class RunnerSwitch:
             connect = getattr(runner, "connect_soon", None)
             if connect is not None:
                 connect()
+
+    def runs_here(self, task: Task) -> bool:
+        try:
+            return self.runner(task.runner).runs_here(task)
+        except StartFailed:
+            return False  # an unknown runner: its start says so, nothing runs
 
     def _by(self, handle: AttemptHandle) -> Runner:
         return self._of.get(handle, self.local)
@@ -107,18 +111,18 @@ class RunnerSwitch:
     def output(self, handle: AttemptHandle) -> bytes:
         return self._by(handle).output(handle)
 
-    def cpu_times(self, handles: Sequence[AttemptHandle]) -> dict[AttemptHandle, float]:
+    def activity(self, handles: Sequence[AttemptHandle]) -> dict[AttemptHandle, float]:
         found: dict[AttemptHandle, float] = {}
         groups: dict[int, tuple[Runner, list[AttemptHandle]]] = {}
         for handle in handles:
             runner = self._by(handle)
             groups.setdefault(id(runner), (runner, []))[1].append(handle)
         for runner, mine in groups.values():
-            found.update(runner.cpu_times(mine))
+            found.update(runner.activity(mine))
         return found
 
-    def worktree(self, handle: AttemptHandle) -> Path | None:
-        return self._by(handle).worktree(handle)
+    def changed_files(self, handle: AttemptHandle) -> asyncio.Future[Changes] | None:
+        return self._by(handle).changed_files(handle)
 
     def stop(self, handle: AttemptHandle, sig: signal.Signals) -> bool:
         return self._by(handle).stop(handle, sig)
@@ -126,12 +130,6 @@ class RunnerSwitch:
     async def collect(self, handle: AttemptHandle) -> AttemptRow:
         runner = self._of.pop(handle, self.local)
         return await runner.collect(handle)
-
-    def make_ahead(self, plan: PlanRow, task: Task, spare: Spare | None = None) -> bool:
-        return self.local.make_ahead(plan, task, spare)
-
-    def drop_ahead(self, plan: PlanRow, task: Task) -> None:
-        self.local.drop_ahead(plan, task)
 
     def close(self) -> None:
         for runner in self._runners.values():

@@ -4,10 +4,11 @@ and the messages a running job says on its topic — typed, versioned, and check
 A `Job` goes out with `to_wire()` (a plain dict: Dask pickles it, the store keeps a copy of
 it as the attempt's `payload`) and is read on the node with `Job.from_wire`; a `JobRecord`
 comes back the same way — as `record.json` on the exchange (sealed over its wire form, see
-`exchange.seal`) and as the job's answer. `WIRE` is the format's version: a node refuses a
-job of another version in one line (as it refuses another Baton), and a record of another
-version is not read as if it were this one's. A wire dict without a version is one written
-before versions were: version 1, the same fields.
+`exchange.seal`) and as the job's answer. Each carries its format's version (`v`): a node
+refuses a job of another version in one line (as it refuses another Baton), and a record of
+another version is not read as if it were this one's. A wire dict without a version was
+written before versions were: version 1 (a job of version 1 had the node compose the agent's
+brief from the task, its dependencies' reports and feedback; it is refused).
 """
 
 from __future__ import annotations
@@ -18,18 +19,19 @@ from typing import Any, TypedDict
 
 from baton_tui.runners.homecoming import Ran, RemoteEvent
 
-WIRE = 1
+JOB_WIRE = 2     # 1: the untyped dict of before, the node composing the agent's brief itself
+RECORD_WIRE = 1  # (an unversioned record is one: the same fields)
 
 
 class WireError(ValueError):
     """A job or record that is not one this version reads (said in one line)."""
 
 
-def _version(wire: Mapping[str, object], what: str) -> None:
+def _version(wire: Mapping[str, object], what: str, current: int) -> None:
     found = wire.get("v", 1)
-    if found != WIRE:
-        raise WireError(f"a {what} of wire version {found!r}, not {WIRE}: the person's machine "
-                        "and the worker run different Baton versions")
+    if found != current:
+        raise WireError(f"a {what} of wire version {found!r}, not {current}: the person's "
+                        "machine and the worker run different Baton versions")
 
 
 def _str(wire: Mapping[str, object], key: str) -> str | None:
@@ -56,8 +58,9 @@ def _required(wire: Mapping[str, object], key: str, what: str) -> str:
 
 @dataclass(frozen=True)
 class Job:
-    """One attempt, as the conductor sends it to a node: the plan, the task and what the
-    conductor decided for its start — never the person's environment, keys or tokens.
+    """One attempt, as the conductor sends it to a node: the plan, the task, every word of
+    the agent's brief as the conductor composed it, and what it decided for the start (a
+    session to continue) — never the person's environment, keys or tokens.
 
     The node always removes its scratch checkout once the result and record are on the
     exchange (or came back with the answer): there is no "keep it" switch (the old `keep`
@@ -70,9 +73,8 @@ class Job:
     slug: str
     resource: str                  # the Dask resource it asks one unit of
     doc: dict[str, Any] | None     # the plan's document (None in the store's copy)
+    prompt: str = ""               # the agent's brief, composed by the conductor
     workdir: str | None = None     # where the node makes its scratch checkouts
-    artifacts: dict[int, str] = field(default_factory=dict)  # dependencies' reports
-    feedback: str | None = None
     resume_message: str | None = None
     session_id: str | None = None
     trusted: str | None = None     # the hash of the baton.toml the person trusted
@@ -80,29 +82,25 @@ class Job:
     seal: str | None = None        # the attempt's secret (`exchange.seal`); None in the store
 
     def to_wire(self) -> dict[str, Any]:
-        return {"v": WIRE, "job": self.job, "exchange": self.exchange, "base": self.base,
+        return {"v": JOB_WIRE, "job": self.job, "exchange": self.exchange, "base": self.base,
                 "task": self.task, "slug": self.slug, "resource": self.resource,
-                "doc": self.doc, "workdir": self.workdir,
-                "artifacts": {str(k): v for k, v in self.artifacts.items()},
-                "feedback": self.feedback, "resume_message": self.resume_message,
+                "doc": self.doc, "prompt": self.prompt, "workdir": self.workdir,
+                "resume_message": self.resume_message,
                 "session_id": self.session_id, "trusted": self.trusted,
                 "versions": dict(self.versions), "seal": self.seal}
 
     @classmethod
     def from_wire(cls, wire: Mapping[str, object]) -> Job:
-        _version(wire, "job")
+        _version(wire, "job", JOB_WIRE)
         task = _int(wire, "task")
         if task is None:
             raise WireError("a job without its task")
-        artifacts = _dict(wire, "artifacts") or {}
         versions = _dict(wire, "versions") or {}
         return cls(job=_required(wire, "job", "job"), exchange=_required(wire, "exchange", "job"),
                    base=_required(wire, "base", "job"), task=task,
                    slug=_str(wire, "slug") or "plan",
                    resource=_str(wire, "resource") or "", doc=_dict(wire, "doc"),
-                   workdir=_str(wire, "workdir"),
-                   artifacts={int(k): str(v) for k, v in artifacts.items()},
-                   feedback=_str(wire, "feedback"),
+                   prompt=_str(wire, "prompt") or "", workdir=_str(wire, "workdir"),
                    resume_message=_str(wire, "resume_message"),
                    session_id=_str(wire, "session_id"), trusted=_str(wire, "trusted"),
                    versions={str(k): str(v) for k, v in versions.items()},
@@ -132,7 +130,7 @@ class JobRecord:
 
     def to_wire(self) -> dict[str, Any]:
         """The record as its node writes and seals it (`bundle`, bytes, only in an answer)."""
-        wire: dict[str, Any] = {"v": WIRE, "claimed": self.claimed, "node": self.node}
+        wire: dict[str, Any] = {"v": RECORD_WIRE, "claimed": self.claimed, "node": self.node}
         if not self.claimed:
             wire["why"] = self.why
             return wire
@@ -146,7 +144,7 @@ class JobRecord:
 
     @classmethod
     def from_wire(cls, wire: Mapping[str, object]) -> JobRecord:
-        _version(wire, "record")
+        _version(wire, "record", RECORD_WIRE)
         ran = _dict(wire, "attempt")
         events = wire.get("events")
         bundle = wire.get("bundle")

@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from baton_tui import layout, procs
-from baton_tui.gitops import worktrees
+from baton_tui.runners import changes
+from baton_tui.runners.base import StartRequest, Workdir
 from baton_tui.runners.dask.cluster import versions
 from baton_tui.runners.dask.job import Heard, Job, JobRecord, WireError
 from baton_tui.runners.homecoming import Ran, RemoteEvent
@@ -371,11 +372,13 @@ def _run_agent(job: Job, repo: Path, tree: Path, base: str, topic: str,
     plan = ws.store.plan(plan_id)
     assert plan is not None
     layout.shim_dir()
-    workdir = launcher.Workdir(tree, base, None, fresh=True)
-    node_attempt, shim = launcher.start_attempt(
-        ws, plan, doc, task, workdir, artifacts=dict(job.artifacts),
-        feedback=job.feedback, resume_message=job.resume_message,
-        session_id=job.session_id,
+    node_attempt, nonce, folder = launcher.record(ws, plan, task)
+    request = StartRequest(plan=plan, doc=doc, task=task, attempt_id=node_attempt,
+                           folder=folder, workdir=Workdir(tree, base, None, fresh=True),
+                           prompt=job.prompt, nonce=nonce, resume_message=job.resume_message,
+                           session_id=job.session_id)
+    shim = launcher.start_attempt(
+        ws, request,
         # Every job's checkout on this node and the shared object cache: read-only to this
         # agent, as sibling tasks' worktrees are to a local one (its own places stay writable).
         guard=[tree.parent.parent])
@@ -450,17 +453,10 @@ class Activity:
 
     def look(self) -> Heard | None:
         try:
-            changed = worktrees.changed_paths(self.tree)
+            _changed, signature = changes.read(self.tree)  # (as a local agent's is looked at)
         except (GitError, OSError):  # the tree mid-change (a lock, a rename): the next look
             return None
-        files = []
-        for path in changed:
-            try:
-                info = (self.tree / path).stat()
-                files.append((path, info.st_size, info.st_mtime_ns))
-            except OSError:  # (deleted: a change too)
-                files.append((path, -1, -1))
-        return {"files": files, "cpu": procs.tree_cpu_time(self.pid)}
+        return {"files": list(signature), "cpu": procs.tree_cpu_time(self.pid)}
 
 
 def _ended(shim: "subprocess.Popen[bytes] | Forked", token: float | None) -> bool:

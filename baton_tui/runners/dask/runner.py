@@ -1,9 +1,10 @@
 """`DaskRunner`: attempts on a Dask cluster's workers, behind the runner seam.
 
-A start prepares the task's worktree here exactly as a local start does (its branch is cut
-from the integration branch, so landing stays local), then pushes the worktree's exact
-commit to the exchange (`exchange` module), records the attempt — its Dask key first, before
-anything is submitted — and submits `node.run_job` asking for one unit of the resource
+The conductor makes the task's worktree here as for a local start (its branch is cut from
+the integration branch, so landing stays local), records the attempt and composes the
+agent's brief; the start pushes the worktree's exact commit to the exchange (`exchange`
+module), records the job — its Dask key first, before anything is submitted — and submits
+`node.run_job` (a typed `job.Job`: the brief travels whole) asking for one unit of the resource
 named after the task's player (`[runners.NAME] resources` may rename it). The job is
 `fire_and_forget`: the scheduler keeps it when this conductor goes away, and the next one
 re-attaches by its key; a job Dask runs twice finds its claim on the exchange and runs
@@ -12,10 +13,15 @@ nothing, so no agent ever runs twice for one attempt.
 Progress comes back as the worker's events on the job's topic (`Client.subscribe_topic`):
 appended to the attempt's log and read by the follower as a local agent's output. A stop
 runs `node.signal_job` on the worker (`Client.run`): Dask cannot cancel a running task,
-Baton ends the agent's process group itself. At the end, `collect` fetches the record and
-the result from the exchange, puts the agent's work into the local worktree as a local agent
-would have left it, replays the agent's reports into the store, and hands the attempt to
-the finisher like any other: report, check, commit and landing are this machine's.
+Baton ends the agent's process group itself. Every few seconds the node also says its
+agent's changed files and CPU time there: `changed_files` and `activity` answer from what it
+last said, so scope, idle and stall supervision see a remote agent as a local one. A resume
+whose worker is gone with its session starts a fresh session elsewhere, briefed with the
+words the conductor composed for that case (`StartRequest.rebrief`). At the end, `collect`
+fetches the record and the result from the exchange, puts the agent's work into the local
+worktree as a local agent would have left it, replays the agent's reports into the store,
+and hands the attempt to the finisher like any other: report, check, commit and landing are
+this machine's.
 
 The runner's jobs are split by module: `connection` (the scheduler's client, made again
 after it broke), `job` (what travels to a node and back, typed and versioned), `follow` (what
@@ -37,21 +43,17 @@ import threading
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from baton_tui import layout, trust
-from baton_tui.core import views
+from baton_tui import trust
 from baton_tui.core.errors import BatonError
 from baton_tui.core.events import EventKind
-from baton_tui.core.words import Mode
 from baton_tui.gitops.git import GitError
 from baton_tui.paths import private_file
 from baton_tui.plan.model import Task
-from baton_tui.run import starting
 from baton_tui.runners import homecoming, launcher
 from baton_tui.runners.base import (
-    AttemptHandle, Looked, Spare, StartDeferred, StartFailed, StartRequest,
+    AttemptHandle, Changes, Looked, StartDeferred, StartFailed, StartRequest,
 )
 from baton_tui.runners.dask import cluster, exchange
 from baton_tui.runners.dask import node as dask_node
@@ -140,18 +142,9 @@ class DaskRunner:
             ws.close()
 
     def _submit(self, ws: Workspace, request: StartRequest) -> tuple[int, Followed]:
-        task, plan, feedback = request.task, request.plan, request.feedback
-        if not launcher._git_mode(ws):
+        task, plan, workdir, prompt = request.task, request.plan, request.workdir, request.prompt
+        if workdir.path == ws.root:  # folder mode: no worktree of its own
             raise StartFailed(f"runner {self.name} needs a git repository (git 2.38 or newer)")
-        if task.mode == Mode.RESEARCH:
-            workdir = launcher.prepare_research(ws, plan, task, request.attempt_no)
-        else:
-            workdir = launcher.prepare_build(ws, plan, task, refresh=request.refresh)
-            if workdir.conflicts:
-                feedback = ((feedback + "\n\n") if feedback else "") + (
-                    "Your branch now includes the latest integration branch, and these "
-                    "files conflict — resolve the conflict markers (keep both sides' "
-                    "intent): " + ", ".join(workdir.conflicts))
         pushed = exchange.snapshot(workdir.path, "baton: the worktree as the task starts").commit
         try:
             client = self.cluster.client()
@@ -163,36 +156,33 @@ class DaskRunner:
         where = self._session_node(ws, plan, task) if resumed else None
         if where is not None and where not in (self.cluster.workers(fresh=True) or {where}):
             # The worker that holds the agent's session is gone: a fresh session on another,
-            # briefed with the handoff packet (as a task moved to another player is).
-            feedback = "\n\n".join(x for x in (self._handoff(ws, plan, task, where), feedback)
-                                    if x)
+            # briefed as the conductor briefs a task moved to another player (its words).
+            if request.rebrief is not None:
+                prompt = request.rebrief(where)
             session_id, resume_message, resumed, where = None, None, False, None
-        attempt_id = store.new_attempt(plan.id, task.id, launcher.new_nonce(), task.player,
-                                       {}, "")
+        attempt_id = request.attempt_id
         name = exchange.job_name(plan.slug, task.id, attempt_id)
         refs = exchange.refs_of(name)
         for ref in refs.values():
             exchange.check_ref(ws.root, ref)
-        folder = layout.attempt_dir(ws.paths, plan.slug, task.id, attempt_id)
-        log_path = private_file(folder / "output.log")
+        log_path = private_file(request.folder / "output.log")
         seal = secrets.token_hex(16)  # binds its record to it (`exchange.seal`)
-        spec: dict[str, object] = {"runner": self.name, "job": name, "refs": refs, "pushed": pushed,
-                "cwd": str(workdir.path), "base": workdir.base, "branch": workdir.branch,
-                "mode": task.mode, "resumed": resumed, "resume_message": resume_message,
-                "argv": [], "env_names": [], "remote": True, "seal": seal}
+        spec: dict[str, object] = {
+            "runner": self.name, "job": name, "refs": refs, "pushed": pushed,
+            "cwd": str(workdir.path), "base": workdir.base, "branch": workdir.branch,
+            "mode": task.mode, "resumed": resumed, "resume_message": resume_message,
+            "argv": [], "env_names": [], "remote": True, "seal": seal}
         # The key is recorded before anything is submitted: a conductor killed from here on
         # finds it, and re-attaches instead of submitting the attempt again.
         store.update_attempt(attempt_id, spec=spec, log_path=str(log_path))
         try:
             self._push_bases(f"{pushed}:{refs['base']}")
         except GitError as exc:  # nothing was submitted: the attempt never runs
-            store.abandon_attempt(attempt_id)
             raise StartDeferred(f"runner {self.name}: cannot push to the exchange "
                                 f"{self.settings.exchange}: {gist(exc)}") from None
         job = Job(job=name, exchange=self.settings.exchange, base=pushed, task=task.id,
                   slug=plan.slug, resource=self.settings.resource_of(task.player),
-                  doc=request.doc.dump(), workdir=self.settings.workdir,
-                  artifacts=dict(request.artifacts), feedback=feedback,
+                  doc=request.doc.dump(), prompt=prompt, workdir=self.settings.workdir,
                   resume_message=resume_message, session_id=session_id,
                   trusted=self._trusted_hash(ws), versions=cluster.versions(), seal=seal)
         # What a conductor killed before the submission was recorded submits again (the
@@ -238,15 +228,6 @@ class DaskRunner:
                 node = attempt.spec.get("node")
                 return str(node) if node else None
         return None
-
-    @staticmethod
-    def _handoff(ws: Workspace, plan: PlanRow, task: Task, gone: str) -> str:
-        """The handoff packet for a fresh session: the work so far, as a reassigned task's."""
-        view = views.fold(ws.store.events(plan.id, task_id=task.id)).get(task.id)
-        if view is None:
-            return ""
-        view.reassigned = {"from": f"{task.player} on worker {gone} (gone, with its session)"}
-        return starting.handoff_packet(view, starting.diff_stat(view, True))
 
     def _follow(self, handle: AttemptHandle, followed: Followed,
                 loop: asyncio.AbstractEventLoop) -> None:
@@ -403,26 +384,26 @@ class DaskRunner:
         followed = self._followed.get(handle)
         return followed.take_output() if followed is not None else b""
 
-    def cpu_times(self, handles: Sequence[AttemptHandle]) -> dict[AttemptHandle, float]:
-        """The CPU seconds its node last said its agent used (every few seconds)."""
-        found = {handle: self.activity(handle) for handle in handles}
-        return {handle: cpu for handle, cpu in found.items() if cpu is not None}
+    def runs_here(self, task: Task) -> bool:
+        return False  # on a worker: the person's checkout is out of its reach
 
-    def activity(self, handle: AttemptHandle) -> float | None:
-        """The CPU seconds the agent's process tree used so far, as its node last said."""
-        followed = self._followed.get(handle)
-        return followed.cpu if followed is not None else None
+    def activity(self, handles: Sequence[AttemptHandle]) -> dict[AttemptHandle, float]:
+        """The CPU seconds each agent's process tree used so far, as its node last said
+        (every few seconds, on the job's topic): never a round trip."""
+        found = {handle: self._followed.get(handle) for handle in handles}
+        return {handle: followed.cpu for handle, followed in found.items()
+                if followed is not None and followed.cpu is not None}
 
-    def changed_files(self, handle: AttemptHandle
-                      ) -> tuple[list[str], tuple[tuple[str, int, int], ...]] | None:
+    def changed_files(self, handle: AttemptHandle) -> asyncio.Future[Changes] | None:
         """The agent's changed files on its worker and their signature (each one's size and
-        modification time), as its node last said (None before it said any)."""
+        modification time), as its node last said; None before it said any."""
         followed = self._followed.get(handle)
-        files = followed.files if followed is not None else None
-        return ([path for path, _size, _mtime in files], files) if files is not None else None
-
-    def worktree(self, handle: AttemptHandle) -> Path | None:
-        return None  # the agent's files are on its worker until it ends (`changed_files`)
+        if followed is None or followed.files is None or followed.exit is None:
+            return None
+        files = followed.files
+        look: asyncio.Future[Changes] = followed.exit.get_loop().create_future()
+        look.set_result(([path for path, _size, _mtime in files], files))
+        return look
 
     # stopping and collecting --------------------------------------------------------------
     def stop(self, handle: AttemptHandle, sig: signal.Signals) -> bool:
@@ -490,13 +471,6 @@ class DaskRunner:
         except CLUSTER_AWAY:  # the cluster away: its node cannot be asked, nor its agent run
             return False
         return any(value is True for value in found.values())
-
-    # worktrees made ahead: the local runner's (a remote task's worktree is made here too) ----
-    def make_ahead(self, plan: PlanRow, task: Task, spare: Spare | None = None) -> bool:
-        return False
-
-    def drop_ahead(self, plan: PlanRow, task: Task) -> None:
-        return None
 
     def close(self) -> None:
         self.cluster.close()
