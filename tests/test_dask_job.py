@@ -69,3 +69,22 @@ def test_a_record_of_a_job_that_ran_nothing_says_why_and_nothing_else():
     assert JobRecord.from_wire(wire).why == "already run on this node"
     with pytest.raises(WireError):
         JobRecord.from_wire({**wire, "v": 99})
+
+
+def test_what_a_running_job_says_is_heard_whether_its_files_come_as_tuples_or_lists(tmp_path):
+    """Dask hands a worker event back with the tuples it was sent (a worker's own events)
+    or lists; both are the agent's changed files, and its output goes to the log."""
+    from baton_tui.runners.dask.follow import Followed
+
+    log = tmp_path / "output.log"
+    for files in ((("elsewhere.txt", 3, 9), ("src/in.txt", 2, 9)),
+                  [["src/in.txt", 2, 9], ["elsewhere.txt", 3, 9]]):
+        followed = Followed("baton-plan-1-1-0a1b2c3d", None, str(log))
+        followed.hear((1.0, {"node": "tcp://127.0.0.1:1", "claimed": True}))
+        followed.hear((2.0, {"files": files, "cpu": 1.25}))
+        followed.hear((3.0, {"text": "wrote it\n", "at": 9}))
+        followed.hear((4.0, "not a message"))
+        assert followed.node == "tcp://127.0.0.1:1" and followed.cpu == 1.25
+        assert followed.files == (("elsewhere.txt", 3, 9), ("src/in.txt", 2, 9))
+        assert followed.take_output() == b"wrote it\n" and followed.take_output() == b""
+    assert log.read_text() == "wrote it\n" * 2

@@ -23,8 +23,9 @@ Files = tuple[tuple[str, int, int], ...]
 
 
 def _files(found: object) -> Files | None:
-    """The changed files a node said: each `(path, size, mtime)` (lists, after the trip)."""
-    if not isinstance(found, list):
+    """The changed files a node said: each `(path, size, mtime)` (Dask's events come back
+    with tuples, or lists, depending on the way they came)."""
+    if not isinstance(found, (list, tuple)):
         return None
     files = []
     for item in found:
