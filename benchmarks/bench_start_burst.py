@@ -5,7 +5,7 @@ makes a worktree (a checkout of all of them), looks at the person's checkout and
 shim; on two cores they cannot all start at once. Printed: when the first, the median and the
 last task started, counted from the conductor's start, and the figure median ÷ last — about
 1 when the starts share the machine and all end late together, about 0.5 when they take
-turns (`local.Turns`), the best-ranked first, for the same last one. The agent writes a
+turns (`placing.Turns`), the best-ranked first, for the same last one. The agent writes a
 file and reports; everything is real (git, the detached conductor, shims, the store).
 
     python benchmarks/bench_start_burst.py [--tasks 16] [--files 3000] [--runs 1]

@@ -287,10 +287,9 @@ def test_a_paused_task_whose_worker_is_gone_starts_afresh_with_the_handoff(
     handed = specs[1]  # the resume after the reset: not resumed, a fresh session on w3
     assert handed["node"] == w3 and handed["resumed"] is False
     assert handed["payload"]["session_id"] is None and handed["payload"]["resume_message"] is None
-    brief = handed["payload"]["prompt"]  # composed by the conductor (`rebrief`), sent whole
-    packet = brief[brief.index("## Handoff"):]
-    assert packet.startswith(f"## Handoff: this task was started by agent on worker "
-                             f"{paused['node']} (gone, with its session)")
+    packet = handed["payload"]["prompt"]  # the brief the conductor composed, packet in it
+    assert (f"## Handoff: this task was started by agent on worker {paused['node']} "
+            "(gone, with its session)") in packet
     assert "- before the limit" in packet and "half.txt" in packet
     seen = [(spec.get("node"), spec.get("resumed"), "## Handoff" in spec["payload"]["prompt"])
             for spec in specs]

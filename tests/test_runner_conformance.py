@@ -141,6 +141,9 @@ async def conform(kind: str, repo: Path, gate: Path, script: dict) -> None:
     assert cur is not None
     try:
         # start: the attempt is recorded, with its start, and followed under its handle.
+        # runs_here: whether the agent is within reach of this machine's checkout (the
+        # conductor then does the containment bookkeeping before the start).
+        assert runner.runs_here(cur.doc.task(1)) is (kind != "dask")
         made = await request(ws, runner, 1)
         first = await runner.start(made)
         assert first.task_id == 1 and first.attempt_id == made.attempt_id

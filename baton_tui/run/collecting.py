@@ -15,7 +15,6 @@ from collections.abc import Callable
 from baton_tui.core import policy
 from baton_tui.core.events import EventKind, State
 from baton_tui.core.words import Autonomy, Mode
-from baton_tui.runners_config import LOCAL
 from baton_tui.plan.model import Task
 from baton_tui.run.finish import Finisher, Intent
 from baton_tui.runners.base import AttemptHandle, Runner
@@ -65,7 +64,7 @@ class Collector:
         try:
             attempt = await self.runner.collect(handle)
         except Exception as exc:  # its result could not be brought home: said, never dropped
-            where = f"runner {task.runner}" if task.runner != LOCAL else "its attempt"
+            where = "its attempt" if self.runner.runs_here(task) else f"runner {task.runner}"
             self.emit(task_id, K.TASK_FAILED, stage="collect", attempt=handle.attempt_id,
                       reason=f"Baton could not bring its result home from {where}: {exc}"[:500]
                       + f" (`baton retry {task_id}` brings it home and lands it without "

@@ -27,7 +27,6 @@ from baton_tui.core.errors import BatonError
 from baton_tui.core.events import BROKEN, WAITING, Event, EventKind, State
 from baton_tui.core.slug import integration_branch
 from baton_tui.core.words import Mode, counted
-from baton_tui.runners_config import LOCAL
 from baton_tui.gitops import git, making, worktrees
 from baton_tui.paths import private_file
 from baton_tui.plan.model import Task
@@ -173,9 +172,8 @@ class Conductor:
                 self.starter.start(task, message)
 
     def _runner_room(self, task: Task) -> bool:
-        """Whether the task's runner is under its own `max_parallel` (`[runners.NAME]`)."""
-        if task.runner == LOCAL:
-            return True
+        """Whether the task's runner is under its own `max_parallel` (`[runners.NAME]`; this
+        machine's has none: its limit is `[limits] max_parallel`)."""
         settings = self.ws.config.runners.get(task.runner)
         limit = settings.max_parallel if settings is not None else None
         if not limit:

@@ -21,14 +21,14 @@ class Early:
         # Its output goes to the conductor's log once cued (it opens it then): a refused
         # command leaves no trace.
         try:
-            self.proc: subprocess.Popen | None = subprocess.Popen(
+            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
                 own_module("baton_tui", "conductor", "--on-cue"),
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 start_new_session=True)
         except OSError:  # then `spawn_conductor` starts one the usual way, and says why not
             self.proc = None
 
-    def cue(self, root: Path) -> subprocess.Popen | None:
+    def cue(self, root: Path) -> subprocess.Popen[bytes] | None:
         """Let it run `root`; None when there is none to cue (or it already died)."""
         proc, self.proc = self.proc, None
         if proc is None:

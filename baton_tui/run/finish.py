@@ -11,6 +11,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from baton_tui import killpoints
 from baton_tui import layout
@@ -83,7 +84,7 @@ class Finisher:
     def __init__(self, ws: Workspace, plan: PlanRow, doc: PlanDocument):
         self.ws, self.plan, self.doc = ws, plan, doc
         self.store = ws.store
-        self._outside: Future | None = None  # the look after the attempt, until flagged
+        self._outside: Future[outside.Fingerprint] | None = None  # the look after the attempt, until flagged
 
     def emit(self, task: Task, kind: EventKind, **data: object) -> None:
         """Record `kind` for `task`. A build task that now waits — failed, paused, held at a
@@ -182,7 +183,7 @@ class Finisher:
             return self._finish_research(task, attempt, workdir, report)
         return self._finish_build(task, attempt, workdir, report)
 
-    def _queued(self, task: Task, attempt: AttemptRow) -> dict | None:
+    def _queued(self, task: Task, attempt: AttemptRow) -> dict[str, Any] | None:
         """A report its agent queued in the attempt's folder while its channel was gone
         (`relay.queue`, its nonce checked), recorded now as if it had come through."""
         found = relay.queued_report(attempt)
@@ -270,7 +271,7 @@ class Finisher:
                   message=f"moved from {task.player} to {entry}: {why}")
 
     def _finish_research(self, task: Task, attempt: AttemptRow, workdir: Path,
-                         report: dict) -> State:
+                         report: dict[str, Any]) -> State:
         """Research may run commands (tests, linters) in its throwaway worktree: what they
         wrote there (caches, reports, a stray edit) is discarded, never a failure — kept under
         a ref of Baton's own for inspection, landing nowhere."""
@@ -287,7 +288,8 @@ class Finisher:
                   **kept)
         return State.DONE
 
-    def _finish_build(self, task: Task, attempt: AttemptRow, workdir: Path, report: dict) -> State:
+    def _finish_build(self, task: Task, attempt: AttemptRow, workdir: Path,
+                      report: dict[str, Any]) -> State:
         # A `script` task's check already ran as the task itself: never run it twice.
         if task.check and not self.ws.catalog.check_is_task(task.player):
             code, output = run_check(task.check, workdir)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from baton_tui.core.events import State
 from baton_tui.run import refguard
@@ -32,7 +32,7 @@ class Ask(Generic[T]):
 @dataclass
 class _Queue:
     mutex: threading.Lock = field(default_factory=threading.Lock)
-    waiting: list = field(default_factory=list)
+    waiting: list[Ask[Any]] = field(default_factory=list)
 
 
 _queues: dict[tuple[str, int], _Queue] = {}

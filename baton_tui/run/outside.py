@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from baton_tui.workspace import Workspace
 
 FINGERPRINT = "outside.json"
+Fingerprint = dict[str, Any]  # what the watched places looked like (`fingerprint`)
 SHOWN = 10  # files named in a flag's message (all of them are in its `files`)
 REUSED_FOR = 2.0  # seconds a look at the checkout may serve the next start (see `_since`)
 
@@ -122,13 +123,13 @@ def _own_files(ws: "Workspace") -> dict[str, Any]:
 
 
 _looks = threading.Lock()
-_next: dict[str, Future] = {}              # per checkout: the look not begun yet
-_current: dict[str, Future] = {}           # per checkout: the look under way
+_next: dict[str, Future[Fingerprint]] = {}     # per checkout: the look not begun yet
+_current: dict[str, Future[Fingerprint]] = {}  # per checkout: the look under way
 _one_at_a_time: dict[str, threading.Lock] = {}
 _latest: dict[str, tuple[float, dict[str, Any]]] = {}  # per checkout: the last look, its start
 
 
-def _run_into(future: Future, fn: Any, *args: Any) -> None:
+def _run_into(future: Future[Fingerprint], fn: Any, *args: Any) -> None:
     """`fn(*args)`'s result, or what it raised, into `future` (for every caller of it)."""
     try:
         future.set_result(fn(*args))
@@ -192,24 +193,27 @@ def fingerprint(ws: "Workspace", quiet_since: float | None = None,
             "own": _own_files(ws)}
 
 
-def ahead(ws: "Workspace", quiet_since: float | None = None, join: bool = False) -> Future:
+def ahead(ws: "Workspace", quiet_since: float | None = None, join: bool = False
+          ) -> Future[Fingerprint]:
     """The fingerprint as it is now, taken on a thread of its own: the one an attempt starts
     from, while the task's worktree is made, and the one it ended with, while its work is
     committed (so neither adds up with the other step)."""
-    future: Future = Future()
+    future: Future[Fingerprint] = Future()
     threading.Thread(target=_run_into, args=(future, fingerprint, ws, quiet_since, join),
                      daemon=True, name="baton-fingerprint").start()
     return future
 
 
-def before(ws: "Workspace", attempt_dir: Path, taken: Future | None = None) -> None:
+def before(ws: "Workspace", attempt_dir: Path, taken: Future[Fingerprint] | None = None
+           ) -> None:
     """Record the fingerprint an attempt starts from, in its own (0700) folder (`taken`:
     one taken meanwhile by `ahead`, before the agent starts)."""
     found = taken.result() if taken is not None else fingerprint(ws)
     write_private(attempt_dir / FINGERPRINT, json.dumps(found))
 
 
-def changed(ws: "Workspace", attempt: "AttemptRow", taken: Future | None = None) -> list[str]:
+def changed(ws: "Workspace", attempt: "AttemptRow", taken: Future[Fingerprint] | None = None
+            ) -> list[str]:
     """Files written outside the worktree while `attempt` ran (checkout files repo-relative,
     others absolute); [] when nothing changed or the attempt has no fingerprint. `taken`:
     the fingerprint since it ended, from `ahead`."""

@@ -36,7 +36,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from baton_tui.core.events import EventKind, State
 from baton_tui.core.slug import integration_branch
@@ -376,5 +376,5 @@ def said(moves: list[Move]) -> str:
     return "; ".join(dict.fromkeys(m.said() for m in moves))
 
 
-def as_data(moves: list[Move]) -> list[dict]:
+def as_data(moves: list[Move]) -> list[dict[str, Any]]:
     return [asdict(m) for m in moves]

@@ -94,7 +94,7 @@ def prepare(ws: Workspace, plan: PlanRow, doc: PlanDocument, start: Start,
     (taken while the worktree is made) and the refs it must not move. Raises `StartFailed`."""
     task = start.task
     with placing.start_failures():
-        ahead: Future[object] | None = (
+        ahead: Future[outside.Fingerprint] | None = (
             outside.ahead(ws, start.quiet, join=start.first) if start.here else None)
         workdir = placing.prepare(ws, plan, task, start.attempt_no, turns,
                                   refresh=start.refresh, spare=start.spare)
@@ -102,11 +102,15 @@ def prepare(ws: Workspace, plan: PlanRow, doc: PlanDocument, start: Start,
                                 start.resume_message, workdir.conflicts)
         attempt_id, nonce, folder = launcher.record(ws, plan, task)
         held: tuple[str, ...] = ()
-        if start.here:
-            outside.before(ws, folder, ahead)
-            refguard.record(ws, plan, folder)
-            if ws.config.worktree.protect_checkout:
-                held = tuple(refguard.held(ws, plan, workdir.branch))
+        try:
+            if start.here:
+                outside.before(ws, folder, ahead)
+                refguard.record(ws, plan, folder)
+                if ws.config.worktree.protect_checkout:
+                    held = tuple(refguard.held(ws, plan, workdir.branch))
+        except BaseException:
+            ws.store.abandon_attempt(attempt_id)  # recorded, never to start
+            raise
     resumed = bool(start.session_id or start.resume_message)
     return StartRequest(
         plan=plan, doc=doc, task=task, attempt_id=attempt_id, folder=folder, workdir=workdir,
@@ -202,7 +206,8 @@ class Starter:
         return Start(
             task=task, attempt_no=len(tried) + 1, artifacts=self.artifacts(task),
             feedback=feedback, resume_message=resume_message, session_id=session,
-            refresh=task.mode == Mode.BUILD and view.lost_landing, spare=run.take_spare(task),
+            refresh=task.mode == Mode.BUILD and view.lost_landing,
+            spare=run.take_spare(task) if here else None,
             here=here, quiet=quiet, first=first)
 
     def start(self, task: Task, resume_message: str | None) -> None:
@@ -269,7 +274,8 @@ class Starter:
         else:
             return
         task, plan = run.task(task_id), run.plan
-        spare = run.take_spare(task)  # a landed task's worktree: only what differs is written
+        # a landed task's worktree: only what differs is written
+        spare = run.take_spare(task) if self.runner.runs_here(task) else None
 
         def work() -> bool:
             ws = self.ws.sibling()

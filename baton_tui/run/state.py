@@ -25,7 +25,6 @@ from baton_tui.runners.base import AttemptHandle, Changes
 from baton_tui.run.supervisor import Watch
 from baton_tui.store import foldcache
 from baton_tui.store.db import Store
-from baton_tui.runners_config import LOCAL
 from baton_tui.store.rows import PlanRow
 
 
@@ -120,12 +119,13 @@ class RunState:
             self.spare.popleft()
 
     def take_spare(self, task: Task) -> Spare | None:
-        """A spare worktree for `task`'s start or its making ahead: only for a build task
+        """A spare worktree for `task`'s start or its making ahead (asked for a task whose
+        agent runs on this machine, `Runner.runs_here`): only for a build task
         with no worktree of its own yet (none made ahead or being made), and only a spare
         whose task is still landed in that worktree. Never for a task that landed before (a
         follow-up of its review comments): its branch exists, and it is checked out again."""
         view = self.view(task.id)
-        if task.mode != Mode.BUILD or task.runner != LOCAL or not self.git_mode \
+        if task.mode != Mode.BUILD or not self.git_mode \
                 or view.workdir or view.ever_landed or task.id in self.made_ahead \
                 or task.id in self.making_ahead:
             return None

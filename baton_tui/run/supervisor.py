@@ -26,7 +26,7 @@ class Watch:
     """What the supervisor remembers about one attempt."""
 
     repeats: int = 5
-    recent: deque = field(default_factory=deque)
+    recent: deque[str] = field(default_factory=deque)
     raised: set[str] = field(default_factory=set)
     outside: set[str] = field(default_factory=set)
     changed: frozenset[str] = frozenset()   # the task's changed files at the last look

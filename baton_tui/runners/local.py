@@ -61,7 +61,7 @@ class _Live:
     row: AttemptRow | None = None        # the attempt's record as of the last look
     log_offset: int = 0                  # logical offset in its log read so far
     log_seen: tuple[int, int] | None = None  # the log's (size, mtime) at the last read
-    mark: tuple | None = None            # the record's mark at the last look (`attempt_marks`)
+    mark: tuple[object, ...] | None = None            # the record's mark at the last look (`attempt_marks`)
 
 
 class LocalRunner:

@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 from baton_tui import procs
 from baton_tui.channel import relay
@@ -129,7 +130,7 @@ def _channel(attempt_id: int, state_path: str, folder: str,
         return None
 
 
-def pump(fd: int, log: CappedLog, proc: subprocess.Popen) -> int:
+def pump(fd: int, log: CappedLog, proc: subprocess.Popen[bytes]) -> int:
     """Copy the agent's output to the log until the agent exits; returns its status."""
     while True:
         ready, _, _ = select.select([fd], [], [], 0.25)
@@ -168,7 +169,7 @@ def reap() -> bool:
             return False
 
 
-def _rest(pgid: int, scan: bool) -> list:
+def _rest(pgid: int, scan: bool) -> list[Any]:
     """What is left of the agent's tree: every descendant of this shim (all of them, as a
     subreaper) and, when it is not one, whatever is still in the agent's group."""
     # lazy: psutil: the spawner (warm for every shim) and a shim's usual end need none
@@ -184,7 +185,7 @@ def _rest(pgid: int, scan: bool) -> list:
     return list(found.values())
 
 
-def end_tree(pgid: int, scan: bool = True) -> list[dict]:
+def end_tree(pgid: int, scan: bool = True) -> list[dict[str, Any]]:
     """End what the agent left running: SIGTERM, a grace period, SIGKILL. The tree is swept
     again while it ends: a process started meanwhile (a child answering SIGTERM with a new
     `setsid` process) is signalled too. Returns what could not be ended (pid and command),
@@ -225,7 +226,7 @@ def end_tree(pgid: int, scan: bool = True) -> list[dict]:
     return left
 
 
-def _running(proc) -> bool:
+def _running(proc: Any) -> bool:
     # lazy: psutil: the spawner (warm for every shim) and a shim's usual end need none
     import psutil  # type: ignore[import-untyped]  # (no stubs installed)
 

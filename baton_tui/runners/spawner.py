@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import threading
+from typing import Any
 
 from baton_tui.paths import own_module
 from baton_tui.runners import readonly
@@ -107,7 +108,7 @@ def stop() -> None:
 
 # -- the spawner process ------------------------------------------------------------------
 
-def _become_shim(request: dict) -> None:
+def _become_shim(request: dict[str, Any]) -> None:
     """In the forked child: set up as a fresh shim would be, run the attempt, exit."""
     code = 1
     try:

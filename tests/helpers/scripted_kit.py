@@ -44,7 +44,10 @@ class _Recorded:
 
 
 class Scripted:
-    """One repository driven through the real conductor with scripted agents."""
+    """One repository driven through the real conductor with scripted agents (`runner_type`:
+    the runner that plays them, a `ScriptedRunner` or one made from it)."""
+
+    runner_type: type[ScriptedRunner] = ScriptedRunner
 
     def __init__(self, repo: Path):
         self.repo = repo
@@ -119,7 +122,7 @@ class Scripted:
 
         def main() -> None:
             own = Workspace(self.repo)  # the conductor's: its loop's thread owns its store
-            runner = self.runner = ScriptedRunner(own, scripts)
+            runner = self.runner = self.runner_type(own, scripts)
 
             async def loop() -> int:
                 try:
