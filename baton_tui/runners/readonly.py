@@ -109,7 +109,7 @@ def layout(ws: "Workspace", workdir: Path, task_dir: Path | None = None,
 
 
 @functools.lru_cache(maxsize=16)
-def _settled(path: str | os.PathLike) -> Path:
+def _settled(path: str | os.PathLike[str]) -> Path:
     """`path` resolved, once per process: the checkout, Baton's home, the home and temp
     folders a run starts with (every attempt's layout asks)."""
     return Path(path).resolve()

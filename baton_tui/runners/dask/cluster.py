@@ -47,7 +47,9 @@ def connect(settings: "RunnerSettings", timeout: float = CONNECT_TIMEOUT) -> "Cl
             from None
     try:
         return Client(settings.address, timeout=f"{timeout}s", set_as_default=False)
-    except Exception as exc:  # OSError, TimeoutError, a refused handshake …
+    # Broad on purpose: a failed connection raises what the comm layer has (OSError,
+    # TimeoutError, a refused handshake's own types…), and every one is "unreachable, why".
+    except Exception as exc:
         raise BatonError(f"scheduler {settings.address} is unreachable: "
                          f"{_one_line(exc) or type(exc).__name__}") from None
 
@@ -77,6 +79,8 @@ def probe(name: str, settings: "RunnerSettings", timeout: float = CONNECT_TIMEOU
         workers = info.get("workers", {}) or {}
         try:
             theirs = client.run(versions, on_error="return")
+        # A worker that cannot import Baton fails the call with its own ImportError, pickling
+        # error or comm error: each worker's row says it, whatever it was.
         except Exception as exc:
             theirs = {address: exc for address in workers}
         match = True
@@ -101,12 +105,13 @@ def probe(name: str, settings: "RunnerSettings", timeout: float = CONNECT_TIMEOU
         found["exposed"] = _exposed(client, settings)
         if not workers:
             found["reason"] = "the scheduler has no workers"
+    # `baton runners` reports; it never raises: whatever the scheduler said goes in `reason`.
     except Exception as exc:
         found["reason"] = f"scheduler {settings.address}: {_one_line(exc)}"
     finally:
         try:
             client.close(timeout=5)
-        except Exception:
+        except (OSError, TimeoutError, RuntimeError):  # already gone: nothing held
             pass
     return found
 
@@ -160,13 +165,15 @@ def _exposed(client: "Client", settings: "RunnerSettings") -> list[str]:
     try:
         seen += [f"scheduler {a}" for a in open_beyond_loopback(
             client.run_on_scheduler(listening)) if f"scheduler {a}" not in seen]
+    # A scheduler that cannot run it (an older Dask, a refused pickle…): its listeners go
+    # unlisted; the address the person configured was judged above.
     except Exception:
         pass
     try:
         for worker, addresses in sorted(client.run(listening, on_error="return").items()):
             if isinstance(addresses, list):
                 seen += [f"worker {worker} {a}" for a in open_beyond_loopback(addresses)]
-    except Exception:
+    except Exception:  # (as for the scheduler above: those workers go unlisted)
         pass
     return seen
 

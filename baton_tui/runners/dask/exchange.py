@@ -41,6 +41,7 @@ from baton_tui.gitops.git import (
     BATON_IDENTITY, NO_HOOKS, GitError, git, identity_env, run_git,
 )
 from baton_tui.gitops.refs import read_ref, remember_tree, tree_of
+from baton_tui.runners.homecoming import bring_home as bring_home  # (what was pushed, home)
 
 # No remote helper that runs a command, whatever the person's git config allows.
 SAFE = ("-c", "protocol.ext.allow=never", *NO_HOOKS)
@@ -64,13 +65,13 @@ def refs_of(job: str) -> dict[str, str]:
                                                                "record")}
 
 
-def check_ref(cwd: str | os.PathLike, ref: str) -> str:
+def check_ref(cwd: str | os.PathLike[str], ref: str) -> str:
     if run_git(cwd, "check-ref-format", ref).returncode != 0:
         raise ValueError(f"not a ref name: {ref!r}")
     return ref
 
 
-def push(cwd: str | os.PathLike, exchange: str, *refspecs: str, borrow: Collection[str] = ()
+def push(cwd: str | os.PathLike[str], exchange: str, *refspecs: str, borrow: Collection[str] = ()
          ) -> None:
     """Push `refspecs` to the exchange (GitError when it refuses). `borrow`: object folders
     of other repositories holding what is pushed (git does not pass them on to a local
@@ -79,7 +80,7 @@ def push(cwd: str | os.PathLike, exchange: str, *refspecs: str, borrow: Collecti
         env=_borrowing(borrow))
 
 
-def claim(cwd: str | os.PathLike, exchange: str, claims: Collection[tuple[str, str]],
+def claim(cwd: str | os.PathLike[str], exchange: str, claims: Collection[tuple[str, str]],
           borrow: Collection[str] = ()) -> set[str]:
     """Push each claim — (commit, ref) — where only the first push may create its ref
     (`--force-with-lease=<ref>:` holds only while the ref does not exist there), all in one
@@ -99,14 +100,14 @@ def _borrowing(borrow: Collection[str]) -> dict[str, str] | None:
     return {"GIT_ALTERNATE_OBJECT_DIRECTORIES": os.pathsep.join(borrow)} if borrow else None
 
 
-def fetch(cwd: str | os.PathLike, exchange: str, *refspecs: str, depth: int | None = None
+def fetch(cwd: str | os.PathLike[str], exchange: str, *refspecs: str, depth: int | None = None
           ) -> None:
     shallow = (f"--depth={depth}",) if depth else ()
     git(cwd, *SAFE, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *shallow, "--",
         exchange, *refspecs)
 
 
-def remote_ref(cwd: str | os.PathLike, exchange: str, ref: str) -> str | None:
+def remote_ref(cwd: str | os.PathLike[str], exchange: str, ref: str) -> str | None:
     """The commit `ref` names on the exchange, None when it is not there."""
     out = git(cwd, *SAFE, "ls-remote", "--", exchange, ref)
     for line in out.splitlines():
@@ -123,7 +124,7 @@ class Snapshot(NamedTuple):
     commit: str  # HEAD itself, or a commit of the worktree's changes on top of it
 
 
-def snapshot(worktree: str | os.PathLike, message: str, env: dict[str, str] | None = None
+def snapshot(worktree: str | os.PathLike[str], message: str, env: dict[str, str] | None = None
              ) -> Snapshot:
     """A commit of the worktree as it is — tracked changes and untracked files (not ignored
     ones) — on top of its HEAD, made with a private copy of its index (only changed files are
@@ -147,15 +148,15 @@ def snapshot(worktree: str | os.PathLike, message: str, env: dict[str, str] | No
     return Snapshot(head, commit)
 
 
-def identity(cwd: str | os.PathLike) -> dict[str, str]:
+def identity(cwd: str | os.PathLike[str]) -> dict[str, str]:
     """Baton's identity where the repository has none (as its own commits use)."""
     try:
         return identity_env(cwd)
-    except Exception:
+    except (GitError, OSError):  # no identity to read there: Baton's own
         return dict(BATON_IDENTITY)
 
 
-def record_commit(cwd: str | os.PathLike, record: dict[str, Any], output: bytes,
+def record_commit(cwd: str | os.PathLike[str], record: dict[str, Any], output: bytes,
                   parent: str | None) -> str:
     """A commit holding the record and the agent's output (the `record` ref): three git
     processes (both blobs hashed by one)."""
@@ -189,7 +190,7 @@ def sealed(secret: str, job: str, record: dict[str, Any], output: bytes) -> bool
                                                                       output))
 
 
-def read_record(cwd: str | os.PathLike, commit: str) -> tuple[dict[str, Any], bytes]:
+def read_record(cwd: str | os.PathLike[str], commit: str) -> tuple[dict[str, Any], bytes]:
     """The record and the output a `record` commit holds (read by one git process)."""
     asked = f"{commit}:{RECORD}\n{commit}:{OUTPUT}\n".encode()
     out = subprocess.run(["git", "cat-file", "--batch"], cwd=os.fspath(cwd), input=asked,
@@ -205,21 +206,6 @@ def read_record(cwd: str | os.PathLike, commit: str) -> tuple[dict[str, Any], by
         blobs.append(out[:size])
         out = out[size + 1:]
     return json.loads(blobs[0]), blobs[1]
-
-
-def bring_home(worktree: str | os.PathLike, base: str, head: str, result: str) -> None:
-    """Put a remote attempt's work into the task's local worktree as a local agent would have
-    left it: the agent's own commits on its branch (fast-forward from `base`), the rest as
-    uncommitted changes — which Baton then commits and lands exactly as a local task's."""
-    current = read_ref(worktree, "HEAD") or git(worktree, "rev-parse", "HEAD")
-    if head != base and head != current:
-        if run_git(worktree, "merge-base", "--is-ancestor", current, head).returncode != 0:
-            raise GitError(["merge", "--ff-only", head], "the agent's commits do not follow "
-                           "the task's branch", 1)
-        git(worktree, *NO_HOOKS, "merge", "--ff-only", "--quiet", head)
-    if result != read_ref(worktree, "HEAD"):
-        git(worktree, "read-tree", "--reset", "-u", result)
-        git(worktree, "reset", "--quiet")  # the index back at HEAD: the rest is uncommitted
 
 
 class _Ask(Generic[T]):
@@ -264,7 +250,9 @@ class Batched(Generic[T]):
         try:
             self._send([spec for ask in batch for spec in ask.items])
             failed: Exception | None = None
-        except Exception as exc:  # every caller of this transfer is told
+        # Broad on purpose: whatever the transfer raised is handed to every caller of it
+        # (each re-raises it as its own), never swallowed.
+        except Exception as exc:
             failed = exc
         for ask in batch:
             ask.error, ask.done = failed, True

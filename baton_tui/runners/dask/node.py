@@ -38,25 +38,30 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from baton_tui import layout, procs
+from baton_tui.runners import changes
+from baton_tui.runners.base import StartRequest, Workdir
 from baton_tui.runners.dask.cluster import versions
+from baton_tui.runners.dask.job import Heard, Job, JobRecord, WireError
+from baton_tui.runners.homecoming import Ran, RemoteEvent
 from baton_tui.config_files import file_hash
 from baton_tui.core.events import EventKind
-from baton_tui.gitops.git import git, run_git
+from baton_tui.gitops.git import GitError, git, run_git
 from baton_tui.plan.model import parse_document
 from baton_tui.paths import own_module
 from baton_tui.redact import clean, redact
 from baton_tui.runners.dask import exchange
 from baton_tui.runners import launcher, logcap, spawner
-from baton_tui.runners.base import StartRequest
 from baton_tui.runners.spawner import Forked
 from baton_tui.store.db import Store
 from baton_tui.workspace import Workspace
 
 LOOK_EVERY = 0.3
+ACTIVITY_EVERY = 2.0  # the agent's changed files and CPU time are said this often
 K = EventKind
 KEPT_EVENTS = (K.TASK_REPORTED, K.TASK_PROGRESS, K.TASK_USAGE, K.TASK_REPORT_REFUSED,
                K.TASK_FLAGGED)
@@ -70,20 +75,27 @@ _watch_lock = threading.Lock()
 
 
 def _worker_address() -> str | None:
+    """This Dask worker's address; None outside a worker (a job run directly, in a test)."""
     try:
         from distributed import get_worker  # lazy: only ever imported on a Dask worker
 
         return str(get_worker().address)
-    except Exception:
+    except (ImportError, ValueError):  # (ValueError: "No worker found")
         return None
 
 
-def _tell(topic: str, message: dict[str, Any]) -> None:
+def _tell(topic: str, message: Heard) -> None:
     """A worker event on the job's topic (the conductor streams them); nothing outside Dask."""
     try:
         from distributed import get_worker  # lazy: only ever imported on a Dask worker
 
-        get_worker().log_event(topic, message)
+        get_worker().log_event(topic, dict(message))
+    except (ImportError, ValueError):  # not on a worker: nobody listens
+        pass
+    # Broad on purpose: a worker whose connection to the scheduler is closing raises what its
+    # comm layer has (CommClosedError, OSError, RuntimeError…), and the job must run on
+    # regardless — its output and progress come home with its record; a lost event costs
+    # only the live view.
     except Exception:
         pass
 
@@ -132,38 +144,49 @@ def _borrow(repo: Path, cache: Path) -> None:
         shutil.copyfile(cache / "shallow", repo / ".git" / "shallow")
 
 
-def run_job(job: dict[str, Any]) -> dict[str, Any]:
-    """Run one attempt on this node (see the module docstring); returns its record."""
-    name, ex = job["job"], job["exchange"]
-    refs = exchange.refs_of(name)
+def run_job(wire: dict[str, Any]) -> dict[str, Any]:
+    """Run one attempt on this node (see the module docstring); returns its record's wire
+    form (`job.JobRecord`)."""
     node = _worker_address()
-    ours, theirs = versions(), job.get("versions") or {}
-    if theirs and theirs != ours:  # one clear line, before anything is fetched or claimed
-        return {"claimed": False, "node": node, "why": (
+    ours, theirs = versions(), wire.get("versions")
+    # Another Baton's job may not even read as one: its versions are compared first, and
+    # refused in one clear line, before anything is fetched or claimed.
+    if isinstance(theirs, dict) and theirs and theirs != ours:
+        return JobRecord(claimed=False, node=node, why=(
             f"worker {node} runs Baton {ours['baton']} on Python {ours['python']}, the "
             f"person's machine Baton {theirs.get('baton')} on Python {theirs.get('python')}: "
-            "install the same versions there (`baton runners` compares them)")}
-    root = scratch_root(job.get("workdir"))
+            "install the same versions there (`baton runners` compares them)")).to_wire()
+    try:
+        job = Job.from_wire(wire)
+    except WireError as exc:
+        return JobRecord(claimed=False, node=node, why=f"worker {node}: {exc}").to_wire()
+    return _run(job, node).to_wire()
+
+
+def _run(job: Job, node: str | None) -> JobRecord:
+    name, ex = job.job, job.exchange
+    refs = exchange.refs_of(name)
+    root = scratch_root(job.workdir)
     sweep(root)
     scratch = root / name
     repo, tree = scratch / "repo", scratch / "tree"
     try:
         scratch.mkdir()
     except FileExistsError:  # a second run of the same job on this node: never a second agent
-        return {"claimed": False, "node": node, "why": "already run on this node"}
+        return JobRecord(claimed=False, node=node, why="already run on this node")
     _own(scratch, name, ex)
     cache = _object_cache(root)
     git(scratch, "init", "--quiet", "--template=", str(repo))
     _borrow(repo, cache)
-    base = job["base"]
+    base = job.base
     # The base is usually in the cache already (the tasks of a plan start from few commits):
     # its worktree is made at once; else it is fetched first, and checked.
     if run_git(repo, "worktree", "add", "--quiet", "--detach", str(tree), base).returncode:
         there = _fetch_base(cache, ex, refs["base"], base)
         if there != base:
             shutil.rmtree(scratch, ignore_errors=True)
-            return {"claimed": False, "node": node, "why": f"the exchange's base is {there}, "
-                    f"not {base}"}
+            return JobRecord(claimed=False, node=node,
+                             why=f"the exchange's base is {there}, not {base}")
         _borrow(repo, cache)
         git(repo, "worktree", "add", "--quiet", "--detach", str(tree), base)
     # The claim: a commit of this run's own, pushed where only the first push may create
@@ -174,36 +197,39 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     claimed = _claim(cache, ex, repo / ".git" / "objects", claim, refs["claim"])
     if claimed is not True:
         shutil.rmtree(scratch, ignore_errors=True)
-        return {"claimed": False, "node": node, "why": claimed or "another run claimed it first"}
+        return JobRecord(claimed=False, node=node,
+                         why=claimed or "another run claimed it first")
     topic = name
-    _tell(topic, {"node": node, "claimed": True})
+    _tell(topic, {"node": node or "", "claimed": True})
+    log: str | None = None
     try:
-        record = _run_agent(job, repo, tree, base, topic, node)
-    except Exception as exc:  # set-up failed here: a record saying so, never a silent loss
-        record = {"claimed": True, "node": node, "error": f"{type(exc).__name__}: {exc}"[:500],
-                  "attempt": {}, "events": []}
+        record, log = _run_agent(job, repo, tree, base, topic, node)
+    # Anything the set-up raised (git, the store, the shim's start, a bad document): said in
+    # a record, never a silent loss — the job's answer must always come back.
+    except Exception as exc:
+        record = JobRecord(claimed=True, node=node, error=f"{type(exc).__name__}: {exc}"[:500])
     left = exchange.snapshot(tree, "baton: the worktree as the agent left it",
                              env=dict(exchange.BATON_IDENTITY))
-    record["head"], record["result"] = left.head, left.commit
-    log = record.pop("_log", None)
+    record = replace(record, head=left.head, result=left.commit)
     output = Path(log).read_bytes() if log and Path(log).exists() else b""
     # What leaves the node is redacted (the worker's own keys, its configured values).
     output = redact(output.decode("utf-8", "surrogateescape")).encode("utf-8",
                                                                       "surrogateescape")
-    kept = clean(record)
-    if job.get("seal"):  # the attempt's secret, from the conductor: never the agent's
-        kept["seal"] = exchange.seal(job["seal"], name, kept, output)
+    kept: dict[str, Any] = clean(record.to_wire())
+    if job.seal:  # the attempt's secret, from the conductor: never the agent's
+        kept["seal"] = exchange.seal(job.seal, name, kept, output)
     commit = exchange.record_commit(repo, kept, output, None)
+    record = JobRecord.from_wire(kept)
     # Forced: the job's refs are this run's (what anyone else pushed there carries no seal).
     try:
         _push_results(cache, ex, repo / ".git" / "objects", f"+{left.commit}:{refs['result']}",
                       f"+{commit}:{refs['record']}")
-    except Exception as exc:  # the exchange is gone or damaged: the finished work is not
-        return _carried(repo, scratch, base, refs, left.commit, commit, kept, exc)
+    except (GitError, OSError) as exc:  # the exchange is gone or damaged: the finished work
+        return _carried(repo, scratch, base, refs, left.commit, commit, record, exc)  # is not
     _tell(topic, {"done": True})
-    if not job.get("keep"):  # (after the answer: the conductor need not wait for it)
-        threading.Thread(target=shutil.rmtree, args=(scratch,), kwargs={"ignore_errors": True},
-                         name="baton-node-cleanup", daemon=True).start()
+    # (after the answer: the conductor need not wait for it)
+    threading.Thread(target=shutil.rmtree, args=(scratch,), kwargs={"ignore_errors": True},
+                     name="baton-node-cleanup", daemon=True).start()
     return record
 
 
@@ -252,7 +278,7 @@ def sweep(root: Path) -> list[str]:
                                          env=dict(exchange.BATON_IDENTITY))
                 exchange.refs_of(job)  # (a job's name, checked)
                 exchange.push(scratch / "repo", ex, f"+{left.commit}:refs/baton/jobs/{job}/leftover")
-        except Exception:
+        except (GitError, OSError, ValueError):
             continue  # its work could not be kept elsewhere: it stays here
         shutil.rmtree(scratch, ignore_errors=True)
         gone.append(job)
@@ -260,27 +286,26 @@ def sweep(root: Path) -> list[str]:
 
 
 def _carried(repo: Path, scratch: Path, base: str, refs: dict[str, str], result: str,
-             commit: str, record: dict[str, Any], exc: Exception) -> dict[str, Any]:
+             commit: str, record: JobRecord, exc: Exception) -> JobRecord:
     """A finished attempt whose result and record could not be pushed to the exchange: they
     go back with the job's answer instead, as a git bundle (its `result` and `record` refs,
     on top of the base the conductor has), and the scratch repository stays on the node
     until then. The agent is never run again for want of an exchange."""
     why = getattr(exc, "stderr", "") or str(exc)
     lines = [line for line in str(why).strip().splitlines() if line.strip()]
-    record["unpushed"] = (lines[-1] if lines else type(exc).__name__)[:300]
+    record = replace(record, unpushed=(lines[-1] if lines else type(exc).__name__)[:300])
     try:
         git(repo, "update-ref", refs["result"], result)
         git(repo, "update-ref", refs["record"], commit)
         bundle = scratch / "result.bundle"
         git(repo, "bundle", "create", "--quiet", str(bundle), refs["result"], refs["record"],
             f"^{base}")
-        record["bundle"] = bundle.read_bytes()
-    except Exception as err:  # kept on the node: said, with where
-        record["bundle_error"] = f"{type(err).__name__}: {err}"[:300]
-        record["kept"] = str(scratch)
-        return record
+        carried = bundle.read_bytes()
+    except (GitError, OSError) as err:  # kept on the node: said, with where
+        return replace(record, bundle_error=f"{type(err).__name__}: {err}"[:300],
+                       kept=str(scratch))
     shutil.rmtree(scratch, ignore_errors=True)
-    return record
+    return replace(record, bundle=carried)
 
 
 def _batch(kind: str, cache: Path, ex: str, send: Callable[[list[Any]], None]
@@ -307,7 +332,7 @@ def _claim(cache: Path, ex: str, objects: Path, commit: str, ref: str) -> bool |
 
     try:
         _batch("claim", cache, ex, send)((str(objects), commit, ref))
-    except Exception as exc:  # (not pushed: not claimed)
+    except (GitError, OSError) as exc:  # (not pushed: not claimed)
         return f"the exchange could not be reached: {exc}"[:300]
     with _lock:
         if ref in _claimed:
@@ -329,29 +354,29 @@ def _push_results(cache: Path, ex: str, objects: Path, *refspecs: str) -> None:
     _batch("results", cache, ex, send)(*((str(objects), spec) for spec in refspecs))
 
 
-def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: str,
-               node: str | None) -> dict[str, Any]:
-    """The shim and its agent in `tree`, with a store of this node's own."""
+def _run_agent(job: Job, repo: Path, tree: Path, base: str, topic: str,
+               node: str | None) -> tuple[JobRecord, str | None]:
+    """The shim and its agent in `tree`, with a store of this node's own; its record, and
+    the path of its output log."""
     config = tree / "baton.toml"  # the repository's configuration, as the base has it
     if config.is_file() and not config.is_symlink():
         shutil.copyfile(config, repo / "baton.toml")
     ws = Workspace(repo)
-    trusted = job.get("trusted")
+    trusted = job.trusted
     if trusted and file_hash(repo / "baton.toml") == trusted:
         ws.store.set_trust(str(ws.paths.project_config), trusted)
-    doc = parse_document(job["doc"], "job", stored=True)
-    task = doc.task(int(job["task"]))
-    plan_id = ws.store.insert_plan(job.get("slug") or "plan", doc.dump())
+    doc = parse_document(job.doc, "job", stored=True)
+    task = doc.task(job.task)
+    plan_id = ws.store.insert_plan(job.slug, doc.dump())
     ws.store.update_plan(plan_id, approved=True)
     plan = ws.store.plan(plan_id)
     assert plan is not None
     layout.shim_dir()
-    workdir = launcher.Workdir(tree, base, None, fresh=True)
     node_attempt, nonce, folder = launcher.record(ws, plan, task)
     request = StartRequest(plan=plan, doc=doc, task=task, attempt_id=node_attempt,
-                           folder=folder, workdir=workdir, prompt=str(job.get("prompt") or ""),
-                           nonce=nonce, resume_message=job.get("resume_message"),
-                           session_id=job.get("session_id"))
+                           folder=folder, workdir=Workdir(tree, base, None, fresh=True),
+                           prompt=job.prompt, nonce=nonce, resume_message=job.resume_message,
+                           session_id=job.session_id)
     shim = launcher.start_attempt(
         ws, request,
         # Every job's checkout on this node and the shared object cache: read-only to this
@@ -361,10 +386,11 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
     groups = [shim.pid]  # the shim's session, then its agent's group: ended if we die
     _watch("+", shim.pid)
     with _lock:
-        _running[job["job"]] = (str(ws.paths.store_path), node_attempt)
+        _running[job.job] = (str(ws.paths.store_path), node_attempt)
     attempt = ws.store.attempt(node_attempt)
     log = attempt.log_path if attempt else None
     offset, seen = 0, 0
+    activity = Activity(tree, shim.pid)
     try:
         while True:
             ended = _ended(shim, token)
@@ -383,26 +409,54 @@ def _run_agent(job: dict[str, Any], repo: Path, tree: Path, base: str, topic: st
                                   "event": event.id})
             if ended:
                 break
+            said = activity.due()
+            if said is not None:
+                _tell(topic, said)
             _wait(shim, LOOK_EVERY)  # (woken at once by the shim's end)
     finally:
         with _lock:
-            _running.pop(job["job"], None)
+            _running.pop(job.job, None)
         for group in groups:
             _watch("-", group)
     row = ws.store.attempt(node_attempt)
     assert row is not None
-    events = [{"kind": e.kind, "data": e.data, "ts": e.ts, "id": e.id}
-              for e in ws.store.events(plan_id, task_id=task.id) if e.kind in KEPT_EVENTS]
+    events = tuple(RemoteEvent(kind=e.kind, data=dict(e.data), ts=e.ts, id=e.id)
+                   for e in ws.store.events(plan_id, task_id=task.id) if e.kind in KEPT_EVENTS)
     spec = row.spec
-    record = {
-        "claimed": True, "node": node,
-        "attempt": {"exit_status": row.exit_status, "report": row.report,
-                    "session_id": row.session_id, "started": row.started, "ended": row.ended,
-                    "leftover": spec.get("leftover"), "log_cut": spec.get("log_cut"),
-                    "node_attempt": node_attempt},
-        "events": events, "_log": log}
+    record = JobRecord(
+        claimed=True, node=node,
+        attempt=Ran(exit_status=row.exit_status, report=row.report,
+                    session_id=row.session_id, started=row.started, ended=row.ended,
+                    leftover=spec.get("leftover"), log_cut=spec.get("log_cut"),
+                    node_attempt=node_attempt),
+        events=events)
     ws.close()
-    return record
+    return record, log
+
+
+class Activity:
+    """What the conductor's supervisor would look at on a local agent, looked at here and
+    said on the job's topic every `ACTIVITY_EVERY` seconds: the agent's changed files (with
+    a signature that changes when any of them does) and its process tree's CPU seconds — so
+    scope, idle and stall supervision work for a remote task as for a local one."""
+
+    def __init__(self, tree: Path, pid: int):
+        self.tree, self.pid = tree, pid
+        self.next = 0.0
+
+    def due(self) -> Heard | None:
+        now = time.monotonic()
+        if now < self.next:
+            return None
+        self.next = now + ACTIVITY_EVERY
+        return self.look()
+
+    def look(self) -> Heard | None:
+        try:
+            _changed, signature = changes.read(self.tree)  # (as a local agent's is looked at)
+        except (GitError, OSError):  # the tree mid-change (a lock, a rename): the next look
+            return None
+        return {"files": list(signature), "cpu": procs.tree_cpu_time(self.pid)}
 
 
 def _ended(shim: "subprocess.Popen[bytes] | Forked", token: float | None) -> bool:
