@@ -94,7 +94,7 @@ def write(repo: str | os.PathLike, tree: str, parents: list[str], message: str,
     tmp = None
     try:
         folder.mkdir(exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=objects)
+        fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=folder)  # as git: pruned if left
         with os.fdopen(fd, "wb") as out:
             out.write(zlib.compress(data, 1))
         os.chmod(tmp, 0o444)
