@@ -487,7 +487,7 @@ def one_run(args: argparse.Namespace) -> tuple[float, Path, float | None]:
     if git_trace is not None:
         counts, by_baton = traced_git_counts(git_trace)
         print(f"git processes per task: {sum(counts.values()) / len(durations):.2f} (the "
-              f"run's fixed few included{', scope set' if args.scope else ''}; target <= 10), "
+              f"run's fixed few included{', scope set' if args.scope else ''}; target <= 9), "
               f"{by_baton / len(durations):.2f} of them started by Baton, the rest by git")
         print("  by command: " + ", ".join(f"{k} {v}" for k, v in
                                            sorted(counts.items(), key=lambda kv: -kv[1])))

@@ -1,9 +1,10 @@
 """Landing a task branch on the integration branch, and the diffs around it.
 
 Landing never checks anything out: ``git merge-tree --write-tree`` computes the merge in the
-object store, ``commit-tree`` records it, and ``update-ref`` with the old value moves the
-integration branch only if nobody moved it meanwhile (and the task branch is still where it
-was read). A conflict therefore leaves nothing half-merged anywhere: no ref moves, no file is
+object store, ``commit-tree`` records it (after a process's first landing, Baton writes the
+same commit object itself: ``commit_object``), and ``update-ref`` with the old value moves
+the integration branch only if nobody moved it meanwhile (and the task branch is still where
+it was read). A conflict therefore leaves nothing half-merged anywhere: no ref moves, no file is
 written.
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 
 from baton_tui.core.words import counted
 
-from . import worktrees
+from . import commit_object, worktrees
 from .git import NO_HOOKS, GitError, git, git_dirs, identity_env, rev_parse, run_git
 from .refs import (
     _read_ref_files, _Unsure, known_changes, known_parents, read_ref, remember_tree, tree_of,
@@ -131,7 +132,8 @@ def land(repo, branch: str, onto_ref: str, message: str, *,
     ``expected_onto`` (optional) is the integration commit the caller checked against; if the
     ref has moved since, or moves while we merge, GitError is raised (a concurrent landing
     must never be overwritten). Refs are read from the ref files and a known commit's tree is
-    remembered, so a landing costs three git processes in the usual case.
+    remembered, and the commit written without `commit-tree` after the first landing
+    (`commit_object`), so a landing costs two git processes in the usual case.
     """
     return land_all(repo, [(branch, message)], onto_ref, expected_onto=expected_onto)[0]
 
@@ -200,11 +202,12 @@ def _merge_onto(repo, onto: str, tip: str, branch: str, onto_ref: str,
     # ancestry worth a process.
     if tree == tree_of(repo, onto) and is_ancestor(repo, tip, onto):
         return LandResult(True, onto, [], f"{branch} is already on {onto_ref}")
-    commit = git(
-        repo, *NO_HOOKS, "commit-tree", "--no-gpg-sign", tree, "-p", onto, "-p", tip, "-F", "-",
-        input=message if message.endswith("\n") else message + "\n",
-        env=identity_env(repo),
-    )
+    text, env = message if message.endswith("\n") else message + "\n", identity_env(repo)
+    commit = commit_object.write(repo, tree, [onto, tip], text, env)
+    if commit is None:  # the first landing of the process, or an unusual repository
+        commit = git(repo, *NO_HOOKS, "commit-tree", "--no-gpg-sign", tree, "-p", onto,
+                     "-p", tip, "-F", "-", input=text, env=env)
+        commit_object.learn(repo, commit, env)
     # Facts about the new commit object, true whether or not a ref ever names it.
     remember_tree(commit, tree, [onto, tip])
     # A merge of two trees without droppings has none (whatever it keeps, one side had).
