@@ -156,3 +156,27 @@ def pytest_terminal_summary(terminalreporter):
                                    red=True, bold=True)
         for reason in reasons:
             terminalreporter.write_line(reason.removeprefix("Skipped: "))
+
+
+# The files whose tests take minutes each, longest first: they start the run, one worker each,
+# so the run never ends waiting on one of them started last while the other workers are idle.
+LONGEST_FIRST = ("test_scale_e2e.py", "test_editor.py", "test_install_binary.py",
+                 "test_install_wheel.py", "test_real_plan_five_clis.py")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """Longest first (pytest-xdist hands tests out in this order): the files above, then every
+    file holding a test marked `slow`, the real-CLI and the cluster files, then the rest; each
+    file's tests kept together and in their order (so a module's fixtures are made once)."""
+    def rank(path: str) -> int:
+        name = path.rsplit("/", 1)[-1]
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    slow = {item.nodeid.split("::", 1)[0] for item in items if item.get_closest_marker("slow")
+            or item.nodeid.startswith(("tests/test_real_", "tests/test_dask_"))}
+    order = {}
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        order.setdefault(path, (rank(path), path not in slow, len(order)))
+    items.sort(key=lambda item: order[item.nodeid.split("::", 1)[0]])
