@@ -52,7 +52,7 @@ def run_plan(repo: Path, baton, tasks: list[dict], expect: int = 0, *,
         assert result.returncode == expect, result.stdout + result.stderr
         return
     script = json.loads((repo.parent / "agent-script.json").read_text())
-    assert Scripted(repo).run(script) == expect
+    assert Scripted(repo).run(script, timeout=120) == expect
 
 
 def states(baton) -> dict[int, str]:

@@ -28,7 +28,7 @@ def three_landed(repo, baton, tmp_path) -> None:
     load_plan(baton, [task(1, "Alpha"), task(2, "Beta", deps=[1]), task(3, "Gamma")])
     # The run is the set-up: the real conductor in this process, the same scripts played by
     # the scripted runner (test_a_follow_up… below runs `baton run` with the agent a process).
-    assert Scripted(repo).run(json.loads(Path(agent[-1]).read_text())) == 0
+    assert Scripted(repo).run(json.loads(Path(agent[-1]).read_text()), timeout=120) == 0
 
 
 def test_a_comment_on_a_combined_diff_line_reaches_the_task_that_wrote_it(repo, baton, tmp_path):

@@ -25,7 +25,7 @@ def run_scripted(repo, baton, goal: str, steps: dict, tasks: list[dict]) -> None
     plan.write_text(json.dumps({"version": 1, "goal": goal, "tasks": tasks}))
     assert baton("trust").returncode == 0
     assert baton("plan", "--from", str(plan)).returncode == 0
-    assert kit.run(steps) == 0
+    assert kit.run(steps, timeout=120) == 0
 
 
 def test_each_merge_brings_only_its_own_task(repo, baton):

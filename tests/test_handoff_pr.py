@@ -91,7 +91,7 @@ def run_dag(repo, baton, tmp_path, tasks: list[dict], *, real: bool = False) -> 
         result = baton("run", "--approve", timeout=120)
         assert result.returncode == 0, result.stdout + result.stderr
     else:
-        assert Scripted(repo).run(scripts) == 0
+        assert Scripted(repo).run(scripts, timeout=120) == 0
 
 
 FIVE = [task(1, "Base module"), task(2, "Parser", deps=[1]), task(3, "Printer", deps=[1]),
