@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import git, write_plan
+from helpers.scripted_kit import Scripted
 
 pytestmark = pytest.mark.slow
 
@@ -38,11 +39,20 @@ def done(path: str, text: str) -> list[dict]:
     return [{"write": path, "content": text}, {"report": "done", "summary": f"wrote {path}"}]
 
 
-def run_plan(repo: Path, baton, tasks: list[dict], expect: int = 0) -> None:
+def run_plan(repo: Path, baton, tasks: list[dict], expect: int = 0, *,
+             real: bool = False) -> None:
+    """Load `tasks` and run them to the end. The run is the set-up here, not what is tested:
+    the real conductor runs in this process with the agents' scripts played by the scripted
+    runner (helpers/scripted_kit.py) — the same worktrees, commits, landings and store.
+    `real`: `baton run --approve` in a subprocess with the agent program of baton.toml."""
     plan = write_plan(repo.parent / "plan.json", tasks, goal="Cleanup goal")
     assert baton("plan", "--from", str(plan)).returncode == 0
-    result = baton("run", "--approve")
-    assert result.returncode == expect, result.stdout + result.stderr
+    if real:
+        result = baton("run", "--approve")
+        assert result.returncode == expect, result.stdout + result.stderr
+        return
+    script = json.loads((repo.parent / "agent-script.json").read_text())
+    assert Scripted(repo).run(script, timeout=120) == expect
 
 
 def states(baton) -> dict[int, str]:
@@ -356,7 +366,8 @@ def test_discard_counts_only_tasks_whose_branch_holds_its_work(repo, baton, tmp_
     git(repo, "add", "baton.toml")
     git(repo, "commit", "-q", "-m", "baton.toml")
     assert baton("trust").returncode == 0
-    run_plan(repo, baton, [task(1, "One"), task(2, "Two"), task(3, "Three", deps=(2,))])
+    run_plan(repo, baton, [task(1, "One"), task(2, "Two"), task(3, "Three", deps=(2,))],
+             real=True)  # the agent program's timing is the point: `baton run`, processes
     names = branches(baton)
 
     def holds(a: int, b: int) -> bool:

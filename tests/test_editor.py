@@ -103,9 +103,10 @@ def test_extension_host_against_a_real_baton_serve(tools, tmp_path):
 def test_the_vsix_in_code_server_as_a_person(tools, tmp_path):
     """The README's build command, the package installed into code-server with nothing else:
     the bundled binary runs `baton serve --stdio`."""
-    built = subprocess.run([str(kit.ROOT / "scripts" / "build-vsix"), "--target", "linux-x64"],
-                           cwd=kit.ROOT, env=kit.node_env(tools), capture_output=True, text=True,
-                           timeout=1200)
+    with kit.build_lock():  # it bundles into the folders the fixture builds into too
+        built = subprocess.run([str(kit.ROOT / "scripts" / "build-vsix"), "--target", "linux-x64"],
+                               cwd=kit.ROOT, env=kit.node_env(tools), capture_output=True,
+                               text=True, timeout=1200)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     vsix = kit.ROOT / "dist" / "baton-linux-x64.vsix"
     digest = (kit.ROOT / "dist" / "baton-linux-x64.vsix.sha256").read_text().split()
@@ -133,7 +134,8 @@ def test_baton_web_in_chromium_as_a_person(tools, tmp_path):
 def test_the_web_client_in_the_package_is_the_built_one(tools):
     """`baton web` serves baton_tui/web/static, which the extension's build writes (the
     fixture built it just now): the committed copy is what the sources build."""
-    changed = git(kit.ROOT, "status", "--porcelain", "--", "baton_tui/web/static")
+    with kit.build_lock():  # not while another worker's fixture writes it
+        changed = git(kit.ROOT, "status", "--porcelain", "--", "baton_tui/web/static")
     assert changed == "", "rebuild (node editors/vscode/esbuild.mjs) and commit:\n" + changed
 
 

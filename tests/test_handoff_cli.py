@@ -1,7 +1,9 @@
 """`baton handoff review|merge` through the real CLI, after a real run of scripted agents.
 
-Each test runs a plan on the scripted agent (`baton_tui.demo.agent`) in a real git
-repository, then reads and merges the landed task branches as a person would.
+Each test runs a plan of scripted agents in a real git repository — the real conductor in
+this process, the scripts played by the scripted runner; one test runs it as `baton run` with
+the demo agent (`baton_tui.demo.agent`) as a process — then reads and merges the landed
+task branches as a person would.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import git, write_plan
+from helpers.scripted_kit import Scripted
 
 pytestmark = pytest.mark.slow
 
@@ -35,13 +38,20 @@ def task(id: int, title: str, deps: tuple[int, ...] = (), **extra) -> dict:
             "depends_on": list(deps), **extra}
 
 
-def run_plan(repo: Path, baton, tasks: list[dict], expect: int = 0):
+def run_plan(repo: Path, baton, tasks: list[dict], expect: int = 0, *, real: bool = False):
+    """Load `tasks` and run them to the end. The run is the set-up here, not what is tested:
+    the real conductor runs in this process with the agents' scripts played by the scripted
+    runner (helpers/scripted_kit.py) — the same worktrees, commits, landings and store.
+    `real`: `baton run --approve` in a subprocess, the scripted agent program a process."""
     plan = write_plan(repo.parent / "plan.json", tasks, goal="Handoff goal")
     loaded = baton("plan", "--from", str(plan))
     assert loaded.returncode == 0, loaded.stderr
-    result = baton("run", "--approve")
-    assert result.returncode == expect, result.stdout + result.stderr
-    return result
+    if real:
+        result = baton("run", "--approve")
+        assert result.returncode == expect, result.stdout + result.stderr
+        return
+    script = json.loads((repo.parent / "agent-script.json").read_text())
+    assert Scripted(repo).run(script, timeout=120) == expect
 
 
 def states(baton) -> dict[int, str]:
@@ -160,7 +170,7 @@ def test_merge_goes_onto_the_branch_recorded_at_approval(repo, baton):
     """Approved on `feature`: handoff merges onto `feature`, and refuses from `main`."""
     git(repo, "switch", "-q", "-c", "feature")
     use_agent(repo, baton, {"*": done("ok", {"write": "f.txt", "content": "f\n"})})
-    run_plan(repo, baton, [task(1, "Feature work")])
+    run_plan(repo, baton, [task(1, "Feature work")], real=True)  # this file's run end to end
     main_before = git(repo, "rev-parse", "main")
 
     git(repo, "switch", "-q", "main")

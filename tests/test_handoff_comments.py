@@ -5,8 +5,12 @@ Real git, real `baton` processes, the scripted demo agent."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from test_run_modes import prompts
 
+from helpers.scripted_kit import Scripted
 from helpers.run_kit import (
     events, integration, kinds, load_plan, script_agent, status, task, tree_files, wait_idle,
     write_config,
@@ -22,8 +26,9 @@ def three_landed(repo, baton, tmp_path) -> None:
     })
     write_config(repo, {"agent": agent})
     load_plan(baton, [task(1, "Alpha"), task(2, "Beta", deps=[1]), task(3, "Gamma")])
-    result = baton("run", "--approve", timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
+    # The run is the set-up: the real conductor in this process, the same scripts played by
+    # the scripted runner (test_a_follow_up… below runs `baton run` with the agent a process).
+    assert Scripted(repo).run(json.loads(Path(agent[-1]).read_text()), timeout=120) == 0
 
 
 def test_a_comment_on_a_combined_diff_line_reaches_the_task_that_wrote_it(repo, baton, tmp_path):

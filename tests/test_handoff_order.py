@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
+
+from helpers.scripted_kit import Scripted, reached
 
 
 def git(repo, *args):
@@ -13,23 +14,24 @@ def git(repo, *args):
 
 
 def run_scripted(repo, baton, goal: str, steps: dict, tasks: list[dict]) -> None:
-    """Run a plan of `tasks` on the scripted agent (player `a`, its `steps` per task id)."""
-    script = repo.parent / "agent.json"
-    script.write_text(json.dumps(steps))
-    argv = [sys.executable, "-m", "baton_tui.demo.agent", str(script)]
-    (repo / "baton.toml").write_text(f"[players.custom.a]\ncommand = {json.dumps(argv)}\n")
+    """Run a plan of `tasks` on player `a`, its `steps` per task id. The run is the set-up
+    (what is tested is the handoff of what it landed): the real conductor in this process,
+    the steps played by the scripted runner — the same branches, landings and store."""
+    kit = Scripted(repo)
+    kit.config(players=["a"])
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "config")
     plan = repo.parent / "plan.json"
     plan.write_text(json.dumps({"version": 1, "goal": goal, "tasks": tasks}))
     assert baton("trust").returncode == 0
     assert baton("plan", "--from", str(plan)).returncode == 0
-    assert baton("run", "--approve").returncode == 0
+    assert kit.run(steps, timeout=120) == 0
 
 
 def test_each_merge_brings_only_its_own_task(repo, baton):
     run_scripted(repo, baton, "order", {
-        "1": [{"sleep": 1.5}, {"write": "one.txt", "content": "1\n"}, {"report": "done", "summary": "1"}],
+        "1": [{"until": reached(3, "landed")}, {"write": "one.txt", "content": "1\n"},
+              {"report": "done", "summary": "1"}],
         "2": [{"write": "two.txt", "content": "2\n"}, {"report": "done", "summary": "2"}],
         "3": [{"write": "three.txt", "content": "3\n"}, {"report": "done", "summary": "3"}],
     }, [{"id": 1, "title": "One", "player": "a"},

@@ -20,6 +20,7 @@ import sys
 import pytest
 
 from helpers.run_kit import AGENTS, git, load_plan, script_agent, status, task, write_config
+from helpers.scripted_kit import Scripted
 
 URL = "https://github.com/acme/widgets.git"
 
@@ -79,12 +80,18 @@ def writes(n: int) -> list[dict]:
             {"report": "done", "summary": f"wrote t{n}.txt (SUMMARY-{n})"}]
 
 
-def run_dag(repo, baton, tmp_path, tasks: list[dict]) -> None:
-    agent = script_agent(tmp_path, "pr", {str(t["id"]): writes(t["id"]) for t in tasks})
-    write_config(repo, {"agent": agent})
+def run_dag(repo, baton, tmp_path, tasks: list[dict], *, real: bool = False) -> None:
+    """Run `tasks` to their landing. The run is the set-up, not what is tested: the real
+    conductor in this process, the agents' scripts played by the scripted runner (the same
+    branches, landings and store); `real`: `baton run` with the demo agent as a process."""
+    scripts = {str(t["id"]): writes(t["id"]) for t in tasks}
+    write_config(repo, {"agent": script_agent(tmp_path, "pr", scripts)})
     load_plan(baton, tasks, goal="Publish GOAL-77 as pull requests")
-    result = baton("run", "--approve", timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
+    if real:
+        result = baton("run", "--approve", timeout=120)
+        assert result.returncode == 0, result.stdout + result.stderr
+    else:
+        assert Scripted(repo).run(scripts, timeout=120) == 0
 
 
 FIVE = [task(1, "Base module"), task(2, "Parser", deps=[1]), task(3, "Printer", deps=[1]),
@@ -126,7 +133,7 @@ def test_single_pr_pushes_one_branch_and_updates_the_same_pr(repo, baton, tmp_pa
 
 
 def test_stack_of_a_five_task_dag_published_twice(repo, baton, tmp_path, forge):
-    run_dag(repo, baton, tmp_path, FIVE)
+    run_dag(repo, baton, tmp_path, FIVE, real=True)  # this file's run end to end
     out = baton("handoff", "pr", "--stack", "--draft", "--json")
     assert out.returncode == 0, out.stdout + out.stderr
     first = json.loads(out.stdout)

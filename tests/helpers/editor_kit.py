@@ -49,13 +49,26 @@ def node_env(tools: Path) -> dict[str, str]:
     return env
 
 
+@contextmanager
+def build_lock() -> Iterator[None]:
+    """Held while the bundle is written or compared: the test workers (pytest-xdist) each build
+    it when their first editor test starts, often at the same moment, into the same folders."""
+    import fcntl
+
+    (ROOT / "build").mkdir(exist_ok=True)
+    with open(ROOT / "build" / "editor-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def build_extension(tools: Path) -> None:
     """`npm ci` (once) and the bundle, as scripts/build-vsix does."""
     env = node_env(tools)
-    if not (EXTENSION / "node_modules" / ".bin" / "esbuild").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=EXTENSION,
-                       env=env, check=True, timeout=900)
-    subprocess.run(["node", "esbuild.mjs"], cwd=EXTENSION, env=env, check=True, timeout=300)
+    with build_lock():
+        if not (EXTENSION / "node_modules" / ".bin" / "esbuild").exists():
+            subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                           cwd=EXTENSION, env=env, check=True, timeout=900)
+        subprocess.run(["node", "esbuild.mjs"], cwd=EXTENSION, env=env, check=True, timeout=300)
 
 
 @contextmanager
