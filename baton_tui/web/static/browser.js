@@ -741,6 +741,9 @@
     ["runner", "Runner"]
   ];
   var MODES = ["build", "research", "manual"];
+  function onlyOutputChanged(a, b) {
+    return a.output !== b.output && a.id === b.id && a.title === b.title && a.player === b.player && a.mode === b.mode && a.state === b.state && a.flags === b.flags && a.checkpoint === b.checkpoint && a.lastReport === b.lastReport;
+  }
   var STARTED = /* @__PURE__ */ new Set([
     "running",
     "done",
@@ -1138,6 +1141,10 @@
       for (const card of s.cards) {
         const had = this.cardEls.get(card.id);
         if (had && had.card === card) continue;
+        if (had && onlyOutputChanged(had.card, card) && this.paintOutput(had.el, card)) {
+          had.card = card;
+          continue;
+        }
         const el = this.card(card);
         if (had) had.el.replaceWith(el);
         else this.cards.append(el);
@@ -1151,6 +1158,14 @@
         }
         summary.textContent = s.summary;
       } else summary?.remove();
+    }
+    /** A card's output lines written into its `<pre>` in place; false when it has none yet
+     * (the card is drawn whole). */
+    paintOutput(el, c) {
+      const pre = el.querySelector("pre.output");
+      if (!pre || !c.output.length) return false;
+      pre.textContent = c.output.join("\n");
+      return true;
     }
     card(c) {
       const actions = [];

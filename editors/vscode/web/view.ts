@@ -39,6 +39,14 @@ const TEXT_FIELDS: [EditableField, string][] = [
   ["check", "Check"], ["runner", "Runner"],
 ];
 const MODES = ["build", "research", "manual"];
+/** Whether `b` is `a` with new output lines only (what streaming agents change, many times a
+ * second): every other field the same. */
+function onlyOutputChanged(a: Card, b: Card): boolean {
+  return a.output !== b.output && a.id === b.id && a.title === b.title && a.player === b.player
+    && a.mode === b.mode && a.state === b.state && a.flags === b.flags
+    && a.checkpoint === b.checkpoint && a.lastReport === b.lastReport;
+}
+
 const STARTED = new Set(["running", "done", "landed", "merged", "failed", "paused", "checkpoint",
                          "parked", "discarded"]);
 
@@ -335,6 +343,10 @@ export class View {
     for (const card of s.cards) {
       const had = this.cardEls.get(card.id);
       if (had && had.card === card) continue;
+      if (had && onlyOutputChanged(had.card, card) && this.paintOutput(had.el, card)) {
+        had.card = card;  // new lines only: the card's text node, not the card, changes
+        continue;
+      }
       const el = this.card(card);
       if (had) had.el.replaceWith(el); else this.cards.append(el);
       this.cardEls.set(card.id, { card, el });
@@ -344,6 +356,15 @@ export class View {
       if (!summary) { summary = h("p", { className: "summary" }); this.cards.append(summary); }
       summary.textContent = s.summary;
     } else summary?.remove();
+  }
+
+  /** A card's output lines written into its `<pre>` in place; false when it has none yet
+   * (the card is drawn whole). */
+  private paintOutput(el: HTMLElement, c: Card): boolean {
+    const pre = el.querySelector<HTMLElement>("pre.output");
+    if (!pre || !c.output.length) return false;
+    pre.textContent = c.output.join("\n");
+    return true;
   }
 
   private card(c: Card): HTMLElement {
