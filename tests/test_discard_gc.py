@@ -7,6 +7,7 @@ to a ref of its own (`refs/baton/…`).
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -15,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from conftest import git, write_plan
-from helpers.scripted_kit import Scripted
+from helpers import scripted_kit
+from helpers.run_kit import states
 
 pytestmark = pytest.mark.slow
 
@@ -39,24 +41,7 @@ def done(path: str, text: str) -> list[dict]:
     return [{"write": path, "content": text}, {"report": "done", "summary": f"wrote {path}"}]
 
 
-def run_plan(repo: Path, baton, tasks: list[dict], expect: int = 0, *,
-             real: bool = False) -> None:
-    """Load `tasks` and run them to the end. The run is the set-up here, not what is tested:
-    the real conductor runs in this process with the agents' scripts played by the scripted
-    runner (helpers/scripted_kit.py) — the same worktrees, commits, landings and store.
-    `real`: `baton run --approve` in a subprocess with the agent program of baton.toml."""
-    plan = write_plan(repo.parent / "plan.json", tasks, goal="Cleanup goal")
-    assert baton("plan", "--from", str(plan)).returncode == 0
-    if real:
-        result = baton("run", "--approve")
-        assert result.returncode == expect, result.stdout + result.stderr
-        return
-    script = json.loads((repo.parent / "agent-script.json").read_text())
-    assert Scripted(repo).run(script, timeout=120) == expect
-
-
-def states(baton) -> dict[int, str]:
-    return {t["id"]: t["state"] for t in baton.json("status", "--json")["tasks"]}
+run_plan = functools.partial(scripted_kit.run_plan, goal="Cleanup goal")
 
 
 def branches(baton) -> dict[int, str]:

@@ -8,6 +8,7 @@ task branches as a person would.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -15,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from conftest import git, write_plan
-from helpers.scripted_kit import Scripted
+from helpers import scripted_kit
+from helpers.run_kit import states
 
 pytestmark = pytest.mark.slow
 
@@ -38,24 +40,7 @@ def task(id: int, title: str, deps: tuple[int, ...] = (), **extra) -> dict:
             "depends_on": list(deps), **extra}
 
 
-def run_plan(repo: Path, baton, tasks: list[dict], expect: int = 0, *, real: bool = False):
-    """Load `tasks` and run them to the end. The run is the set-up here, not what is tested:
-    the real conductor runs in this process with the agents' scripts played by the scripted
-    runner (helpers/scripted_kit.py) — the same worktrees, commits, landings and store.
-    `real`: `baton run --approve` in a subprocess, the scripted agent program a process."""
-    plan = write_plan(repo.parent / "plan.json", tasks, goal="Handoff goal")
-    loaded = baton("plan", "--from", str(plan))
-    assert loaded.returncode == 0, loaded.stderr
-    if real:
-        result = baton("run", "--approve")
-        assert result.returncode == expect, result.stdout + result.stderr
-        return
-    script = json.loads((repo.parent / "agent-script.json").read_text())
-    assert Scripted(repo).run(script, timeout=120) == expect
-
-
-def states(baton) -> dict[int, str]:
-    return {t["id"]: t["state"] for t in baton.json("status", "--json")["tasks"]}
+run_plan = functools.partial(scripted_kit.run_plan, goal="Handoff goal")
 
 
 def branch_of(baton, task_id: int) -> str:

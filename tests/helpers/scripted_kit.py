@@ -31,6 +31,7 @@ from baton_tui.run import control
 from baton_tui.run.conductor import Conductor
 from baton_tui.runners.scripted import ScriptedRunner, Step
 from baton_tui.workspace import Workspace
+from helpers.core import write_plan
 
 NEVER_RUN = [sys.executable, "-c", "raise SystemExit('a scripted player is never run')"]
 
@@ -225,3 +226,21 @@ def has_event(kind: str, task_id: int | None = None) -> Callable[[Workspace], bo
         assert plan is not None
         return any(e.kind == kind for e in ws.store.events(plan.id, task_id=task_id))
     return found
+
+
+def run_plan(repo: Path, baton: Any, tasks: list[dict[str, Any]], expect: int = 0, *,
+             real: bool = False, goal: str = "Sample goal") -> None:
+    """Load `tasks` and run them to the end, when the run is a test's set-up, not what it
+    tests: the real conductor runs in this process with the agents' scripts (the repository's
+    `agent-script.json`, beside it) played by the scripted runner — the same worktrees,
+    commits, landings and store. `real`: `baton run --approve` in a subprocess, with the
+    agent program of baton.toml."""
+    plan = write_plan(repo.parent / "plan.json", tasks, goal=goal)
+    loaded = baton("plan", "--from", str(plan))
+    assert loaded.returncode == 0, loaded.stderr
+    if real:
+        result = baton("run", "--approve")
+        assert result.returncode == expect, result.stdout + result.stderr
+        return
+    script = json.loads((repo.parent / "agent-script.json").read_text())
+    assert Scripted(repo).run(script, timeout=120) == expect
