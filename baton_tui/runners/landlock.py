@@ -36,7 +36,10 @@ import ctypes
 import functools
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 CREATE_RULESET, ADD_RULE, RESTRICT_SELF = 444, 445, 446  # the same on every architecture
 CREATE_RULESET_VERSION, RULE_PATH_BENEATH, PR_SET_NO_NEW_PRIVS = 1, 1, 38
@@ -182,20 +185,11 @@ def restrict(grants: list[tuple[str, bool]]) -> None:
         os.close(fd)
 
 
-def preexec(plan: dict[str, list[str]]) -> Any:
-    """The shim's `preexec_fn` holding the agent's writes to what `plan` leaves writable, or
-    None where Landlock cannot (the caller then says so). The walk is made here, before the
-    fork; a failure between fork and exec leaves a line in the agent's log and lets the
-    agent start anyway — detection still holds."""
+def preexec(plan: dict[str, list[str]]) -> Callable[[], None] | None:
+    """What holds the agent's writes to what `plan` leaves writable, run between fork and
+    exec, or None where Landlock cannot (the caller then says so). The walk is made here,
+    before the fork: only the ruleset is built and applied in the child."""
     if available():
         return None
     grants = writable(plan)
-
-    def hold() -> None:
-        try:
-            restrict(grants)
-        except BaseException as exc:  # never keep the agent from starting
-            os.write(2, f"baton: could not hold this agent's writes with Landlock: "
-                        f"{exc}\n".encode())
-
-    return hold
+    return lambda: restrict(grants)

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from baton_tui.paths import baton_home, personal_config_path
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from baton_tui.workspace import Workspace
 
@@ -227,17 +227,23 @@ def preexec(plan: dict[str, list[str]] | None, env: dict[str, str] | None = None
                   "holds the agent's writes to its own places", flush=True)
             if env is not None and folder is not None:
                 env.update(landlock.own_temp(plan, env, folder))
-            return hold
+            return _never_blocking(hold, "hold this agent's writes with Landlock")
         print(f"baton: the checkout and Baton's home stay writable for this agent ({why}; "
               f"{landlock.available()}); writes outside its worktree are detected, not "
               "prevented", flush=True)
         return None
 
-    def protect() -> None:
-        try:
-            enter(plan)
-        except BaseException as exc:  # never keep the agent from starting
-            os.write(2, f"baton: could not make the checkout and Baton's home read-only: "
-                        f"{exc}\n".encode())
+    return _never_blocking(lambda: enter(plan), "make the checkout and Baton's home read-only")
 
-    return protect
+
+def _never_blocking(step: Callable[[], None], what: str) -> Callable[[], None]:
+    """`step` as a `preexec_fn` that never keeps the agent from starting: a failure between
+    fork and exec is a line in the agent's log (`baton: could not WHAT: …`)."""
+
+    def run() -> None:
+        try:
+            step()
+        except BaseException as exc:  # never keep the agent from starting
+            os.write(2, f"baton: could not {what}: {exc}\n".encode())
+
+    return run
