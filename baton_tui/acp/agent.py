@@ -288,8 +288,9 @@ class BatonAgent:
             if status.get("conductor") is None and not running:
                 return await self._handoff(sid, s, status)
             try:
-                await asyncio.wait_for(s.cancelled.wait(), _POLL)
-            except asyncio.TimeoutError:
+                async with asyncio.timeout(_POLL):  # not wait_for: it can swallow a cancel
+                    await s.cancelled.wait()
+            except TimeoutError:
                 pass
 
     async def _checkpoint(self, sid: str, s: Session, task: dict[str, Any]) -> None:

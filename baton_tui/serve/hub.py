@@ -134,8 +134,9 @@ class Hub:
                 continue
             self._wake.clear()
             try:  # a request of ours that wrote wakes it at once; others' writes in POLL
-                await asyncio.wait_for(self._wake.wait(), POLL)
-            except asyncio.TimeoutError:
+                async with asyncio.timeout(POLL):  # not wait_for: on 3.11 it can swallow
+                    await self._wake.wait()        # the cancel of `stop` (the server hung)
+            except TimeoutError:
                 pass
 
     # task output ------------------------------------------------------------------------------
