@@ -5,6 +5,7 @@ the rest on the real conductor with scripted agents (`helpers.scripted_kit`)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -15,6 +16,8 @@ import pytest
 from baton_tui.api import plans, reading, running
 from baton_tui.core.errors import BatonError
 from baton_tui.run import control
+from baton_tui.runners.scripted import ScriptedRunner
+from baton_tui.workspace import Workspace
 from helpers.run_kit import (
     DEMO_AGENT, events, git, load_plan, status, task, task_status, wait_idle, wait_state,
 )
@@ -110,6 +113,37 @@ def scripted(repo, players=("a",), **limits) -> Scripted:
 
 def files_of(repo, run: Scripted) -> str:
     return git(repo, "ls-tree", "-r", "--name-only", run.status()["plan"]["integration_branch"])
+
+
+def test_a_take_asked_while_the_agent_starts_still_stops_it(repo):
+    """`baton take` right after the agent started, read by the conductor before its start
+    returned (the attempt not yet followed): the agent is stopped once it is, and the task
+    pauses taken over — it used to run on, the take forgotten."""
+    class TakenWhileStarting(ScriptedRunner):
+        took = False
+
+        async def start(self, request):
+            handle = await super().start(request)
+            if not self.took:
+                self.took = True
+                await asyncio.to_thread(take, 1)
+                while run.conductor is None or 1 not in run.conductor.run.intents:
+                    await asyncio.sleep(0.01)  # the conductor has read the take
+            return handle
+
+    def take(task_id: int) -> None:
+        ws = Workspace(repo)
+        try:
+            control.take_task(ws, task_id)
+        finally:
+            ws.close()
+
+    run = scripted(repo)
+    run.runner_type = TakenWhileStarting
+    run.plan([task(1, player="a")], approve=True)
+    assert run.run({"*": [{"write": "half.txt", "content": "half"}, {"hang": True}]}) == 3
+    taken = run.task(1)
+    assert (taken["state"], taken["reason"]) == ("paused", "taken over by you")
 
 
 def test_changing_the_level_mid_run_keeps_approval_and_decides_the_next_checkpoint(repo):

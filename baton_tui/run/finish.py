@@ -50,6 +50,11 @@ class Intent:
     pause: bool = False
     take: bool = False   # the person takes the task over: stop it, its session saved
 
+    @property
+    def halts(self) -> bool:
+        """Whether its agent is to be stopped: the attempt ended, or the task taken over."""
+        return self.stop or self.take
+
 
 def tail(path: str | None, lines: int = TAIL_LINES) -> str:
     """The last lines of a log file (what a failed task shows)."""

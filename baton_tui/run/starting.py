@@ -239,8 +239,8 @@ class Starter:
             if handle is not None:
                 run.tracked[task.id] = Tracked(handle)
                 run.wanted_ahead.extend(run.ready.below.get(task.id, ()))
-                if run.intents.get(task.id, Intent()).stop or run.pause_requested:
-                    self.follower.stop(task.id)  # asked to stop while it was starting
+                if run.intents.get(task.id, Intent()).halts or run.pause_requested:
+                    self.follower.stop(task.id)  # asked to stop (or taken) while starting
             run.starting.pop(task.id, None)
 
         run.made_ahead.discard(task.id)

@@ -54,6 +54,7 @@ class Scripted:
         self.repo = repo
         self.ws = Workspace(repo)
         self.runner: ScriptedRunner | None = None  # the last run's
+        self.conductor: Conductor | None = None   # the last run's (what it has read)
 
     # set-up -------------------------------------------------------------------------------
     def config(self, players: Sequence[str] = ("agent",), limits: Mapping[str, Any] | None
@@ -127,7 +128,8 @@ class Scripted:
 
             async def loop() -> int:
                 try:
-                    return await Conductor(own, runner).loop()
+                    self.conductor = Conductor(own, runner)
+                    return await self.conductor.loop()
                 finally:
                     runner.close()
                     await asyncio.sleep(0)  # the scripts cancelled record their ends
