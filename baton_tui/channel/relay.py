@@ -33,7 +33,7 @@ SUN_PATH_MAX = 100  # bytes of a socket path bind and connect take everywhere (1
 
 TYPE_CHECKING = False  # `typing` stays unimported on the report path
 if TYPE_CHECKING:
-    from baton_tui.store.db import AttemptRow
+    from baton_tui.store.db import AttemptRow, Store
 
 
 def _address(path: str) -> tuple[str, int | None]:
@@ -132,6 +132,10 @@ class Relay:
     def __init__(self, folder: str, attempt_id: int, state: str):
         self.path = os.path.join(folder, SOCKET)
         self.attempt_id, self.state = attempt_id, state
+        # One store connection for the attempt's reports, opened at the first and kept (an
+        # agent may report every few seconds; a hundred at once should cost a write each).
+        self._store: "Store | None" = None
+        self._store_lock = threading.Lock()
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             os.unlink(self.path)  # a socket of a shim before (the same attempt adopted)
@@ -154,6 +158,10 @@ class Relay:
             os.unlink(self.path)
         except OSError:
             pass
+        with self._store_lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
 
     def _accept(self) -> None:
         while True:
@@ -178,7 +186,27 @@ class Relay:
             conn.close()
 
     def answer(self, request: dict) -> dict:
-        """Do what the agent asked, as `baton report` / `baton checkpoint` would in its place."""
+        """Do what the agent asked, as `baton report` / `baton checkpoint` would in its place:
+        a report or an inbox read on the relay's kept connection, one at a time; a checkpoint,
+        which waits for the person, on a connection of its own."""
+        if request.get("op") == "checkpoint":
+            return self._answer(request, None)
+        with self._store_lock:
+            return self._answer(request, self._kept_store())
+
+    def _kept_store(self) -> "Store | None":
+        """The relay's store connection (None when it cannot be opened: the request then opens
+        its own and says why it cannot)."""
+        if self._store is None:
+            from baton_tui.store.db import Store
+
+            try:
+                self._store = Store(self.state, create=False, any_thread=True)
+            except Exception:  # not (or no longer) a store: `caller_from_env` says so
+                return None
+        return self._store
+
+    def _answer(self, request: dict, store: "Store | None") -> dict:
         from baton_tui.channel import report as channel  # lazy: the shim imports this first
         from baton_tui.core.errors import BatonError
 
@@ -188,7 +216,7 @@ class Relay:
             env["BATON_TASK"] = str(request["task"])
         caller = None
         try:
-            caller = channel.caller_from_env(env)  # a foreign nonce is refused and logged
+            caller = channel.caller_from_env(env, store)  # a foreign nonce is refused, logged
             if caller.attempt.id != self.attempt_id:  # a live attempt's, through another's
                 a = caller.attempt
                 caller.store.append(a.plan_id, a.task_id, channel.K.TASK_REPORT_REFUSED,
@@ -214,5 +242,5 @@ class Relay:
         except BatonError as exc:
             return {"ok": False, "code": exc.code, "message": exc.message}
         finally:
-            if caller is not None:
+            if caller is not None and caller.store is not store:
                 caller.store.close()

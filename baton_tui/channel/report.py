@@ -54,17 +54,19 @@ class Caller:
         return f"Caller(store={self.store!r}, attempt={self.attempt!r})"
 
 
-def caller_from_env(env: dict[str, str] | None = None) -> Caller:
-    """Open the store named by BATON_STATE and check BATON_ATTEMPT / BATON_NONCE."""
+def caller_from_env(env: dict[str, str] | None = None, store: Store | None = None) -> Caller:
+    """Open the store named by BATON_STATE (or use `store`, already open on it) and check
+    BATON_ATTEMPT / BATON_NONCE."""
     env = dict(os.environ if env is None else env)
     state, attempt_id, nonce = env.get("BATON_STATE"), env.get("BATON_ATTEMPT"), env.get("BATON_NONCE")
     if not (state and attempt_id and nonce):
         raise BatonError("`baton report` and `baton checkpoint` work only inside a task that "
                          "Baton started (BATON_STATE, BATON_ATTEMPT and BATON_NONCE are not set)")
-    try:
-        store = Store(state, create=False)
-    except (FileNotFoundError, OSError, sqlite3.DatabaseError):
-        raise BatonError(f"BATON_STATE points at {state}, which is not a Baton store") from None
+    if store is None:
+        try:
+            store = Store(state, create=False)
+        except (FileNotFoundError, OSError, sqlite3.DatabaseError):
+            raise BatonError(f"BATON_STATE points at {state}, which is not a Baton store") from None
     attempt = store.attempt(int(attempt_id)) if _small_id(attempt_id) else None
     task = env.get("BATON_TASK")
     if attempt is None or not nonce_matches(nonce, attempt.nonce_hash):

@@ -83,10 +83,12 @@ class Store:
 
     `create=False` opens an existing store only (FileNotFoundError otherwise). With
     `create=True` a missing store reads as empty until the first write creates it.
+    `any_thread`: used from several threads, one at a time (the caller holds a lock).
     """
 
-    def __init__(self, path: Path | str, *, create: bool = True):
+    def __init__(self, path: Path | str, *, create: bool = True, any_thread: bool = False):
         self.file = os.fspath(path)  # its file's name; `path` is the same as a Path
+        self._one_thread = not any_thread
         self._path: Path | None = None
         self._conn: sqlite3.Connection | None = None
         self._empty: sqlite3.Connection | None = None
@@ -142,7 +144,8 @@ class Store:
             # every write says so in one line (`Unwritable`). WAL needs a writable folder for
             # its index, so it is opened as an immutable file.
             conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?immutable=1", uri=True,
-                                   timeout=30.0, isolation_level=None)
+                                   timeout=30.0, isolation_level=None,
+                                   check_same_thread=self._one_thread)
             conn.row_factory = sqlite3.Row
         except sqlite3.DatabaseError as exc:  # not a database (any more): truncated, overwritten
             raise Damaged(self.path, str(exc)) from None
@@ -158,7 +161,8 @@ class Store:
         return os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
 
     def _connect(self, create: bool) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.file, timeout=30.0, isolation_level=None)
+        conn = sqlite3.connect(self.file, timeout=30.0, isolation_level=None,
+                               check_same_thread=self._one_thread)
         conn.row_factory = sqlite3.Row
         try:
             conn.execute("PRAGMA busy_timeout = 30000")
