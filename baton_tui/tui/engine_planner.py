@@ -69,10 +69,12 @@ class EnginePlanner:
 
         future = loop.run_in_executor(None, work)
         while not future.done() or not queue.empty():
-            try:
-                yield await asyncio.wait_for(queue.get(), timeout=0.1)
-            except asyncio.TimeoutError:
+            try:  # not wait_for: on 3.11 it can swallow the worker's cancel
+                async with asyncio.timeout(0.1):
+                    step = await queue.get()
+            except TimeoutError:
                 continue
+            yield step
         try:
             result, doc = await future
         except BatonError as exc:
