@@ -742,7 +742,7 @@
   ];
   var MODES = ["build", "research", "manual"];
   function onlyOutputChanged(a, b) {
-    return a.output !== b.output && a.id === b.id && a.title === b.title && a.player === b.player && a.mode === b.mode && a.state === b.state && a.flags === b.flags && a.checkpoint === b.checkpoint && a.lastReport === b.lastReport;
+    return a.output !== b.output && Object.keys(b).every((key) => key === "output" || a[key] === b[key]);
   }
   var STARTED = /* @__PURE__ */ new Set([
     "running",

@@ -40,11 +40,10 @@ const TEXT_FIELDS: [EditableField, string][] = [
 ];
 const MODES = ["build", "research", "manual"];
 /** Whether `b` is `a` with new output lines only (what streaming agents change, many times a
- * second): every other field the same. */
+ * second): every other field the same, whatever fields a card gains. */
 function onlyOutputChanged(a: Card, b: Card): boolean {
-  return a.output !== b.output && a.id === b.id && a.title === b.title && a.player === b.player
-    && a.mode === b.mode && a.state === b.state && a.flags === b.flags
-    && a.checkpoint === b.checkpoint && a.lastReport === b.lastReport;
+  return a.output !== b.output
+    && (Object.keys(b) as (keyof Card)[]).every((key) => key === "output" || a[key] === b[key]);
 }
 
 const STARTED = new Set(["running", "done", "landed", "merged", "failed", "paused", "checkpoint",
