@@ -229,7 +229,8 @@ def code_server(tools: Path, base: Path, folder: Path, env: dict[str, str],
     binary = tools / "cs" / "node_modules" / ".bin" / "code-server"
     common = ["--user-data-dir", str(user), "--extensions-dir", str(home / "extensions")]
     if vsix is not None:
-        subprocess.run([str(binary), *common, "--install-extension", str(vsix), "--force"],
+        subprocess.run([str(binary), "--bind-addr", "127.0.0.1:0", *common,  # (serves nothing)
+                        "--install-extension", str(vsix), "--force"],
                        env=cs_env, check=True, capture_output=True, timeout=300)
     port = free_port()
     log = (home / "code-server.log").open("w")
