@@ -72,3 +72,39 @@ def test_folding_derives_what_the_engine_used_to_scan_for():
     assert payload_problems(e) == []
     assert payload_problems([Event(1, 1, 1, "task.usage", {"tokens": 1, "dollars": 2})]) \
         == ["task.usage: ['dollars']"]
+
+
+def test_the_placed_index_is_every_task_with_a_worktree_or_a_held_branch():
+    """`Folder.placed` (what the conductor's checks after each attempt walk instead of every
+    task) names exactly the tasks whose view has a worktree or a branch to hold, after every
+    event and in a fold read back from the cache."""
+    import random
+
+    from baton_tui.store import foldcache
+
+    K = EventKind
+    rng = random.Random(7)
+    folder = Folder()
+    for i in range(1, 1500):
+        task = rng.randint(1, 25)
+        kind, data = rng.choice([
+            (K.TASK_QUEUED, {}),
+            (K.TASK_STARTED, {"attempt": 1, "branch": f"b/{task}", "workdir": f"/w/{task}"}),
+            (K.TASK_DONE, {"summary": "ok"}),
+            (K.TASK_FAILED, {"reason": "broke", "tip": f"{i:040x}"}),
+            (K.TASK_FAILED, {"reason": "refused"}),
+            (K.TASK_PARKED, {"reason": "twice", "tip": f"{i:040x}", "log": 3}),
+            (K.TASK_LANDED, {"commit": f"{i:040x}", "tip": f"{i:040x}"}),
+            (K.TASK_RECYCLED, {"to": rng.randint(1, 25)}),
+            (K.TASK_MERGED, {}),
+            (K.TASK_DISCARDED, {}),
+            (K.TASK_RESET, {}),
+        ])
+        folder.apply(Event(i, 1, task, kind, data, ts=float(i)))
+        assert set(folder.placed) == {task_id for task_id, view in folder.tasks.items()
+                                      if view.workdir or view.must_hold}
+    assert 0 < len(folder.placed) < len(folder.tasks)
+    text = foldcache.dump(folder)
+    assert text is not None and '"placed"' not in text  # derived, never stored
+    again = foldcache.load(text)
+    assert again is not None and set(again.placed) == set(folder.placed)

@@ -128,6 +128,18 @@ class Folder:
         self.tasks: dict[int, TaskView] = {}
         self.plan = PlanView()
         self.last_id = 0
+        # The tasks with a worktree or a held branch, in the order they got one: the few the
+        # conductor's checks after each attempt look at, not every task of a 10,000-task plan.
+        self.placed: dict[int, None] = {}
+
+    def placed_views(self) -> list[tuple[int, TaskView]]:
+        """(id, view) of each task with a worktree or a held branch."""
+        return [(task_id, self.tasks[task_id]) for task_id in self.placed]
+
+    def index_placed(self) -> None:
+        """`placed` built again from the views (a fold read back from the cache)."""
+        self.placed = {task_id: None for task_id, view in self.tasks.items()
+                       if view.workdir or view.must_hold}
 
     def view(self, task_id: int) -> TaskView:
         return self.tasks.get(task_id) or TaskView()
@@ -147,6 +159,7 @@ class Folder:
             self.plan.unbranched = True
         if event.kind == K.TASK_RESET:
             self.tasks[event.task_id] = TaskView()
+            self.placed.pop(event.task_id, None)
             return
         view = self.tasks.get(event.task_id)
         if view is None:
@@ -157,6 +170,10 @@ class Folder:
         if event.kind == K.TASK_LANDED and event.data.get("commit"):
             self.plan.landed_tip = event.data["commit"]
         _DETAIL.get(event.kind, _ignore)(view, event)
+        if view.workdir or view.must_hold:
+            self.placed.setdefault(event.task_id)
+        else:
+            self.placed.pop(event.task_id, None)
 
     def _plan_event(self, event: Event) -> None:
         data, plan = event.data, self.plan

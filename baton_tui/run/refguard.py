@@ -177,7 +177,7 @@ def _holds(ws: "Workspace", plan: "PlanRow") -> dict[str, Hold]:
     read back from the store after every attempt)."""
     return foldcache.reading(ws.store, plan.id, lambda folder: {
         f"refs/heads/{view.branch}": Hold(view.must_hold, view.workdir, view.must_hold_log)
-        for view in folder.tasks.values() if view.must_hold and view.branch})
+        for _, view in folder.placed_views() if view.must_hold and view.branch})
 
 
 def waiting_tip(ws: "Workspace", branch: str | None, workdir: str | None) -> dict[str, object]:

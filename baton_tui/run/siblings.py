@@ -74,7 +74,7 @@ def found(ws: "Workspace", plan: "PlanRow", attempt: "AttemptRow",
         if changed is not None and changed > started and during(changed):
             hits.setdefault(task_id, []).append(f"prompt.md of attempt {row_id}")
     quiet = foldcache.reading(ws.store, plan.id, lambda folder: [
-        (task_id, view.workdir) for task_id, view in folder.tasks.items()
+        (task_id, view.workdir) for task_id, view in folder.placed_views()
         if task_id != attempt.task_id and view.state in QUIET and view.workdir])
     for task_id, workdir_text in quiet:
         rows = [row for row in ws.store.attempts(plan.id, task_id) if row.started is not None]

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 SAVE_AFTER = 500       # new events folded by a reader before it saves the fold
-_FOLDER_PARTS = ("tasks", "plan")
+_FOLDER_PARTS = ("tasks", "plan", "placed")  # placed: rebuilt from the tasks
 _STATES = {state.value: state for state in State}
 _version: str | None = None
 
@@ -121,6 +121,7 @@ def load(text: str) -> Folder | None:
         plan.__dict__ = data["plan"]
         folder.plan = plan
         folder.last_id = int(data["last"])
+        folder.index_placed()
         return folder
     except (ValueError, KeyError, TypeError, IndexError):
         return None
