@@ -1,4 +1,4 @@
-"""Git processes per build task of a chain, counted end to end: at most eight.
+"""Git processes per build task of a chain, counted end to end: at most seven.
 
 Git's own event trace (`GIT_TRACE2_EVENT`, which every git process of the run inherits: the
 conductor's, the attempt shims', the agents', and the ones git itself starts) logs a `start`
@@ -10,8 +10,9 @@ taken over: a `status` that finds it clean and a `switch` to the new branch — 
 --keep` to the new tip when the task starts), the commit of the agent's work (`add -A`, then
 one `git commit` of that index), the landing (no merge-tree when nothing landed since the
 task's branch was cut, as in a chain: the merge is the task's own tree; its merge commit
-written by Baton once the run's first landing's `commit-tree` told who commits,
-`gitops/commit_object.py`: one `update-ref`) — and the `git status`
+written and the integration branch moved by Baton once the run's first landing's
+`commit-tree` told who commits, `gitops/commit_object.py` and `gitops/ref_update.py`: no
+process at all) — and the `git status`
 of the person's checkout that tells whether the agent wrote outside its worktree
 (`run/outside.py`). That look is taken after each attempt; the one before an attempt is the
 previous task's, since no agent ran in between (the first task's own look is the run's).
@@ -31,7 +32,7 @@ import pytest
 from helpers.core import BatonCLI, git
 from helpers.run_kit import load_plan, script_agent, status, task, write_config
 
-PER_TASK_LIMIT = 8  # 7, plus the outside-write fingerprint's `git status` after the attempt
+PER_TASK_LIMIT = 7  # 6, plus the outside-write fingerprint's `git status` after the attempt
 # Once per run: git --version, creating the integration branch, what the first commit learns
 # about the approved commit (its tree, whether it holds agent droppings), identity, the
 # first task's look at the checkout before its attempt, and the first landing's
@@ -83,7 +84,7 @@ def run_chain(base: Path, n: int, scope: bool = False) -> Counter:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scope", [False, True], ids=["no-scope", "scope"])
-def test_a_build_task_of_a_chain_costs_at_most_eight_git_processes(tmp_path, scope):
+def test_a_build_task_of_a_chain_costs_at_most_seven_git_processes(tmp_path, scope):
     one = run_chain(tmp_path / "one", 1, scope)
     three = run_chain(tmp_path / "three", 3, scope)
     per_task = {cmd: (three[cmd] - one[cmd]) / 2 for cmd in three | one

@@ -9,7 +9,6 @@ lands nothing twice: the new conductor adopts the whole pass.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import threading
 from pathlib import Path
@@ -23,20 +22,13 @@ from baton_tui.plan.model import PlanDocument
 from baton_tui.run import landings, refguard
 from baton_tui.run.finish import Finisher
 from baton_tui.workspace import Workspace
-from helpers.core import git_logging_shim
 from helpers.run_kit import events, git, load_plan, script_agent, task, wait_for, write_config
 
 
-def git_shim(where: Path) -> Path:
-    """A `git` first on PATH that logs each command line, then runs the real git."""
-    folder, log = git_logging_shim(where)
-    os.environ["PATH"] = f"{folder}{os.pathsep}{os.environ['PATH']}"
-    return log
-
-
-def ref_moves(log: Path) -> list[str]:
-    return [line for line in log.read_text().splitlines()
-            if "update-ref" in line and "baton: land" in line]
+def ref_moves(repo: Path, ref: str) -> list[str]:
+    """The landings' moves of `ref` its log records (by git or by Baton, alike)."""
+    return [line for line in git(repo, "reflog", "show", "--format=%gs", ref).splitlines()
+            if line.startswith("baton: land")]
 
 
 def branch_with(repo: Path, branch: str, name: str, content: str) -> None:
@@ -51,20 +43,17 @@ def branch_with(repo: Path, branch: str, name: str, content: str) -> None:
     git(repo, "update-ref", f"refs/heads/{branch}", commit)
 
 
-def test_branches_land_in_turn_with_one_ref_move_and_a_conflict_left_out(repo, tmp_path,
-                                                                       monkeypatch):
-    monkeypatch.setenv("PATH", os.environ["PATH"])  # the shim's PATH is undone after
+def test_branches_land_in_turn_with_one_ref_move_and_a_conflict_left_out(repo):
     git(repo, "branch", "integration", "main")
     branch_with(repo, "a", "a.txt", "a\n")
     branch_with(repo, "b", "a.txt", "b\n")  # conflicts with a, once a is in
     branch_with(repo, "c", "c.txt", "c\n")
     before = git(repo, "rev-parse", "integration")
-    log = git_shim(tmp_path)
     results = landing.land_all(repo, [("a", "Land a"), ("b", "Land b"), ("c", "Land c")],
                                "integration")
     assert [r.ok for r in results] == [True, False, True]
     assert results[1].conflicts == ["a.txt"]
-    assert len(ref_moves(log)) == 1  # one transaction for both landings
+    assert ref_moves(repo, "integration") == ["baton: land a, c"]  # one move for both
     tip = git(repo, "rev-parse", "integration")
     assert tip == results[2].commit
     # The same history one landing at a time makes: a merge per branch, each on the last.
@@ -84,10 +73,9 @@ def test_a_pass_that_cannot_move_the_branch_moves_nothing(repo):
     assert git(repo, "rev-parse", "integration") == before
 
 
-def test_landings_waiting_for_the_lock_land_in_one_pass(repo, baton, tmp_path, monkeypatch):
+def test_landings_waiting_for_the_lock_land_in_one_pass(repo, baton, tmp_path):
     """Three finishers ask to land while the lock is held; the first to get it lands all
     three, with one move of the integration branch, and each hears its own landing."""
-    monkeypatch.setenv("PATH", os.environ["PATH"])
     write_config(repo, {"agent": script_agent(tmp_path, "a", {})})
     load_plan(baton, [task(1), task(2), task(3)], approve=True)
     ws = Workspace(repo)
@@ -95,7 +83,6 @@ def test_landings_waiting_for_the_lock_land_in_one_pass(repo, baton, tmp_path, m
     doc = PlanDocument.model_validate(plan.doc)
     for t in doc.tasks:
         branch_with(repo, task_branch(plan.slug, t.id, t.title), f"t{t.id}.txt", f"{t.id}\n")
-    log = git_shim(tmp_path)
     key = (str(ws.paths.store_path), plan.id)
     answers: dict[int, State] = {}
 
@@ -115,7 +102,8 @@ def test_landings_waiting_for_the_lock_land_in_one_pass(repo, baton, tmp_path, m
     for thread in threads:
         thread.join(60)
     assert answers == {1: State.LANDED, 2: State.LANDED, 3: State.LANDED}
-    assert len(ref_moves(log)) == 1, ref_moves(log)
+    moves = ref_moves(repo, integration_branch(plan.slug))
+    assert len(moves) == 1, moves
     tip = git(repo, "rev-parse", integration_branch(plan.slug))
     landed = [e for e in events(baton) if e["kind"] == "task.landed"]
     assert sorted(e["task"] for e in landed) == [1, 2, 3]

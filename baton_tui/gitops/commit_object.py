@@ -6,8 +6,8 @@ GIT_AUTHOR_*/GIT_COMMITTER_* variables, git's trimming of names). So the first l
 process asks `commit-tree` and its commit is read back (`learn`): its author and committer
 serve every later landing while git's config files and those variables are as they were,
 the time set anew. The object is the one `commit-tree` would write (same bytes, so the same
-id), as a loose object; the `update-ref` that follows still makes git check that the id names
-a commit. Anything unusual — a SHA-256 repository, a shared one, a set date, a commit with
+id), as a loose object. The committer learnt also signs the log line of the ref move that
+follows (`ref_update`). Anything unusual — a SHA-256 repository, a shared one, a set date, a commit with
 headers beyond tree, parents, author and committer — leaves it to `commit-tree`.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .git import _config_stamp, git_dirs
 
-__all__ = ["learn", "write"]
+__all__ = ["committer", "learn", "stamp", "unshared", "write"]
 
 _ID = re.compile(r"[0-9a-f]{40}")
 _IDENT = re.compile(rb"(.+ <[^<>\n]*>) (\d+) ([+-]\d{4})")
@@ -69,6 +69,20 @@ def learn(repo: str | os.PathLike, commit: str, env: dict[str, str]) -> None:
         _LEARNT[key] = (author.group(1), committer.group(1))
 
 
+def stamp(now: float) -> str:
+    """`now` as git writes a time after a name: seconds, then the local offset (`+0100`)."""
+    offset = time.localtime(now).tm_gmtoff // 60
+    return f"{int(now)} {'-' if offset < 0 else '+'}{abs(offset) // 60:02d}{abs(offset) % 60:02d}"
+
+
+def committer(repo: str | os.PathLike, env: dict[str, str]) -> bytes | None:
+    """Who commits (`Name <email>`) in `repo` with `env`, as learnt from a commit git wrote;
+    None when nothing was learnt for this identity (or git must be asked)."""
+    key = _key(repo, env)
+    who = _LEARNT.get(key) if key is not None else None
+    return who[1] if who else None
+
+
 def write(repo: str | os.PathLike, tree: str, parents: list[str], message: str,
           env: dict[str, str]) -> str | None:
     """The id of the commit of `tree` on `parents` with `message`, written as `commit-tree`
@@ -78,9 +92,7 @@ def write(repo: str | os.PathLike, tree: str, parents: list[str], message: str,
     who = _LEARNT.get(key) if key is not None else None
     if who is None or objects is None or not all(map(_ID.fullmatch, [tree, *parents])):
         return None
-    now = time.time()
-    offset = time.localtime(now).tm_gmtoff // 60
-    when = f" {int(now)} {'-' if offset < 0 else '+'}{abs(offset) // 60:02d}{abs(offset) % 60:02d}"
+    when = " " + stamp(time.time())
     body = b"".join([
         f"tree {tree}\n".encode(), *(f"parent {p}\n".encode() for p in parents),
         b"author " + who[0] + when.encode() + b"\n",
@@ -118,3 +130,9 @@ def _objects(repo: str | os.PathLike) -> Path | None:
     except OSError:
         return None
     return None if mode & 0o2020 else objects
+
+
+def unshared(repo: str | os.PathLike) -> bool:
+    """True when files may be written into `repo`'s git directory as git writes them for one
+    person (not `core.sharedRepository`: its folders group-writable, or setgid)."""
+    return _objects(repo) is not None

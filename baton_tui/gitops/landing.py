@@ -2,9 +2,10 @@
 
 Landing never checks anything out: ``git merge-tree --write-tree`` computes the merge in the
 object store, ``commit-tree`` records it (after a process's first landing, Baton writes the
-same commit object itself: ``commit_object``), and ``update-ref`` with the old value moves
-the integration branch only if nobody moved it meanwhile (and the task branch is still where
-it was read). A conflict therefore leaves nothing half-merged anywhere: no ref moves, no file is
+same commit object itself: ``commit_object``), and the integration branch moves from its old
+value only if nobody moved it meanwhile (and the task branch is still where it was read):
+``update-ref``'s compare-and-swap, which Baton does itself where it can do it as git does
+(``ref_update``). A conflict therefore leaves nothing half-merged anywhere: no ref moves, no file is
 written.
 """
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 
 from baton_tui.core.words import counted
 
-from . import commit_object, worktrees
+from . import commit_object, ref_update, worktrees
 from .git import NO_HOOKS, GitError, git, git_dirs, identity_env, rev_parse, run_git
 from .refs import (
     _read_ref_files, _Unsure, known_changes, known_parents, read_ref, remember_tree, tree_of,
@@ -132,8 +133,9 @@ def land(repo, branch: str, onto_ref: str, message: str, *,
     ``expected_onto`` (optional) is the integration commit the caller checked against; if the
     ref has moved since, or moves while we merge, GitError is raised (a concurrent landing
     must never be overwritten). Refs are read from the ref files and a known commit's tree is
-    remembered, and the commit written without `commit-tree` after the first landing
-    (`commit_object`), so a landing costs two git processes in the usual case.
+    remembered, and the commit written without `commit-tree` and the ref moved without
+    `update-ref` after the first landing (`commit_object`, `ref_update`), so a landing costs
+    one git process (`merge-tree`) in the usual case, none when nothing landed meanwhile.
     """
     return land_all(repo, [(branch, message)], onto_ref, expected_onto=expected_onto)[0]
 
@@ -174,10 +176,11 @@ def land_all(repo, branches: list[tuple[str, str]], onto_ref: str, *,
     if onto != current:
         # The old value makes this a compare-and-swap: raises GitError if the ref moved (or a
         # task branch did, since it was read).
-        script = f"update {ref} {onto} {current}\n" + "".join(
-            f"verify {name} {tip}\n" for name, tip in verify.items())
-        git(repo, *NO_HOOKS, "update-ref", "-m", f"baton: land {', '.join(moved)}", "--stdin",
-            input=script)
+        reason = f"baton: land {', '.join(moved)}"
+        if ref_update.swap(repo, ref, onto, current, verify, reason) is None:
+            script = f"update {ref} {onto} {current}\n" + "".join(
+                f"verify {name} {tip}\n" for name, tip in verify.items())
+            git(repo, *NO_HOOKS, "update-ref", "-m", reason, "--stdin", input=script)
     return results
 
 
