@@ -311,3 +311,26 @@ def test_loose_commit_reads_a_fresh_commit_and_leaves_the_rest_to_git(repo):
     g(repo, "repack", "-adq")
     g(repo, "prune-packed")
     assert refs.loose_commit(repo, head) is None  # packed: git answers
+
+
+def test_git_dirs_follows_a_worktree_removed_made_again_and_moved(repo, tmp_path):
+    """What a `.git` names is remembered, and read again when the worktree's record is gone
+    or its `.git` was written since: never an answer about a worktree that is no more."""
+    import shutil
+
+    place = tmp_path / "wt"
+    g(repo, "worktree", "add", "-q", "-b", "one", str(place))
+    first = gitmod.git_dirs(place)
+    assert first is not None and first[1] == (repo / ".git").resolve()
+    assert gitmod.git_dirs(place) == first  # remembered
+    shutil.rmtree(first[0])  # its record pruned, its `.git` file left as it was
+    assert gitmod.git_dirs(place) != first
+    g(repo, "worktree", "prune")
+    shutil.rmtree(place)
+    g(repo, "worktree", "add", "-q", "-b", "two", str(place))
+    assert gitmod.git_dirs(place) == first  # made again: the same record's name
+    moved = repo / ".git" / "worktrees" / "moved"
+    first[0].rename(moved)
+    (place / ".git").write_text(f"gitdir: {moved}\n")
+    again = gitmod.git_dirs(place)
+    assert again is not None and again[0] == moved.resolve()

@@ -183,7 +183,31 @@ def supports_worktrees() -> bool:
     return v is not None and v >= (2, 38, 0)
 
 
+#: A `.git` read before -> (its stamp then, its git directory's HEAD, what it named): read again
+#: only when the stamp changed (a worktree moved or made again rewrites its `.git` file) or the
+#: HEAD is gone (a worktree's record pruned). A conductor asks this tens of times per task.
+_DOT_GIT: dict[str, tuple[tuple[int, int, int, int], str, tuple[Path, Path]]] = {}
+
+
 def _dirs_from_dot_git(top: Path) -> tuple[Path, Path] | None:
+    dot = os.path.join(top, ".git")
+    try:
+        st = os.stat(dot)
+    except (OSError, ValueError):
+        return None
+    stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    known = _DOT_GIT.get(dot)
+    if known is not None and known[0] == stamp and os.path.isfile(known[1]):
+        return known[2]
+    found = _read_dot_git(Path(top))
+    if found is not None:
+        if len(_DOT_GIT) > 10_000:
+            _DOT_GIT.clear()
+        _DOT_GIT[dot] = (stamp, os.path.join(found[0], "HEAD"), found)
+    return found
+
+
+def _read_dot_git(top: Path) -> tuple[Path, Path] | None:
     dot = top / ".git"
     try:
         if dot.is_dir():
