@@ -97,21 +97,22 @@ def layout(ws: "Workspace", workdir: Path, task_dir: Path | None = None,
                if not (_inside(home, p) or _inside(temp, p))]
     guarded += [*also, common / "config", common / "hooks", common / "worktrees",
                 personal_config_path(), baton_home() / "bin" / "baton"]
-    holes = [common / name for name in GIT_WRITES] + [workdir]
-    holes += [p for p in (admin_dir(workdir), task_dir) if p is not None]
+    fixed = [common / name for name in GIT_WRITES]
     if not (common / "logs" / "refs").exists():
-        holes.append(common / "logs")
-    ro = [p.resolve() for p in guarded if p.exists()]
-    rw = [real for real in (p.resolve() for p in holes if p.exists())
-          if any(_inside(real, r) for r in ro)]
+        fixed.append(common / "logs")
+    own = [workdir, *(p for p in (admin_dir(workdir), task_dir) if p is not None)]
+    ro = [_settled(p) for p in guarded if p.exists()]  # the same folders at every start
+    holes = [_settled(p) for p in fixed if p.exists()] + [p.resolve() for p in own if p.exists()]
+    rw = [real for real in holes if any(_inside(real, r) for r in ro)]
     return {"ro": [str(p) for p in ro], "rw": [str(p) for p in rw],
             "files": _ref_files(common, held or [])} if ro else None
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=256)
 def _settled(path: str | os.PathLike[str]) -> Path:
     """`path` resolved, once per process: the checkout, Baton's home, the home and temp
-    folders a run starts with (every attempt's layout asks)."""
+    folders a run starts with, the git folders every attempt's layout guards or leaves
+    writable (resolving walks each part of a path: tens of `lstat`s, at every start)."""
     return Path(path).resolve()
 
 
@@ -126,7 +127,7 @@ def _ref_files(common: Path, held: list[str]) -> list[str]:
         if ref.startswith("refs/heads/") and path.is_file() and not path.is_symlink():
             parent = str(path.parent)
             if parent not in folders:
-                folders[parent] = os.path.realpath(parent)
+                folders[parent] = os.path.realpath(parent)  # fresh: agents write refs/
             files.append(os.path.join(folders[parent], path.name))
     return files
 
