@@ -595,13 +595,15 @@ def _leave(code: int) -> None:
 # The second, hand-written argv parser: kept for `baton report` and `baton status` (the fast
 # paths of tests/test_import_hygiene.py and benchmarks/bench_status.py) and the conductor's start.
 def _quick(argv: list[str]) -> "argparse.Namespace | None":
-    """The commonest calls, parsed without argparse: `baton status [--json]` (a second
-    terminal, a script polling), an agent's `baton report …` and Baton's own start of its
-    conductor — importing argparse and building even one subcommand took a fifth of a
+    """The commonest calls, parsed without argparse: `baton --version`, `baton status
+    [--json]` (a second terminal, a script polling), an agent's `baton report …` and Baton's
+    own start of its conductor — importing argparse and building even one subcommand took a fifth of a
     100-task status and a sixth of a report, and the whole parser 28 ms of a conductor's
     start (which the run waits for).
     The same attributes argparse would give; anything else (`--help`, `-C`, a typo, a form
     this does not know) goes to the real parser, which decides."""
+    if argv == ["--version"]:  # the whole parser was most of the binary's `--version`
+        return SimpleNamespace(version=True, directory=None)  # type: ignore[return-value]
     if argv in (["status"], ["status", "--json"]):
         return SimpleNamespace(  # type: ignore[return-value]  # read like a Namespace
             version=False, directory=None, command="status", handler="info:cmd_status",
