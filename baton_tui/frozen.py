@@ -23,9 +23,12 @@ from __future__ import annotations
 import os
 import sys
 
-from baton_tui.paths import RUN_MODULE
+__all__ = ["main", "own_module_name", "run_module"]
 
-__all__ = ["RUN_MODULE", "main", "own_module_name"]
+# How the internal form's first argument (`paths.RUN_MODULE`, `--baton-module`) begins: `main`
+# imports `baton_tui.paths` (and with it `pathlib`, `urllib.parse`, `ipaddress`: some 5 ms) only
+# for an argument that could be it, not at every start of the `baton` command.
+_INTERNAL_PREFIX = "--baton-"
 
 
 def own_module_name(name: str) -> bool:
@@ -45,10 +48,34 @@ def _tidy_environment() -> None:
     env["PYINSTALLER_RESET_ENVIRONMENT"] = "1"
 
 
+def _skip_missing_catalogs() -> None:
+    """Make gettext's lookups in the bundle's own locale folder (`sys.base_prefix/share/locale`,
+    which a bundle does not carry) answer at once: `argparse` translates every string it is
+    given, and each `gettext.find` there tries a dozen `.mo` paths per language of the person's
+    locale — some 600 failing `stat` calls and a fifth of `baton --version`'s time. Only the
+    default folder, and only while it does not exist (the answer is then none, as before)."""
+    import gettext
+
+    default = getattr(gettext, "_default_localedir", None)
+    if not isinstance(default, str) or os.path.isdir(default):
+        return
+    find = gettext.find
+
+    def find_elsewhere(domain: str, localedir: str | None = None,
+                       languages: object = None, all: bool = False) -> object:  # noqa: A002
+        if localedir is None or localedir == default:
+            return [] if all else None
+        return find(domain, localedir, languages, all)  # type: ignore[call-overload]
+
+    gettext.find = find_elsewhere  # type: ignore[assignment]  # the same calls, typed loosely
+
+
 def run_module(name: str, args: list[str]) -> int:
     """Run Baton's module `name` as `python -m name *args` would; 2 for anything else."""
     import importlib.util
     import runpy
+
+    from baton_tui.paths import RUN_MODULE
 
     spec = None
     if own_module_name(name):
@@ -77,17 +104,28 @@ def run_module(name: str, args: list[str]) -> int:
     return 0
 
 
+def _internal_form(argv: list[str]) -> bool:
+    """Whether `argv` asks for a module of Baton's own (`--baton-module M …`)."""
+    if not argv or not argv[0].startswith(_INTERNAL_PREFIX):
+        return False
+    from baton_tui.paths import RUN_MODULE
+
+    return argv[0] == RUN_MODULE
+
+
 def main() -> None:
     """The binary's `main`: Baton's own module when asked in the internal form, else `baton`."""
     _tidy_environment()
     argv = sys.argv[1:]
-    if argv[:1] == [RUN_MODULE]:
+    if _internal_form(argv):
         if len(argv) < 2:
-            print(f"baton: {RUN_MODULE} needs a module", file=sys.stderr)
+            print(f"baton: {argv[0]} needs a module", file=sys.stderr)
             sys.exit(2)
         code = run_module(argv[1], argv[2:])
         sys.stdout.flush()
         sys.exit(code)
+    if getattr(sys, "frozen", False):
+        _skip_missing_catalogs()
     from baton_tui.cli import entry
 
     entry()

@@ -163,6 +163,7 @@ def main() -> int:
     if not args.binary.is_file():
         sys.exit(f"no {args.binary}: build it with scripts/build-binary")
     binary = args.binary.resolve()
+    load_before = os.getloadavg()[0]
     rows = []
     with tempfile.TemporaryDirectory(prefix="baton-bench-") as tmp:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -239,12 +240,13 @@ def main() -> int:
                           "python_pass_s": round(floor_s, 4), "first_start_s": round(first, 4),
                           "onefile_version_s": onefile_s and round(onefile_s, 4),
                           "starts": ratios, "syscalls": counts, "load_average": load,
+                          "load_average_before": load_before,
                           "rows": rows}, indent=2))
         return 0
     size = args.binary.stat().st_size / 2**20
     print(f"{args.binary} ({size:.0f} MiB); python -c pass {floor_s * 1000:.0f} ms"
           + (f"; PyInstaller one-file --version {onefile_s * 1000:.0f} ms" if onefile_s else ""))
-    print(f"load average at the end: {load:.1f}")
+    print(f"load average at the start: {load_before:.1f}, at the end: {load:.1f}")
     for kind, r in ratios.items():
         print(f"{kind:>15}: binary --version {r['binary_s'] * 1000:5.0f} ms ÷ python -c pass "
               f"{r['python_pass_s'] * 1000:4.0f} ms = {r['ratio']:4.1f}× (CPU "

@@ -146,3 +146,37 @@ def test_the_internal_form_runs_a_module_as_python_m_would(tmp_path):
     bad = subprocess.run([sys.executable, "-c", script.replace("'baton_tui'", "'json.tool'")],
                          capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert bad.returncode == 2 and "only Baton's own modules" in bad.stderr
+
+
+def test_the_binary_command_imports_paths_only_for_the_internal_form(tmp_path):
+    assert paths.RUN_MODULE.startswith(frozen._INTERNAL_PREFIX)
+    assert frozen._internal_form([paths.RUN_MODULE, "baton_tui"])
+    assert not frozen._internal_form(["--version"])
+    assert not frozen._internal_form([paths.RUN_MODULE + "x", "baton_tui"])
+    assert not frozen._internal_form([])
+    out = subprocess.run([sys.executable, "-c", "import sys, baton_tui.frozen\n"
+                          "print('baton_tui.paths' in sys.modules)"],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert out.stdout.strip() == "False", out.stdout + out.stderr
+
+
+def test_the_binary_skips_gettext_lookups_only_in_a_missing_default_folder(tmp_path,
+                                                                           monkeypatch):
+    import gettext
+
+    original = gettext.find
+    monkeypatch.setattr(gettext, "find", original)  # put back after the test
+    monkeypatch.setenv("LANGUAGE", "fr")
+    monkeypatch.setattr(gettext, "_default_localedir", str(tmp_path / "missing"))
+    catalogs = tmp_path / "locale"
+    (catalogs / "fr" / "LC_MESSAGES").mkdir(parents=True)
+    (catalogs / "fr" / "LC_MESSAGES" / "demo.mo").write_bytes(b"")
+    frozen._skip_missing_catalogs()
+    assert gettext.find("messages") is None
+    assert gettext.find("messages", all=True) == []
+    assert gettext.find("demo", str(catalogs)) == str(catalogs / "fr" / "LC_MESSAGES" / "demo.mo")
+    assert gettext.gettext("usage: ") == "usage: "
+    gettext.find = original
+    monkeypatch.setattr(gettext, "_default_localedir", str(catalogs))  # a folder that exists
+    frozen._skip_missing_catalogs()
+    assert gettext.find is original
