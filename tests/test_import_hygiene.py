@@ -139,6 +139,13 @@ def test_report_imports_only_the_report_channel(repo, baton):
         "code": 2, "heavy": []}  # outside a task: refused, after the same imports
 
 
+def test_version_is_answered_without_the_parser(repo):
+    """`baton --version` (the binary's start, timed against `python -c pass`) builds no
+    parser: argparse is never imported."""
+    report = loaded_by(["--version"], repo, ("argparse", *HEAVY))
+    assert report == {"code": 0, "heavy": []}
+
+
 def test_the_facade_provides_every_name_it_lists():
     script = ("import baton_tui.api as api\n"
               "names = {}\n"
