@@ -18,7 +18,8 @@ def a_job(**changes) -> Job:
     fields = dict(job="baton-plan-3-7-0a1b2c3d", exchange="/srv/exchange.git",
                   base="a" * 40, task=3, slug="plan", resource="agent",
                   doc={"version": 1, "goal": "g", "tasks": []}, workdir="/scratch",
-                  prompt="# Task 3\nDo it; the tests failed: fix them.", resume_message=None, session_id="s-1", trusted="h" * 64,
+                  prompt="# Task 3\nDo it; the tests failed: fix them.", resume_message=None,
+                  session_id="s-1", trusted="h" * 64,
                   versions={"baton": "1.0", "python": "3.11"}, seal="0f" * 16)
     fields.update(changes)
     return Job(**fields)

@@ -94,6 +94,15 @@ class Connection:
         if self._client is None and not self._lock.locked():
             self.background("connect", self._connect_quietly)
 
+    def known_unreachable(self) -> BatonError | None:
+        """Why the scheduler could not be reached, when the last attempt failed less than
+        `RECONNECT_AFTER` ago (`client` would raise it at once); None otherwise, and while a
+        connection is being made (never waits)."""
+        failed = self._failed
+        if failed is not None and time.monotonic() - failed[0] < RECONNECT_AFTER:
+            return failed[1]
+        return None
+
     def _connect_quietly(self) -> None:
         try:
             self.client()

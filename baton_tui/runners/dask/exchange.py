@@ -40,7 +40,7 @@ from baton_tui.gitops import worktrees
 from baton_tui.gitops.git import (
     BATON_IDENTITY, NO_HOOKS, GitError, git, identity_env, run_git,
 )
-from baton_tui.gitops.refs import read_ref, remember_tree, tree_of
+from baton_tui.gitops.refs import read_ref, remember_tree, tree_of, valid_ref_name
 from baton_tui.runners.homecoming import bring_home as bring_home  # (what was pushed, home)
 
 # No remote helper that runs a command, whatever the person's git config allows.
@@ -65,8 +65,11 @@ def refs_of(job: str) -> dict[str, str]:
                                                                "record")}
 
 
-def check_ref(cwd: str | os.PathLike[str], ref: str) -> str:
-    if run_git(cwd, "check-ref-format", ref).returncode != 0:
+def check_ref(ref: str) -> str:
+    """`ref`, refused (ValueError) unless `git check-ref-format` would take it — checked here
+    (`refs.valid_ref_name`, its rules), not by a git process: a start checks four refs, and
+    a plan's tasks start together (64 processes for 16 tasks, while the conductor connects)."""
+    if not valid_ref_name(ref):
         raise ValueError(f"not a ref name: {ref!r}")
     return ref
 

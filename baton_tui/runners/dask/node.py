@@ -38,7 +38,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -194,8 +194,35 @@ def _run(job: Job, node: str | None) -> JobRecord:
     # date" — a success that would let a second run start the agent again.)
     claim = git(repo, *exchange.NO_HOOKS, "commit-tree", f"{base}^{{tree}}", "-p", base, "-m",
                 f"baton: claimed by {node} at {time.time()}", env=dict(exchange.BATON_IDENTITY))
-    claimed = _claim(cache, ex, repo / ".git" / "objects", claim, refs["claim"])
+    # The claim's push is on its way (on a thread of its own) while the attempt is prepared
+    # here — the node's store, the plan, the attempt's record: nothing any other run can see,
+    # and nothing starts before the claim is known to be this run's.
+    claiming: list[bool | str | BaseException] = []
+
+    def push_claim() -> None:
+        try:
+            claiming.append(_claim(cache, ex, repo / ".git" / "objects", claim, refs["claim"]))
+        except BaseException as exc:  # (raised below, in the job's own thread)
+            claiming.append(exc)
+
+    pushing = threading.Thread(target=push_claim, name="baton-node-claim", daemon=True)
+    pushing.start()
+    prepared: Prepared | Exception
+    try:
+        prepared = _prepare(job, repo, tree, base)
+    # Anything the set-up raised (git, the store, a bad document): said in the record below
+    # once the attempt is claimed — never a silent loss, the job's answer must always come back.
+    except Exception as exc:
+        prepared = exc
+    pushing.join()
+    claimed = claiming[0]
+    if isinstance(claimed, BaseException):
+        if isinstance(prepared, Prepared):
+            prepared.ws.close()
+        raise claimed
     if claimed is not True:
+        if isinstance(prepared, Prepared):
+            prepared.ws.close()
         shutil.rmtree(scratch, ignore_errors=True)
         return JobRecord(claimed=False, node=node,
                          why=claimed or "another run claimed it first")
@@ -203,7 +230,9 @@ def _run(job: Job, node: str | None) -> JobRecord:
     _tell(topic, {"node": node or "", "claimed": True})
     log: str | None = None
     try:
-        record, log = _run_agent(job, repo, tree, base, topic, node)
+        if isinstance(prepared, Exception):
+            raise prepared
+        record, log = _run_agent(job, prepared, tree, topic, node)
     # Anything the set-up raised (git, the store, the shim's start, a bad document): said in
     # a record, never a silent loss — the job's answer must always come back.
     except Exception as exc:
@@ -354,29 +383,52 @@ def _push_results(cache: Path, ex: str, objects: Path, *refspecs: str) -> None:
     _batch("results", cache, ex, send)(*((str(objects), spec) for spec in refspecs))
 
 
-def _run_agent(job: Job, repo: Path, tree: Path, base: str, topic: str,
-               node: str | None) -> tuple[JobRecord, str | None]:
-    """The shim and its agent in `tree`, with a store of this node's own; its record, and
-    the path of its output log."""
+@dataclass
+class Prepared:
+    """An attempt made ready to start on this node: its store, plan and record."""
+
+    ws: Workspace
+    plan_id: int
+    task_id: int
+    node_attempt: int
+    request: StartRequest
+
+
+def _prepare(job: Job, repo: Path, tree: Path, base: str) -> Prepared:
+    """The node's store for the attempt (in the job's scratch repository), its plan, and the
+    attempt recorded there with a nonce of its own: all but the start of the shim."""
     config = tree / "baton.toml"  # the repository's configuration, as the base has it
     if config.is_file() and not config.is_symlink():
         shutil.copyfile(config, repo / "baton.toml")
     ws = Workspace(repo)
-    trusted = job.trusted
-    if trusted and file_hash(repo / "baton.toml") == trusted:
-        ws.store.set_trust(str(ws.paths.project_config), trusted)
-    doc = parse_document(job.doc, "job", stored=True)
-    task = doc.task(job.task)
-    plan_id = ws.store.insert_plan(job.slug, doc.dump())
-    ws.store.update_plan(plan_id, approved=True)
-    plan = ws.store.plan(plan_id)
-    assert plan is not None
-    layout.shim_dir()
-    node_attempt, nonce, folder = launcher.record(ws, plan, task)
+    try:
+        trusted = job.trusted
+        if trusted and file_hash(repo / "baton.toml") == trusted:
+            ws.store.set_trust(str(ws.paths.project_config), trusted)
+        doc = parse_document(job.doc, "job", stored=True)
+        task = doc.task(job.task)
+        plan_id = ws.store.insert_plan(job.slug, doc.dump())
+        ws.store.update_plan(plan_id, approved=True)
+        plan = ws.store.plan(plan_id)
+        assert plan is not None
+        layout.shim_dir()
+        node_attempt, nonce, folder = launcher.record(ws, plan, task)
+    except BaseException:
+        ws.close()
+        raise
     request = StartRequest(plan=plan, doc=doc, task=task, attempt_id=node_attempt,
                            folder=folder, workdir=Workdir(tree, base, None, fresh=True),
                            prompt=job.prompt, nonce=nonce, resume_message=job.resume_message,
                            session_id=job.session_id)
+    return Prepared(ws, plan_id, task.id, node_attempt, request)
+
+
+def _run_agent(job: Job, prepared: Prepared, tree: Path, topic: str,
+               node: str | None) -> tuple[JobRecord, str | None]:
+    """The shim and its agent in `tree`, with the store `_prepare` made; its record, and the
+    path of its output log."""
+    ws, plan_id, node_attempt = prepared.ws, prepared.plan_id, prepared.node_attempt
+    task_id, request = prepared.task_id, prepared.request
     shim = launcher.start_attempt(
         ws, request,
         # Every job's checkout on this node and the shared object cache: read-only to this
@@ -402,7 +454,7 @@ def _run_agent(job: Job, repo: Path, tree: Path, base: str, topic: str,
                 if chunk:  # (what leaves the node is redacted: its own keys stay there)
                     _tell(topic, {"at": offset,
                                   "text": redact(chunk.decode("utf-8", "replace"))})
-            for event in ws.store.events(plan_id, after=seen, task_id=task.id):
+            for event in ws.store.events(plan_id, after=seen, task_id=task_id):
                 seen = event.id  # the agent's progress reports, live (the rest at the end)
                 if event.kind == K.TASK_PROGRESS and event.data.get("message"):
                     _tell(topic, {"progress": redact(str(event.data["message"]))[:300],
@@ -421,7 +473,7 @@ def _run_agent(job: Job, repo: Path, tree: Path, base: str, topic: str,
     row = ws.store.attempt(node_attempt)
     assert row is not None
     events = tuple(RemoteEvent(kind=e.kind, data=dict(e.data), ts=e.ts, id=e.id)
-                   for e in ws.store.events(plan_id, task_id=task.id) if e.kind in KEPT_EVENTS)
+                   for e in ws.store.events(plan_id, task_id=task_id) if e.kind in KEPT_EVENTS)
     spec = row.spec
     record = JobRecord(
         claimed=True, node=node,
@@ -438,11 +490,14 @@ class Activity:
     """What the conductor's supervisor would look at on a local agent, looked at here and
     said on the job's topic every `ACTIVITY_EVERY` seconds: the agent's changed files (with
     a signature that changes when any of them does) and its process tree's CPU seconds — so
-    scope, idle and stall supervision work for a remote task as for a local one."""
+    scope, idle and stall supervision work for a remote task as for a local one. The first
+    look is `ACTIVITY_EVERY` after the agent starts (nothing has changed yet then, and a
+    plan's agents start together: a `git status` and a walk of the process table each would
+    take the CPU their own start-up needs)."""
 
     def __init__(self, tree: Path, pid: int):
         self.tree, self.pid = tree, pid
-        self.next = 0.0
+        self.next = time.monotonic() + ACTIVITY_EVERY  # (nothing to say as it starts)
 
     def due(self) -> Heard | None:
         now = time.monotonic()

@@ -46,9 +46,11 @@ class Submitter:
                  root: os.PathLike[str]):
         self.name, self.settings, self.cluster = name, settings, cluster
         where = settings.exchange
-        # Tasks start together: their pushes go as one transfer.
+        # Tasks start together: their pushes go as one transfer (and their take-backs).
         self._push_bases = exchange.Batched[str](
             lambda specs: exchange.push(root, where, *specs))
+        self._delete_bases = exchange.Batched[str](
+            lambda refs: exchange.push(root, where, *(f":{ref}" for ref in refs)))
 
     def submit(self, ws: Workspace, request: StartRequest) -> tuple[int, Followed]:
         """Push the prepared worktree, record the job, submit it (blocking); the attempt and
@@ -57,9 +59,27 @@ class Submitter:
         if workdir.path == ws.root:  # folder mode: no worktree of its own
             raise StartFailed(f"runner {self.name} needs a git repository (git 2.38 or newer)")
         pushed = exchange.snapshot(workdir.path, "baton: the worktree as the task starts").commit
+        attempt_id = request.attempt_id
+        name = exchange.job_name(plan.slug, task.id, attempt_id)
+        refs = exchange.refs_of(name)
+        for ref in refs.values():
+            exchange.check_ref(ref)
+        # The base goes to the exchange while the connection is still being made (importing
+        # `distributed` and the handshake take a second or more as a run starts), not after
+        # it; nothing is pushed for a scheduler known to be unreachable, and the base of a job
+        # that could not be sent is taken back off the exchange.
+        unreachable = self.cluster.known_unreachable()
+        if unreachable is not None:
+            raise StartDeferred(f"runner {self.name}: {unreachable.message}")
+        try:
+            self._push_bases(f"{pushed}:{refs['base']}")
+        except GitError as exc:  # nothing was submitted: the attempt never runs
+            raise StartDeferred(f"runner {self.name}: cannot push to the exchange "
+                                f"{self.settings.exchange}: {gist(exc)}") from None
         try:
             client = self.cluster.client()
         except BatonError as exc:  # unreachable: nothing sent, the task waits queued
+            self._take_back(refs["base"])
             raise StartDeferred(f"runner {self.name}: {exc.message}") from None
         store = ws.store
         session_id, resume_message = request.session_id, request.resume_message
@@ -71,11 +91,6 @@ class Submitter:
             if request.rebrief is not None:
                 prompt = request.rebrief(where)
             session_id, resume_message, resumed, where = None, None, False, None
-        attempt_id = request.attempt_id
-        name = exchange.job_name(plan.slug, task.id, attempt_id)
-        refs = exchange.refs_of(name)
-        for ref in refs.values():
-            exchange.check_ref(ws.root, ref)
         log_path = private_file(request.folder / "output.log")
         seal = secrets.token_hex(16)  # binds its record to it (`exchange.seal`)
         spec: AttemptSpec = {
@@ -86,11 +101,6 @@ class Submitter:
         # The key is recorded before anything is submitted: a conductor killed from here on
         # finds it, and re-attaches instead of submitting the attempt again.
         store.update_attempt(attempt_id, spec=spec, log_path=str(log_path))
-        try:
-            self._push_bases(f"{pushed}:{refs['base']}")
-        except GitError as exc:  # nothing was submitted: the attempt never runs
-            raise StartDeferred(f"runner {self.name}: cannot push to the exchange "
-                                f"{self.settings.exchange}: {gist(exc)}") from None
         job = Job(job=name, exchange=self.settings.exchange, base=pushed, task=task.id,
                   slug=plan.slug, resource=self.settings.resource_of(task.player),
                   doc=request.doc.dump(), prompt=prompt, workdir=self.settings.workdir,
@@ -109,6 +119,15 @@ class Submitter:
                       "base": workdir.base, "branch": workdir.branch, "runner": self.name,
                       "job": name})
         return attempt_id, Followed(name, future, str(log_path))
+
+    def _take_back(self, ref: str) -> None:
+        """Delete a base pushed for a job that was not sent (its scheduler unreachable): the
+        exchange keeps nothing of an attempt that never ran. Best effort — a base left there
+        is never claimed (its job name is this attempt's own, with a random part)."""
+        try:
+            self._delete_bases(ref)
+        except GitError:
+            pass
 
     @staticmethod
     def send(client: Client, job: Job, where: str | None) -> Future[Any]:
