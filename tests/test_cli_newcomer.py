@@ -5,7 +5,6 @@ task that ran keeps when it started; `task-effort --help` names `default`."""
 
 from __future__ import annotations
 
-import json
 
 import pytest
 

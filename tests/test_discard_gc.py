@@ -368,6 +368,7 @@ def test_discard_counts_only_tasks_whose_branch_holds_its_work(repo, baton, tmp_
     assert "depends on it" not in refused.stderr and "depend on it" not in refused.stderr
     assert "--with-dependents" in refused.stderr
     refused = baton("discard", "2")
-    assert refused.returncode == 2 and "has landed and task 3 depends on it:" in refused.stderr, refused.stderr
+    assert refused.returncode == 2, refused.stderr
+    assert "has landed and task 3 depends on it:" in refused.stderr, refused.stderr
     assert baton("discard", "1", "--with-dependents").returncode == 0
     assert states(baton) == {1: "discarded", 2: "landed", 3: "discarded"}

@@ -65,7 +65,10 @@ def test_the_app_shows_the_same_notice_once_in_the_chat(tmp_path):
             async with app.run_test(size=(120, 40)) as pilot:
                 await ready(pilot)
                 log = app.query_one("#chat-log")
-                text = lambda: "".join("".join(line.text for line in log.lines).split())
+
+                def text() -> str:
+                    return "".join("".join(line.text for line in log.lines).split())
+
                 await wait_for(pilot, lambda: wanted in text())
                 await pilot.pause()
                 found["text"] = text()

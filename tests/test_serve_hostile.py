@@ -133,7 +133,8 @@ def test_lagged_then_caught_up_from_the_cursor(repo, baton, tmp_path):
         client.initialize()
         client.call("events/subscribe", {"cursor": lagged})
         last = baton.json("status", "--json")
-        edits = client.wait(lambda: [e for e in client.events() if str(e["data"].get("value")).startswith("p2999 ")])
+        edits = client.wait(lambda: [e for e in client.events()
+                                     if str(e["data"].get("value")).startswith("p2999 ")])
         assert edits and last["plan"] is not None
         cursors = [e["cursor"] for e in client.events()]
         assert cursors[0] == lagged + 1 and cursors == list(range(lagged + 1, cursors[-1] + 1))

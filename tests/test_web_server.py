@@ -3,7 +3,6 @@ with the token and from the page's own origin — and out at once when interrupt
 
 from __future__ import annotations
 
-import json
 import re
 import signal
 import subprocess

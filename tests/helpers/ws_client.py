@@ -43,7 +43,8 @@ class WsClient:
         mask = os.urandom(4)
         n = len(data)
         head = struct.pack("!BB", 0x81, 0x80 | n) if n < 126 else (
-            struct.pack("!BBH", 0x81, 0x80 | 126, n) if n < 65536 else struct.pack("!BBQ", 0x81, 0x80 | 127, n))
+            struct.pack("!BBH", 0x81, 0x80 | 126, n) if n < 65536
+            else struct.pack("!BBQ", 0x81, 0x80 | 127, n))
         self.sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
 
     def recv_text(self) -> str | None:
