@@ -107,8 +107,14 @@ def by_hand_task(exchange: str, base_ref: str, scratch: str, argv: list[str], ta
     run(repo, "init", "-q")
     run(repo, "fetch", "-q", "--depth=1", "--no-tags", exchange, f"+{base_ref}:refs/b/base")
     run(repo, "worktree", "add", "-q", "--detach", str(tree), "refs/b/base")
+    import os
+    import sys
+
+    # `baton` on the agent's PATH, as Baton's shim puts it: the agent's `baton report` runs
+    # (and is refused outside a task) instead of failing to start at all.
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
     sp.run(argv, cwd=tree, input="prompt", text=True, capture_output=True,
-           env={**__import__("os").environ, "BATON_TASK": str(task)})
+           env={**os.environ, "PATH": path, "BATON_TASK": str(task)})
     run(tree, "add", "-A")
     run(tree, "commit", "-q", "--no-verify", "-m", f"task {task}")
     run(tree, "push", "-q", exchange, f"HEAD:refs/b/result/{task}")
