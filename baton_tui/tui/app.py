@@ -89,6 +89,7 @@ class BatonApp(App[int]):
         self._stopped = threading.Event()
         self._focus_plan_next = True
         self._key_shown: dict[str, tuple[str, str, str]] | None = None
+        self._keys_due = False  # a cursor move's keys are asked after its frame
         self._plan_keys: dict[str, Any] | None = None
         self._reasons_for: tuple | None = None
         self._plan_reasons: dict[Any, str | None] = {}
@@ -285,6 +286,18 @@ class BatonApp(App[int]):
         return box.has_focus and bool(box.value)
 
     @on(PlanPane.CursorMoved)
+    def _cursor_moved(self) -> None:
+        """The keys for the task now under the cursor, worked out after the frame that shows
+        the move (the bar is drawn in the frame after it anyway): a key's paint waits for
+        the cards only. Moves faster than frames ask once."""
+        if not self._keys_due:
+            self._keys_due = True
+            self.call_after_refresh(self._refresh_keys_due)
+
+    def _refresh_keys_due(self) -> None:
+        self._keys_due = False
+        self.refresh_keys()
+
     @on(events.DescendantFocus)
     def refresh_keys(self) -> None:
         """Show the keys that apply now in the key bar (it redraws only when they change).

@@ -15,6 +15,12 @@ from baton_tui.tui.planner_port import Planner
 if TYPE_CHECKING:
     from baton_tui.api import Workspace
 
+# Textual hands each frame to a writer thread, which needs the interpreter's lock to write it
+# to the terminal. While the UI thread goes on with the work a frame leaves (the cards drawn
+# ahead, the key bar), the writer waited Python's default switch interval, 5 ms, for its turn:
+# every key's paint reached the terminal up to 5 ms after it was composed. 1 ms bounds that wait.
+FRAME_HANDOFF = 0.001
+
 
 def make_app(ws: Workspace | None = None, *, planner: Planner | None = None,
              clock: Callable[[], float] = time.time, poll_interval: float = 0.25,
@@ -43,10 +49,13 @@ def run_app(leaving: str | None = None) -> int:
     (`leaving`: what quitting does instead, said before quitting while agents run)."""
     ws = api.open_workspace()
     app = make_app(ws, planner=EnginePlanner(ws.root), leaving=leaving)
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(FRAME_HANDOFF)
     try:
         result = app.run()
         if app.config_error is not None:  # found after the first frame: said as it would be
             raise app.config_error         # before it (one line, exit code 2)
     finally:
+        sys.setswitchinterval(switch)
         app.ws.close()
     return int(result or 0) if app.return_code in (None, 0) else int(app.return_code)

@@ -71,6 +71,7 @@ class TaskList(ScrollView, can_focus=False):
         self._looks: dict[tuple[str, bool], Style] = {}
         self._ahead_due = False
         self._card_lines: dict[tuple, list[Segment]] = {}  # (what it says, look) -> drawing
+        self._view: tuple[int, int] | None = None  # (scroll y, width) while a frame is drawn
 
     # what to show ---------------------------------------------------------------------
     def show(self, rows: tuple[TaskSnap, ...], cursor: int, now: float | None,
@@ -230,9 +231,19 @@ class TaskList(ScrollView, can_focus=False):
         """The position of the card that holds `line` of the list (-1 above the first)."""
         return bisect_right(self.tops, line) - 1
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Textual asks `render_line` for every line of the list in every frame that draws any
+        # of it; where the list is scrolled to and how wide it is are asked once here (each
+        # ask walks the screen's map of widgets).
+        self._view = (self.scroll_offset.y, self.size.width)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._view = None
+
     def render_line(self, y: int) -> Strip:
-        line = self.scroll_offset.y + y
-        width = self.size.width
+        top, width = self._view or (self.scroll_offset.y, self.size.width)
+        line = top + y
         at = self._card_at(line)
         if at < 0 or at >= len(self.rows) or width <= 0:
             return Strip.blank(width, self._look())

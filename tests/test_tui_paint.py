@@ -1,0 +1,92 @@
+"""What a key's frame costs besides the cards it moves: the work a cursor move asks for that
+can wait until the move is on screen, and what the card list asks once per frame.
+
+Speed itself is measured in `benchmarks/bench_tui.py --only pty`; these tests hold the
+behaviour that makes it possible.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import SimpleNamespace
+
+from textual.geometry import Region
+
+from helpers.tui_support import drive, planned, ready, shown_lines, wait_for, ws
+
+from baton_tui.tui.widgets.task_list import TaskList
+
+__all__ = ["ws", "planned"]
+
+
+def test_a_frame_draws_the_list_where_it_is_scrolled_to_then_and_forgets_it(planned):
+    """A frame asks where the list is scrolled to and how wide it is once, not per line;
+    a line asked for after the frame (the list scrolled since) reads the list anew."""
+    async def script(pilot, app, seen):
+        await ready(pilot)
+        cards = app.query_one(TaskList)
+        await wait_for(pilot, lambda: len(cards.rows) == 4 and cards.size.width > 0)
+        height = cards.size.height
+        framed = [strip.text for strip in cards.render_lines(Region(0, 0, cards.size.width,
+                                                                     height))]
+        assert framed == shown_lines(cards)
+        assert framed[0].startswith("▌") and " #1 " in framed[0]
+        cards.scroll_to(y=cards.tops[1], animate=False, immediate=True)
+        await pilot.pause()
+        assert cards.scroll_offset.y == cards.tops[1]
+        assert " #2 " in cards.render_line(0).text  # not the frame's offset, kept
+        framed = [strip.text for strip in cards.render_lines(Region(0, 0, cards.size.width,
+                                                                     height))]
+        assert framed == shown_lines(cards) and " #2 " in framed[0]
+
+    drive(planned, script, size=(120, 16))
+
+
+def test_cursor_moves_within_a_frame_ask_for_the_keys_once_after_it(planned):
+    """The key bar is drawn in the frame after the cards; working out its keys waits for
+    that frame too, and three moves before it ask once — for the task the cursor ends on."""
+    async def script(pilot, app, seen):
+        await ready(pilot)
+        await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        await pilot.pause()
+        asked = []
+        real = app.refresh_keys
+        app.refresh_keys = lambda: (asked.append(app.plan_pane.selected_id), real())[1]
+        for _ in range(3):
+            app.plan_pane.action_cursor(1)
+        assert asked == []  # nothing yet: the moves are not on screen
+        await pilot.pause()
+        assert asked == [4]
+        shown = app.key_bar.shown
+        real()  # asked again now: the bar already shows the keys of the task under the cursor
+        assert app.key_bar.shown == shown
+        selected = [line for line in shown_lines(app.query_one(TaskList))
+                    if line.startswith("▌▶")]
+        assert len(selected) == 1 and " #4 " in selected[0]
+
+    drive(planned, script, size=(120, 40))
+
+
+def test_the_app_runs_with_a_short_switch_interval_and_leaves_it_as_it_was(monkeypatch, tmp_path):
+    """Textual's writer thread needs the interpreter's lock to put a frame on the terminal;
+    `baton` shortens the time it may wait for it while the app runs, and only then."""
+    from baton_tui.tui import launch
+
+    during = []
+
+    class App:
+        config_error = None
+        return_code = 0
+        ws = SimpleNamespace(close=lambda: None)
+
+        def run(self):
+            during.append(sys.getswitchinterval())
+            return 0
+
+    monkeypatch.setattr(launch.api, "open_workspace", lambda: SimpleNamespace(root=tmp_path))
+    monkeypatch.setattr(launch, "EnginePlanner", lambda root: None)
+    monkeypatch.setattr(launch, "make_app", lambda ws, **kwargs: App())
+    before = sys.getswitchinterval()
+    assert launch.run_app() == 0
+    assert during == [launch.FRAME_HANDOFF] and launch.FRAME_HANDOFF < before
+    assert sys.getswitchinterval() == before
