@@ -201,7 +201,9 @@ def test_a_card_is_as_tall_as_its_text(ws):
     store.append(plan_id, 2, "task.flagged", {"flag": "stall", "message": "quiet"})
     store.append(plan_id, 3, "task.started", {})
     store.append(plan_id, 3, "task.paused", {"until": 4_000_000_000})
+    store.append(plan_id, 2, "task.told", {"id": 1, "text": "use the other table"})
     board = api.snapshot(store)
+    assert board.task(2).told  # its card says so, on a line of its own
     heights = {t.id: card_height(t) for t in board.tasks}
     assert len(set(heights.values())) > 1  # the tasks differ in what their cards say
     for task in board.tasks:

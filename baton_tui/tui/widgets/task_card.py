@@ -83,7 +83,7 @@ def card_height(task: TaskSnap) -> int:
     out every card from this and renders only those on screen)."""
     return (2 + bool(task.depends_on or task.skills or task.scope)
             + bool(task.checkpoint or task.check or task.branch)
-            + _has_state_line(task) + bool(task.flags))
+            + _has_state_line(task) + bool(task.told) + bool(task.flags))
 
 
 def card_state(task: TaskSnap) -> str:
