@@ -40,7 +40,7 @@ def agent(rate: int) -> None:
     """A coding agent that never finishes: `rate` lines/s of output, and a progress report
     (`baton report progress`, a process of its own as an agent's shell tool runs it) every 2 s."""
     sys.stdin.read()
-    task = os.environ.get("BATON_TASK_ID", "?")
+    task = os.environ.get("BATON_TASK", "?")
     start, sent, step = time.monotonic(), 0, 0
     out = sys.stdout
     while True:
