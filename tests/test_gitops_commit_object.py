@@ -2,38 +2,25 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 
 import pytest
 
-from helpers.gitops_fixtures import commit_on, g, isolated_git, make_repo
+from helpers.gitops_fixtures import INTEG, commit_on, g, git_started, isolated_git, landing_repo
 
-from baton_tui.gitops import commit_object
 from baton_tui.gitops.landing import land
-
-INTEG = "baton/plan/integration"
 
 __all__ = ["isolated_git"]
 
 
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
-    commit_object._LEARNT.clear()
-    r = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
-    g(r, "config", "user.name", "  Ann Person. ")  # git trims the crud around a name
-    g(r, "config", "user.email", "ann@example.com")
-    g(r, "branch", INTEG)
-    monkeypatch.setenv("GIT_TRACE2_EVENT", str(tmp_path / "trace.json"))
-    return r
+    return landing_repo(tmp_path, monkeypatch)
 
 
 def commit_trees(tmp_path) -> int:
-    trace = tmp_path / "trace.json"
-    events = [json.loads(line) for line in trace.read_text().splitlines()] \
-        if trace.exists() else []
-    return sum(1 for e in events if e.get("event") == "start" and "commit-tree" in e["argv"])
+    return git_started(tmp_path, "commit-tree")
 
 
 def as_git_writes_it(repo, commit: str) -> str:

@@ -4,18 +4,16 @@ moved, a ref checked out)."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
-from helpers.gitops_fixtures import commit_on, g, isolated_git, make_repo
+from helpers.gitops_fixtures import INTEG, commit_on, g, git_started, isolated_git, landing_repo
 
-from baton_tui.gitops import commit_object, ref_update
+from baton_tui.gitops import ref_update
 from baton_tui.gitops.git import GitError
 from baton_tui.gitops.landing import land
 
-INTEG = "baton/plan/integration"
 REF = f"refs/heads/{INTEG}"
 
 __all__ = ["isolated_git"]
@@ -23,19 +21,7 @@ __all__ = ["isolated_git"]
 
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
-    commit_object._LEARNT.clear()
-    r = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
-    g(r, "config", "user.name", "Ann Person")
-    g(r, "config", "user.email", "ann@example.com")
-    g(r, "branch", INTEG)
-    monkeypatch.setenv("GIT_TRACE2_EVENT", str(tmp_path / "trace.json"))
-    return r
-
-
-def update_refs(tmp_path) -> int:
-    trace = tmp_path / "trace.json"
-    return sum(1 for line in trace.read_text().splitlines()
-               if (e := json.loads(line)).get("event") == "start" and "update-ref" in e["argv"])
+    return landing_repo(tmp_path, monkeypatch)
 
 
 def log_lines(repo) -> list[str]:
@@ -47,7 +33,7 @@ def test_after_the_first_landing_the_ref_moves_as_git_moves_it(repo, tmp_path):
         commit_on(repo, f"t{i}", {f"f{i}.txt": f"{i}\n"}, f"task {i}", start="main")
     results = [land(repo, f"t{i}", INTEG, f"land t{i}") for i in (1, 2, 3)]
     assert all(r.ok for r in results)
-    assert update_refs(tmp_path) == 0  # the first landing's `commit-tree` told who commits
+    assert git_started(tmp_path, "update-ref") == 0  # the first landing's `commit-tree` told who commits
     assert g(repo, "rev-parse", INTEG) == results[-1].commit
     assert (repo / ".git" / REF).read_text() == results[-1].commit + "\n"
     g(repo, "update-ref", "-m", "by git", "refs/heads/other", "main", identity=False)

@@ -8,6 +8,7 @@ The helpers' own commits (building fixtures) pass a test identity explicitly.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -105,6 +106,32 @@ def snapshot_files(root) -> dict[str, bytes]:
 def all_refs(repo) -> dict[str, str]:
     out = g(repo, "for-each-ref", "--format=%(refname) %(objectname)")
     return dict(line.split(" ", 1) for line in out.splitlines() if line)
+
+
+INTEG = "baton/plan/integration"
+
+
+def landing_repo(tmp_path: Path, monkeypatch) -> Path:
+    """A repository of one commit for landing tests: an identity of its own in its config
+    (a name with the crud git trims around it), the plan's integration branch, git's event
+    trace on (`git_started`), and nothing learnt yet of who commits (`commit_object`)."""
+    from baton_tui.gitops import commit_object
+
+    commit_object._LEARNT.clear()
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    g(repo, "config", "user.name", "  Ann Person. ")
+    g(repo, "config", "user.email", "ann@example.com")
+    g(repo, "branch", INTEG)
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(tmp_path / "trace.json"))
+    return repo
+
+
+def git_started(tmp_path: Path, command: str) -> int:
+    """How many git processes with `command` in their argv git's event trace saw start."""
+    trace = tmp_path / "trace.json"
+    events = [json.loads(line) for line in trace.read_text().splitlines()] \
+        if trace.exists() else []
+    return sum(1 for e in events if e.get("event") == "start" and command in e["argv"])
 
 
 class Spawned:
