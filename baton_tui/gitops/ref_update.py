@@ -19,6 +19,7 @@ import time
 
 from .commit_object import committer, stamp, unshared
 from .git import GitError, git_dirs, identity_env
+from .onbranch import head_ref
 from .refs import _HEX, read_ref, valid_ref_name
 
 __all__ = ["swap"]
@@ -37,9 +38,9 @@ def swap(repo: str | os.PathLike, ref: str, new: str, old: str,
             or not all(n.startswith("refs/heads/") and valid_ref_name(n) for n in names) \
             or len(set(names)) != len(names) or identity_env(repo):
         return None
-    gitdir, common = dirs
+    common = dirs[1]
     if (common / "reftable").exists() or not unshared(repo) \
-            or _head_names(gitdir) == ref or not (common / "logs" / ref).is_file():
+            or head_ref(repo) == ref or not (common / "logs" / ref).is_file():
         return None
     who = committer(repo, {})
     if who is None:
@@ -80,12 +81,3 @@ def swap(repo: str | os.PathLike, ref: str, new: str, old: str,
             except OSError:
                 pass
 
-
-def _head_names(gitdir: os.PathLike[str]) -> str | None:
-    """The ref the repository's HEAD names (its own file), None when detached or unreadable."""
-    try:
-        with open(os.path.join(gitdir, "HEAD"), encoding="utf-8") as fh:
-            text = fh.read().strip()
-    except OSError:
-        return None
-    return text[4:].strip() if text.startswith("ref:") else None
