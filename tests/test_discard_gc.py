@@ -76,13 +76,17 @@ def tree_files(repo: Path, commit: str) -> list[str]:
 # --------------------------------------------------------------------------- discard
 
 def test_discard_a_landed_task_requires_its_dependents(repo, baton):
-    use_agent(repo, baton, {"1": done("base.txt", "b\n"), "2": done("uses.txt", "u\n"),
-                            "3": done("free.txt", "f\n")})
+    # task 1 reports once task 2's worktree is made ahead (a sibling of its own): had task 1
+    # landed first, task 2 could take its worktree over, and there would be none to keep
+    ahead = {"await": "../2-uses-base/.git"}
+    use_agent(repo, baton, {"1": [ahead, *done("base.txt", "b\n")],
+                            "2": done("uses.txt", "u\n"), "3": done("free.txt", "f\n")})
     run_plan(repo, baton, [task(1, "Base"), task(2, "Uses base", (1,)), task(3, "Free")])
     assert states(baton) == {1: "landed", 2: "landed", 3: "landed"}
     trees, names = worktrees(baton), branches(baton)
+    assert trees[2] == trees[1].parent / "2-uses-base"
     # a leftover the agent did not commit is part of the state kept (in task 2's worktree:
-    # nothing starts after it, so it is never taken over; task 1's may have gone to task 2)
+    # nothing starts after it, so it is never taken over)
     (trees[2] / "scratch.txt").write_text("left behind\n")
 
     refused = baton("discard", "1")

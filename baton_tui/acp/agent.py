@@ -33,6 +33,7 @@ from baton_tui.core.words import Mode
 
 _POLL = 0.5            # seconds between looks at the run's state
 _DIFF_SHOWN = 20_000   # characters of the combined diff shown with the merge question
+_PAUSE_WAIT = 60.0     # seconds a cancel waits for the run to pause
 _GO_ON = {"run", "resume", "continue", "go", "go on"}
 
 
@@ -246,44 +247,12 @@ class BatonAgent:
 
     async def _follow(self, sid: str, s: Session, pid: int) -> str:
         """The run, as it goes: tasks as tool calls, plan entries, checkpoints asked."""
-        from acp import start_tool_call, text_block, tool_content, update_tool_call
-        from acp.schema import ToolCallLocation
-
         seen: dict[int, str] = {}
         while True:
             if s.cancelled.is_set():
-                await _on(s, lambda h: h.stop())
-                await self.say(sid, "Paused: the running tasks stop with their work kept. "
-                               "Send `resume` to go on.")
-                return "cancelled"
+                return await self._pause(sid, s, pid, seen)
             status = await _on(s, _status)
-            changed = False
-            for task in status["tasks"]:
-                state, tid = task["state"], task["id"]
-                if seen.get(tid) == state:
-                    continue
-                changed = True
-                call_id = f"task-{tid}"
-                report = (task.get("last_report") or {}) if isinstance(task.get("last_report"), dict) \
-                    else {}
-                said = report.get("summary") or report.get("reason") or ""
-                content = [tool_content(text_block(f"{state}: {said}" if said else state))]
-                where = [ToolCallLocation(path=task["worktree"])] if task.get("worktree") else []
-                if tid not in seen:
-                    await self.update(sid, start_tool_call(
-                        call_id, f"#{tid} {task['title']} ({task['player']})",
-                        kind="edit" if task.get("mode") == Mode.BUILD else "read",
-                        status=words.call_status(state),  # type: ignore[arg-type]
-                        content=content, locations=where))
-                else:
-                    await self.update(sid, update_tool_call(
-                        call_id, status=words.call_status(state),  # type: ignore[arg-type]
-                        content=content, locations=where or None))
-                seen[tid] = state
-                if state == State.CHECKPOINT or task.get("checkpoint"):
-                    await self._checkpoint(sid, s, task)
-            if changed:
-                await self.plan(sid, status)
+            await self._show(sid, s, status, seen)
             running = await asyncio.to_thread(api.conductor_alive, pid, None)
             if status.get("conductor") is None and not running:
                 return await self._handoff(sid, s, status)
@@ -292,6 +261,51 @@ class BatonAgent:
                     await s.cancelled.wait()
             except TimeoutError:
                 pass
+
+    async def _pause(self, sid: str, s: Session, pid: int, seen: dict[int, str]) -> str:
+        """`session/cancel` mid-run: the run is paused, and the turn ends once it has (the
+        tasks' last states shown), so what the editor shows next is what the store holds."""
+        await _on(s, lambda h: h.stop())
+        await asyncio.to_thread(api.wait_conductor, pid, _PAUSE_WAIT)
+        await self._show(sid, s, await _on(s, _status), seen, ask=False)
+        await self.say(sid, "Paused: the running tasks stop with their work kept. "
+                       "Send `resume` to go on.")
+        return "cancelled"
+
+    async def _show(self, sid: str, s: Session, status: dict[str, Any], seen: dict[int, str],
+                    ask: bool = True) -> None:
+        """Each task whose state changed since `seen`, as a tool call; the plan entries when
+        any did; a checkpoint asked (`ask`)."""
+        from acp import start_tool_call, text_block, tool_content, update_tool_call
+        from acp.schema import ToolCallLocation
+
+        changed = False
+        for task in status["tasks"]:
+            state, tid = task["state"], task["id"]
+            if seen.get(tid) == state:
+                continue
+            changed = True
+            call_id = f"task-{tid}"
+            report = (task.get("last_report") or {}) if isinstance(task.get("last_report"), dict) \
+                else {}
+            said = report.get("summary") or report.get("reason") or ""
+            content = [tool_content(text_block(f"{state}: {said}" if said else state))]
+            where = [ToolCallLocation(path=task["worktree"])] if task.get("worktree") else []
+            if tid not in seen:
+                await self.update(sid, start_tool_call(
+                    call_id, f"#{tid} {task['title']} ({task['player']})",
+                    kind="edit" if task.get("mode") == Mode.BUILD else "read",
+                    status=words.call_status(state),  # type: ignore[arg-type]
+                    content=content, locations=where))
+            else:
+                await self.update(sid, update_tool_call(
+                    call_id, status=words.call_status(state),  # type: ignore[arg-type]
+                    content=content, locations=where or None))
+            seen[tid] = state
+            if ask and (state == State.CHECKPOINT or task.get("checkpoint")):
+                await self._checkpoint(sid, s, task)
+        if changed:
+            await self.plan(sid, status)
 
     async def _checkpoint(self, sid: str, s: Session, task: dict[str, Any]) -> None:
         asked = task.get("checkpoint") or {}

@@ -26,6 +26,7 @@ wall-clock sleeps):
                                             now, "reason"): reported, and the turn ends
     {"checkpoint": "what", "evidence": "…"} `baton checkpoint`: a no ends the script (failed),
                                             undecided ends the turn
+    {"await": "path"}                       wait until the path (from the worktree) exists
     {"until": fn}                           wait until `fn(ws)` is true (a condition, never a
                                             guessed delay); `ws` has a store of its own
     {"call": fn}                            call `fn(ws)` (what a person does at this point)
@@ -194,6 +195,9 @@ class ScriptedRunner:
             self._say(agent, str(step["print"]))
         elif "until" in step:
             while not await asyncio.to_thread(self._with_ws, step["until"]):
+                await asyncio.sleep(POLL)
+        elif "await" in step:
+            while not (agent.cwd / str(step["await"])).exists():
                 await asyncio.sleep(POLL)
         elif "call" in step:
             await asyncio.to_thread(self._with_ws, step["call"])
