@@ -1,9 +1,9 @@
 """The binary's one file (scripts/self_unpacking.py) on a small stand-in bundle: its first start
-unpacks into the cache folder and runs, later starts only run; several first starts at once
-end with one copy; a deleted copy is unpacked again; a damaged file stops with one line and
-leaves nothing behind; on Linux the header hands the bundle the environment PyInstaller's
-loader would otherwise exec itself a second time to set. The real bundle is built and run in
-test_install_binary.py.
+unpacks into the cache folder (two halves side by side) and runs, later starts only run;
+several first starts at once end with one copy; a deleted copy is unpacked again; a damaged
+file stops with one line and leaves nothing behind; on Linux the header hands the bundle the
+environment PyInstaller's loader would otherwise exec itself a second time to set. The real
+bundle is built and run in test_install_binary.py.
 """
 
 from __future__ import annotations
@@ -75,6 +75,25 @@ def test_the_first_start_unpacks_and_later_ones_only_run(tmp_path):
     assert again.stdout == f"ran one from {cache}/{ident} with status\n"
     assert copies(cache, ident) == [ident, unpacked]
     assert (cache / unpacked / "baton").stat().st_mtime_ns == mtime  # not unpacked again
+
+
+def test_the_payload_is_two_halves_unpacked_side_by_side(tmp_path):
+    """Every file in one half, every folder in both, the halves about even (unpacked)."""
+    import io
+    import tarfile
+
+    folder = bundle(tmp_path)
+    (folder / "_internal" / "more.bin").write_bytes(os.urandom(150_000))
+    halves = []
+    for data in self_unpacking.payload(folder):
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            halves.append({m.name: m.size for m in tar.getmembers() if m.isfile()})
+            assert {m.name for m in tar.getmembers() if m.isdir()} == {"_internal",
+                                                                       "_internal/deep"}
+    assert not set(halves[0]) & set(halves[1])
+    assert set(halves[0]) | set(halves[1]) == {"baton", "_internal/deep/data.txt",
+                                               "_internal/noise.bin", "_internal/more.bin"}
+    assert sorted(sum(h.values()) for h in halves)[0] > 150_000  # not all in one
 
 
 def test_the_exit_status_is_the_bundles(tmp_path):
