@@ -90,3 +90,89 @@ def test_the_app_runs_with_a_short_switch_interval_and_leaves_it_as_it_was(monke
     assert launch.run_app() == 0
     assert during == [launch.FRAME_HANDOFF] and launch.FRAME_HANDOFF < before
     assert sys.getswitchinterval() == before
+
+
+def test_the_card_lists_scrollbar_draws_what_textuals_draws(planned):
+    """The list's scrollbar makes its lines without the console; at every position, hovered
+    or not, they are the lines Textual's own `ScrollBar` draws for it, segment for segment,
+    and a move of the list moves the bar."""
+    from textual.scrollbar import ScrollBar
+
+    from baton_tui.tui.widgets.light_scrollbar import LightScrollBar
+
+    async def script(pilot, app, seen):
+        await ready(pilot)
+        cards = app.query_one(TaskList)
+        await wait_for(pilot, lambda: len(cards.rows) == 4 and cards.size.width > 0)
+        bar = cards.vertical_scrollbar
+        assert isinstance(bar, LightScrollBar)
+        await wait_for(pilot, lambda: bar.display and bar.size.height > 0)
+        crop = Region(0, 0, bar.size.width, bar.size.height)
+
+        def textuals() -> list:
+            bar._styles_cache.clear()
+            return [list(line) for line in ScrollBar.render_lines(bar, crop)]
+
+        def ours() -> list:
+            return [list(line) for line in bar.render_lines(crop)]
+
+        top = ours()
+        assert top == textuals()
+        cards.scroll_to(y=cards.tops[2], animate=False, immediate=True)
+        await pilot.pause()
+        assert ours() != top and ours() == textuals()
+        for over in (False, True):
+            bar.mouse_over = over
+            for eighths in range(0, 8 * (bar.window_virtual_size - bar.window_size) + 1):
+                bar.position = eighths / 8
+                assert ours() == textuals(), (over, eighths)
+        assert ours()[1:3] == textuals()[1:3] == [list(line) for line in
+                                                   bar.render_lines(Region(0, 1, 1, 2))]
+
+    drive(planned, script, size=(120, 16))
+
+
+def test_lines_finished_once_are_the_lines_textual_finishes(planned):
+    """The card list and the graph keep each finished line by the line it was made from;
+    after scrolls, cursor moves (back and forth) and a change of theme, every row they give is
+    the row Textual's styles cache draws for it, segment for segment."""
+    from textual.widget import Widget
+
+    from baton_tui.tui.widgets.dag import DagLines, NeighboursLine
+    from baton_tui.tui.widgets.finished_lines import FinishedLines
+
+    async def script(pilot, app, seen):
+        await ready(pilot)
+        cards = app.query_one(TaskList)
+        await wait_for(pilot, lambda: len(cards.rows) == 4 and cards.size.width > 0)
+        await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        widgets = [cards, app.query_one(DagLines), app.query_one(NeighboursLine)]
+        assert all(isinstance(widget, FinishedLines) for widget in widgets)
+
+        def compare() -> None:
+            for widget in widgets:
+                crop = Region(0, 0, widget.size.width, widget.size.height)
+                ours = [list(line) for line in widget.render_lines(crop)]
+                widget._styles_cache.clear()
+                textuals = [list(line) for line in Widget.render_lines(widget, crop)]
+                assert ours == textuals, type(widget).__name__
+                part = Region(2, 1, widget.size.width - 3, max(0, widget.size.height - 1))
+                assert [list(line) for line in widget.render_lines(part)] == \
+                    [list(line) for line in Widget.render_lines(widget, part)]
+
+        compare()
+        for step in (1, 1, 1, -1, -1, 1):
+            app.plan_pane.action_cursor(step)
+            await pilot.pause()
+            compare()
+        kept = len(cards._finished)
+        app.plan_pane.action_cursor(-1)
+        app.plan_pane.action_cursor(1)
+        await pilot.pause()
+        compare()
+        assert len(cards._finished) == kept  # back and forth: nothing finished anew
+        app.action_toggle_theme()
+        await pilot.pause()
+        compare()
+
+    drive(planned, script, size=(120, 16))

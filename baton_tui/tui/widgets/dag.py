@@ -20,6 +20,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from baton_tui.api import Snapshot, TaskSnap
+from baton_tui.tui.widgets.finished_lines import FinishedLines
 from baton_tui.tui.widgets.text_lines import text_lines
 
 INDENT = 2  # between two tasks on a row
@@ -123,10 +124,10 @@ def neighbours_text(board: Snapshot, selected: int | None) -> Text:
 CACHE_LINES = 2000  # drawn lines kept (a line per selection it was drawn under)
 
 
-class DagLines(ScrollView, can_focus=False):
+class DagLines(FinishedLines, ScrollView, can_focus=False):
     """The graph's lines; only the ones on screen are drawn, each kept per selection (a line
-    looks only at the selected task and its neighbours), so a cursor going back and forth
-    draws nothing again."""
+    looks only at the selected task and its neighbours) and finished once (`FinishedLines`),
+    so a cursor going back and forth draws nothing again."""
 
     def __init__(self, *, id: str | None = None, titles: bool = False) -> None:
         super().__init__(id=id)
@@ -139,6 +140,7 @@ class DagLines(ScrollView, can_focus=False):
         self._marks: tuple[set[int], set[int]] = (set(), set())
         self._cache: dict[tuple[int, int | None], Strip] = {}  # (line, selected) -> drawn
         self._style: Style | None = None  # the widget's own, until the styles change
+        self._blank: Strip | None = None  # below the graph (one object: FinishedLines)
 
     def show(self, board: Snapshot, selected: int | None) -> None:
         """A board of a new shape: its lines laid out again, the selection marked."""
@@ -179,7 +181,7 @@ class DagLines(ScrollView, can_focus=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._cache.clear()
-        self._style = None
+        self._style = self._blank = None
 
     def render_line(self, y: int) -> Strip:
         at = self.scroll_offset.y + y
@@ -187,7 +189,9 @@ class DagLines(ScrollView, can_focus=False):
         if self._style is None:
             self._style = self.rich_style  # (walks every ancestor: asked once)
         if not 0 <= at < len(self.lines):
-            return Strip.blank(width, self._style)
+            if self._blank is None or self._blank.cell_length != width:
+                self._blank = Strip.blank(width, self._style)
+            return self._blank
         strip = self._cache.get((at, self.selected))
         if strip is None:
             if len(self._cache) >= CACHE_LINES:
@@ -198,10 +202,11 @@ class DagLines(ScrollView, can_focus=False):
         return strip
 
 
-class NeighboursLine(Widget, can_focus=False):
+class NeighboursLine(FinishedLines, Widget, can_focus=False):
     """`neighbours_text` of the selected task, one line drawn through the Line API and kept
-    per selection while the graph's shape holds (a cursor going back and forth draws
-    nothing again; a Static would lay its text out anew on every move)."""
+    per selection while the graph's shape holds, finished once (`FinishedLines`): a cursor
+    going back and forth draws nothing again; a Static would lay its text out anew on every
+    move."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

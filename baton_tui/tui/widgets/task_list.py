@@ -9,6 +9,10 @@ After each frame the cards a j or k would show next are drawn ahead (the cursor'
 selected, its own card not), so the frame a key asks for renders no card: running cards
 change every second, and a key would otherwise pay for two of them before its paint.
 The cards' styles are asked of Textual once per style update: each ask walks every ancestor.
+A scroll moves every line, and Textual's styles cache keeps lines by their row: finished
+lines are kept by what they show instead (`FinishedLines`), so a j or k that scrolls draws
+no line it has drawn before — and its scrollbar is drawn without the console
+(`LightScrollBar`).
 """
 
 from __future__ import annotations
@@ -24,10 +28,13 @@ from textual import events
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from baton_tui.api import TaskSnap
 from baton_tui.core.events import State
+from baton_tui.tui.widgets.finished_lines import FinishedLines
+from baton_tui.tui.widgets.light_scrollbar import light_vertical_scrollbar
 from baton_tui.tui.widgets.task_card import card_height, card_state, card_text, ticks
 from baton_tui.tui.widgets.text_lines import text_lines
 
@@ -40,7 +47,7 @@ CACHE_CARDS = 400  # rendered cards kept; far more than a screen holds
 CACHE_LINES = 4_000  # rendered card lines kept, by what they say
 
 
-class TaskList(ScrollView, can_focus=False):
+class TaskList(FinishedLines, ScrollView, can_focus=False):
     """Cards in dependency order with a cursor; the plan pane owns the keys."""
 
     COMPONENT_CLASSES = {"task-list--edge", "task-list--edge-selected", "task-list--selected",
@@ -72,6 +79,7 @@ class TaskList(ScrollView, can_focus=False):
         self._ahead_due = False
         self._card_lines: dict[tuple, list[Segment]] = {}  # (what it says, look) -> drawing
         self._view: tuple[int, int] | None = None  # (scroll y, width) while a frame is drawn
+        self._blank: Strip | None = None  # the margin below a card (one object: FinishedLines)
 
     # what to show ---------------------------------------------------------------------
     def show(self, rows: tuple[TaskSnap, ...], cursor: int, now: float | None,
@@ -183,6 +191,7 @@ class TaskList(ScrollView, can_focus=False):
         """Every drawing is stale (a new list, width or look): drop them, draw ahead anew."""
         self._cards.clear()
         self._card_lines.clear()
+        self._blank = None
         self._draw_ahead_later()
 
     def _forget(self, at: int) -> None:
@@ -196,6 +205,11 @@ class TaskList(ScrollView, can_focus=False):
             self.refresh_lines(self.tops[at], self.heights[at] - 1)
 
     # drawing ---------------------------------------------------------------------------
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """A scroll redraws the bar as well as the list: one drawn without the console."""
+        return light_vertical_scrollbar(self)
+
     def on_resize(self) -> None:
         # A new width is noticed where lines are drawn (the cards' cache is cut to it there).
         self.virtual_size = Size(self.size.width, self.virtual_size.height)
@@ -245,11 +259,11 @@ class TaskList(ScrollView, can_focus=False):
         top, width = self._view or (self.scroll_offset.y, self.size.width)
         line = top + y
         at = self._card_at(line)
-        if at < 0 or at >= len(self.rows) or width <= 0:
-            return Strip.blank(width, self._look())
         if width != self._width:
             self._clear_cards()
             self._width = width
+        if at < 0 or at >= len(self.rows) or width <= 0:
+            return self._blank_line(width)
         key = (at, at == self.cursor)
         strips = self._cards.get(key)
         if strips is None:
@@ -257,7 +271,12 @@ class TaskList(ScrollView, can_focus=False):
                 self._cards.clear()
             strips = self._cards[key] = self._render_card(at, width)
         within = line - self.tops[at]
-        return strips[within] if within < len(strips) else Strip.blank(width, self._look())
+        return strips[within] if within < len(strips) else self._blank_line(width)
+
+    def _blank_line(self, width: int) -> Strip:
+        if self._blank is None:
+            self._blank = Strip.blank(width, self._look())
+        return self._blank
 
     def _render_card(self, at: int, width: int, selected: bool | None = None) -> list[Strip]:
         """Card `at`'s lines; `selected` (default: whether the cursor is on it) picks its look."""
