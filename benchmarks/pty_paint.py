@@ -7,7 +7,10 @@ OptionList of eight one-line rows, j/k bound) in the same terminal size, under t
 in the same round. A key is written to the pty's master side and the clock stops when the
 bytes that make the terminal show the moved cursor have been read from it — nothing inside
 the app is timed or patched. The bytes are read in a thread of their own and stamped as they
-arrive; the emulator (pyte) runs after the stamp, so its own cost is not counted.
+arrive, and fed to the emulator (pyte) by another: the paint's time is the arrival of the
+bytes after which the screen shows the cursor, however long the emulator (pure Python, slow
+on a big frame) then takes to take them in — a backlog in the emulator delays no stamp. This
+process switches threads every 0.5 ms, so a stamp waits at most that for the emulator's.
 
     python benchmarks/pty_paint.py agent RATE     # the scripted agent (a custom player)
     python benchmarks/pty_paint.py bare           # the bare app
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import signal
 import statistics
@@ -78,7 +82,8 @@ def bare() -> None:
 
 # ------------------------------------------------------------------------- the terminal
 class Terminal:
-    """A child in a COLS×ROWS pty; its output is stamped on arrival, then fed to pyte."""
+    """A child in a COLS×ROWS pty; its output is stamped on arrival (`_read`), then fed to
+    pyte (`_feed`)."""
 
     def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]):
         import fcntl
@@ -102,15 +107,27 @@ class Terminal:
         self.watch: tuple[Callable[[pyte.Screen], bool], list[float]] | None = None
         self.bytes = 0
         self.missed = 0  # presses whose paint the emulator never showed
+        self.arrived: queue.SimpleQueue[tuple[bytes, float]] = queue.SimpleQueue()
+        sys.setswitchinterval(0.0005)  # the reader's stamp never waits long for the feeder
         threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._feed, daemon=True).start()
 
     def _read(self) -> None:
+        """Each chunk of output, stamped as it is read (and nothing else: the emulator is
+        `_feed`'s)."""
         while True:
             try:
                 data = os.read(self.master, 1 << 16)
             except OSError:
                 data = b""
-            at = time.monotonic()
+            self.arrived.put((data, time.monotonic()))
+            if not data:
+                return
+
+    def _feed(self) -> None:
+        """The chunks into the emulator, in order; a watched paint gets its chunk's stamp."""
+        while True:
+            data, at = self.arrived.get()
             with self.lock:
                 if not data:
                     self.watch = None

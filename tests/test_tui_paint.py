@@ -176,3 +176,46 @@ def test_lines_finished_once_are_the_lines_textual_finishes(planned):
         compare()
 
     drive(planned, script, size=(120, 16))
+
+
+def test_a_cursor_key_is_painted_when_ready_not_at_the_frame_timers_tick(planned):
+    """Textual paints on a 60-a-second timer; a cursor key's change is painted as soon as the
+    screen has taken it in. With the timer held back entirely, a key's move still reaches
+    the terminal, and other changes (a card refreshed by a board) still wait for the timer.
+    (Pilot's own pauses paint as the timer would: this waits with plain sleeps.)"""
+    import asyncio
+    import time
+
+    from baton_tui.tui.paint import PromptScreen
+
+    async def until(predicate, timeout: float = 15.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while not predicate() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        return predicate()
+
+    async def script(pilot, app, seen):
+        await ready(pilot)
+        cards = app.query_one(TaskList)
+        await wait_for(pilot, lambda: len(cards.rows) == 4 and cards.size.width > 0)
+        await wait_for(pilot, lambda: app.focused is app.plan_pane)
+        screen = app.screen
+        assert isinstance(screen, PromptScreen)
+        await pilot.pause()
+        painted = []
+        real = app._display
+        app._display = lambda on, update: (painted.append(update), real(on, update))[1]
+        screen._update_timer.pause()
+        held = []
+        screen._update_timer.resume = lambda: held.append(True)  # the timer never ticks
+        cards.refresh_lines(cards.tops[2], 2)  # a change no key asked for: it waits
+        assert await until(lambda: bool(held))
+        await asyncio.sleep(0.1)
+        assert not [update for update in painted if update is not None]
+        app.simulate_key("j")
+        assert await until(lambda: app.plan_pane.cursor == 1)
+        assert await until(lambda: any(update is not None for update in painted))
+        selected = [line for line in shown_lines(cards) if line.startswith("▌▶")]
+        assert len(selected) == 1 and " #2 " in selected[0]
+
+    drive(planned, script, size=(120, 40))

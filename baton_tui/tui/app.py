@@ -29,6 +29,7 @@ from baton_tui.tui.actions import TaskActions
 from baton_tui.tui.bindings import PLAN_ACTIONS, RULE_OF
 from baton_tui.tui.conversation import converse, slash
 from baton_tui.tui.engine import EngineThread
+from baton_tui.tui.paint import PromptScreen
 from baton_tui.tui.messages import (
     AttentionNeeded, BoardChanged, EngineRefused, KeyRefused, PlanStored, PlayersDetected,
 )
@@ -113,7 +114,7 @@ class BatonApp(App[int]):
     def get_default_screen(self) -> Screen:
         """The main screen, classed for its horizontal layout: the panes need no container of
         their own (each container is drawn again on every frame that changes a pane)."""
-        return Screen(id="_default", classes="main")
+        return PromptScreen(id="_default", classes="main")
 
     def on_mount(self) -> None:
         # The chat's first line, after the first layout (the log wraps at its real width)

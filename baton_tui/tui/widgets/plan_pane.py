@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from baton_tui.api import Snapshot, TaskSnap, snapshot_empty
 from baton_tui.tui import bindings
+from baton_tui.tui.paint import paint_soon
 from baton_tui.tui.widgets.dag import DagView
 from baton_tui.tui.widgets.task_list import TaskList
 
@@ -77,6 +78,8 @@ class PlanPane(Vertical, can_focus=True):
         self.query_one(TaskList).move_cursor(new)
         self.query_one(DagView).select(self.selected_id)
         self.post_message(self.CursorMoved(self.selected_id))
+        if self.is_mounted:
+            paint_soon(self.screen)  # not at the frame timer's next tick
 
     def action_cursor(self, step: int) -> None:
         if self.board.rows:
