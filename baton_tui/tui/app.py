@@ -29,10 +29,10 @@ from baton_tui.tui.actions import TaskActions
 from baton_tui.tui.bindings import PLAN_ACTIONS, RULE_OF
 from baton_tui.tui.conversation import converse, slash
 from baton_tui.tui.engine import EngineThread
-from baton_tui.tui.paint import PromptScreen
 from baton_tui.tui.messages import (
     AttentionNeeded, BoardChanged, EngineRefused, KeyRefused, PlanStored, PlayersDetected,
 )
+from baton_tui.tui.paint import PromptScreen
 from baton_tui.tui.planner_port import Planner, PlannerQuestion
 from baton_tui.tui.poller import changed_tasks, first_board, keys_changed, poll_store
 from baton_tui.tui.screens.handoff import HandoffScreen
@@ -113,7 +113,8 @@ class BatonApp(App[int]):
 
     def get_default_screen(self) -> Screen:
         """The main screen, classed for its horizontal layout: the panes need no container of
-        their own (each container is drawn again on every frame that changes a pane)."""
+        their own (each container is drawn again on every frame that changes a pane). A
+        `PromptScreen`: a cursor key is painted when ready, not at the frame timer's tick."""
         return PromptScreen(id="_default", classes="main")
 
     def on_mount(self) -> None:
