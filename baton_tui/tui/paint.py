@@ -29,15 +29,18 @@ class PromptScreen(Screen):
 
     async def _on_idle(self, event: events.Idle) -> None:
         # (Textual calls each class's `_on_idle` along the MRO: this one first, then Screen's
-        # unless the default is prevented here.)
-        if not self._prompt:
-            return
-        self._prompt = False
-        if self.is_current and not self.app._batch_count and (
+        # unless the default is prevented here.) The key's change may reach the screen after
+        # an idle or two (each widget hands its own over when it goes idle): the wish waits
+        # for it, until a paint.
+        if self._prompt and self.is_current and not self.app._batch_count and (
                 self._dirty_widgets or self._layout_required or self._scroll_required
                 or self._repaint_required):
             event.prevent_default()
             self._on_timer_update()
+
+    def _on_timer_update(self) -> None:
+        self._prompt = False  # any paint, the timer's or a prompt one, shows what waited
+        super()._on_timer_update()
 
 
 def paint_soon(screen: Screen) -> None:
