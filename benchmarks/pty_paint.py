@@ -9,8 +9,9 @@ bytes that make the terminal show the moved cursor have been read from it — no
 the app is timed or patched. The bytes are read in a thread of their own and stamped as they
 arrive, and fed to the emulator (pyte) by another: the paint's time is the arrival of the
 bytes after which the screen shows the cursor, however long the emulator (pure Python, slow
-on a big frame) then takes to take them in — a backlog in the emulator delays no stamp. This
-process switches threads every 0.5 ms, so a stamp waits at most that for the emulator's.
+on a big frame) then takes to take them in — a backlog in the emulator delays no stamp.
+While a terminal is open this process switches threads every 0.5 ms, so a stamp waits at
+most that for the emulator's.
 
     python benchmarks/pty_paint.py agent RATE     # the scripted agent (a custom player)
     python benchmarks/pty_paint.py bare           # the bare app
@@ -108,7 +109,9 @@ class Terminal:
         self.bytes = 0
         self.missed = 0  # presses whose paint the emulator never showed
         self.arrived: queue.SimpleQueue[tuple[bytes, float]] = queue.SimpleQueue()
-        sys.setswitchinterval(0.0005)  # the reader's stamp never waits long for the feeder
+        # The reader's stamp never waits long for the feeder (put back at `close`).
+        self._switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(self._switch, 0.0005))
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._feed, daemon=True).start()
 
@@ -171,6 +174,7 @@ class Terminal:
             os.close(self.master)
         except OSError:
             pass
+        sys.setswitchinterval(self._switch)
 
 
 def baton_shows(i: int) -> Callable:
