@@ -86,13 +86,13 @@ def payload(folder: Path) -> tuple[bytes, bytes]:
     by side), members relative to the folder; every folder is in both, each file in one."""
     paths = sorted(folder.rglob("*"))
     folders = [p for p in paths if p.is_dir() and not p.is_symlink()]
+    size = {p: p.lstat().st_size for p in paths if not (p.is_dir() and not p.is_symlink())}
     halves: tuple[list[Path], list[Path]] = ([], [])
     sizes = [0, 0]
-    for path in sorted((p for p in paths if p not in folders),
-                       key=lambda p: (-p.lstat().st_size, p)):
+    for path in sorted(size, key=lambda p: (-size[p], p)):  # the largest first, to the lighter
         lighter = sizes.index(min(sizes))
         halves[lighter].append(path)
-        sizes[lighter] += path.lstat().st_size
+        sizes[lighter] += size[path]
     return _tar(folder, folders + sorted(halves[0])), _tar(folder, folders + sorted(halves[1]))
 
 
